@@ -1,0 +1,41 @@
+//! `agentctx`: the command line of the agentctx context-engineering layer.
+//!
+//! Floor 5. Each subcommand lives in its own module named after it and only parses
+//! arguments, calls the library crates and prints; no context logic lives here.
+
+use clap::Parser;
+use clap::Subcommand;
+
+mod replay_command;
+mod skills_command;
+
+/// Context engineering for coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "agentctx", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Replay Codex rollouts or Claude Code transcripts and show what the model saw per turn.
+    Replay(replay_command::ReplayArgs),
+    /// List and inspect skills and slash commands.
+    Skills(skills_command::SkillsArgs),
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Replay(args) => replay_command::run(args),
+        Command::Skills(args) => skills_command::run(args),
+    }
+}
