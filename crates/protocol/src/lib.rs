@@ -1,1 +1,74 @@
-//! placeholder while the crate is written
+//! Wire types shared by every agentctx crate.
+//!
+//! `agentctx-protocol` is floor 0 of the workspace: it does no I/O and has no async runtime. It holds
+//! the conversation items ([`ResponseItem`], [`ContentItem`]), the rollout lines of a session file
+//! ([`RolloutLine`], [`RolloutItem`]), token usage, todo items, the permission mode, thinking levels,
+//! loop events and the reminder XML tags. Its JSON is that of codex-rs: a real `~/.codex/sessions`
+//! file reads and writes back unchanged, because unknown variants and unknown fields are kept
+//! verbatim.
+//!
+//! ```
+//! use agentctx_protocol::RolloutItem;
+//! use agentctx_protocol::RolloutLine;
+//! use agentctx_protocol::ResponseItem;
+//!
+//! let line = r#"{"timestamp":"2025-10-01T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}],"future_field":1}}"#;
+//! let parsed: RolloutLine = serde_json::from_str(line).unwrap();
+//! let RolloutItem::ResponseItem(item) = &parsed.item else { panic!("a response item") };
+//! assert_eq!(item.message_text().as_deref(), Some("hi"));
+//! // The unknown field survives the round trip.
+//! let written = serde_json::to_value(&parsed).unwrap();
+//! assert_eq!(written, serde_json::from_str::<serde_json::Value>(line).unwrap());
+//! # let _ = ResponseItem::user_text("x");
+//! ```
+
+mod loop_event;
+mod models;
+mod permission_mode;
+mod reminder_tags;
+mod rollout;
+mod thinking_level;
+mod todo;
+mod token_usage;
+
+pub use loop_event::LoopEvent;
+pub use models::ContentItem;
+pub use models::ExtraFields;
+pub use models::FunctionCallOutputBody;
+pub use models::FunctionCallOutputContentItem;
+pub use models::FunctionCallOutputPayload;
+pub use models::ReasoningContent;
+pub use models::ReasoningSummary;
+pub use models::ResponseItem;
+pub use permission_mode::PermissionMode;
+pub use reminder_tags::NEW_DIAGNOSTICS_CLOSE_TAG;
+pub use reminder_tags::NEW_DIAGNOSTICS_OPEN_TAG;
+pub use reminder_tags::REMINDER_OPEN_TAGS;
+pub use reminder_tags::SESSION_MEMORY_CLOSE_TAG;
+pub use reminder_tags::SESSION_MEMORY_OPEN_TAG;
+pub use reminder_tags::SYSTEM_NOTIFICATION_CLOSE_TAG;
+pub use reminder_tags::SYSTEM_NOTIFICATION_OPEN_TAG;
+pub use reminder_tags::SYSTEM_REMINDER_CLOSE_TAG;
+pub use reminder_tags::SYSTEM_REMINDER_OPEN_TAG;
+pub use reminder_tags::TEAMMATE_MESSAGE_CLOSE_TAG;
+pub use reminder_tags::TEAMMATE_MESSAGE_OPEN_TAG;
+pub use reminder_tags::XmlTag;
+pub use reminder_tags::is_system_reminder_content;
+pub use reminder_tags::is_system_reminder_message;
+pub use reminder_tags::is_system_reminder_text;
+pub use rollout::AgentMessageEvent;
+pub use rollout::CompactedItem;
+pub use rollout::EventMsg;
+pub use rollout::RolloutItem;
+pub use rollout::RolloutLine;
+pub use rollout::RolloutLineError;
+pub use rollout::SessionMetaLine;
+pub use rollout::TextEvent;
+pub use rollout::TokenCountEvent;
+pub use rollout::TurnContextItem;
+pub use rollout::UserMessageEvent;
+pub use thinking_level::ThinkingLevel;
+pub use todo::TodoItem;
+pub use todo::TodoStatus;
+pub use token_usage::TokenUsage;
+pub use token_usage::TokenUsageInfo;

@@ -1,0 +1,5 @@
+//! Integration tests of the `agentctx` binary (one binary; modules under `tests/suite/`).
+
+mod suite {
+    mod skills;
+}

@@ -1,0 +1,341 @@
+//! Rollout lines: the JSONL records of a codex-rs session file.
+//!
+//! A line is `{"timestamp": "...", "type": T, "payload": {...}}`. Known types are parsed into typed
+//! payloads; an unknown type, or a known type whose payload has a shape this version does not
+//! understand, is kept verbatim as [`RolloutItem::Unknown`], so writing the line back reproduces it.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::Deserializer;
+use serde::Serialize;
+use serde::Serializer;
+use serde_json::Map;
+use serde_json::Value;
+
+use crate::models::ExtraFields;
+use crate::models::ResponseItem;
+use crate::token_usage::TokenUsageInfo;
+
+/// One line of a rollout file.
+#[derive(Debug, Clone, PartialEq, JsonSchema)]
+pub struct RolloutLine {
+    /// UTC timestamp, `%Y-%m-%dT%H:%M:%S%.3fZ`; empty when the line had none.
+    pub timestamp: String,
+    /// What the line records.
+    pub item: RolloutItem,
+    /// Envelope fields other than `timestamp`, `type` and `payload` (for example `ordinal`).
+    pub extra: ExtraFields,
+}
+
+/// What a rollout line records.
+#[derive(Debug, Clone, PartialEq, JsonSchema)]
+pub enum RolloutItem {
+    /// The session header, always the first line.
+    SessionMeta(SessionMetaLine),
+    /// A conversation item.
+    ResponseItem(ResponseItem),
+    /// A compaction, with the history the model saw afterwards when present.
+    Compacted(CompactedItem),
+    /// The settings of a turn.
+    TurnContext(TurnContextItem),
+    /// An event (token counts, user and agent messages, compaction markers, ...).
+    EventMsg(EventMsg),
+    /// A line type, or payload shape, this version does not model; kept verbatim.
+    Unknown {
+        /// The line's `type`.
+        kind: String,
+        /// The line's `payload`, verbatim.
+        payload: Value,
+    },
+}
+
+impl RolloutItem {
+    /// The `type` of the line on the wire.
+    pub fn kind(&self) -> &str {
+        match self {
+            Self::SessionMeta(_) => "session_meta",
+            Self::ResponseItem(_) => "response_item",
+            Self::Compacted(_) => "compacted",
+            Self::TurnContext(_) => "turn_context",
+            Self::EventMsg(_) => "event_msg",
+            Self::Unknown { kind, .. } => kind,
+        }
+    }
+
+    /// Parses a payload of the given line type. Never fails: a payload that does not fit its type
+    /// becomes [`RolloutItem::Unknown`].
+    pub fn from_parts(kind: &str, payload: Value) -> Self {
+        fn typed<T: serde::de::DeserializeOwned>(
+            payload: &Value,
+            wrap: fn(T) -> RolloutItem,
+        ) -> Option<RolloutItem> {
+            T::deserialize(payload).ok().map(wrap)
+        }
+        let parsed = match kind {
+            "session_meta" => typed(&payload, Self::SessionMeta),
+            "response_item" => typed(&payload, Self::ResponseItem),
+            "compacted" => typed(&payload, Self::Compacted),
+            "turn_context" => typed(&payload, Self::TurnContext),
+            "event_msg" => typed(&payload, Self::EventMsg),
+            _ => None,
+        };
+        parsed.unwrap_or(Self::Unknown {
+            kind: kind.to_string(),
+            payload,
+        })
+    }
+
+    /// The payload as JSON.
+    pub fn payload_value(&self) -> Result<Value, serde_json::Error> {
+        match self {
+            Self::SessionMeta(meta) => serde_json::to_value(meta),
+            Self::ResponseItem(item) => serde_json::to_value(item),
+            Self::Compacted(compacted) => serde_json::to_value(compacted),
+            Self::TurnContext(context) => serde_json::to_value(context),
+            Self::EventMsg(event) => serde_json::to_value(event),
+            Self::Unknown { payload, .. } => Ok(payload.clone()),
+        }
+    }
+}
+
+/// Why a JSON value is not a rollout line.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RolloutLineError {
+    /// The value is not a JSON object.
+    #[error("rollout line is not a JSON object")]
+    NotAnObject,
+    /// The object has no string `type`.
+    #[error("rollout line has no string `type` field")]
+    MissingType,
+    /// The object has no `payload`.
+    #[error("rollout line of type `{0}` has no `payload` field")]
+    MissingPayload(String),
+}
+
+impl RolloutLine {
+    /// A line with the given timestamp and item.
+    pub fn new(timestamp: impl Into<String>, item: RolloutItem) -> Self {
+        Self {
+            timestamp: timestamp.into(),
+            item,
+            extra: ExtraFields::new(),
+        }
+    }
+
+    /// Reads a line in the `{timestamp, type, payload}` envelope.
+    pub fn from_value(value: Value) -> Result<Self, RolloutLineError> {
+        let Value::Object(mut object) = value else {
+            return Err(RolloutLineError::NotAnObject);
+        };
+        let kind = match object.remove("type") {
+            Some(Value::String(kind)) => kind,
+            Some(other) => {
+                object.insert("type".to_string(), other);
+                return Err(RolloutLineError::MissingType);
+            }
+            None => return Err(RolloutLineError::MissingType),
+        };
+        let Some(payload) = object.remove("payload") else {
+            return Err(RolloutLineError::MissingPayload(kind));
+        };
+        let timestamp = match object.remove("timestamp") {
+            Some(Value::String(timestamp)) => timestamp,
+            Some(other) => {
+                object.insert("timestamp".to_string(), other);
+                String::new()
+            }
+            None => String::new(),
+        };
+        Ok(Self {
+            timestamp,
+            item: RolloutItem::from_parts(&kind, payload),
+            extra: object,
+        })
+    }
+
+    /// The line as a JSON object in the envelope.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        let mut object = Map::new();
+        if !self.timestamp.is_empty() || !self.extra.contains_key("timestamp") {
+            object.insert(
+                "timestamp".to_string(),
+                Value::String(self.timestamp.clone()),
+            );
+        }
+        object.insert(
+            "type".to_string(),
+            Value::String(self.item.kind().to_string()),
+        );
+        object.insert("payload".to_string(), self.item.payload_value()?);
+        for (key, value) in &self.extra {
+            object.insert(key.clone(), value.clone());
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+impl Serialize for RolloutLine {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value()
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RolloutLine {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Self::from_value(value).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The session header.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct SessionMetaLine {
+    /// Session (thread) id.
+    #[serde(default)]
+    pub id: String,
+    /// When the session started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Working directory of the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Which program wrote the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub originator: Option<String>,
+    /// Version of the program that wrote the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli_version: Option<String>,
+    /// Where the session came from (`cli`, `vscode`, `exec`, a sub-agent, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Value>,
+    /// The model provider id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_provider: Option<String>,
+    /// Git information collected at start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<Value>,
+    /// Fields not modelled here (instructions, base_instructions, ...).
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// A compaction record.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct CompactedItem {
+    /// The summary text.
+    #[serde(default)]
+    pub message: String,
+    /// The history the model saw after the compaction, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacement_history: Option<Vec<ResponseItem>>,
+    /// Fields not modelled here.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// The settings a turn ran with.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TurnContextItem {
+    /// Turn id (newer builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// Working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Approval policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<Value>,
+    /// Sandbox policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_policy: Option<Value>,
+    /// Model slug.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Reasoning effort.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Value>,
+    /// Reasoning summary setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Value>,
+    /// Personality (newer builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub personality: Option<Value>,
+    /// Collaboration mode (newer builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collaboration_mode: Option<Value>,
+    /// Fields not modelled here.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// An event recorded in a rollout, tagged by its own `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventMsg {
+    /// Token usage after a request.
+    TokenCount(TokenCountEvent),
+    /// A compaction happened.
+    ContextCompacted(ExtraFields),
+    /// The user's message, as typed.
+    UserMessage(UserMessageEvent),
+    /// The agent's message.
+    AgentMessage(AgentMessageEvent),
+    /// A reasoning summary.
+    AgentReasoning(TextEvent),
+    /// Raw reasoning content.
+    AgentReasoningRawContent(TextEvent),
+    /// The turn was aborted.
+    TurnAborted(ExtraFields),
+    /// An event this version does not model, kept verbatim.
+    #[serde(untagged)]
+    Other(Value),
+}
+
+/// `token_count` payload.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TokenCountEvent {
+    /// Usage snapshot; absent on early events.
+    #[serde(default)]
+    pub info: Option<TokenUsageInfo>,
+    /// Rate limit snapshot, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limits: Option<Value>,
+    /// Fields not modelled here.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// `user_message` payload.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct UserMessageEvent {
+    /// The text the user typed.
+    #[serde(default)]
+    pub message: String,
+    /// Fields not modelled here (kind, images, ...).
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// `agent_message` payload.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct AgentMessageEvent {
+    /// The text of the message.
+    #[serde(default)]
+    pub message: String,
+    /// Fields not modelled here.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// A payload with one `text` field.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TextEvent {
+    /// The text.
+    #[serde(default)]
+    pub text: String,
+    /// Fields not modelled here.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
