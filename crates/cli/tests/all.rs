@@ -1,5 +1,12 @@
 //! Integration tests of the `agentctx` binary (one binary; modules under `tests/suite/`).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code fails loudly"
+)]
+
 mod suite {
     mod skills;
 }
