@@ -10,4 +10,5 @@
 mod suite {
     mod reminder_tags;
     mod round_trip;
+    mod schema;
 }
