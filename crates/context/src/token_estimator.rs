@@ -1,0 +1,223 @@
+//! Token estimation: the codex byte heuristic behind the [`TokenEstimator`] trait.
+//!
+//! The heuristic counts 4 bytes per token, rounded up. An item is measured by the length of its
+//! JSON serialization, with three corrections that codex-rs applies too: inline
+//! `data:image/*;base64,` payloads count as a fixed [`IMAGE_BYTES_ESTIMATE`] bytes each,
+//! encrypted reasoning and compaction blobs count as `len * 3 / 4 - 650` bytes (saturating), and
+//! ghost snapshots count as zero because they are never sent to the model.
+
+use std::io;
+
+use agentctx_protocol::ContentItem;
+use agentctx_protocol::FunctionCallOutputBody;
+use agentctx_protocol::FunctionCallOutputContentItem;
+use agentctx_protocol::FunctionCallOutputPayload;
+use agentctx_protocol::ResponseItem;
+use serde_json::Value;
+
+/// Bytes per token of the heuristic.
+pub const APPROX_BYTES_PER_TOKEN: usize = 4;
+
+/// Bytes an inline image counts for, whatever its real payload size (about 85 tokens).
+pub const IMAGE_BYTES_ESTIMATE: u64 = 340;
+
+/// Bytes subtracted from the decoded length of an encrypted reasoning or compaction blob.
+pub const ENCRYPTED_CONTENT_OVERHEAD_BYTES: u64 = 650;
+
+/// Counts the tokens a text or a history item occupies in the model's context.
+pub trait TokenEstimator: Send + Sync {
+    /// Tokens of a plain text.
+    fn estimate_text(&self, text: &str) -> u64;
+
+    /// Tokens of one history item as the model sees it.
+    fn estimate_item(&self, item: &ResponseItem) -> u64;
+
+    /// Tokens of a slice of items: the sum of [`TokenEstimator::estimate_item`].
+    fn estimate_items(&self, items: &[ResponseItem]) -> u64 {
+        items
+            .iter()
+            .map(|item| self.estimate_item(item))
+            .fold(0, u64::saturating_add)
+    }
+}
+
+/// The codex heuristic: 4 bytes per token over the item's JSON, with the image, encrypted-content
+/// and ghost-snapshot rules of the module doc.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApproxTokenEstimator;
+
+impl TokenEstimator for ApproxTokenEstimator {
+    fn estimate_text(&self, text: &str) -> u64 {
+        approx_token_count(text)
+    }
+
+    fn estimate_item(&self, item: &ResponseItem) -> u64 {
+        approx_tokens_from_byte_count(estimate_item_model_visible_bytes(item))
+    }
+}
+
+/// Tokens of `text` under the heuristic: `ceil(bytes / 4)`.
+pub fn approx_token_count(text: &str) -> u64 {
+    approx_tokens_from_byte_count(text.len() as u64)
+}
+
+/// Tokens of `bytes` bytes under the heuristic: `ceil(bytes / 4)`.
+pub fn approx_tokens_from_byte_count(bytes: u64) -> u64 {
+    bytes.div_ceil(APPROX_BYTES_PER_TOKEN as u64)
+}
+
+/// Bytes of `tokens` tokens under the heuristic: `tokens * 4` (saturating).
+pub fn approx_bytes_for_tokens(tokens: usize) -> usize {
+    tokens.saturating_mul(APPROX_BYTES_PER_TOKEN)
+}
+
+/// The estimated model-visible size of an item, in bytes.
+pub fn estimate_item_model_visible_bytes(item: &ResponseItem) -> u64 {
+    match item {
+        ResponseItem::GhostSnapshot { .. } => 0,
+        ResponseItem::Reasoning {
+            encrypted_content: Some(content),
+            ..
+        }
+        | ResponseItem::Compaction {
+            encrypted_content: content,
+            ..
+        } => encrypted_content_bytes(content.len()),
+        ResponseItem::Message { .. }
+        | ResponseItem::Reasoning { .. }
+        | ResponseItem::LocalShellCall { .. }
+        | ResponseItem::FunctionCall { .. }
+        | ResponseItem::FunctionCallOutput { .. }
+        | ResponseItem::CustomToolCall { .. }
+        | ResponseItem::CustomToolCallOutput { .. }
+        | ResponseItem::WebSearchCall { .. }
+        | ResponseItem::Other(_) => {
+            let raw = serialized_len(item);
+            let (payload_bytes, images) = inline_image_payloads(item);
+            if images == 0 {
+                raw
+            } else {
+                raw.saturating_sub(payload_bytes)
+                    .saturating_add(images.saturating_mul(IMAGE_BYTES_ESTIMATE))
+            }
+        }
+    }
+}
+
+/// `len * 3 / 4 - 650`, saturating at zero: the decoded size of a base64 blob minus its envelope.
+fn encrypted_content_bytes(encoded_len: usize) -> u64 {
+    ((encoded_len as u64).saturating_mul(3) / 4).saturating_sub(ENCRYPTED_CONTENT_OVERHEAD_BYTES)
+}
+
+/// Length of the item's JSON without building the string.
+fn serialized_len(item: &ResponseItem) -> u64 {
+    let mut counter = ByteCounter(0);
+    match serde_json::to_writer(&mut counter, item) {
+        Ok(()) => counter.0,
+        Err(err) => {
+            tracing::warn!(%err, "could not serialize a response item to estimate its size");
+            0
+        }
+    }
+}
+
+/// An `io::Write` that only counts bytes.
+struct ByteCounter(u64);
+
+impl io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len() as u64);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Total bytes of inline base64 image payloads in `item`, and how many there are.
+fn inline_image_payloads(item: &ResponseItem) -> (u64, u64) {
+    let mut acc = (0u64, 0u64);
+    let mut add = |url: &str| {
+        if let Some(len) = inline_image_payload_len(url) {
+            acc.0 = acc.0.saturating_add(len);
+            acc.1 = acc.1.saturating_add(1);
+        }
+    };
+    match item {
+        ResponseItem::Message { content, .. } => {
+            for part in content {
+                match part {
+                    ContentItem::InputImage { image_url, .. } => add(image_url),
+                    ContentItem::InputText { .. }
+                    | ContentItem::OutputText { .. }
+                    | ContentItem::Other(_) => {}
+                }
+            }
+        }
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => payload_images(output, &mut add),
+        ResponseItem::Other(value) => value_images(value, &mut add),
+        ResponseItem::Reasoning { .. }
+        | ResponseItem::LocalShellCall { .. }
+        | ResponseItem::FunctionCall { .. }
+        | ResponseItem::CustomToolCall { .. }
+        | ResponseItem::WebSearchCall { .. }
+        | ResponseItem::GhostSnapshot { .. }
+        | ResponseItem::Compaction { .. } => {}
+    }
+    acc
+}
+
+fn payload_images(output: &FunctionCallOutputPayload, add: &mut impl FnMut(&str)) {
+    match &output.body {
+        FunctionCallOutputBody::ContentItems(items) => {
+            for part in items {
+                match part {
+                    FunctionCallOutputContentItem::InputImage { image_url, .. } => add(image_url),
+                    FunctionCallOutputContentItem::InputText { .. }
+                    | FunctionCallOutputContentItem::Other(_) => {}
+                }
+            }
+        }
+        FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => {}
+    }
+}
+
+/// Unknown items: any string field named `image_url` holding an inline image counts.
+fn value_images(value: &Value, add: &mut impl FnMut(&str)) {
+    match value {
+        Value::Object(map) => {
+            for (key, field) in map {
+                match field {
+                    Value::String(url) if key == "image_url" => add(url),
+                    _ => value_images(field, add),
+                }
+            }
+        }
+        Value::Array(values) => {
+            for field in values {
+                value_images(field, add);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+}
+
+/// The length of the base64 payload of a `data:image/...;base64,` URL, `None` for other URLs.
+fn inline_image_payload_len(url: &str) -> Option<u64> {
+    let rest = url.strip_prefix("data:")?;
+    let (media_type, payload) = rest.split_once(',')?;
+    let is_image = media_type
+        .get(..6)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("image/"));
+    if !is_image || !media_type.ends_with(";base64") {
+        return None;
+    }
+    // The JSON writer escapes nothing in base64, so the payload's length is its serialized length.
+    Some(payload.len() as u64)
+}
+
+#[cfg(test)]
+#[path = "token_estimator_tests.rs"]
+mod tests;
