@@ -1,1 +1,103 @@
-fn main() {}
+//! Workspace automation for agentctx, run as `cargo xtask <command>` (the alias lives in
+//! `.cargo/config.toml`).
+//!
+//! `xtask` sits beside the floors of `docs/architecture.md`: no crate depends on it and it
+//! depends on no agentctx crate. It runs what CI runs (`ci`), formats (`fmt`), lints (`lint`),
+//! checks the style rules a program can check (`tidy`, `deps`), refreshes generated JSON
+//! schemas (`schema`) and insta snapshots (`snapshots`), runs benchmarks (`bench`) and installs
+//! the cargo tools the checks use (`tools`). Every external program is started through
+//! `process.rs`.
+//!
+//! ```text
+//! cargo xtask ci                          # the full CI pipeline
+//! cargo xtask tidy                        # style and architecture checks
+//! cargo xtask bench -p agentctx-reminders # extra arguments go to cargo
+//! ```
+
+#![expect(
+    clippy::print_stdout,
+    reason = "xtask is a command-line tool: it reports to the terminal"
+)]
+
+mod ci;
+mod finding;
+mod floors;
+mod process;
+mod schema;
+mod snapshots;
+mod tidy;
+mod tools;
+mod workspace;
+
+use anyhow::Result;
+use clap::Parser;
+use clap::Subcommand;
+
+use crate::process::Cmd;
+use crate::workspace::Metadata;
+
+/// Workspace automation for agentctx.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run every CI check in order: fmt, clippy, tidy, tests, doctests, docs, cargo deny.
+    Ci,
+    /// Format the workspace with one `use` per item.
+    Fmt {
+        /// Only report files that are not formatted.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Clippy over every target and feature with warnings denied.
+    Lint,
+    /// Check the rules of STYLE.md a program can check (floors, crate docs, lints, layout).
+    Tidy,
+    /// Print the dependency floors and check that crates depend only on lower floors.
+    Deps,
+    /// Regenerate docs/schema/*.json through the crates' `schema_is_fresh` tests.
+    Schema,
+    /// Run the benchmarks; extra arguments go to `cargo bench`.
+    Bench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Record changed insta snapshots as .snap.new files, or accept them.
+    Snapshots {
+        /// Move pending .snap.new files over their .snap files.
+        #[arg(long)]
+        accept: bool,
+        /// Extra arguments for `cargo test` (e.g. `-p agentctx-reminders`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Install missing cargo tools (cargo-deny, cargo-nextest) with `cargo install --locked`.
+    Tools,
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Ci => ci::run(),
+        Command::Fmt { check } => ci::fmt_cmd(check).run(),
+        Command::Lint => ci::lint_cmd().run(),
+        Command::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy"),
+        Command::Deps => {
+            print!("{}", floors::render_table());
+            let metadata = Metadata::load()?;
+            let findings = floors::check(&metadata.workspace_root, &metadata.packages);
+            tidy::report(&findings, "deps")
+        }
+        Command::Schema => schema::run(),
+        Command::Bench { args } => Cmd::cargo(["bench"])
+            .args(workspace::scope_args(&args))
+            .args(args)
+            .run(),
+        Command::Snapshots { accept, args } => snapshots::run(accept, &args),
+        Command::Tools => tools::run(),
+    }
+}

@@ -1,0 +1,234 @@
+//! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure.
+
+use std::time::Duration;
+use std::time::Instant;
+
+use anyhow::Result;
+use anyhow::anyhow;
+
+use crate::process::Cmd;
+use crate::tidy;
+use crate::workspace::Metadata;
+
+/// `cargo fmt` over the workspace with one `use` per item; `check` only reports.
+pub(crate) fn fmt_cmd(check: bool) -> Cmd {
+    let cmd = Cmd::cargo(["fmt", "--all", "--", "--config", "imports_granularity=Item"]);
+    if check { cmd.arg("--check") } else { cmd }
+}
+
+/// Clippy over every target and feature, warnings denied.
+pub(crate) fn lint_cmd() -> Cmd {
+    Cmd::cargo([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
+        "--",
+        "-D",
+        "warnings",
+    ])
+}
+
+/// Whether `cargo <subcommand>` is installed, probed with `cargo <subcommand> --version`.
+pub(crate) fn has_cargo_tool(subcommand: &str) -> bool {
+    Cmd::cargo([subcommand, "--version"]).succeeds_quietly()
+}
+
+/// The test command: nextest when it is installed, else `cargo test`.
+pub(crate) fn test_cmd(nextest: bool) -> Cmd {
+    if nextest {
+        Cmd::cargo([
+            "nextest",
+            "run",
+            "--workspace",
+            "--all-features",
+            "--no-fail-fast",
+        ])
+    } else {
+        Cmd::cargo(["test", "--workspace", "--all-features", "--no-fail-fast"])
+    }
+}
+
+/// The steps of `cargo xtask ci`, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    Fmt,
+    Clippy,
+    Tidy,
+    Tests,
+    Doctests,
+    Docs,
+    Deny,
+}
+
+impl Step {
+    pub(crate) const ALL: [Step; 7] = [
+        Step::Fmt,
+        Step::Clippy,
+        Step::Tidy,
+        Step::Tests,
+        Step::Doctests,
+        Step::Docs,
+        Step::Deny,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Step::Fmt => "fmt --check",
+            Step::Clippy => "clippy",
+            Step::Tidy => "tidy",
+            Step::Tests => "tests",
+            Step::Doctests => "doctests",
+            Step::Docs => "docs",
+            Step::Deny => "cargo deny",
+        }
+    }
+
+    /// How to run the step alone, for the failure message.
+    pub(crate) fn rerun(self) -> &'static str {
+        match self {
+            Step::Fmt => "`cargo xtask fmt` fixes it",
+            Step::Clippy => "rerun with `cargo xtask lint`",
+            Step::Tidy => "rerun with `cargo xtask tidy`",
+            Step::Tests => "rerun with `cargo nextest run --workspace --all-features`",
+            Step::Doctests => "rerun with `cargo test --workspace --doc --all-features`",
+            Step::Docs => "rerun with `RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps`",
+            Step::Deny => "rerun with `cargo deny --offline check bans licenses sources`",
+        }
+    }
+
+    fn execute(self) -> Result<Outcome> {
+        match self {
+            Step::Fmt => fmt_cmd(true).run()?,
+            Step::Clippy => lint_cmd().run()?,
+            Step::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy")?,
+            Step::Tests => {
+                let nextest = has_cargo_tool("nextest");
+                if !nextest {
+                    println!("cargo-nextest is not installed; falling back to `cargo test`");
+                }
+                test_cmd(nextest).run()?;
+            }
+            Step::Doctests => {
+                Cmd::cargo(["test", "--workspace", "--doc", "--all-features"]).run()?;
+            }
+            Step::Docs => Cmd::cargo(["doc", "--workspace", "--no-deps", "--all-features"])
+                .env("RUSTDOCFLAGS", "-D warnings")
+                .run()?,
+            Step::Deny => {
+                if !has_cargo_tool("deny") {
+                    return Ok(Outcome::Skipped(
+                        "cargo-deny is not installed (`cargo xtask tools` installs it)".to_owned(),
+                    ));
+                }
+                Cmd::cargo(["deny", "--offline", "check", "bans", "licenses", "sources"]).run()?;
+            }
+        }
+        Ok(Outcome::Passed)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Passed,
+    Skipped(String),
+    Failed,
+    NotRun,
+}
+
+/// Runs every step; on the first failure prints the summary and returns an error naming the
+/// step and how to rerun it.
+pub(crate) fn run() -> Result<()> {
+    let started = Instant::now();
+    let mut results: Vec<(Step, Outcome, Duration)> = Vec::new();
+    let mut failure = None;
+    for (index, step) in Step::ALL.into_iter().enumerate() {
+        if failure.is_some() {
+            results.push((step, Outcome::NotRun, Duration::ZERO));
+            continue;
+        }
+        println!(
+            "\n==> ci step {}/{}: {}",
+            index + 1,
+            Step::ALL.len(),
+            step.name()
+        );
+        let step_started = Instant::now();
+        let outcome = match step.execute() {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                failure = Some((step, err));
+                Outcome::Failed
+            }
+        };
+        let elapsed = step_started.elapsed();
+        if let Outcome::Skipped(reason) = &outcome {
+            println!("<== {} skipped: {reason}", step.name());
+        } else {
+            println!(
+                "<== {} {} in {}",
+                step.name(),
+                label(&outcome),
+                format_duration(elapsed)
+            );
+        }
+        results.push((step, outcome, elapsed));
+    }
+    println!("\n{}", summary(&results, started.elapsed()));
+    match failure {
+        Some((step, err)) => Err(anyhow!(
+            "ci failed at step `{}` ({}): {err:#}",
+            step.name(),
+            step.rerun()
+        )),
+        None => Ok(()),
+    }
+}
+
+fn label(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Passed => "ok",
+        Outcome::Skipped(_) => "skipped",
+        Outcome::Failed => "FAILED",
+        Outcome::NotRun => "not run",
+    }
+}
+
+/// The table printed at the end of `cargo xtask ci`.
+pub(crate) fn summary(results: &[(Step, Outcome, Duration)], total: Duration) -> String {
+    let mut text = String::from("ci summary:\n");
+    for (step, outcome, elapsed) in results {
+        let time = match outcome {
+            Outcome::NotRun => "-".to_owned(),
+            _ => format_duration(*elapsed),
+        };
+        text.push_str(&format!(
+            "  {:<8} {:<12} {time:>8}",
+            label(outcome),
+            step.name()
+        ));
+        if let Outcome::Skipped(reason) = outcome {
+            text.push_str(&format!("  ({reason})"));
+        }
+        text.push('\n');
+    }
+    let failed = results.iter().any(|(_, o, _)| *o == Outcome::Failed);
+    let verdict = if failed { "failed" } else { "passed" };
+    text.push_str(&format!("ci {verdict} in {}", format_duration(total)));
+    text
+}
+
+/// `0.4s`, `12.3s`, `3m 05s`.
+pub(crate) fn format_duration(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs < 60.0 {
+        format!("{secs:.1}s")
+    } else {
+        let whole = duration.as_secs();
+        format!("{}m {:02}s", whole / 60, whole % 60)
+    }
+}
+
+#[cfg(test)]
+#[path = "ci_tests.rs"]
+mod tests;
