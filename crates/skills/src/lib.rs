@@ -1,0 +1,133 @@
+//! Skills and the unified slash-command registry of agentctx.
+//!
+//! Slash commands and skills are one system: every command is either a local command
+//! (`/help`, `/clear`, `/compact`, run without the model) or a prompt command, and every
+//! skill is a prompt command. This crate loads skills from `SKILL.md` files (YAML
+//! frontmatter plus a markdown prompt) and optional `SKILL.toml` interface metadata,
+//! merges them with the builtin commands into a [`CommandRegistry`], applies the
+//! filtering rules for user and model invocation, builds invocation prompts (argument
+//! injection, base directory, 15,000-character budget), keeps a skill from running twice
+//! at once ([`RunningSkills`]), caches loads ([`SkillCache`]) and orders skills by
+//! time-decayed usage ([`SkillUsageTracker`]).
+//!
+//! Floor 1: it depends on no other agentctx crate. Skill directories are always passed
+//! in ([`SkillRoots`]); nothing here reads the environment or the real home directory.
+//!
+//! ```
+//! use agentctx_skills::CommandDispatch;
+//! use agentctx_skills::CommandRegistry;
+//! use agentctx_skills::SkillRoots;
+//! use agentctx_skills::SkillsConfig;
+//! use agentctx_skills::load_skills;
+//!
+//! let home = tempfile::tempdir()?;
+//! let project = tempfile::tempdir()?;
+//! let skill_dir = project.path().join(".agentctx/skills/greet");
+//! std::fs::create_dir_all(&skill_dir)?;
+//! std::fs::write(
+//!     skill_dir.join("SKILL.md"),
+//!     "---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $ARGUMENTS.\n",
+//! )?;
+//!
+//! let outcome = load_skills(&SkillRoots::new(home.path(), project.path()));
+//! assert!(outcome.errors.is_empty());
+//! let registry = CommandRegistry::new(&outcome, &SkillsConfig::default());
+//! assert_eq!(registry.get_llm_invocable_skills()[0].name, "greet");
+//!
+//! match registry.dispatch_user_input("/greet Ada")? {
+//!     Some(CommandDispatch::Prompt(invocation)) => {
+//!         assert!(invocation.prompt.starts_with("Base directory for this skill: "));
+//!         assert!(invocation.prompt.ends_with("Say hello to Ada.\n"));
+//!     }
+//!     other => return Err(format!("expected a prompt, got {other:?}").into()),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod builtin;
+mod cache;
+mod config;
+mod error;
+mod frontmatter;
+mod help;
+mod interface;
+mod invocation;
+mod loader;
+mod registry;
+mod roots;
+mod running;
+mod skill;
+mod skill_file;
+mod slash_command;
+mod source;
+mod usage;
+
+pub use builtin::LocalCommand;
+pub use builtin::LocalCommandKind;
+pub use builtin::builtin_local_commands;
+pub use builtin::builtin_prompt_skills;
+pub use cache::SkillCache;
+pub use cache::SourceFingerprint;
+pub use config::SkillsConfig;
+pub use error::SkillError;
+pub use frontmatter::FrontmatterError;
+pub use frontmatter::HookDefinition;
+pub use frontmatter::HookMatcher;
+pub use frontmatter::SkillContext;
+pub use frontmatter::SkillFrontmatter;
+pub use frontmatter::SkillHooksConfig;
+pub use frontmatter::SplitSkillFile;
+pub use frontmatter::first_heading;
+pub use frontmatter::parse_skill_frontmatter;
+pub use frontmatter::split_frontmatter;
+pub use frontmatter::split_tool_list;
+pub use help::render_help;
+pub use interface::ASSETS_DIR;
+pub use interface::AssetPathError;
+pub use interface::InterfaceLoad;
+pub use interface::MAX_BRAND_COLOR_CHARS;
+pub use interface::MAX_DEFAULT_PROMPT_CHARS;
+pub use interface::MAX_DISPLAY_NAME_CHARS;
+pub use interface::MAX_SHORT_DESCRIPTION_CHARS;
+pub use interface::SKILL_TOML_FILE;
+pub use interface::SkillInterface;
+pub use interface::is_valid_hex_color;
+pub use interface::load_skill_interface;
+pub use interface::parse_skill_interface;
+pub use interface::validate_asset_path;
+pub use invocation::ARGUMENTS_PLACEHOLDER;
+pub use invocation::SKILL_PROMPT_MAX_CHARS;
+pub use invocation::SkillInvocation;
+pub use invocation::apply_skill_token_budget;
+pub use invocation::base_dir_prefix;
+pub use invocation::build_skill_prompt;
+pub use invocation::inject_arguments;
+pub use loader::ShadowedSkill;
+pub use loader::SkillLoadError;
+pub use loader::SkillLoadOutcome;
+pub use loader::load_skills;
+pub use registry::CommandDispatch;
+pub use registry::CommandRegistry;
+pub use roots::BUNDLED_SKILLS_DIR;
+pub use roots::PROJECT_SKILLS_DIRS;
+pub use roots::PluginSkillDir;
+pub use roots::SkillRoot;
+pub use roots::SkillRoots;
+pub use roots::USER_SKILLS_DIR;
+pub use running::RunningSkillGuard;
+pub use running::RunningSkills;
+pub use skill::INHERIT_MODEL;
+pub use skill::SkillPromptCommand;
+pub use skill_file::SKILL_MD_FILE;
+pub use skill_file::SkillFileError;
+pub use skill_file::parse_skill_file;
+pub use skill_file::validate_command_name;
+pub use slash_command::ParsedSlashCommand;
+pub use slash_command::SlashCommand;
+pub use slash_command::parse_slash_command;
+pub use source::LoadedFrom;
+pub use source::SkillSource;
+pub use usage::DEFAULT_USAGE_HALF_LIFE_DAYS;
+pub use usage::SkillUsageData;
+pub use usage::SkillUsageTracker;
+pub use usage::UsageError;
