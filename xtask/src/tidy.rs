@@ -3,10 +3,12 @@
 //! (a) dependency floors (`floors.rs`), (b) `[lints] workspace = true`, (c) `//!` crate docs,
 //! (d) no `mod.rs`, (e) no printing in library crates, (f) no `todo!`/`unimplemented!` in
 //! `src/`, (g) the file size budget, (h) no `std::process::Command::new` outside a process
-//! helper, and the floors table of `docs/architecture.md` agreeing with xtask's.
+//! helper, (i) the crate invariants a program can see (`tidy/crate_invariants.rs`), and the
+//! floors table of `docs/architecture.md` agreeing with xtask's.
 
 mod architecture_doc;
 mod crate_doc;
+mod crate_invariants;
 mod file_layout;
 mod manifest_lints;
 mod source_files;
@@ -49,10 +51,12 @@ pub(crate) fn check_workspace(metadata: &Metadata) -> Result<Vec<Finding>> {
 
 fn check_package(root: &Path, package: &Package) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
+    let manifest_path = display_path(root, &package.manifest_path);
     let manifest = read(&package.manifest_path)?;
-    findings.extend(manifest_lints::check(
-        &display_path(root, &package.manifest_path),
-        &manifest,
+    findings.extend(manifest_lints::check(&manifest_path, &manifest));
+    findings.extend(crate_invariants::check_dependencies(
+        &manifest_path,
+        package,
     ));
     for target in &package.targets {
         let is_crate_kind = target
@@ -84,6 +88,9 @@ fn check_package(root: &Path, package: &Package) -> Result<Vec<Finding>> {
             !place.unit_tests && !place.under_tests,
         ));
         findings.extend(source_rules::check(&path, &text, rules_for(kind, place)));
+        if package.name == "agentctx-protocol" && place.in_src && !place.unit_tests {
+            findings.extend(crate_invariants::check_protocol_source(&path, &text));
+        }
     }
     Ok(findings)
 }

@@ -240,6 +240,7 @@ fn every_check_reports_on_a_broken_fixture_workspace() {
         "print crates/protocol/src/a/mod.rs:1",
         "file-size crates/protocol/src/big.rs:0",
         "placeholder crates/protocol/src/big.rs:1502",
+        "invariant crates/protocol/src/git.rs:2",
         "process crates/protocol/src/git.rs:3",
         "crate-doc crates/protocol/src/lib.rs:0",
     ];
