@@ -1,0 +1,343 @@
+//! [`FileTracker`]: the files the model has read, for change detection (spec §7) and nested
+//! memory triggers.
+//!
+//! A read records the content the model saw, the file's mtime and size, and a content hash.
+//! [`FileTracker::detect_changes`] checks each fully read file: same mtime and size means
+//! unchanged without reading it; otherwise the file is read and its hash compared, so a `touch`
+//! is not a change. The baseline moves only when the caller [acknowledges](FileTracker::acknowledge)
+//! a change (the model has been shown it), so a file that changed twice before the model saw the
+//! first change is reported once, diffed against what the model last saw.
+
+use std::collections::BTreeSet;
+use std::hash::Hash;
+use std::hash::Hasher;
+use std::io::ErrorKind;
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::PoisonError;
+use std::time::SystemTime;
+
+use dashmap::DashMap;
+use dashmap::DashSet;
+
+/// The stat of a file at the time it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    /// Modification time, when the file system reports one.
+    pub mtime: Option<SystemTime>,
+    /// Size in bytes.
+    pub len: u64,
+}
+
+impl FileStamp {
+    /// The stamp of `path` now.
+    pub fn of(path: &Path) -> std::io::Result<Self> {
+        let metadata = std::fs::metadata(path)?;
+        Ok(Self {
+            mtime: metadata.modified().ok(),
+            len: metadata.len(),
+        })
+    }
+}
+
+/// What the model last saw of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadFileState {
+    /// The content the model saw (the whole file for full reads).
+    pub content: Arc<str>,
+    /// The file's stamp when it was read.
+    pub stamp: Option<FileStamp>,
+    /// Hash of `content`.
+    pub content_hash: u64,
+    /// The turn it was read on.
+    pub read_turn: i32,
+    /// The first line read, for partial reads.
+    pub offset: Option<usize>,
+    /// The number of lines read, for partial reads.
+    pub limit: Option<usize>,
+}
+
+impl ReadFileState {
+    /// Whether only part of the file was read.
+    pub fn is_partial(&self) -> bool {
+        self.offset.is_some() || self.limit.is_some()
+    }
+}
+
+/// How a tracked file changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileChangeKind {
+    /// The content differs from what the model saw.
+    Modified {
+        /// What the model last saw.
+        old: Arc<str>,
+        /// What is on disk now.
+        new: Arc<str>,
+        /// The stamp of the new content.
+        stamp: FileStamp,
+    },
+    /// The file no longer exists.
+    Deleted,
+}
+
+/// One changed file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// The file.
+    pub path: PathBuf,
+    /// How it changed.
+    pub kind: FileChangeKind,
+}
+
+/// Hash of file content used for change detection.
+pub fn content_hash(content: &str) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    content.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Files read in a session; shared across turns in an `Arc`.
+#[derive(Debug, Default)]
+pub struct FileTracker {
+    files: DashMap<PathBuf, ReadFileState>,
+    nested_memory_triggers: Mutex<BTreeSet<PathBuf>>,
+    loaded_memory_files: DashSet<PathBuf>,
+}
+
+impl FileTracker {
+    /// An empty tracker.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that the model read `path` (stamped from disk now). A full read (no `offset`,
+    /// no `limit`) also makes `path` a nested memory trigger.
+    pub fn track_read(
+        &self,
+        path: impl Into<PathBuf>,
+        content: impl Into<Arc<str>>,
+        turn: i32,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) {
+        let path = path.into();
+        let stamp = FileStamp::of(&path).ok();
+        self.track_read_with_stamp(path, content, stamp, turn, offset, limit);
+    }
+
+    /// Like [`FileTracker::track_read`] with the stamp given by the caller.
+    pub fn track_read_with_stamp(
+        &self,
+        path: impl Into<PathBuf>,
+        content: impl Into<Arc<str>>,
+        stamp: Option<FileStamp>,
+        turn: i32,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) {
+        let path = path.into();
+        let content = content.into();
+        let state = ReadFileState {
+            content_hash: content_hash(&content),
+            content,
+            stamp,
+            read_turn: turn,
+            offset,
+            limit,
+        };
+        let is_full = !state.is_partial();
+        // A partial read of a file whose full content the model already saw, unchanged since,
+        // keeps the full baseline.
+        let keep_full = !is_full
+            && self.files.get(&path).is_some_and(|existing| {
+                !existing.is_partial() && existing.stamp.is_some() && existing.stamp == stamp
+            });
+        if !keep_full {
+            self.files.insert(path.clone(), state);
+        }
+        if is_full {
+            self.lock_triggers().insert(path);
+        }
+    }
+
+    /// Records that the model wrote `path` itself (Write/Edit tools): its own edit is the new
+    /// baseline and is never reported as a change.
+    pub fn track_write(&self, path: impl Into<PathBuf>, content: impl Into<Arc<str>>, turn: i32) {
+        let path = path.into();
+        let stamp = FileStamp::of(&path).ok();
+        let content = content.into();
+        self.files.insert(
+            path,
+            ReadFileState {
+                content_hash: content_hash(&content),
+                content,
+                stamp,
+                read_turn: turn,
+                offset: None,
+                limit: None,
+            },
+        );
+    }
+
+    /// The state of `path`, if tracked.
+    pub fn get(&self, path: &Path) -> Option<ReadFileState> {
+        self.files.get(path).map(|entry| entry.value().clone())
+    }
+
+    /// All tracked files, sorted by path.
+    pub fn tracked_files(&self) -> Vec<(PathBuf, ReadFileState)> {
+        let mut files: Vec<_> = self
+            .files
+            .iter()
+            .map(|entry| (entry.key().clone(), entry.value().clone()))
+            .collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        files
+    }
+
+    /// Number of tracked files.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether nothing is tracked.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Whether `path` was fully read and is unchanged on disk since (used for the silent
+    /// `already_read_file` case of `@` mentions).
+    pub fn is_unchanged_since_read(&self, path: &Path) -> bool {
+        let Some(state) = self.get(path) else {
+            return false;
+        };
+        if state.is_partial() {
+            return false;
+        }
+        match Self::check(path, &state) {
+            Ok(CheckOutcome::Unchanged { .. }) => true,
+            Ok(CheckOutcome::Changed(_)) | Err(_) => false,
+        }
+    }
+
+    /// The fully read files whose content differs from what the model saw, or that were
+    /// deleted, sorted by path. Partial reads are skipped. Nothing is updated except the stamp
+    /// of files that were touched without a content change.
+    pub fn detect_changes(&self) -> Vec<FileChange> {
+        let mut changes = Vec::new();
+        for (path, state) in self.tracked_files() {
+            if state.is_partial() {
+                continue;
+            }
+            match Self::check(&path, &state) {
+                Ok(CheckOutcome::Unchanged { refreshed: None }) => {}
+                Ok(CheckOutcome::Unchanged {
+                    refreshed: Some(stamp),
+                }) => {
+                    if let Some(mut entry) = self.files.get_mut(&path) {
+                        entry.stamp = Some(stamp);
+                    }
+                }
+                Ok(CheckOutcome::Changed(kind)) => changes.push(FileChange { path, kind }),
+                Err(error) => {
+                    tracing::debug!(path = %path.display(), %error, "skipping unreadable tracked file");
+                }
+            }
+        }
+        changes
+    }
+
+    /// Marks `change` as shown to the model: a modified file's baseline becomes its new content,
+    /// a deleted file stops being tracked.
+    pub fn acknowledge(&self, change: &FileChange) {
+        match &change.kind {
+            FileChangeKind::Deleted => {
+                self.files.remove(&change.path);
+            }
+            FileChangeKind::Modified { new, stamp, .. } => {
+                if let Some(mut entry) = self.files.get_mut(&change.path) {
+                    entry.content_hash = content_hash(new);
+                    entry.content = Arc::clone(new);
+                    entry.stamp = Some(*stamp);
+                }
+            }
+        }
+    }
+
+    /// Stops tracking `path`.
+    pub fn untrack(&self, path: &Path) {
+        self.files.remove(path);
+    }
+
+    /// Takes the nested memory triggers (files fully read since the last call), sorted.
+    pub fn take_nested_memory_triggers(&self) -> Vec<PathBuf> {
+        std::mem::take(&mut *self.lock_triggers())
+            .into_iter()
+            .collect()
+    }
+
+    /// Records that the memory file `path` was included; false if it already was.
+    pub fn mark_memory_file_loaded(&self, path: &Path) -> bool {
+        self.loaded_memory_files.insert(path.to_path_buf())
+    }
+
+    /// Whether the memory file `path` was already included.
+    pub fn is_memory_file_loaded(&self, path: &Path) -> bool {
+        self.loaded_memory_files.contains(path)
+    }
+
+    /// Forgets everything (session end, or after compaction).
+    pub fn clear(&self) {
+        self.files.clear();
+        self.lock_triggers().clear();
+        self.loaded_memory_files.clear();
+    }
+
+    fn lock_triggers(&self) -> std::sync::MutexGuard<'_, BTreeSet<PathBuf>> {
+        self.nested_memory_triggers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn check(path: &Path, state: &ReadFileState) -> std::io::Result<CheckOutcome> {
+        let stamp = match FileStamp::of(path) {
+            Ok(stamp) => stamp,
+            Err(error) if error.kind() == ErrorKind::NotFound => {
+                return Ok(CheckOutcome::Changed(FileChangeKind::Deleted));
+            }
+            Err(error) => return Err(error),
+        };
+        if state.stamp == Some(stamp) && stamp.mtime.is_some() {
+            return Ok(CheckOutcome::Unchanged { refreshed: None });
+        }
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == ErrorKind::NotFound => {
+                return Ok(CheckOutcome::Changed(FileChangeKind::Deleted));
+            }
+            Err(error) => return Err(error),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        if content_hash(&text) == state.content_hash && *text == *state.content {
+            return Ok(CheckOutcome::Unchanged {
+                refreshed: Some(stamp),
+            });
+        }
+        Ok(CheckOutcome::Changed(FileChangeKind::Modified {
+            old: Arc::clone(&state.content),
+            new: Arc::from(text.as_ref()),
+            stamp,
+        }))
+    }
+}
+
+enum CheckOutcome {
+    Unchanged { refreshed: Option<FileStamp> },
+    Changed(FileChangeKind),
+}
+
+#[cfg(test)]
+#[path = "file_tracker_tests.rs"]
+mod tests;

@@ -1,0 +1,92 @@
+//! The [`AttachmentGenerator`] trait every reminder source implements.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+
+use crate::config::SystemReminderConfig;
+use crate::generator_context::GeneratorContext;
+use crate::providers::ProviderError;
+use crate::throttle::ThrottleConfig;
+use crate::throttle::default_throttle_config;
+use crate::types::AttachmentType;
+use crate::types::ReminderTier;
+use crate::types::SystemReminder;
+
+/// Why a generator could not produce its reminder. The orchestrator logs it and goes on.
+#[derive(Debug, thiserror::Error)]
+pub enum GeneratorError {
+    /// Reading a file failed.
+    #[error("failed to read {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An outside-state provider failed.
+    #[error("provider failed: {0}")]
+    Provider(#[from] ProviderError),
+    /// The generator's input was not usable.
+    #[error("{generator}: {message}")]
+    Invalid {
+        /// The generator's name.
+        generator: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl GeneratorError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// A source of one kind of reminder.
+///
+/// The orchestrator calls [`AttachmentGenerator::is_enabled`], checks the tier and the throttle
+/// (using [`AttachmentGenerator::throttle_config`] and [`AttachmentGenerator::trigger_turn`]),
+/// then awaits [`AttachmentGenerator::generate`] under a timeout, catching errors and panics.
+#[async_trait]
+pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
+    /// A unique name, used in logs and telemetry.
+    fn name(&self) -> &str;
+
+    /// The type of attachment this generator produces (its throttle and config key).
+    fn attachment_type(&self) -> AttachmentType;
+
+    /// The tier this generator runs in; defaults to the attachment type's tier.
+    fn tier(&self) -> ReminderTier {
+        self.attachment_type().tier()
+    }
+
+    /// Whether the config enables this generator: the master switch and the per-type switch
+    /// (see [`SystemReminderConfig::is_type_enabled`]).
+    fn is_enabled(&self, config: &SystemReminderConfig) -> bool {
+        config.is_type_enabled(self.attachment_type())
+    }
+
+    /// The throttle rule; defaults to the spec's rule for the attachment type.
+    fn throttle_config(&self) -> ThrottleConfig {
+        default_throttle_config(self.attachment_type())
+    }
+
+    /// The turn of the event the throttle's `min_turns_after_trigger` counts from (for the todo
+    /// reminder: the last TodoWrite). `None` when there is no such event.
+    fn trigger_turn(&self, _ctx: &GeneratorContext) -> Option<i32> {
+        None
+    }
+
+    /// Produces the reminder for this turn, or `None` when there is nothing to say.
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError>;
+}

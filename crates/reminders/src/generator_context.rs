@@ -1,0 +1,294 @@
+//! [`GeneratorContext`]: the state of one turn that generators read (spec §3.2, extended for the
+//! whole catalogue).
+//!
+//! The host builds one per turn. Long-lived state is shared through `Arc`s ([`FileTracker`],
+//! [`ThrottleManager`], the [`Providers`]) so it survives across turns; everything else is a
+//! snapshot of the session at the start of the turn.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use agentctx_protocol::PermissionMode;
+use agentctx_protocol::TodoItem;
+use agentctx_protocol::TodoStatus;
+use serde::Deserialize;
+use serde::Serialize;
+
+use crate::config::DEFAULT_CHANGED_FILES_TOKEN_CAP;
+use crate::config::SystemReminderConfig;
+use crate::file_tracker::FileTracker;
+use crate::providers::Providers;
+use crate::throttle::ThrottleManager;
+
+/// Everything a generator may look at on one turn.
+#[derive(Debug, Clone)]
+pub struct GeneratorContext {
+    /// The turn number (1 for the first turn of the session).
+    pub turn_number: i32,
+    /// True for the main agent, false for sub-agents.
+    pub is_main_agent: bool,
+    /// Whether this turn has user input.
+    pub has_user_input: bool,
+    /// The user's prompt text of this turn, if any.
+    pub user_prompt: Option<String>,
+    /// The working directory of the session.
+    pub cwd: PathBuf,
+    /// The session or agent id.
+    pub agent_id: String,
+    /// The permission mode; [`PermissionMode::Plan`] means plan mode is active.
+    pub permission_mode: PermissionMode,
+    /// Plan mode details.
+    pub plan: PlanState,
+    /// Delegate (team lead) mode details.
+    pub delegate: DelegateState,
+    /// The todo list.
+    pub todo: TodoState,
+    /// Background tasks (shells, async agents, remote sessions).
+    pub background_tasks: Vec<BackgroundTaskInfo>,
+    /// Tool results of the last turn.
+    pub last_tool_results: Vec<ToolResultInfo>,
+    /// Files read in this session; shared across turns.
+    pub file_tracker: Arc<FileTracker>,
+    /// Throttle state; shared across turns. The orchestrator checks and updates it.
+    pub throttle: Arc<ThrottleManager>,
+    /// Context window usage, when tracked.
+    pub token_usage: Option<TokenUsageInfo>,
+    /// Budget usage, when a budget is set.
+    pub budget: Option<BudgetInfo>,
+    /// Summaries of past sessions.
+    pub session_memory: Vec<SessionMemoryEntry>,
+    /// The critical instruction (from config, or an agent definition's `critical_system_reminder`).
+    pub critical_instruction: Option<String>,
+    /// Skills invoked in this session.
+    pub invoked_skills: Vec<InvokedSkill>,
+    /// A non-default output style.
+    pub output_style: Option<String>,
+    /// Files read before compaction that were too large to re-include.
+    pub compact_file_references: Vec<PathBuf>,
+    /// Tool results cleared by micro-compaction since the last turn.
+    pub micro_compact_cleared: usize,
+    /// Token cap of the `changed_files` reminder per turn.
+    pub changed_files_token_cap: usize,
+    /// Outside-state providers.
+    pub providers: Providers,
+}
+
+impl GeneratorContext {
+    /// A context for turn 1 of a main agent in `cwd`, with empty state and new shared stores.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            turn_number: 1,
+            is_main_agent: true,
+            has_user_input: false,
+            user_prompt: None,
+            cwd: cwd.into(),
+            agent_id: String::new(),
+            permission_mode: PermissionMode::Default,
+            plan: PlanState::default(),
+            delegate: DelegateState::default(),
+            todo: TodoState::default(),
+            background_tasks: Vec::new(),
+            last_tool_results: Vec::new(),
+            file_tracker: Arc::new(FileTracker::new()),
+            throttle: Arc::new(ThrottleManager::new()),
+            token_usage: None,
+            budget: None,
+            session_memory: Vec::new(),
+            critical_instruction: None,
+            invoked_skills: Vec::new(),
+            output_style: None,
+            compact_file_references: Vec::new(),
+            micro_compact_cleared: 0,
+            changed_files_token_cap: DEFAULT_CHANGED_FILES_TOKEN_CAP,
+            providers: Providers::default(),
+        }
+    }
+
+    /// Sets the user prompt (and `has_user_input`).
+    pub fn with_user_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.user_prompt = Some(prompt.into());
+        self.has_user_input = true;
+        self
+    }
+
+    /// Copies the per-turn settings of `config` (critical instruction, changed-files cap).
+    pub fn with_config(mut self, config: &SystemReminderConfig) -> Self {
+        if self.critical_instruction.is_none() {
+            self.critical_instruction = config.critical_instruction.clone();
+        }
+        self.changed_files_token_cap = config.changed_files_token_cap;
+        self
+    }
+
+    /// Whether plan mode is active.
+    pub fn is_plan_mode(&self) -> bool {
+        self.permission_mode == PermissionMode::Plan
+    }
+}
+
+/// Plan mode state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanState {
+    /// The plan file of this session, if any.
+    pub plan_file_path: Option<PathBuf>,
+    /// Plan mode was entered again after having been left.
+    pub is_reentry: bool,
+    /// Plan mode was left since the last turn.
+    pub just_exited: bool,
+    /// Every step of the approved plan is done, not yet verified.
+    pub implementation_complete: bool,
+}
+
+/// Delegate (team lead) mode state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DelegateState {
+    /// Delegate mode is active.
+    pub active: bool,
+    /// Delegate mode was left since the last turn.
+    pub just_exited: bool,
+    /// The team's name.
+    pub team_name: Option<String>,
+    /// The team's task list file.
+    pub task_list_path: Option<PathBuf>,
+}
+
+/// The todo list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TodoState {
+    /// Its items.
+    pub items: Vec<TodoItem>,
+    /// The turn of the last TodoWrite, `None` if it was never used.
+    pub last_write_turn: Option<i32>,
+}
+
+impl TodoState {
+    /// Whether the list has no items.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Whether every item is completed (false for an empty list).
+    pub fn all_completed(&self) -> bool {
+        !self.items.is_empty()
+            && self
+                .items
+                .iter()
+                .all(|item| item.status == TodoStatus::Completed)
+    }
+}
+
+/// Information about a tool result of the last turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResultInfo {
+    /// The tool.
+    pub tool_name: String,
+    /// The call id.
+    pub call_id: String,
+    /// Whether it succeeded.
+    pub success: bool,
+    /// How long it took.
+    pub duration_ms: i64,
+}
+
+/// The kind of a background task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackgroundTaskType {
+    /// A background shell.
+    Shell,
+    /// An async agent.
+    AsyncAgent,
+    /// A remote session.
+    RemoteSession,
+}
+
+/// The status of a background task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackgroundTaskStatus {
+    /// Still running.
+    Running,
+    /// Finished successfully.
+    Completed,
+    /// Finished with an error.
+    Failed,
+    /// Stopped by the user or the agent.
+    Killed,
+}
+
+impl BackgroundTaskStatus {
+    /// Whether the task has ended.
+    pub fn is_terminal(self) -> bool {
+        !matches!(self, Self::Running)
+    }
+}
+
+/// A background task as the session sees it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackgroundTaskInfo {
+    /// Its id.
+    pub task_id: String,
+    /// Its kind.
+    pub task_type: BackgroundTaskType,
+    /// The command, for shells.
+    pub command: Option<String>,
+    /// A description.
+    pub description: String,
+    /// Its status.
+    pub status: BackgroundTaskStatus,
+    /// The exit code, once ended.
+    pub exit_code: Option<i32>,
+    /// Bytes of output produced so far (a change marks new output).
+    pub output_len: u64,
+    /// A short summary of what changed since the last report, if the host has one.
+    pub delta_summary: Option<String>,
+    /// The latest progress message, if any.
+    pub progress_message: Option<String>,
+}
+
+/// Context window usage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenUsageInfo {
+    /// Tokens used.
+    pub used: i64,
+    /// The context window.
+    pub total: i64,
+    /// Tokens left.
+    pub remaining: i64,
+}
+
+/// Budget usage in US dollars.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BudgetInfo {
+    /// Spent.
+    pub used: f64,
+    /// The budget.
+    pub total: f64,
+    /// Left.
+    pub remaining: f64,
+}
+
+/// A past session's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionMemoryEntry {
+    /// The full notes file.
+    pub full_path: PathBuf,
+    /// A preview of the notes.
+    pub content: String,
+    /// When the notes were last written.
+    pub last_modified: Option<SystemTime>,
+    /// Lines of the notes not in the preview.
+    pub remaining_lines: i32,
+}
+
+/// A skill invoked in this session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvokedSkill {
+    /// Its name.
+    pub name: String,
+    /// Its SKILL.md path.
+    pub path: PathBuf,
+    /// Its content.
+    pub content: String,
+}

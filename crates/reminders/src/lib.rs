@@ -1,0 +1,72 @@
+//! System reminders: the context a coding agent injects into the conversation on each turn.
+//!
+//! `agentctx-reminders` sits on floor 2 (it depends on `agentctx-protocol`). It holds the
+//! attachment generators of the whole catalogue, the [`AttachmentGenerator`] trait and its
+//! [`GeneratorContext`], the throttle ([`ThrottleManager`]), the [`FileTracker`] behind
+//! `changed_files` and `nested_memory`, the config ([`SystemReminderConfig`]) and the
+//! provider traits through which generators read outside state (IDE, LSP, MCP, hooks, mailbox,
+//! queued commands).
+//!
+//! ```
+//! use agentctx_reminders::AttachmentType;
+//! use agentctx_reminders::SystemReminder;
+//!
+//! let reminder = SystemReminder::new(AttachmentType::CriticalInstruction, "Run the tests.");
+//! assert!(reminder.is_meta());
+//! assert_eq!(reminder.wrap_xml(), "<system-reminder>\nRun the tests.\n</system-reminder>");
+//! ```
+
+mod config;
+mod file_tracker;
+mod generator;
+mod generator_context;
+pub mod generators;
+pub mod providers;
+mod throttle;
+mod types;
+
+pub use agentctx_protocol::XmlTag;
+pub use agentctx_protocol::is_system_reminder_message;
+pub use agentctx_protocol::is_system_reminder_text;
+pub use config::AttachmentSettings;
+pub use config::ConfigError;
+pub use config::DEFAULT_CHANGED_FILES_TOKEN_CAP;
+pub use config::DEFAULT_TELEMETRY_SAMPLE_RATE;
+pub use config::DEFAULT_TIMEOUT_MS;
+pub use config::ENV_PREFIXES;
+pub use config::ReminderPlacement;
+pub use config::SystemReminderConfig;
+pub use file_tracker::FileChange;
+pub use file_tracker::FileChangeKind;
+pub use file_tracker::FileStamp;
+pub use file_tracker::FileTracker;
+pub use file_tracker::ReadFileState;
+pub use file_tracker::content_hash;
+pub use generator::AttachmentGenerator;
+pub use generator::GeneratorError;
+pub use generator_context::BackgroundTaskInfo;
+pub use generator_context::BackgroundTaskStatus;
+pub use generator_context::BackgroundTaskType;
+pub use generator_context::BudgetInfo;
+pub use generator_context::DelegateState;
+pub use generator_context::GeneratorContext;
+pub use generator_context::InvokedSkill;
+pub use generator_context::PlanState;
+pub use generator_context::SessionMemoryEntry;
+pub use generator_context::TodoState;
+pub use generator_context::TokenUsageInfo;
+pub use generator_context::ToolResultInfo;
+pub use generators::default_generators;
+pub use throttle::FULL_REMINDER_EVERY_N_ATTACHMENTS;
+pub use throttle::PLAN_MODE_TURNS_BETWEEN;
+pub use throttle::PROGRESS_TURN_THRESHOLD;
+pub use throttle::TURNS_BETWEEN_TODO_REMINDERS;
+pub use throttle::TURNS_SINCE_TODO_WRITE;
+pub use throttle::ThrottleConfig;
+pub use throttle::ThrottleManager;
+pub use throttle::ThrottleState;
+pub use throttle::default_throttle_config;
+pub use throttle::is_full_plan_reminder;
+pub use types::AttachmentType;
+pub use types::ReminderTier;
+pub use types::SystemReminder;

@@ -1,0 +1,143 @@
+//! Throttling: how often a reminder of each type may fire (spec §5.2–5.3).
+//!
+//! State lives in a [`DashMap`] inside [`ThrottleManager`], which the host keeps in an `Arc`
+//! across turns (see [`crate::GeneratorContext::throttle`]).
+
+use dashmap::DashMap;
+
+use crate::types::AttachmentType;
+
+/// Turns since the last TodoWrite before a todo reminder may fire (`GY2.TURNS_SINCE_WRITE`).
+pub const TURNS_SINCE_TODO_WRITE: i32 = 5;
+/// Turns between two todo reminders (`GY2.TURNS_BETWEEN_REMINDERS`).
+pub const TURNS_BETWEEN_TODO_REMINDERS: i32 = 3;
+/// Turns between two plan mode reminders after the first.
+pub const PLAN_MODE_TURNS_BETWEEN: i32 = 5;
+/// Every this many plan mode attachments, the full reminder is sent instead of the sparse one.
+pub const FULL_REMINDER_EVERY_N_ATTACHMENTS: i32 = 5;
+/// Turns between two task progress updates.
+pub const PROGRESS_TURN_THRESHOLD: i32 = 3;
+
+/// The throttle rule of one attachment type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ThrottleConfig {
+    /// Minimum turns between two reminders (0: every turn).
+    pub min_turns_between: i32,
+    /// Minimum turns since the triggering event (e.g. the last TodoWrite).
+    pub min_turns_after_trigger: i32,
+    /// Maximum reminders per session (`None`: unlimited).
+    pub max_per_session: Option<i32>,
+}
+
+/// The spec's throttle rule for `attachment_type`; unthrottled for types without one.
+pub fn default_throttle_config(attachment_type: AttachmentType) -> ThrottleConfig {
+    match attachment_type {
+        AttachmentType::TodoReminder => ThrottleConfig {
+            min_turns_between: TURNS_BETWEEN_TODO_REMINDERS,
+            min_turns_after_trigger: TURNS_SINCE_TODO_WRITE,
+            max_per_session: None,
+        },
+        AttachmentType::PlanMode => ThrottleConfig {
+            min_turns_between: PLAN_MODE_TURNS_BETWEEN,
+            min_turns_after_trigger: 0,
+            max_per_session: None,
+        },
+        AttachmentType::TaskProgress => ThrottleConfig {
+            min_turns_between: PROGRESS_TURN_THRESHOLD,
+            min_turns_after_trigger: 0,
+            max_per_session: None,
+        },
+        _ => ThrottleConfig::default(),
+    }
+}
+
+/// Whether the `attachment_count`-th plan mode attachment (0-based, i.e. the number sent before
+/// it) is a full reminder: the first, then every [`FULL_REMINDER_EVERY_N_ATTACHMENTS`]th.
+pub fn is_full_plan_reminder(attachment_count: i32) -> bool {
+    attachment_count.rem_euclid(FULL_REMINDER_EVERY_N_ATTACHMENTS) == 0
+}
+
+/// What the throttle remembers about one attachment type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThrottleState {
+    /// The last turn a reminder of this type was generated.
+    pub last_generated_turn: i32,
+    /// How many were generated this session.
+    pub session_count: i32,
+}
+
+/// Throttle state of every attachment type, shareable across turns and tasks.
+#[derive(Debug, Default)]
+pub struct ThrottleManager {
+    states: DashMap<AttachmentType, ThrottleState>,
+}
+
+impl ThrottleManager {
+    /// An empty manager.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether a reminder of `attachment_type` may fire on `current_turn` under `config`.
+    ///
+    /// The first reminder of a type is only held back by the trigger rule; later ones also wait
+    /// `min_turns_between` turns and stop at `max_per_session`.
+    pub fn should_generate(
+        &self,
+        attachment_type: AttachmentType,
+        config: &ThrottleConfig,
+        current_turn: i32,
+        trigger_turn: Option<i32>,
+    ) -> bool {
+        if let Some(trigger) = trigger_turn
+            && current_turn.saturating_sub(trigger) < config.min_turns_after_trigger
+        {
+            return false;
+        }
+        let Some(state) = self.states.get(&attachment_type).map(|entry| *entry) else {
+            return config.max_per_session.is_none_or(|max| max > 0);
+        };
+        if current_turn.saturating_sub(state.last_generated_turn) < config.min_turns_between {
+            return false;
+        }
+        config
+            .max_per_session
+            .is_none_or(|max| state.session_count < max)
+    }
+
+    /// Records that a reminder of `attachment_type` was generated on `current_turn`.
+    pub fn mark_generated(&self, attachment_type: AttachmentType, current_turn: i32) {
+        let mut entry = self.states.entry(attachment_type).or_insert(ThrottleState {
+            last_generated_turn: current_turn,
+            session_count: 0,
+        });
+        entry.last_generated_turn = current_turn;
+        entry.session_count = entry.session_count.saturating_add(1);
+    }
+
+    /// The state of `attachment_type`, `None` if it never fired.
+    pub fn state(&self, attachment_type: AttachmentType) -> Option<ThrottleState> {
+        self.states.get(&attachment_type).map(|entry| *entry)
+    }
+
+    /// How many reminders of `attachment_type` were generated this session.
+    pub fn session_count(&self, attachment_type: AttachmentType) -> i32 {
+        self.state(attachment_type)
+            .map_or(0, |state| state.session_count)
+    }
+
+    /// The last turn `attachment_type` fired on.
+    pub fn last_generated_turn(&self, attachment_type: AttachmentType) -> Option<i32> {
+        self.state(attachment_type)
+            .map(|state| state.last_generated_turn)
+    }
+
+    /// Forgets everything (session start, or after compaction).
+    pub fn reset(&self) {
+        self.states.clear();
+    }
+}
+
+#[cfg(test)]
+#[path = "throttle_tests.rs"]
+mod tests;
