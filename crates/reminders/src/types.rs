@@ -125,8 +125,6 @@ attachment_types! {
     CriticalInstruction => "critical_instruction", Core, SystemReminder;
     /// Skills invoked in this session.
     InvokedSkills => "invoked_skills", Core, SystemReminder;
-    /// Metadata about tool results of this turn.
-    ToolResult => "tool_result", Core, SystemReminder;
     /// A file read before compaction that was too large to re-include.
     CompactFileReference => "compact_file_reference", Core, SystemReminder;
     /// A plan file left by a previous session.
@@ -151,6 +149,8 @@ attachment_types! {
     OutputStyle => "output_style", MainAgentOnly, SystemReminder;
     /// Commands the user queued while the agent worked.
     QueuedCommands => "queued_commands", MainAgentOnly, SystemReminder;
+    /// Messages from teammates; the content carries its own `<teammate-message …>` tags.
+    TeammateMessage => "teammate_message", MainAgentOnly, None;
     /// New diagnostics from the diagnostics system.
     Diagnostics => "diagnostics", MainAgentOnly, NewDiagnostics;
     /// New diagnostics from an LSP server.
@@ -163,9 +163,7 @@ attachment_types! {
     AsyncAgentStatus => "async_agent_status", MainAgentOnly, SystemNotification;
     /// Responses of async hooks.
     AsyncHookResponses => "async_hook_responses", MainAgentOnly, SystemReminder;
-    /// Memory files (catalogue `memory`).
-    Memory => "memory", MainAgentOnly, SystemReminder;
-    /// Summaries of past sessions.
+    /// Summaries of past sessions (catalogue `memory`).
     SessionMemory => "session_memory", MainAgentOnly, SessionMemory;
     /// Ultra memory content.
     Ultramemory => "ultramemory", MainAgentOnly, SystemReminder;
