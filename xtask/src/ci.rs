@@ -49,6 +49,15 @@ pub(crate) fn test_cmd(nextest: bool) -> Cmd {
     }
 }
 
+/// `cargo test --doc` fails outright on a workspace without a library target.
+pub(crate) fn has_library(metadata: &Metadata) -> bool {
+    metadata
+        .packages
+        .iter()
+        .flat_map(|p| &p.targets)
+        .any(|t| t.kind.iter().any(|k| k == "lib" || k == "proc-macro"))
+}
+
 /// The steps of `cargo xtask ci`, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
@@ -110,6 +119,9 @@ impl Step {
                 test_cmd(nextest).run()?;
             }
             Step::Doctests => {
+                if !has_library(&Metadata::load()?) {
+                    return Ok(Outcome::Skipped("no library crate".to_owned()));
+                }
                 Cmd::cargo(["test", "--workspace", "--doc", "--all-features"]).run()?;
             }
             Step::Docs => Cmd::cargo(["doc", "--workspace", "--no-deps", "--all-features"])
@@ -121,6 +133,9 @@ impl Step {
                         "cargo-deny is not installed (`cargo xtask tools` installs it)".to_owned(),
                     ));
                 }
+                // `--offline` also reaches `cargo metadata`, which needs every package of the
+                // graph (all platforms) on disk; a build fetches only the host's.
+                Cmd::cargo(["fetch"]).run()?;
                 Cmd::cargo(["deny", "--offline", "check", "bans", "licenses", "sources"]).run()?;
             }
         }

@@ -80,3 +80,16 @@ fn summary_shows_each_step_and_the_verdict() {
          ci failed in 1m 17s"
     );
 }
+
+#[test]
+fn doctests_need_a_library_target() {
+    let metadata = |kind: &str| {
+        crate::workspace::Metadata::parse(&format!(
+            r#"{{"workspace_root": "/ws", "packages": [{{"name": "a", "manifest_path": "/ws/a/Cargo.toml",
+                "targets": [{{"kind": ["{kind}"], "src_path": "/ws/a/src/x.rs"}}], "dependencies": []}}]}}"#
+        ))
+        .unwrap()
+    };
+    assert!(super::has_library(&metadata("lib")));
+    assert!(!super::has_library(&metadata("bin")));
+}

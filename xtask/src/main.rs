@@ -16,6 +16,7 @@
 
 #![expect(
     clippy::print_stdout,
+    clippy::print_stderr,
     reason = "xtask is a command-line tool: it reports to the terminal"
 )]
 
@@ -28,6 +29,8 @@ mod snapshots;
 mod tidy;
 mod tools;
 mod workspace;
+
+use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
@@ -80,8 +83,18 @@ enum Command {
     Tools,
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
+fn main() -> ExitCode {
+    match run(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
         Command::Ci => ci::run(),
         Command::Fmt { check } => ci::fmt_cmd(check).run(),
         Command::Lint => ci::lint_cmd().run(),
