@@ -159,7 +159,10 @@ pub fn parse_skill_frontmatter(yaml: &str) -> Result<SkillFrontmatter, Frontmatt
     if yaml.trim().is_empty() {
         return Ok(SkillFrontmatter::default());
     }
-    serde_saphyr::from_str(yaml).map_err(|err| FrontmatterError::Yaml {
+    // One-line messages (no source snippet): they end up in load diagnostics. The
+    // default budget of the parser bounds alias expansion and nesting.
+    let options = serde_saphyr::options! { with_snippet: false };
+    serde_saphyr::from_str_with_options(yaml, options).map_err(|err| FrontmatterError::Yaml {
         message: err.to_string(),
     })
 }

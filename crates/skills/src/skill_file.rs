@@ -38,7 +38,9 @@ pub fn parse_skill_file(
 ) -> Result<SkillPromptCommand, SkillFileError> {
     let split = split_frontmatter(text)?;
     let frontmatter = match split.frontmatter {
-        Some(yaml) => parse_skill_frontmatter(yaml)?,
+        // The blank line stands for the opening `---`, so YAML error line numbers are
+        // line numbers of the file.
+        Some(yaml) => parse_skill_frontmatter(&format!("\n{yaml}"))?,
         None => Default::default(),
     };
     let dir_name = skill_dir

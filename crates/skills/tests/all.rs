@@ -1,0 +1,17 @@
+//! Integration tests of agentctx-skills (one binary; modules under `tests/suite/`), run
+//! against the fixture tree in `tests/fixtures/`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code fails loudly"
+)]
+
+mod suite {
+    mod cache;
+    mod fixture;
+    mod loading;
+    mod registry;
+    mod running;
+}
