@@ -68,6 +68,8 @@ pub struct GeneratorContext {
     pub compact_file_references: Vec<PathBuf>,
     /// Tool results cleared by micro-compaction since the last turn.
     pub micro_compact_cleared: usize,
+    /// Ultra memory content to show the model, when the host has some.
+    pub ultramemory: Option<String>,
     /// Token cap of the `changed_files` reminder per turn.
     pub changed_files_token_cap: usize,
     /// Outside-state providers.
@@ -100,6 +102,7 @@ impl GeneratorContext {
             output_style: None,
             compact_file_references: Vec::new(),
             micro_compact_cleared: 0,
+            ultramemory: None,
             changed_files_token_cap: DEFAULT_CHANGED_FILES_TOKEN_CAP,
             providers: Providers::default(),
         }
@@ -138,6 +141,8 @@ pub struct PlanState {
     pub just_exited: bool,
     /// Every step of the approved plan is done, not yet verified.
     pub implementation_complete: bool,
+    /// A plan file from a previous session (or from before compaction) to point the model at.
+    pub reference_file: Option<PathBuf>,
 }
 
 /// Delegate (team lead) mode state.
