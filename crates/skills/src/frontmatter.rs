@@ -22,6 +22,16 @@ pub enum SkillContext {
     Fork,
 }
 
+impl SkillContext {
+    /// The value as written in frontmatter: `main` or `fork`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Main => "main",
+            Self::Fork => "fork",
+        }
+    }
+}
+
 /// Skill-level hooks: event name (`PreToolUse`, `PostToolUse`, ...) to matchers.
 pub type SkillHooksConfig = BTreeMap<String, Vec<HookMatcher>>;
 

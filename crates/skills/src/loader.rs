@@ -102,7 +102,8 @@ struct Loader {
 
 impl Loader {
     fn error(&mut self, path: PathBuf, reason: String) {
-        tracing::warn!(path = %path.display(), %reason, "skill load problem");
+        // Returned to the caller, who decides how to report it; logged for tracing only.
+        tracing::debug!(path = %path.display(), %reason, "skill load problem");
         self.outcome.errors.push(SkillLoadError { path, reason });
     }
 
