@@ -1,0 +1,482 @@
+//! Importer of Claude Code transcripts into Codex rollout records.
+//!
+//! Claude Code writes one JSON record per line. The importer keeps the conversation and drops the
+//! bookkeeping, by rule:
+//!
+//! - `user` records become `user` messages (string or block content; `image` blocks become
+//!   `input_image` data URLs) and `tool_result` blocks become `function_call_output` items
+//!   (`is_error` kept in `success`). `isMeta` records are flagged [`RecordFlags::injected`].
+//! - `assistant` records become `output_text` messages, `thinking` blocks `reasoning` items and
+//!   `tool_use` blocks `function_call` items (arguments = the JSON of `input`, call id = `id`).
+//!   Records that share one `message.id` (one block each in Claude Code 2.x) are merged, and the
+//!   message's `usage` is recorded once, as a `token_count` event whose `last_token_usage.input_tokens`
+//!   is the request's occupancy (input + cache creation + cache read).
+//! - `system` records with subtype `compact_boundary` and the `isCompactSummary` user record after
+//!   them become one `compacted` record whose replacement history is the summary message.
+//! - `isSidechain` records are flagged [`RecordFlags::sidechain`].
+//! - Every other record kind (`progress`, `file-history-snapshot`, other `system` subtypes, …) is
+//!   skipped and counted by kind; new kinds never fail the import.
+
+mod content_blocks;
+
+use std::collections::BTreeMap;
+use std::collections::HashSet;
+
+use agentctx_protocol::CompactedItem;
+use agentctx_protocol::ContentItem;
+use agentctx_protocol::EventMsg;
+use agentctx_protocol::ExtraFields;
+use agentctx_protocol::ReasoningContent;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::RolloutItem;
+use agentctx_protocol::RolloutLine;
+use agentctx_protocol::SessionMetaLine;
+use agentctx_protocol::TokenCountEvent;
+use agentctx_protocol::TokenUsage;
+use agentctx_protocol::TokenUsageInfo;
+use serde_json::Value;
+
+use crate::record::ReadEvent;
+use crate::record::RecordFlags;
+use crate::record::RolloutRecord;
+use crate::record::SkippedLine;
+
+/// The `originator` written into the session header of an imported transcript.
+pub const CLAUDE_CODE_ORIGINATOR: &str = "claude_code";
+
+/// Stateful importer: merges split assistant records and pairs compact boundaries with summaries.
+#[derive(Debug, Default)]
+pub(crate) struct ClaudeImporter {
+    meta_emitted: bool,
+    pending_assistant: Option<PendingAssistant>,
+    pending_boundary: Option<PendingBoundary>,
+    usage_recorded: HashSet<String>,
+    total_usage: TokenUsage,
+}
+
+#[derive(Debug)]
+struct PendingAssistant {
+    message_id: Option<String>,
+    line_number: usize,
+    timestamp: String,
+    flags: RecordFlags,
+    items: Vec<ResponseItem>,
+    usage: Option<Value>,
+}
+
+#[derive(Debug)]
+struct PendingBoundary {
+    line_number: usize,
+    timestamp: String,
+    flags: RecordFlags,
+    metadata: ExtraFields,
+}
+
+impl ClaudeImporter {
+    /// Imports one record; records that complete something are pushed to `out`.
+    pub(crate) fn decode(
+        &mut self,
+        line_number: usize,
+        value: Value,
+        out: &mut Vec<ReadEvent>,
+        ignored: &mut BTreeMap<String, usize>,
+    ) {
+        let Some(kind) = value.get("type").and_then(Value::as_str) else {
+            out.push(ReadEvent::Skipped(SkippedLine {
+                line_number,
+                reason: "claude code record without a string `type`".to_string(),
+            }));
+            return;
+        };
+        let kind = kind.to_string();
+        if !self.meta_emitted && (kind == "user" || kind == "assistant" || kind == "system") {
+            self.emit_meta(line_number, &value, out);
+        }
+        match kind.as_str() {
+            "assistant" => self.assistant(line_number, &value, out),
+            "user" => {
+                self.flush_assistant(out);
+                self.user(line_number, &value, out);
+            }
+            "system" => {
+                let subtype = value
+                    .get("subtype")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown");
+                if subtype == "compact_boundary" {
+                    self.flush_assistant(out);
+                    self.flush_boundary(out);
+                    self.pending_boundary = Some(PendingBoundary {
+                        line_number,
+                        timestamp: timestamp_of(&value),
+                        flags: flags_of(&value),
+                        metadata: compact_metadata(&value),
+                    });
+                } else {
+                    *ignored.entry(format!("system:{subtype}")).or_default() += 1;
+                }
+            }
+            _ => *ignored.entry(kind).or_default() += 1,
+        }
+    }
+
+    /// Emits what is still pending at the end of the file.
+    pub(crate) fn finish(&mut self, out: &mut Vec<ReadEvent>) {
+        self.flush_assistant(out);
+        self.flush_boundary(out);
+    }
+
+    fn emit_meta(&mut self, line_number: usize, value: &Value, out: &mut Vec<ReadEvent>) {
+        let Some(session_id) = value.get("sessionId").and_then(Value::as_str) else {
+            return;
+        };
+        self.meta_emitted = true;
+        let mut extra = ExtraFields::new();
+        if let Some(branch) = value.get("gitBranch") {
+            extra.insert("git_branch".to_string(), branch.clone());
+        }
+        let timestamp = timestamp_of(value);
+        let meta = SessionMetaLine {
+            id: session_id.to_string(),
+            timestamp: Some(timestamp.clone()).filter(|t| !t.is_empty()),
+            cwd: value.get("cwd").and_then(Value::as_str).map(str::to_string),
+            originator: Some(CLAUDE_CODE_ORIGINATOR.to_string()),
+            cli_version: value
+                .get("version")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            extra,
+            ..SessionMetaLine::default()
+        };
+        out.push(record(
+            line_number,
+            timestamp,
+            RolloutItem::SessionMeta(meta),
+            RecordFlags::default(),
+        ));
+    }
+
+    fn user(&mut self, line_number: usize, value: &Value, out: &mut Vec<ReadEvent>) {
+        let Some(message) = value.get("message") else {
+            out.push(ReadEvent::Skipped(SkippedLine {
+                line_number,
+                reason: "claude code user record without `message`".to_string(),
+            }));
+            return;
+        };
+        let content = message.get("content").unwrap_or(&Value::Null);
+        let timestamp = timestamp_of(value);
+        let flags = flags_of(value);
+        if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+            let summary = content_blocks::content_text(content);
+            let boundary = self.pending_boundary.take();
+            let metadata = boundary
+                .map(|boundary| boundary.metadata)
+                .unwrap_or_default();
+            let compacted = CompactedItem {
+                message: summary.clone(),
+                replacement_history: Some(vec![ResponseItem::user_text(summary)]),
+                extra: metadata,
+            };
+            out.push(record(
+                line_number,
+                timestamp,
+                RolloutItem::Compacted(compacted),
+                flags,
+            ));
+            return;
+        }
+        self.flush_boundary(out);
+        let mut parts: Vec<ContentItem> = Vec::new();
+        match content {
+            Value::String(text) => parts.push(ContentItem::input_text(text.clone())),
+            Value::Array(blocks) => {
+                for block in blocks {
+                    if block.get("type").and_then(Value::as_str) == Some("tool_result") {
+                        flush_user_parts(&mut parts, line_number, &timestamp, flags, out);
+                        let call_id = block
+                            .get("tool_use_id")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string();
+                        let item = ResponseItem::FunctionCallOutput {
+                            call_id,
+                            output: content_blocks::tool_result_output(block),
+                            extra: ExtraFields::new(),
+                        };
+                        out.push(record(
+                            line_number,
+                            timestamp.clone(),
+                            RolloutItem::ResponseItem(item),
+                            flags,
+                        ));
+                    } else {
+                        parts.push(content_blocks::user_part(block));
+                    }
+                }
+            }
+            Value::Null => {
+                out.push(ReadEvent::Skipped(SkippedLine {
+                    line_number,
+                    reason: "claude code user message without `content`".to_string(),
+                }));
+                return;
+            }
+            other => parts.push(ContentItem::Other(other.clone())),
+        }
+        flush_user_parts(&mut parts, line_number, &timestamp, flags, out);
+    }
+
+    fn assistant(&mut self, line_number: usize, value: &Value, out: &mut Vec<ReadEvent>) {
+        let Some(message) = value.get("message") else {
+            out.push(ReadEvent::Skipped(SkippedLine {
+                line_number,
+                reason: "claude code assistant record without `message`".to_string(),
+            }));
+            return;
+        };
+        let message_id = message
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let continues = matches!(
+            (&self.pending_assistant, &message_id),
+            (Some(pending), Some(id)) if pending.message_id.as_deref() == Some(id.as_str())
+        );
+        if !continues {
+            self.flush_assistant(out);
+            self.flush_boundary(out);
+        }
+        let pending = self
+            .pending_assistant
+            .get_or_insert_with(|| PendingAssistant {
+                message_id,
+                line_number,
+                timestamp: timestamp_of(value),
+                flags: flags_of(value),
+                items: Vec::new(),
+                usage: None,
+            });
+        if let Some(usage) = message.get("usage").filter(|usage| usage.is_object()) {
+            pending.usage = Some(usage.clone());
+        }
+        match message.get("content") {
+            Some(Value::String(text)) => push_assistant_text(&mut pending.items, text),
+            Some(Value::Array(blocks)) => {
+                for block in blocks {
+                    push_assistant_block(&mut pending.items, block);
+                }
+            }
+            Some(_) | None => {}
+        }
+    }
+
+    fn flush_assistant(&mut self, out: &mut Vec<ReadEvent>) {
+        let Some(pending) = self.pending_assistant.take() else {
+            return;
+        };
+        for item in pending.items {
+            out.push(record(
+                pending.line_number,
+                pending.timestamp.clone(),
+                RolloutItem::ResponseItem(item),
+                pending.flags,
+            ));
+        }
+        let Some(usage) = pending.usage else {
+            return;
+        };
+        if let Some(id) = &pending.message_id
+            && !self.usage_recorded.insert(id.clone())
+        {
+            return;
+        }
+        let last = usage_of(&usage);
+        if last.input_tokens == 0 && last.output_tokens == 0 {
+            return;
+        }
+        self.total_usage = add_usage(self.total_usage, last);
+        let mut extra = ExtraFields::new();
+        extra.insert("claude_usage".to_string(), usage);
+        let event = TokenCountEvent {
+            info: Some(TokenUsageInfo {
+                total_token_usage: self.total_usage,
+                last_token_usage: last,
+                model_context_window: None,
+                extra: ExtraFields::new(),
+            }),
+            rate_limits: None,
+            extra,
+        };
+        out.push(record(
+            pending.line_number,
+            pending.timestamp,
+            RolloutItem::EventMsg(EventMsg::TokenCount(event)),
+            pending.flags,
+        ));
+    }
+
+    /// A compact boundary without a summary record after it: the model saw an empty history.
+    fn flush_boundary(&mut self, out: &mut Vec<ReadEvent>) {
+        let Some(boundary) = self.pending_boundary.take() else {
+            return;
+        };
+        let compacted = CompactedItem {
+            message: String::new(),
+            replacement_history: Some(Vec::new()),
+            extra: boundary.metadata,
+        };
+        out.push(record(
+            boundary.line_number,
+            boundary.timestamp,
+            RolloutItem::Compacted(compacted),
+            boundary.flags,
+        ));
+    }
+}
+
+fn record(
+    line_number: usize,
+    timestamp: String,
+    item: RolloutItem,
+    flags: RecordFlags,
+) -> ReadEvent {
+    ReadEvent::Record(RolloutRecord {
+        line_number,
+        line: RolloutLine::new(timestamp, item),
+        flags,
+    })
+}
+
+fn flush_user_parts(
+    parts: &mut Vec<ContentItem>,
+    line_number: usize,
+    timestamp: &str,
+    flags: RecordFlags,
+    out: &mut Vec<ReadEvent>,
+) {
+    if parts.is_empty() {
+        return;
+    }
+    let item = ResponseItem::Message {
+        id: None,
+        role: "user".to_string(),
+        content: std::mem::take(parts),
+        extra: ExtraFields::new(),
+    };
+    out.push(record(
+        line_number,
+        timestamp.to_string(),
+        RolloutItem::ResponseItem(item),
+        flags,
+    ));
+}
+
+/// Appends text to the last item when it is an assistant message, else starts one.
+fn push_assistant_text(items: &mut Vec<ResponseItem>, text: &str) {
+    if let Some(ResponseItem::Message { role, content, .. }) = items.last_mut()
+        && role == "assistant"
+    {
+        content.push(ContentItem::output_text(text));
+        return;
+    }
+    items.push(ResponseItem::assistant_text(text));
+}
+
+fn push_assistant_block(items: &mut Vec<ResponseItem>, block: &Value) {
+    let text_field = |name: &str| block.get(name).and_then(Value::as_str).map(str::to_string);
+    match block.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            if let Some(text) = text_field("text") {
+                push_assistant_text(items, &text);
+            }
+        }
+        Some("thinking") => items.push(ResponseItem::Reasoning {
+            id: None,
+            summary: Vec::new(),
+            content: Some(vec![ReasoningContent::ReasoningText {
+                text: text_field("thinking").unwrap_or_default(),
+            }]),
+            encrypted_content: None,
+            extra: ExtraFields::new(),
+        }),
+        Some("redacted_thinking") => items.push(ResponseItem::Reasoning {
+            id: None,
+            summary: Vec::new(),
+            content: None,
+            encrypted_content: text_field("data"),
+            extra: ExtraFields::new(),
+        }),
+        Some("tool_use") => {
+            let arguments = block
+                .get("input")
+                .map(Value::to_string)
+                .unwrap_or_else(|| "{}".to_string());
+            items.push(ResponseItem::function_call(
+                text_field("id").unwrap_or_default(),
+                text_field("name").unwrap_or_default(),
+                arguments,
+            ));
+        }
+        _ => items.push(ResponseItem::Other(block.clone())),
+    }
+}
+
+fn timestamp_of(value: &Value) -> String {
+    value
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn flags_of(value: &Value) -> RecordFlags {
+    let flag = |name: &str| value.get(name).and_then(Value::as_bool) == Some(true);
+    RecordFlags {
+        injected: flag("isMeta"),
+        sidechain: flag("isSidechain"),
+    }
+}
+
+fn compact_metadata(value: &Value) -> ExtraFields {
+    let mut metadata = ExtraFields::new();
+    if let Some(Value::Object(fields)) = value.get("compactMetadata") {
+        if let Some(trigger) = fields.get("trigger") {
+            metadata.insert("trigger".to_string(), trigger.clone());
+        }
+        if let Some(pre_tokens) = fields.get("preTokens") {
+            metadata.insert("pre_tokens".to_string(), pre_tokens.clone());
+        }
+    }
+    metadata
+}
+
+/// Claude usage as a codex `TokenUsage`: `input_tokens` is the occupancy of the request
+/// (input + cache creation + cache read), `cached_input_tokens` the cache reads.
+fn usage_of(usage: &Value) -> TokenUsage {
+    let field = |name: &str| usage.get(name).and_then(Value::as_i64).unwrap_or(0);
+    let cache_read = field("cache_read_input_tokens");
+    let input = field("input_tokens")
+        .saturating_add(field("cache_creation_input_tokens"))
+        .saturating_add(cache_read);
+    let output = field("output_tokens");
+    TokenUsage {
+        input_tokens: input,
+        cached_input_tokens: cache_read,
+        output_tokens: output,
+        reasoning_output_tokens: 0,
+        total_tokens: input.saturating_add(output),
+    }
+}
+
+fn add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage {
+    TokenUsage {
+        input_tokens: a.input_tokens.saturating_add(b.input_tokens),
+        cached_input_tokens: a.cached_input_tokens.saturating_add(b.cached_input_tokens),
+        output_tokens: a.output_tokens.saturating_add(b.output_tokens),
+        reasoning_output_tokens: a
+            .reasoning_output_tokens
+            .saturating_add(b.reasoning_output_tokens),
+        total_tokens: a.total_tokens.saturating_add(b.total_tokens),
+    }
+}

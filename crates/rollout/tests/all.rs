@@ -1,0 +1,18 @@
+//! Integration tests of agentctx-rollout (one binary; modules under `tests/suite/`).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code fails loudly"
+)]
+
+mod suite {
+    mod claude_import;
+    mod corrupt_lines;
+    mod discovery;
+    mod format_detection;
+    mod legacy;
+    mod recorder;
+    mod render;
+}

@@ -1,0 +1,112 @@
+use std::fs::File;
+use std::path::Path;
+use std::time::Duration;
+use std::time::SystemTime;
+
+use agentctx_rollout::discover_sessions;
+use agentctx_rollout::parse_rollout_file_time;
+use pretty_assertions::assert_eq;
+
+fn touch(path: &Path, modified: Option<SystemTime>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = File::create(path).unwrap();
+    if let Some(modified) = modified {
+        file.set_modified(modified).unwrap();
+    }
+}
+
+#[test]
+fn sessions_tree_is_listed_newest_first_by_file_name_time() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path();
+    let now = SystemTime::now();
+    // File-name times win over modification times.
+    let names = [
+        "sessions/2025/10/30/rollout-2025-10-30T23-59-01-aaaa.jsonl",
+        "sessions/2025/11/02/rollout-2025-11-02T09-00-00-bbbb.jsonl",
+        "sessions/2025/11/02/rollout-2025-11-02T17-45-10-cccc.jsonl",
+        "sessions/2026/01/05/rollout-2026-01-05T08-00-00-dddd.jsonl",
+    ];
+    for name in names {
+        touch(&root.join(name), Some(now));
+    }
+    touch(&root.join("sessions/2025/11/02/notes.txt"), None);
+    let found: Vec<String> = discover_sessions(root)
+        .unwrap()
+        .into_iter()
+        .map(|session| {
+            session
+                .path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            "sessions/2026/01/05/rollout-2026-01-05T08-00-00-dddd.jsonl",
+            "sessions/2025/11/02/rollout-2025-11-02T17-45-10-cccc.jsonl",
+            "sessions/2025/11/02/rollout-2025-11-02T09-00-00-bbbb.jsonl",
+            "sessions/2025/10/30/rollout-2025-10-30T23-59-01-aaaa.jsonl",
+        ]
+    );
+}
+
+#[test]
+fn claude_projects_fall_back_to_modification_time_and_include_subagents() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path();
+    let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_760_000_000);
+    touch(
+        &root.join("-home-mira-src-tally/7f3c9d2e.jsonl"),
+        Some(base + Duration::from_secs(30)),
+    );
+    touch(
+        &root.join("-home-mira-src-tally/7f3c9d2e/subagents/agent-a3f9c21.jsonl"),
+        Some(base + Duration::from_secs(20)),
+    );
+    touch(
+        &root.join("-home-mira-src-other/2c8e4a60.jsonl"),
+        Some(base + Duration::from_secs(90)),
+    );
+    let found: Vec<String> = discover_sessions(root)
+        .unwrap()
+        .into_iter()
+        .map(|session| {
+            session
+                .path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            "-home-mira-src-other/2c8e4a60.jsonl",
+            "-home-mira-src-tally/7f3c9d2e.jsonl",
+            "-home-mira-src-tally/7f3c9d2e/subagents/agent-a3f9c21.jsonl",
+        ]
+    );
+}
+
+#[test]
+fn rollout_file_times_parse_only_from_rollout_names() {
+    assert_eq!(
+        parse_rollout_file_time("rollout-2025-11-02T09-00-00-0199a2b4.jsonl")
+            .map(|time| time.to_string()),
+        Some("2025-11-02 09:00:00".to_string())
+    );
+    assert_eq!(parse_rollout_file_time("7f3c9d2e.jsonl"), None);
+    assert_eq!(parse_rollout_file_time("rollout-garbage.jsonl"), None);
+}
+
+#[test]
+fn a_missing_directory_is_a_typed_error() {
+    let home = tempfile::tempdir().unwrap();
+    let err = discover_sessions(&home.path().join("absent")).unwrap_err();
+    assert!(err.to_string().contains("absent"), "{err}");
+}
