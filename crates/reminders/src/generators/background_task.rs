@@ -1,0 +1,166 @@
+//! Background task status (catalogue #21 `task_status`, spec §6.2.4), for shells and remote
+//! sessions; async agents have their own notification
+//! ([`crate::generators::async_agent_status`]).
+//!
+//! Derived from state: a task is reported when its status or its output changed since it was
+//! last reported, once when it ends, and then never again. A task that is merely still running
+//! with no new output is not mentioned.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::PoisonError;
+
+use async_trait::async_trait;
+
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::BackgroundTaskInfo;
+use crate::generator_context::BackgroundTaskStatus;
+use crate::generator_context::BackgroundTaskType;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The wire name of a status.
+pub fn status_name(status: BackgroundTaskStatus) -> &'static str {
+    match status {
+        BackgroundTaskStatus::Running => "running",
+        BackgroundTaskStatus::Completed => "completed",
+        BackgroundTaskStatus::Failed => "failed",
+        BackgroundTaskStatus::Killed => "killed",
+    }
+}
+
+/// The wire name of a task type.
+pub fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
+    match task_type {
+        BackgroundTaskType::Shell => "shell",
+        BackgroundTaskType::AsyncAgent => "async_agent",
+        BackgroundTaskType::RemoteSession => "remote_session",
+    }
+}
+
+/// One line about `task`; `has_new_output` says whether its output grew since the last report.
+pub fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) -> String {
+    if task.status == BackgroundTaskStatus::Killed {
+        return format!(
+            "Task \"{}\" ({}) was stopped by the user.",
+            task.description, task.task_id
+        );
+    }
+    let mut parts = Vec::new();
+    if task.task_type == BackgroundTaskType::Shell {
+        parts.push(format!("Background Bash {}", task.task_id));
+        if let Some(command) = &task.command {
+            parts.push(format!("(command: {command})"));
+        }
+        parts.push(format!("(status: {})", status_name(task.status)));
+        if let Some(code) = task.exit_code {
+            parts.push(format!("(exit code: {code})"));
+        }
+        if has_new_output {
+            parts.push(
+                "Has new output available. You can check its output using the BashOutput tool."
+                    .to_string(),
+            );
+        }
+    } else {
+        parts.push(format!("Task {}", task.task_id));
+        parts.push(format!("(type: {})", task_type_name(task.task_type)));
+        parts.push(format!("(status: {})", status_name(task.status)));
+        parts.push(format!("(description: {})", task.description));
+        if let Some(delta) = &task.delta_summary {
+            parts.push(format!("Delta: {delta}"));
+        }
+        parts.push("You can check its output using the TaskOutput tool.".to_string());
+    }
+    parts.join(" ")
+}
+
+/// What was last reported about one task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reported {
+    status: BackgroundTaskStatus,
+    output_len: u64,
+}
+
+impl Reported {
+    /// What the model knows of a task it started: running, no output.
+    const STARTED: Reported = Reported {
+        status: BackgroundTaskStatus::Running,
+        output_len: 0,
+    };
+}
+
+/// Generates background task status updates.
+#[derive(Debug, Default)]
+pub struct BackgroundTaskGenerator {
+    reported: Mutex<HashMap<String, Reported>>,
+}
+
+impl BackgroundTaskGenerator {
+    /// A new generator that has reported nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The lines for the tasks whose state changed since they were last reported; records them.
+    fn updates(&self, tasks: &[BackgroundTaskInfo]) -> Vec<String> {
+        let mut reported = self.reported.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut lines = Vec::new();
+        for task in tasks
+            .iter()
+            .filter(|task| task.task_type != BackgroundTaskType::AsyncAgent)
+        {
+            let last = reported
+                .get(&task.task_id)
+                .copied()
+                .unwrap_or(Reported::STARTED);
+            if last.status.is_terminal() {
+                continue;
+            }
+            let now = Reported {
+                status: task.status,
+                output_len: task.output_len,
+            };
+            if now == last {
+                continue;
+            }
+            lines.push(render_task_line(task, now.output_len != last.output_len));
+            reported.insert(task.task_id.clone(), now);
+        }
+        lines
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for BackgroundTaskGenerator {
+    fn name(&self) -> &str {
+        "background_task"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::BackgroundTask
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        if !ctx.is_main_agent {
+            return Ok(None);
+        }
+        let lines = self.updates(&ctx.background_tasks);
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::BackgroundTask,
+            lines.join("\n"),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "background_task_tests.rs"]
+mod tests;

@@ -1,0 +1,69 @@
+//! Compact file references (catalogue #28 `compact_file_reference`): files read before the last
+//! compaction that were too large to re-include. Reported once per compaction (when the list
+//! changes).
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+
+use super::last_reported::LastReported;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The note for one file.
+pub fn render_compact_file_reference(filename: &std::path::Path) -> String {
+    format!(
+        "Note: {} was read before the last conversation was summarized, but the contents are too large to include. Use Read tool if you need to access it.",
+        filename.display()
+    )
+}
+
+/// Generates compact file references.
+#[derive(Debug, Default)]
+pub struct CompactFileReferenceGenerator {
+    last: LastReported<Vec<PathBuf>>,
+}
+
+impl CompactFileReferenceGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for CompactFileReferenceGenerator {
+    fn name(&self) -> &str {
+        "compact_file_reference"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::CompactFileReference
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let files = &ctx.compact_file_references;
+        if !self.last.changed(files) || files.is_empty() {
+            return Ok(None);
+        }
+        let content = files
+            .iter()
+            .map(|file| render_compact_file_reference(file))
+            .collect::<Vec<_>>()
+            .join("\n");
+        Ok(Some(SystemReminder::new(
+            AttachmentType::CompactFileReference,
+            content,
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "compact_file_reference_tests.rs"]
+mod tests;

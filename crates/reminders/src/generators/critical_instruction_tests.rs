@@ -1,0 +1,56 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::config::SystemReminderConfig;
+use crate::types::ReminderTier;
+
+const INSTRUCTION: &str =
+    "Always run tests before committing. Never use .unwrap() in non-test code.";
+
+#[tokio::test]
+async fn ac_20_critical_instruction_injected_when_config_set() {
+    let config = SystemReminderConfig {
+        critical_instruction: Some(INSTRUCTION.to_string()),
+        ..SystemReminderConfig::default()
+    };
+    let ctx = GeneratorContext::new("/work/project").with_config(&config);
+    let generator = CriticalInstructionGenerator::new();
+    assert!(generator.is_enabled(&config));
+    let reminder = generator.generate(&ctx).await.unwrap().unwrap();
+    assert_eq!(reminder.content, INSTRUCTION);
+    insta::assert_snapshot!("critical_instruction", reminder.wrap_xml());
+}
+
+#[tokio::test]
+async fn ac_17_critical_instruction_absent_when_unset_and_repeated_every_turn_when_set() {
+    let generator = CriticalInstructionGenerator::new();
+    let ctx = GeneratorContext::new("/work/project");
+    assert_eq!(generator.generate(&ctx).await.unwrap(), None);
+    let mut ctx = ctx;
+    ctx.critical_instruction = Some("   ".to_string());
+    assert_eq!(generator.generate(&ctx).await.unwrap(), None);
+    ctx.critical_instruction = Some(INSTRUCTION.to_string());
+    for turn in 1..=3 {
+        ctx.turn_number = turn;
+        assert!(generator.generate(&ctx).await.unwrap().is_some());
+    }
+}
+
+#[tokio::test]
+async fn ac_27_sub_agent_gets_its_definitions_critical_system_reminder() {
+    // The Explore agent's definition carries a critical_system_reminder; the host puts it in the
+    // sub-agent's context, and the core-tier generator runs for sub-agents too.
+    let mut ctx = GeneratorContext::new("/work/project");
+    ctx.is_main_agent = false;
+    ctx.critical_instruction = Some(
+        "CRITICAL: This is a READ-ONLY exploration task. You MUST NOT create, write, or modify any files."
+            .to_string(),
+    );
+    let generator = CriticalInstructionGenerator::new();
+    assert_eq!(generator.tier(), ReminderTier::Core);
+    let reminder = generator.generate(&ctx).await.unwrap().unwrap();
+    insta::assert_snapshot!(
+        "critical_instruction_explore_sub_agent",
+        reminder.wrap_xml()
+    );
+}

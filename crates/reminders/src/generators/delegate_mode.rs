@@ -1,0 +1,115 @@
+//! Delegate mode reminders (catalogue #9 `delegate_mode`, #10 `delegate_mode_exit`): a team lead
+//! in delegate mode may only coordinate its team.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The reminder while delegate mode is active.
+pub fn render_delegate_mode(team_name: &str, task_list_path: &Path) -> String {
+    let task_list_path = task_list_path.display();
+    format!(
+        r#"## Delegate Mode
+
+You are in delegate mode for team "{team_name}". In this mode, you can ONLY use the following tools:
+- TeammateTool: For spawning teammates, sending messages, and team coordination
+- TaskCreate: For creating new tasks
+- TaskGet: For retrieving task details
+- TaskUpdate: For updating task status and adding comments
+- TaskList: For listing all tasks
+
+You CANNOT use any other tools (Bash, Read, Write, Edit, etc.) until you exit delegate mode.
+
+**Task list location:** {task_list_path}
+
+Focus on coordinating work by creating tasks, assigning them to teammates, and monitoring progress. Use the Teammate tool to communicate with your team."#
+    )
+}
+
+/// The reminder on the turn after delegate mode was left.
+pub const DELEGATE_MODE_EXIT_TEXT: &str = "## Exited Delegate Mode\n\nYou have exited delegate mode. You can now use all tools (Bash, Read, Write, Edit, etc.) and take actions directly. Continue with your tasks.";
+
+/// Generates the delegate mode reminder while delegate mode is active and the team is known.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DelegateModeGenerator;
+
+impl DelegateModeGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for DelegateModeGenerator {
+    fn name(&self) -> &str {
+        "delegate_mode"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::DelegateMode
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let delegate = &ctx.delegate;
+        let (true, Some(team_name), Some(task_list_path)) = (
+            delegate.active,
+            delegate.team_name.as_deref(),
+            delegate.task_list_path.as_deref(),
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(SystemReminder::new(
+            AttachmentType::DelegateMode,
+            render_delegate_mode(team_name, task_list_path),
+        )))
+    }
+}
+
+/// Generates the exit reminder on the turn after delegate mode was left.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DelegateModeExitGenerator;
+
+impl DelegateModeExitGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for DelegateModeExitGenerator {
+    fn name(&self) -> &str {
+        "delegate_mode_exit"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::DelegateModeExit
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        if !ctx.delegate.just_exited || ctx.delegate.active {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::DelegateModeExit,
+            DELEGATE_MODE_EXIT_TEXT,
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "delegate_mode_tests.rs"]
+mod tests;

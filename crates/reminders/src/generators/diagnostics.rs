@@ -1,0 +1,153 @@
+//! New diagnostics (catalogue #19 `diagnostics`, #20 `lsp_diagnostics`, spec §4
+//! `<new-diagnostics>`), read through [`crate::providers::DiagnosticsProvider`]. The provider
+//! hands each diagnostic over once, so each is reported once.
+
+use async_trait::async_trait;
+
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::providers::Diagnostic;
+use crate::providers::DiagnosticFile;
+use crate::providers::DiagnosticSeverity;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The symbol shown before a diagnostic of `severity`.
+pub fn severity_symbol(severity: DiagnosticSeverity) -> &'static str {
+    match severity {
+        DiagnosticSeverity::Error => "✘",
+        DiagnosticSeverity::Warning => "⚠",
+        DiagnosticSeverity::Info => "ℹ",
+        DiagnosticSeverity::Hint => "★",
+    }
+}
+
+fn render_diagnostic(diagnostic: &Diagnostic) -> String {
+    let position = match diagnostic.column {
+        Some(column) => format!("[Line {}:{column}]", diagnostic.line),
+        None => format!("[Line {}]", diagnostic.line),
+    };
+    let code = diagnostic
+        .code
+        .as_deref()
+        .map(|code| format!(" [{code}]"))
+        .unwrap_or_default();
+    let source = diagnostic
+        .source
+        .as_deref()
+        .map(|source| format!(" ({source})"))
+        .unwrap_or_default();
+    format!(
+        "  {} {position} {}{code}{source}",
+        severity_symbol(diagnostic.severity),
+        diagnostic.message
+    )
+}
+
+/// The per-file summary: the file, then one indented line per diagnostic.
+pub fn format_diagnostics_summary(files: &[DiagnosticFile]) -> String {
+    files
+        .iter()
+        .map(|file| {
+            let lines = file
+                .diagnostics
+                .iter()
+                .map(render_diagnostic)
+                .collect::<Vec<_>>()
+                .join("\n");
+            format!("{}:\n{lines}", file.file_path.display())
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// The content inside `<new-diagnostics>`.
+pub fn render_new_diagnostics(files: &[DiagnosticFile]) -> String {
+    format!(
+        "The following new diagnostic issues were detected:\n\n{}",
+        format_diagnostics_summary(files)
+    )
+}
+
+fn reminder(attachment_type: AttachmentType, files: Vec<DiagnosticFile>) -> Option<SystemReminder> {
+    let files = files
+        .into_iter()
+        .filter(|file| !file.diagnostics.is_empty())
+        .collect::<Vec<_>>();
+    if files.is_empty() {
+        return None;
+    }
+    Some(SystemReminder::new(
+        attachment_type,
+        render_new_diagnostics(&files),
+    ))
+}
+
+/// Generates new diagnostics from the diagnostics system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DiagnosticsGenerator;
+
+impl DiagnosticsGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for DiagnosticsGenerator {
+    fn name(&self) -> &str {
+        "diagnostics"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::Diagnostics
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        Ok(reminder(
+            AttachmentType::Diagnostics,
+            ctx.providers.diagnostics.take_new_diagnostics(),
+        ))
+    }
+}
+
+/// Generates new diagnostics from LSP servers.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LspDiagnosticsGenerator;
+
+impl LspDiagnosticsGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for LspDiagnosticsGenerator {
+    fn name(&self) -> &str {
+        "lsp_diagnostics"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::LspDiagnostics
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        Ok(reminder(
+            AttachmentType::LspDiagnostics,
+            ctx.providers.diagnostics.take_new_lsp_diagnostics(),
+        ))
+    }
+}
+
+#[cfg(test)]
+#[path = "diagnostics_tests.rs"]
+mod tests;

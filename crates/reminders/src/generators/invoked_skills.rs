@@ -1,0 +1,73 @@
+//! Invoked skills (catalogue #14 `invoked_skills`): the skills used in this session, so their
+//! guidelines stay in force. Reported when the set of invoked skills changes.
+
+use async_trait::async_trait;
+
+use super::last_reported::LastReported;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::generator_context::InvokedSkill;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The reminder text.
+pub fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
+    let sections = skills
+        .iter()
+        .map(|skill| {
+            format!(
+                "### Skill: {}\nPath: {}\n\n{}",
+                skill.name,
+                skill.path.display(),
+                skill.content
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n---\n\n");
+    format!(
+        "The following skills were invoked in this session. Continue to follow these guidelines:\n\n{sections}"
+    )
+}
+
+/// Generates the invoked skills reminder.
+#[derive(Debug, Default)]
+pub struct InvokedSkillsGenerator {
+    last: LastReported<Vec<InvokedSkill>>,
+}
+
+impl InvokedSkillsGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for InvokedSkillsGenerator {
+    fn name(&self) -> &str {
+        "invoked_skills"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::InvokedSkills
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let skills = &ctx.invoked_skills;
+        if !self.last.changed(skills) || skills.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::InvokedSkills,
+            render_invoked_skills(skills),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "invoked_skills_tests.rs"]
+mod tests;

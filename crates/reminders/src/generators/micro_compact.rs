@@ -1,0 +1,54 @@
+//! Micro-compact notice (catalogue #31 `micro_compact`): old tool results were cleared to save
+//! context since the last turn.
+
+use async_trait::async_trait;
+
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The notice for `cleared_count` cleared tool results.
+pub fn render_micro_compact(cleared_count: usize) -> String {
+    format!("Micro-compact cleared {cleared_count} tool result(s) to reduce context size.")
+}
+
+/// Generates the micro-compact notice.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MicroCompactGenerator;
+
+impl MicroCompactGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for MicroCompactGenerator {
+    fn name(&self) -> &str {
+        "micro_compact"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::MicroCompact
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        if ctx.micro_compact_cleared == 0 {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::MicroCompact,
+            render_micro_compact(ctx.micro_compact_cleared),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "micro_compact_tests.rs"]
+mod tests;

@@ -1,0 +1,75 @@
+//! Task progress (catalogue #22 `task_progress`): the latest progress message of running
+//! background tasks, when it changed since last reported. The orchestrator's throttle keeps
+//! [`crate::throttle::PROGRESS_TURN_THRESHOLD`] turns between two updates.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::PoisonError;
+
+use async_trait::async_trait;
+
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::BackgroundTaskStatus;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// Generates task progress updates.
+#[derive(Debug, Default)]
+pub struct TaskProgressGenerator {
+    reported: Mutex<HashMap<String, String>>,
+}
+
+impl TaskProgressGenerator {
+    /// A new generator that has reported nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for TaskProgressGenerator {
+    fn name(&self) -> &str {
+        "task_progress"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::TaskProgress
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let mut reported = self.reported.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut messages = Vec::new();
+        for task in ctx
+            .background_tasks
+            .iter()
+            .filter(|task| task.status == BackgroundTaskStatus::Running)
+        {
+            let Some(message) = task.progress_message.as_deref() else {
+                continue;
+            };
+            if message.trim().is_empty()
+                || reported.get(&task.task_id).map(String::as_str) == Some(message)
+            {
+                continue;
+            }
+            reported.insert(task.task_id.clone(), message.to_string());
+            messages.push(message.to_string());
+        }
+        if messages.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::TaskProgress,
+            messages.join("\n"),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "task_progress_tests.rs"]
+mod tests;

@@ -1,0 +1,60 @@
+//! Token usage (catalogue #25 `token_usage`): the context window use, when enabled
+//! (`enable_token_usage`). Reported when it changed since last reported.
+
+use async_trait::async_trait;
+
+use super::last_reported::LastReported;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::generator_context::TokenUsageInfo;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The reminder text.
+pub fn render_token_usage(usage: &TokenUsageInfo) -> String {
+    format!(
+        "Token usage: {}/{}; {} remaining",
+        usage.used, usage.total, usage.remaining
+    )
+}
+
+/// Generates the token usage reminder.
+#[derive(Debug, Default)]
+pub struct TokenUsageGenerator {
+    last: LastReported<Option<TokenUsageInfo>>,
+}
+
+impl TokenUsageGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for TokenUsageGenerator {
+    fn name(&self) -> &str {
+        "token_usage"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::TokenUsage
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        if !self.last.changed(&ctx.token_usage) {
+            return Ok(None);
+        }
+        Ok(ctx.token_usage.as_ref().map(|usage| {
+            SystemReminder::new(AttachmentType::TokenUsage, render_token_usage(usage))
+        }))
+    }
+}
+
+#[cfg(test)]
+#[path = "token_usage_tests.rs"]
+mod tests;

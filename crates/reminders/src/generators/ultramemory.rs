@@ -1,0 +1,55 @@
+//! Ultra memory (catalogue #30 `ultramemory`): memory content the host supplies, shown as is.
+//! Reported when it changes.
+
+use async_trait::async_trait;
+
+use super::last_reported::LastReported;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// Generates the ultra memory reminder from [`GeneratorContext::ultramemory`].
+#[derive(Debug, Default)]
+pub struct UltramemoryGenerator {
+    last: LastReported<Option<String>>,
+}
+
+impl UltramemoryGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for UltramemoryGenerator {
+    fn name(&self) -> &str {
+        "ultramemory"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::Ultramemory
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let content = ctx
+            .ultramemory
+            .as_deref()
+            .map(str::trim)
+            .filter(|content| !content.is_empty())
+            .map(str::to_string);
+        if !self.last.changed(&content) {
+            return Ok(None);
+        }
+        Ok(content.map(|content| SystemReminder::new(AttachmentType::Ultramemory, content)))
+    }
+}
+
+#[cfg(test)]
+#[path = "ultramemory_tests.rs"]
+mod tests;
