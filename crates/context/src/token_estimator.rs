@@ -39,6 +39,24 @@ pub trait TokenEstimator: Send + Sync {
             .map(|item| self.estimate_item(item))
             .fold(0, u64::saturating_add)
     }
+
+    /// Model-visible bytes (the heuristic's measure, whatever the estimator) and tokens of one
+    /// item. Estimators that derive tokens from the bytes override this to measure only once.
+    fn estimate_item_size(&self, item: &ResponseItem) -> ItemSize {
+        ItemSize {
+            bytes: estimate_item_model_visible_bytes(item),
+            tokens: self.estimate_item(item),
+        }
+    }
+}
+
+/// The estimated size of one history item.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ItemSize {
+    /// Model-visible bytes under the codex heuristic.
+    pub bytes: u64,
+    /// Tokens under the estimator that measured the item.
+    pub tokens: u64,
 }
 
 /// The codex heuristic: 4 bytes per token over the item's JSON, with the image, encrypted-content
@@ -53,6 +71,14 @@ impl TokenEstimator for ApproxTokenEstimator {
 
     fn estimate_item(&self, item: &ResponseItem) -> u64 {
         approx_tokens_from_byte_count(estimate_item_model_visible_bytes(item))
+    }
+
+    fn estimate_item_size(&self, item: &ResponseItem) -> ItemSize {
+        let bytes = estimate_item_model_visible_bytes(item);
+        ItemSize {
+            bytes,
+            tokens: approx_tokens_from_byte_count(bytes),
+        }
     }
 }
 

@@ -1,0 +1,376 @@
+//! The conversation history, oldest item first, and everything derived from it per turn.
+
+use std::sync::Arc;
+
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TokenUsage;
+use agentctx_protocol::TokenUsageInfo;
+use agentctx_protocol::TurnContextItem;
+
+use crate::contextual_user_message::is_contextual_user_message;
+use crate::estimated_items::EstimatedItems;
+use crate::function_output_truncation::truncate_tool_output_item;
+use crate::input_modality::InputModality;
+use crate::item_classification::is_api_message;
+use crate::item_classification::is_model_generated_item;
+use crate::item_classification::is_user_turn_boundary;
+use crate::normalize::find_corresponding;
+use crate::normalize::normalize_history;
+use crate::normalize::replace_images;
+use crate::settings_update::TurnSettings;
+use crate::settings_update::build_settings_update_items;
+use crate::token_estimator::ApproxTokenEstimator;
+use crate::token_estimator::ItemSize;
+use crate::token_estimator::TokenEstimator;
+use crate::token_usage_breakdown::TotalTokenUsageBreakdown;
+use crate::truncation_policy::TruncationPolicy;
+
+/// The history of one conversation, oldest item first, with its token accounting and the
+/// reference context item that settings diffs are computed against.
+///
+/// Each item's size is estimated once, when it enters the history (or changes), so the estimate
+/// of the whole history costs nothing after an append beyond the new item.
+#[derive(Debug, Clone)]
+pub struct ContextManager {
+    items: EstimatedItems,
+    token_info: Option<TokenUsageInfo>,
+    reference_context_item: Option<TurnContextItem>,
+    history_version: u64,
+}
+
+impl Default for ContextManager {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ContextManager {
+    /// An empty history measured with [`ApproxTokenEstimator`].
+    pub fn new() -> Self {
+        Self::with_estimator(Arc::new(ApproxTokenEstimator))
+    }
+
+    /// An empty history measured with `estimator`.
+    pub fn with_estimator(estimator: Arc<dyn TokenEstimator>) -> Self {
+        Self {
+            items: EstimatedItems::new(estimator),
+            token_info: None,
+            reference_context_item: None,
+            history_version: 0,
+        }
+    }
+
+    /// Records items at the end of the history. Items the API does not accept (system messages,
+    /// unknown item types) are skipped; tool outputs are truncated at `policy * 1.2`.
+    pub fn record_items<I>(&mut self, items: I, policy: TruncationPolicy)
+    where
+        I: IntoIterator<Item = ResponseItem>,
+    {
+        for item in items {
+            if !is_api_message(&item) {
+                tracing::debug!(item_type = item.type_name(), "not recording a non-API item");
+                continue;
+            }
+            self.items.push(truncate_tool_output_item(item, policy));
+        }
+    }
+
+    /// The history exactly as recorded, ghost snapshots included.
+    pub fn raw_items(&self) -> &[ResponseItem] {
+        self.items.items()
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.items.items().len()
+    }
+
+    /// True when the history has no items.
+    pub fn is_empty(&self) -> bool {
+        self.items.items().is_empty()
+    }
+
+    /// The history as the model sees it: normalised (every call has one output, no orphan
+    /// outputs, images replaced when `input_modalities` lacks images) and without ghost
+    /// snapshots.
+    pub fn for_prompt(&self, input_modalities: &[InputModality]) -> Vec<ResponseItem> {
+        let mut items = self.items.items().to_vec();
+        normalize_history(&mut items, input_modalities);
+        items.retain(|item| !matches!(item, ResponseItem::GhostSnapshot { .. }));
+        items
+    }
+
+    /// Replaces the whole history (after compaction, for instance).
+    pub fn replace(&mut self, items: Vec<ResponseItem>) {
+        self.items.replace_all(items);
+        self.history_version += 1;
+    }
+
+    /// A counter bumped whenever the history is replaced or rolled back.
+    pub fn history_version(&self) -> u64 {
+        self.history_version
+    }
+
+    /// Removes the oldest item and its call or output partner.
+    pub fn remove_first_item(&mut self) -> bool {
+        self.remove_item_and_partner(0)
+    }
+
+    /// Removes the newest item and its call or output partner. Returns false on an empty history.
+    pub fn remove_last_item(&mut self) -> bool {
+        match self.len().checked_sub(1) {
+            Some(index) => self.remove_item_and_partner(index),
+            None => false,
+        }
+    }
+
+    fn remove_item_and_partner(&mut self, index: usize) -> bool {
+        let Some(removed) = self.items.remove(index) else {
+            return false;
+        };
+        if let Some(partner) = find_corresponding(self.items.items(), &removed) {
+            self.items.remove(partner);
+        }
+        true
+    }
+
+    /// Rolls back the last `num_turns` user turns: cuts the history at the start of the
+    /// `num_turns`-th user turn from the end (never before the first user turn), then drops the
+    /// developer and contextual messages recorded for the dropped turn. Clears the reference
+    /// context item, so the next turn sends the full initial context again.
+    pub fn drop_last_n_user_turns(&mut self, num_turns: u32) {
+        if num_turns == 0 {
+            return;
+        }
+        let boundaries: Vec<usize> = self
+            .items
+            .items()
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| is_user_turn_boundary(item))
+            .map(|(index, _)| index)
+            .collect();
+        let Some(&first) = boundaries.first() else {
+            return;
+        };
+        let from_end = usize::try_from(num_turns).unwrap_or(usize::MAX);
+        let cut = if from_end >= boundaries.len() {
+            first
+        } else {
+            boundaries
+                .get(boundaries.len() - from_end)
+                .copied()
+                .unwrap_or(first)
+        };
+        let mut cut = cut;
+        while cut > 0
+            && self
+                .items
+                .items()
+                .get(cut - 1)
+                .is_some_and(is_pre_turn_context_update)
+        {
+            cut -= 1;
+        }
+        self.items.truncate(cut);
+        self.reference_context_item = None;
+        self.history_version += 1;
+    }
+
+    /// Replaces the images of the last tool output before the last user turn boundary with
+    /// `placeholder`. Returns true when an image was replaced.
+    pub fn replace_last_turn_images(&mut self, placeholder: &str) -> bool {
+        let items = self.items.items();
+        let end = items
+            .iter()
+            .rposition(is_user_turn_boundary)
+            .unwrap_or(items.len());
+        let Some(index) = items
+            .get(..end)
+            .and_then(|before| before.iter().rposition(ResponseItem::is_tool_output))
+        else {
+            return false;
+        };
+        self.items
+            .edit(index, |item| replace_images(item, placeholder))
+    }
+
+    /// Estimated tokens of the whole history (O(1): sizes are measured on insertion).
+    pub fn estimate_token_count(&self) -> u64 {
+        self.items.total().tokens
+    }
+
+    /// Estimated tokens of the base instructions plus the whole history. Like codex's, this is
+    /// a coarse lower bound: tool definitions and framing are not counted.
+    pub fn estimate_token_count_with_base_instructions(&self, base_instructions: &str) -> u64 {
+        self.items
+            .estimator()
+            .estimate_text(base_instructions)
+            .saturating_add(self.estimate_token_count())
+    }
+
+    /// The sizes of the items, in history order.
+    pub fn item_sizes(&self) -> &[ItemSize] {
+        self.items.sizes()
+    }
+
+    /// The token usage the provider reported, if any.
+    pub fn token_info(&self) -> Option<&TokenUsageInfo> {
+        self.token_info.as_ref()
+    }
+
+    /// Sets the token usage (restored from a rollout, for instance).
+    pub fn set_token_info(&mut self, info: Option<TokenUsageInfo>) {
+        self.token_info = info;
+    }
+
+    /// Folds the usage of one API response in: `last_token_usage` becomes `usage`,
+    /// `total_token_usage` accumulates it, and the context window is updated when given.
+    pub fn update_token_info(&mut self, usage: &TokenUsage, model_context_window: Option<i64>) {
+        let info = self.token_info.get_or_insert_with(TokenUsageInfo::default);
+        let total = &mut info.total_token_usage;
+        total.input_tokens = total.input_tokens.saturating_add(usage.input_tokens);
+        total.cached_input_tokens = total
+            .cached_input_tokens
+            .saturating_add(usage.cached_input_tokens);
+        total.output_tokens = total.output_tokens.saturating_add(usage.output_tokens);
+        total.reasoning_output_tokens = total
+            .reasoning_output_tokens
+            .saturating_add(usage.reasoning_output_tokens);
+        total.total_tokens = total.total_tokens.saturating_add(usage.total_tokens);
+        info.last_token_usage = *usage;
+        if model_context_window.is_some() {
+            info.model_context_window = model_context_window;
+        }
+    }
+
+    /// Marks the context as full after the provider rejected a request for exceeding the
+    /// window: the last usage becomes the whole window, so any threshold check fires.
+    pub fn set_token_usage_full(&mut self, context_window: i64) {
+        let info = self.token_info.get_or_insert_with(TokenUsageInfo::default);
+        let delta = context_window
+            .saturating_sub(info.last_token_usage.total_tokens)
+            .max(0);
+        info.total_token_usage.total_tokens =
+            info.total_token_usage.total_tokens.saturating_add(delta);
+        info.last_token_usage = TokenUsage {
+            total_tokens: context_window,
+            ..TokenUsage::default()
+        };
+        info.model_context_window = Some(context_window);
+    }
+
+    /// Tokens the next prompt will occupy: the last API response's `total_tokens` plus the
+    /// estimate of the items added after the last model-generated item. When the provider does
+    /// not count reasoning in its usage (`server_reasoning_included == false`), the encrypted
+    /// reasoning items before the last user turn are added as well.
+    pub fn get_total_token_usage(&self, server_reasoning_included: bool) -> i64 {
+        let breakdown = self.get_total_token_usage_breakdown();
+        let total = breakdown.last_api_response_total_tokens.saturating_add(
+            breakdown.estimated_tokens_of_items_added_since_last_successful_api_response,
+        );
+        if server_reasoning_included {
+            total
+        } else {
+            total.saturating_add(self.encrypted_reasoning_tokens_before_last_user_turn())
+        }
+    }
+
+    /// The parts of [`ContextManager::get_total_token_usage`].
+    pub fn get_total_token_usage_breakdown(&self) -> TotalTokenUsageBreakdown {
+        let last = self
+            .token_info
+            .as_ref()
+            .map_or(0, |info| info.last_token_usage.total_tokens);
+        let since = self
+            .item_sizes()
+            .get(self.start_of_items_since_last_model_output()..)
+            .unwrap_or_default()
+            .iter()
+            .fold(ItemSize::default(), |acc, size| ItemSize {
+                bytes: acc.bytes.saturating_add(size.bytes),
+                tokens: acc.tokens.saturating_add(size.tokens),
+            });
+        TotalTokenUsageBreakdown {
+            last_api_response_total_tokens: last,
+            all_history_items_model_visible_bytes: to_i64(self.items.total().bytes),
+            estimated_tokens_of_items_added_since_last_successful_api_response: to_i64(
+                since.tokens,
+            ),
+            estimated_bytes_of_items_added_since_last_successful_api_response: to_i64(since.bytes),
+        }
+    }
+
+    /// Index of the first item after the last model-generated one; the history's length when the
+    /// model produced nothing yet (nothing is "since" a response that never happened).
+    fn start_of_items_since_last_model_output(&self) -> usize {
+        let items = self.items.items();
+        items
+            .iter()
+            .rposition(is_model_generated_item)
+            .map_or(items.len(), |index| index + 1)
+    }
+
+    fn encrypted_reasoning_tokens_before_last_user_turn(&self) -> i64 {
+        let items = self.items.items();
+        let Some(last_user) = items.iter().rposition(is_user_turn_boundary) else {
+            return 0;
+        };
+        let tokens = items
+            .iter()
+            .zip(self.item_sizes())
+            .take(last_user)
+            .filter(|(item, _)| {
+                matches!(
+                    item,
+                    ResponseItem::Reasoning {
+                        encrypted_content: Some(_),
+                        ..
+                    }
+                )
+            })
+            .fold(0u64, |acc, (_, size)| acc.saturating_add(size.tokens));
+        to_i64(tokens)
+    }
+
+    /// The settings of the last turn, which the next turn's diff is computed against. `None`
+    /// before the first turn and after compaction or rollback.
+    pub fn reference_context_item(&self) -> Option<&TurnContextItem> {
+        self.reference_context_item.as_ref()
+    }
+
+    /// Sets (or clears) the reference context item.
+    pub fn set_reference_context_item(&mut self, item: Option<TurnContextItem>) {
+        self.reference_context_item = item;
+    }
+
+    /// The settings-update items for the turn about to start, diffed against the reference
+    /// context item; `None` when there is no reference item and the caller must record the full
+    /// initial context instead. See [`crate::build_settings_update_items`].
+    pub fn settings_update_items(
+        &self,
+        previous_model: Option<&str>,
+        next: &TurnSettings,
+    ) -> Option<Vec<ResponseItem>> {
+        let reference = self.reference_context_item.as_ref()?;
+        Some(build_settings_update_items(
+            Some(reference),
+            previous_model,
+            next,
+        ))
+    }
+}
+
+/// Developer messages and contextual user messages recorded just before a user message belong to
+/// that user's turn.
+fn is_pre_turn_context_update(item: &ResponseItem) -> bool {
+    item.role() == Some("developer") || is_contextual_user_message(item)
+}
+
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+#[path = "context_manager_tests.rs"]
+mod tests;

@@ -1,0 +1,83 @@
+//! Harness-written fragments that travel as `user` messages but are not user intent.
+//!
+//! The environment context, AGENTS.md instructions, skill bodies, user shell commands, turn
+//! aborts, subagent notifications and system reminders are sent with the `user` role. They must
+//! not count as user turns (rollback, compaction's kept user messages), so each is recognised by
+//! its start and end markers, case-insensitively, ignoring surrounding whitespace.
+
+use agentctx_protocol::ContentItem;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::is_system_reminder_text;
+
+/// Start marker of AGENTS.md instructions.
+pub const AGENTS_MD_START_MARKER: &str = "# AGENTS.md instructions for ";
+/// End marker of AGENTS.md instructions.
+pub const AGENTS_MD_END_MARKER: &str = "</INSTRUCTIONS>";
+/// Opening tag of the environment context.
+pub const ENVIRONMENT_CONTEXT_OPEN_TAG: &str = "<environment_context>";
+/// Closing tag of the environment context.
+pub const ENVIRONMENT_CONTEXT_CLOSE_TAG: &str = "</environment_context>";
+
+/// `(start, end)` markers of every contextual fragment kind.
+pub const CONTEXTUAL_USER_MARKERS: [(&str, &str); 7] = [
+    (AGENTS_MD_START_MARKER, AGENTS_MD_END_MARKER),
+    (ENVIRONMENT_CONTEXT_OPEN_TAG, ENVIRONMENT_CONTEXT_CLOSE_TAG),
+    ("<user_instructions>", "</user_instructions>"),
+    ("<skill>", "</skill>"),
+    ("<user_shell_command>", "</user_shell_command>"),
+    ("<turn_aborted>", "</turn_aborted>"),
+    ("<subagent_notification>", "</subagent_notification>"),
+];
+
+/// True when `text` is a contextual fragment or a system reminder.
+pub fn is_contextual_user_fragment(text: &str) -> bool {
+    if is_system_reminder_text(text) {
+        return true;
+    }
+    let trimmed_start = text.trim_start();
+    let trimmed_end = text.trim_end();
+    CONTEXTUAL_USER_MARKERS.iter().any(|(start, end)| {
+        starts_with_ignore_case(trimmed_start, start) && ends_with_ignore_case(trimmed_end, end)
+    })
+}
+
+/// True when any text part of `content` is a contextual fragment.
+pub fn is_contextual_user_message_content(content: &[ContentItem]) -> bool {
+    content
+        .iter()
+        .filter_map(ContentItem::as_text)
+        .any(is_contextual_user_fragment)
+}
+
+/// True for a `user` message written by the harness rather than the user.
+pub fn is_contextual_user_message(item: &ResponseItem) -> bool {
+    match item {
+        ResponseItem::Message { role, content, .. } if role == "user" => {
+            is_contextual_user_message_content(content)
+        }
+        _ => false,
+    }
+}
+
+/// Wraps `body` in a fragment's markers: `"{start}\n{body}\n{end}"`.
+pub fn wrap_contextual_fragment(start: &str, body: &str, end: &str) -> String {
+    format!("{start}\n{body}\n{end}")
+}
+
+fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+fn ends_with_ignore_case(text: &str, suffix: &str) -> bool {
+    text.len() >= suffix.len()
+        && text
+            .as_bytes()
+            .get(text.len() - suffix.len()..)
+            .is_some_and(|tail| tail.eq_ignore_ascii_case(suffix.as_bytes()))
+}
+
+#[cfg(test)]
+#[path = "contextual_user_message_tests.rs"]
+mod tests;
