@@ -1,0 +1,110 @@
+//! The [`ModelClient`] trait every caller talks to.
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::error::ModelError;
+use crate::model_info::ModelInfo;
+use crate::prompt::Prompt;
+use crate::response_event::ResponseEvent;
+use crate::response_event::ResponseStream;
+use crate::structured_output::output_schema_for;
+use crate::structured_output::parse_structured;
+
+/// A language model that streams responses to prompts.
+#[async_trait]
+pub trait ModelClient: Send + Sync {
+    /// Sends `prompt` and streams the response. Request-level failures (auth, bad request,
+    /// context window exceeded, retries exhausted) return `Err` here; failures after the stream
+    /// started arrive as an `Err` item that ends the stream.
+    async fn stream(&self, prompt: &Prompt) -> Result<ResponseStream, ModelError>;
+
+    /// What is known about the model.
+    fn model_info(&self) -> &ModelInfo;
+
+    /// The model slug, e.g. `gpt-5`.
+    fn slug(&self) -> &str;
+
+    /// The model's context window in tokens.
+    fn context_window(&self) -> i64 {
+        self.model_info().context_window
+    }
+
+    /// One-shot text: system instructions and one user message in, the assistant's text out.
+    async fn complete(&self, system: &str, user: &str) -> Result<String, ModelError> {
+        complete_prompt(self, &Prompt::system_and_user(system, user)).await
+    }
+
+    /// One-shot structured output: sends `T`'s JSON schema as the output format and returns the
+    /// reply parsed as `T`, or [`ModelError::StructuredOutput`] naming what did not match.
+    async fn complete_structured<T>(&self, system: &str, user: &str) -> Result<T, ModelError>
+    where
+        T: DeserializeOwned + JsonSchema,
+        Self: Sized,
+    {
+        complete_structured_with(self, system, user).await
+    }
+}
+
+impl dyn ModelClient + '_ {
+    /// [`ModelClient::complete_structured`] for a `dyn ModelClient`.
+    pub async fn complete_structured<T>(&self, system: &str, user: &str) -> Result<T, ModelError>
+    where
+        T: DeserializeOwned + JsonSchema,
+    {
+        complete_structured_with(self, system, user).await
+    }
+}
+
+async fn complete_structured_with<C, T>(client: &C, system: &str, user: &str) -> Result<T, ModelError>
+where
+    C: ModelClient + ?Sized,
+    T: DeserializeOwned + JsonSchema,
+{
+    let schema = output_schema_for::<T>();
+    let prompt = Prompt {
+        output_schema: Some(schema.clone()),
+        ..Prompt::system_and_user(system, user)
+    };
+    let reply = complete_prompt(client, &prompt).await?;
+    Ok(parse_structured(&reply, &schema)?)
+}
+
+/// Streams `prompt` to completion and returns the assistant's text: the text of the completed
+/// assistant messages joined by newlines, or the streamed text deltas when no message completed.
+pub async fn complete_prompt<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
+where
+    C: ModelClient + ?Sized,
+{
+    let mut stream = client.stream(prompt).await?;
+    let mut messages: Vec<String> = Vec::new();
+    let mut deltas = String::new();
+    let mut completed = false;
+    while let Some(event) = stream.next().await {
+        match event? {
+            ResponseEvent::OutputItemDone(item) if item.role() == Some("assistant") => {
+                messages.extend(item.message_text());
+            }
+            ResponseEvent::OutputTextDelta(piece) => deltas.push_str(&piece),
+            ResponseEvent::Completed { .. } => completed = true,
+            ResponseEvent::Created
+            | ResponseEvent::OutputItemAdded(_)
+            | ResponseEvent::OutputItemDone(_)
+            | ResponseEvent::ReasoningSummaryDelta(_)
+            | ResponseEvent::ReasoningContentDelta(_)
+            | ResponseEvent::RateLimits(_) => {}
+        }
+    }
+    if !completed {
+        return Err(ModelError::StreamDisconnected {
+            reason: "stream ended without a completed response".to_string(),
+        });
+    }
+    Ok(if messages.is_empty() {
+        deltas
+    } else {
+        messages.join("\n")
+    })
+}

@@ -1,0 +1,295 @@
+//! Errors of a model call and their classification from HTTP statuses, provider error codes and
+//! mid-stream error events.
+
+use std::time::Duration;
+
+use crate::structured_output::StructuredOutputError;
+
+/// Why a model call failed.
+///
+/// Every variant is `Clone` so a [`crate::ScriptedModelClient`] can replay it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// The prompt does not fit the model's context window; compacting the history is the fix.
+    #[error("context window exceeded: {message}")]
+    ContextWindowExceeded { message: String },
+    /// The provider asked us to slow down.
+    #[error("rate limited (retry after {retry_after:?}): {message}")]
+    RateLimited {
+        retry_after: Option<Duration>,
+        message: String,
+    },
+    /// The account has no quota left; retrying does not help.
+    #[error("quota exceeded: {message}")]
+    QuotaExceeded { message: String },
+    /// The provider failed (5xx, overloaded, or an equivalent mid-stream error).
+    #[error("server error (status {status}): {body}")]
+    Server { status: u16, body: String },
+    /// The provider rejected our credentials (401, 403).
+    #[error("authentication failed (status {status}): {body}")]
+    Auth { status: u16, body: String },
+    /// The provider needs an API key and the environment variable holding it is not set.
+    #[error("provider `{provider}` needs an api key: set the environment variable `{env_key}`")]
+    MissingApiKey { provider: String, env_key: String },
+    /// The provider rejected the request itself (4xx other than the above).
+    #[error("bad request (status {status}): {body}")]
+    BadRequest { status: u16, body: String },
+    /// The response stream ended or broke before the response completed.
+    #[error("stream disconnected before completion: {reason}")]
+    StreamDisconnected { reason: String },
+    /// No data arrived on the stream for the idle timeout.
+    #[error("no data on the stream for {after:?}")]
+    Timeout { after: Duration },
+    /// The request could not be sent or the connection failed before a response arrived.
+    #[error("transport error: {message}")]
+    Transport { message: String },
+    /// An event or body could not be decoded.
+    #[error("cannot decode {what}: {message}")]
+    Decode { what: String, message: String },
+    /// The response ended without completing (for example `max_output_tokens` was hit).
+    #[error("incomplete response: {reason}")]
+    Incomplete { reason: String },
+    /// The provider configuration cannot be used.
+    #[error("invalid provider configuration: {message}")]
+    Config { message: String },
+    /// A structured reply did not match the schema it was asked for.
+    #[error(transparent)]
+    StructuredOutput(#[from] StructuredOutputError),
+    /// A [`crate::ScriptedModelClient`] received more requests than it has scripted responses.
+    #[error("scripted model client has no response left (served {served})")]
+    ScriptExhausted { served: usize },
+}
+
+impl ModelError {
+    /// True for errors a retry can fix: rate limits, server errors, dropped or stalled streams and
+    /// transport failures.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::RateLimited { .. }
+            | Self::Server { .. }
+            | Self::StreamDisconnected { .. }
+            | Self::Timeout { .. }
+            | Self::Transport { .. } => true,
+            Self::ContextWindowExceeded { .. }
+            | Self::QuotaExceeded { .. }
+            | Self::Auth { .. }
+            | Self::MissingApiKey { .. }
+            | Self::BadRequest { .. }
+            | Self::Decode { .. }
+            | Self::Incomplete { .. }
+            | Self::Config { .. }
+            | Self::StructuredOutput(_)
+            | Self::ScriptExhausted { .. } => false,
+        }
+    }
+
+    /// The delay the provider asked for, when it named one.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// True for authentication failures, a missing key included.
+    pub fn is_auth(&self) -> bool {
+        matches!(self, Self::Auth { .. } | Self::MissingApiKey { .. })
+    }
+}
+
+/// Message fragments (lowercase) by which providers say the prompt is too long.
+const CONTEXT_WINDOW_MESSAGES: &[&str] = &[
+    "context_length_exceeded",
+    "maximum context length",
+    "prompt is too long",
+    "exceed_context_size",
+    "exceeds the available context size",
+    "context window",
+    "input is too long",
+    "too many tokens in the prompt",
+];
+
+/// True when a provider error code or message says the prompt exceeded the context window.
+pub(crate) fn is_context_window_message(code: Option<&str>, message: &str) -> bool {
+    if matches!(
+        code,
+        Some("context_length_exceeded" | "exceed_context_size_error" | "string_above_max_length")
+    ) {
+        return true;
+    }
+    let lower = message.to_lowercase();
+    CONTEXT_WINDOW_MESSAGES
+        .iter()
+        .any(|fragment| lower.contains(fragment))
+}
+
+/// A provider error as found in an HTTP error body or a mid-stream error event.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ProviderErrorBody {
+    /// `error.code` (OpenAI) when present.
+    pub(crate) code: Option<String>,
+    /// `error.type` (OpenAI `invalid_request_error`, Anthropic `overloaded_error`, ...).
+    pub(crate) kind: Option<String>,
+    /// The human-readable message.
+    pub(crate) message: String,
+}
+
+impl ProviderErrorBody {
+    /// Reads `{"error": {...}}`, `{"type":"error","error":{...}}` or a bare `{message, code, type}`;
+    /// any other body becomes its raw text as the message.
+    pub(crate) fn parse(body: &str) -> Self {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(body) else {
+            return Self {
+                message: body.trim().to_string(),
+                ..Self::default()
+            };
+        };
+        let error = match value.get("error") {
+            Some(inner @ serde_json::Value::Object(_)) => inner,
+            Some(serde_json::Value::String(message)) => {
+                return Self {
+                    message: message.clone(),
+                    ..Self::default()
+                };
+            }
+            _ => &value,
+        };
+        let text = |key: &str| {
+            error.get(key).and_then(|v| match v {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+        };
+        Self {
+            code: text("code"),
+            kind: text("type"),
+            message: text("message").unwrap_or_else(|| body.trim().to_string()),
+        }
+    }
+
+    /// Classifies an error event that arrived inside a stream (no HTTP status).
+    pub(crate) fn into_stream_error(self) -> ModelError {
+        let code = self.code.as_deref().or(self.kind.as_deref());
+        if is_context_window_message(code, &self.message) {
+            return ModelError::ContextWindowExceeded {
+                message: self.message,
+            };
+        }
+        match code {
+            Some("insufficient_quota") => ModelError::QuotaExceeded {
+                message: self.message,
+            },
+            Some("rate_limit_exceeded" | "rate_limit_error") => ModelError::RateLimited {
+                retry_after: retry_after_from_message(&self.message),
+                message: self.message,
+            },
+            Some("overloaded_error") => ModelError::Server {
+                status: 529,
+                body: self.message,
+            },
+            Some("server_error" | "api_error" | "internal_error" | "server_is_overloaded") => {
+                ModelError::Server {
+                    status: 500,
+                    body: self.message,
+                }
+            }
+            Some("authentication_error" | "permission_error" | "invalid_api_key") => {
+                ModelError::Auth {
+                    status: 401,
+                    body: self.message,
+                }
+            }
+            _ => ModelError::BadRequest {
+                status: 400,
+                body: match code {
+                    Some(code) => format!("{code}: {}", self.message),
+                    None => self.message,
+                },
+            },
+        }
+    }
+}
+
+/// Classifies a non-success HTTP response from its status, `retry-after` headers and body.
+pub(crate) fn classify_http_error(
+    status: u16,
+    retry_after: Option<Duration>,
+    body: &str,
+) -> ModelError {
+    let parsed = ProviderErrorBody::parse(body);
+    let code = parsed.code.as_deref().or(parsed.kind.as_deref());
+    if (status == 400 || status == 413 || status == 422)
+        && is_context_window_message(code, &parsed.message)
+    {
+        return ModelError::ContextWindowExceeded {
+            message: parsed.message,
+        };
+    }
+    match status {
+        401 | 403 => ModelError::Auth {
+            status,
+            body: body.to_string(),
+        },
+        429 if code == Some("insufficient_quota") => ModelError::QuotaExceeded {
+            message: parsed.message,
+        },
+        429 => ModelError::RateLimited {
+            retry_after: retry_after.or_else(|| retry_after_from_message(&parsed.message)),
+            message: parsed.message,
+        },
+        408 => ModelError::Timeout {
+            after: Duration::ZERO,
+        },
+        500..=599 => ModelError::Server {
+            status,
+            body: body.to_string(),
+        },
+        _ => ModelError::BadRequest {
+            status,
+            body: body.to_string(),
+        },
+    }
+}
+
+/// Reads the delay from `retry-after-ms` (OpenAI) or `retry-after` in seconds (RFC 9110; an
+/// HTTP date is not understood and yields `None`).
+pub(crate) fn retry_after_from_headers(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    header("retry-after")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|secs| secs.is_finite() && *secs >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+/// Reads "try again in 1.5s" / "try again in 250ms" from a rate-limit message.
+pub(crate) fn retry_after_from_message(message: &str) -> Option<Duration> {
+    let lower = message.to_lowercase();
+    let start = lower.find("try again in ")? + "try again in ".len();
+    let rest = lower.get(start..)?;
+    let number_len = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let value: f64 = rest.get(..number_len)?.parse().ok()?;
+    let unit = rest.get(number_len..)?.trim_start();
+    if !value.is_finite() || value < 0.0 {
+        return None;
+    }
+    if unit.starts_with("ms") {
+        Some(Duration::from_secs_f64(value / 1000.0))
+    } else if unit.starts_with('s') {
+        Some(Duration::from_secs_f64(value))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

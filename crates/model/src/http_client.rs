@@ -1,0 +1,363 @@
+//! The HTTP model client: one provider, one model, any of the three wire APIs.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use eventsource_stream::EventStreamError;
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use reqwest::header::HeaderMap;
+use reqwest::header::HeaderName;
+use reqwest::header::HeaderValue;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::client::ModelClient;
+use crate::error::ModelError;
+use crate::error::classify_http_error;
+use crate::error::retry_after_from_headers;
+use crate::model_info::ModelInfo;
+use crate::prompt::Prompt;
+use crate::provider_config::ANTHROPIC_VERSION;
+use crate::provider_config::ProviderConfig;
+use crate::provider_config::WireApi;
+use crate::response_event::RateLimitSnapshot;
+use crate::response_event::ResponseEvent;
+use crate::response_event::ResponseStream;
+use crate::retry::retry_delay;
+use crate::stream_resume::ResumeFilter;
+use crate::wire::WireEventParser;
+use crate::wire::anthropic_messages;
+use crate::wire::chat_completions;
+use crate::wire::excerpt;
+use crate::wire::responses;
+
+/// Events buffered between the reader task and the consumer.
+const CHANNEL_CAPACITY: usize = 256;
+
+/// A [`ModelClient`] that talks HTTP + SSE to a configured provider.
+#[derive(Debug, Clone)]
+pub struct HttpModelClient {
+    http: reqwest::Client,
+    provider: ProviderConfig,
+    slug: String,
+    model_info: ModelInfo,
+    url: reqwest::Url,
+    headers: HeaderMap,
+}
+
+impl HttpModelClient {
+    /// A client for `slug` on `provider`. The API key and `env_http_headers` are read through
+    /// `env` (pass `&|name| std::env::var(name).ok()` in production, a map in tests).
+    ///
+    /// Fails with [`ModelError::MissingApiKey`] naming the variable when the key is required
+    /// but unset, and [`ModelError::Config`] for a bad URL or header.
+    pub fn new(
+        provider: ProviderConfig,
+        slug: impl Into<String>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ModelError> {
+        let slug = slug.into();
+        let api_key = provider.api_key(env)?;
+        let url = provider.endpoint_url()?;
+        let mut headers = HeaderMap::new();
+        let mut insert = |name: &str, value: &str| -> Result<(), ModelError> {
+            let header_name = HeaderName::from_bytes(name.as_bytes()).map_err(|err| ModelError::Config {
+                message: format!("provider `{}` header name `{name}`: {err}", provider.name),
+            })?;
+            let header_value = HeaderValue::from_str(value).map_err(|err| ModelError::Config {
+                message: format!("provider `{}` header `{name}` value: {err}", provider.name),
+            })?;
+            headers.insert(header_name, header_value);
+            Ok(())
+        };
+        if provider.wire_api == WireApi::Anthropic {
+            insert("anthropic-version", ANTHROPIC_VERSION)?;
+        }
+        for (name, value) in &provider.http_headers {
+            insert(name, value)?;
+        }
+        for (name, variable) in &provider.env_http_headers {
+            if let Some(value) = env(variable).filter(|value| !value.trim().is_empty()) {
+                insert(name, value.trim())?;
+            }
+        }
+        if let Some(key) = &api_key {
+            match provider.wire_api {
+                WireApi::Anthropic => insert("x-api-key", key)?,
+                WireApi::Responses | WireApi::Chat => insert("authorization", &format!("Bearer {key}"))?,
+            }
+        }
+        let model_info = provider.model_info(&slug);
+        Ok(Self {
+            http: reqwest::Client::new(),
+            provider,
+            slug,
+            model_info,
+            url,
+            headers,
+        })
+    }
+
+    /// Uses this `reqwest` client (for proxies, timeouts, or connection pooling choices).
+    pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// Replaces the model info found in the provider configuration.
+    pub fn with_model_info(mut self, model_info: ModelInfo) -> Self {
+        self.model_info = model_info;
+        self
+    }
+
+    /// The provider configuration.
+    pub fn provider(&self) -> &ProviderConfig {
+        &self.provider
+    }
+
+    /// The JSON body this client sends for `prompt`.
+    pub fn request_body(&self, prompt: &Prompt) -> Value {
+        match self.provider.wire_api {
+            WireApi::Responses => responses::request_body(prompt, &self.slug, &self.model_info),
+            WireApi::Chat => chat_completions::request_body(prompt, &self.slug, &self.model_info),
+            WireApi::Anthropic => {
+                anthropic_messages::request_body(prompt, &self.slug, &self.model_info)
+            }
+        }
+    }
+
+    fn prepare(&self, prompt: &Prompt) -> Result<PreparedRequest, ModelError> {
+        let body = serde_json::to_vec(&self.request_body(prompt)).map_err(|err| ModelError::Decode {
+            what: "request body".to_string(),
+            message: err.to_string(),
+        })?;
+        let mut headers = self.headers.clone();
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        if self.provider.wire_api == WireApi::Anthropic
+            && anthropic_messages::wants_interleaved_thinking(prompt, &self.model_info)
+        {
+            headers.insert(
+                HeaderName::from_static("anthropic-beta"),
+                HeaderValue::from_static(anthropic_messages::INTERLEAVED_THINKING_BETA),
+            );
+        }
+        Ok(PreparedRequest {
+            http: self.http.clone(),
+            url: self.url.clone(),
+            headers,
+            body: bytes::Bytes::from(body),
+            request_max_retries: self.provider.request_max_retries(),
+        })
+    }
+}
+
+fn new_parser(wire_api: WireApi) -> Box<dyn WireEventParser> {
+    match wire_api {
+        WireApi::Responses => Box::<responses::ResponsesParser>::default(),
+        WireApi::Chat => Box::<chat_completions::ChatCompletionsParser>::default(),
+        WireApi::Anthropic => Box::<anthropic_messages::AnthropicParser>::default(),
+    }
+}
+
+/// Everything needed to (re)send one request.
+#[derive(Debug, Clone)]
+struct PreparedRequest {
+    http: reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    body: bytes::Bytes,
+    request_max_retries: u64,
+}
+
+impl PreparedRequest {
+    async fn send_once(&self) -> Result<reqwest::Response, ModelError> {
+        let response = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .body(self.body.clone())
+            .send()
+            .await
+            .map_err(|err| ModelError::Transport {
+                message: format!("POST {}: {err}", self.url),
+            })?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = retry_after_from_headers(response.headers());
+        let body = response.text().await.unwrap_or_default();
+        Err(classify_http_error(status.as_u16(), retry_after, &body))
+    }
+
+    /// Sends the request, retrying retryable failures with backoff (or the provider's
+    /// `retry-after`) up to `request_max_retries` times.
+    async fn send(&self) -> Result<reqwest::Response, ModelError> {
+        let mut attempt = 0;
+        loop {
+            match self.send_once().await {
+                Ok(response) => return Ok(response),
+                Err(error) if error.is_retryable() && attempt < self.request_max_retries => {
+                    attempt += 1;
+                    let delay = retry_delay(&error, attempt);
+                    tracing::warn!(%error, attempt, ?delay, "model request failed; retrying");
+                    tokio::time::sleep(delay).await;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+/// How one attempt at reading a stream ended.
+enum AttemptEnd {
+    Completed,
+    ConsumerGone,
+    Failed(ModelError),
+}
+
+#[async_trait]
+impl ModelClient for HttpModelClient {
+    async fn stream(&self, prompt: &Prompt) -> Result<ResponseStream, ModelError> {
+        let request = self.prepare(prompt)?;
+        let response = request.send().await?;
+        let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+        let driver = StreamDriver {
+            request,
+            wire_api: self.provider.wire_api,
+            stream_max_retries: self.provider.stream_max_retries(),
+            idle_timeout: self.provider.stream_idle_timeout(),
+            tx,
+        };
+        tokio::spawn(driver.run(response));
+        Ok(Box::pin(ReceiverStream::new(rx)))
+    }
+
+    fn model_info(&self) -> &ModelInfo {
+        &self.model_info
+    }
+
+    fn slug(&self) -> &str {
+        &self.slug
+    }
+}
+
+/// Reads a response stream on a task, reconnecting when it drops.
+struct StreamDriver {
+    request: PreparedRequest,
+    wire_api: WireApi,
+    stream_max_retries: u64,
+    idle_timeout: Option<Duration>,
+    tx: mpsc::Sender<Result<ResponseEvent, ModelError>>,
+}
+
+impl StreamDriver {
+    async fn run(self, first: reqwest::Response) {
+        let mut filter = ResumeFilter::default();
+        let mut response = first;
+        let mut reconnects = 0;
+        loop {
+            filter.new_attempt();
+            match self.read(response, &mut filter).await {
+                AttemptEnd::Completed | AttemptEnd::ConsumerGone => return,
+                AttemptEnd::Failed(error)
+                    if error.is_retryable() && reconnects < self.stream_max_retries =>
+                {
+                    reconnects += 1;
+                    let delay = retry_delay(&error, reconnects);
+                    tracing::warn!(%error, reconnects, ?delay, "model stream dropped; reconnecting");
+                    tokio::time::sleep(delay).await;
+                    match self.request.send().await {
+                        Ok(next) => response = next,
+                        Err(error) => {
+                            let _ = self.tx.send(Err(error)).await;
+                            return;
+                        }
+                    }
+                }
+                AttemptEnd::Failed(error) => {
+                    let _ = self.tx.send(Err(error)).await;
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn deliver(&self, filter: &mut ResumeFilter, events: Vec<ResponseEvent>) -> bool {
+        for event in events {
+            if let Some(event) = filter.admit(event)
+                && self.tx.send(Ok(event)).await.is_err()
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    async fn read(&self, response: reqwest::Response, filter: &mut ResumeFilter) -> AttemptEnd {
+        if let Some(snapshot) = RateLimitSnapshot::from_headers(response.headers())
+            && !self
+                .deliver(filter, vec![ResponseEvent::RateLimits(snapshot)])
+                .await
+        {
+            return AttemptEnd::ConsumerGone;
+        }
+        let mut parser = new_parser(self.wire_api);
+        let mut events = response.bytes_stream().eventsource();
+        loop {
+            let next = match self.idle_timeout {
+                Some(after) => match tokio::time::timeout(after, events.next()).await {
+                    Ok(next) => next,
+                    Err(_) => return AttemptEnd::Failed(ModelError::Timeout { after }),
+                },
+                None => events.next().await,
+            };
+            let mut out = Vec::new();
+            let result = match next {
+                None => {
+                    let result = parser.on_end(&mut out);
+                    if !self.deliver(filter, out).await {
+                        return AttemptEnd::ConsumerGone;
+                    }
+                    return match result {
+                        Ok(()) => AttemptEnd::Completed,
+                        Err(error) => AttemptEnd::Failed(error),
+                    };
+                }
+                Some(Err(EventStreamError::Transport(err))) => {
+                    return AttemptEnd::Failed(ModelError::StreamDisconnected {
+                        reason: err.to_string(),
+                    });
+                }
+                Some(Err(err @ (EventStreamError::Utf8(_) | EventStreamError::Parser(_)))) => {
+                    return AttemptEnd::Failed(ModelError::Decode {
+                        what: "sse stream".to_string(),
+                        message: err.to_string(),
+                    });
+                }
+                Some(Ok(event)) => {
+                    tracing::trace!(event = %event.event, data = %excerpt(&event.data), "sse event");
+                    parser.on_event(&event.event, &event.data, &mut out)
+                }
+            };
+            if !self.deliver(filter, out).await {
+                return AttemptEnd::ConsumerGone;
+            }
+            if let Err(error) = result {
+                return AttemptEnd::Failed(error);
+            }
+            if parser.is_complete() || filter.completed() {
+                return AttemptEnd::Completed;
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The one way agentctx talks to a language model.
+//!
+//! `agentctx-model` sits on floor 1 and depends only on `agentctx-protocol`. It provides:
+//!
+//! - the [`ModelClient`] trait: stream a [`Prompt`] into [`ResponseEvent`]s, or
+//!   [`ModelClient::complete`] / [`ModelClient::complete_structured`] for one-shot calls;
+//! - [`HttpModelClient`], real HTTP + SSE providers for the OpenAI Responses API,
+//!   OpenAI-compatible Chat Completions (Ollama, LM Studio, vLLM, llama.cpp server) and the
+//!   Anthropic Messages API, configured by [`ProviderConfig`] as codex `model_providers` are;
+//! - classified errors ([`ModelError`]), retries with exponential backoff and jitter, and
+//!   reconnection of dropped streams without duplicating delivered items;
+//! - [`thinking`]: the specification's thinking levels, keywords, session toggle, priority chain
+//!   and provider mappings (application layer; the transport only sends final parameters);
+//! - [`ScriptedModelClient`], which replays scripted responses for tests of the crates above.
+//!
+//! ```
+//! use agentctx_model::ModelClient;
+//! use agentctx_model::ScriptedModelClient;
+//! use agentctx_model::ScriptedResponse;
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let model = ScriptedModelClient::new("test-model");
+//! model.push(ScriptedResponse::new().with_reasoning("thinking it over").with_text("Hello!"));
+//!
+//! let reply = model.complete("You are terse.", "Say hello").await.unwrap();
+//! assert_eq!(reply, "Hello!");
+//!
+//! // The prompt the model received is recorded for assertions.
+//! let prompt = model.last_prompt().unwrap();
+//! assert_eq!(prompt.instructions, "You are terse.");
+//! assert_eq!(prompt.input[0].message_text().as_deref(), Some("Say hello"));
+//! # });
+//! ```
+
+mod client;
+mod error;
+mod http_client;
+mod model_info;
+mod prompt;
+mod provider_config;
+mod response_event;
+mod retry;
+mod scripted;
+mod stream_resume;
+mod structured_output;
+pub mod thinking;
+mod wire;
+
+pub use client::ModelClient;
+pub use client::complete_prompt;
+pub use error::ModelError;
+pub use http_client::HttpModelClient;
+pub use model_info::DEFAULT_CONTEXT_WINDOW;
+pub use model_info::ModelInfo;
+pub use prompt::Prompt;
+pub use prompt::ReasoningEffort;
+pub use prompt::ReasoningOptions;
+pub use prompt::ReasoningSummaryMode;
+pub use prompt::ToolSpec;
+pub use provider_config::ANTHROPIC_VERSION;
+pub use provider_config::DEFAULT_REQUEST_MAX_RETRIES;
+pub use provider_config::DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+pub use provider_config::DEFAULT_STREAM_MAX_RETRIES;
+pub use provider_config::MAX_RETRIES_CAP;
+pub use provider_config::ModelConfig;
+pub use provider_config::ProviderConfig;
+pub use provider_config::WireApi;
+pub use response_event::RateLimitSnapshot;
+pub use response_event::ResponseEvent;
+pub use response_event::ResponseStream;
+pub use retry::BACKOFF_FACTOR;
+pub use retry::INITIAL_RETRY_DELAY;
+pub use retry::MAX_BACKOFF;
+pub use retry::backoff;
+pub use retry::retry_delay;
+pub use scripted::ScriptedModelClient;
+pub use scripted::ScriptedResponse;
+pub use structured_output::StructuredOutputError;
+pub use structured_output::output_schema_for;
+pub use structured_output::parse_structured;
+pub use wire::anthropic_messages::DEFAULT_ANTHROPIC_MAX_TOKENS;
+pub use wire::anthropic_messages::INTERLEAVED_THINKING_BETA;
+pub use wire::anthropic_messages::STRUCTURED_OUTPUT_TOOL;

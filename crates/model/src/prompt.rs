@@ -1,0 +1,115 @@
+//! What one model request carries: instructions, input items, tools, reasoning options and an
+//! optional structured-output schema.
+
+use agentctx_protocol::ResponseItem;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::Value;
+
+/// One request to a model, independent of the wire format.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Prompt {
+    /// System (base) instructions; the Responses API `instructions`, a `system` chat message, or
+    /// the Anthropic top-level `system`.
+    pub instructions: String,
+    /// The conversation so far.
+    pub input: Vec<ResponseItem>,
+    /// Function tools the model may call.
+    pub tools: Vec<ToolSpec>,
+    /// Final provider-level reasoning parameters (see [`crate::thinking`] for how a
+    /// [`agentctx_protocol::ThinkingLevel`] becomes these).
+    pub reasoning: Option<ReasoningOptions>,
+    /// A JSON schema the reply must follow (structured output).
+    pub output_schema: Option<Value>,
+}
+
+impl Prompt {
+    /// A prompt of system instructions and one user message.
+    pub fn system_and_user(system: impl Into<String>, user: impl Into<String>) -> Self {
+        Self {
+            instructions: system.into(),
+            input: vec![ResponseItem::user_text(user)],
+            ..Self::default()
+        }
+    }
+}
+
+/// A function tool: a name, a description and a JSON schema of its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolSpec {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What the tool does, shown to the model.
+    pub description: String,
+    /// JSON schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// OpenAI reasoning effort (Responses `reasoning.effort`, Chat `reasoning_effort`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    /// `minimal`.
+    Minimal,
+    /// `low`.
+    Low,
+    /// `medium`.
+    Medium,
+    /// `high`.
+    High,
+    /// `xhigh`.
+    #[serde(rename = "xhigh")]
+    XHigh,
+}
+
+impl ReasoningEffort {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::XHigh => "xhigh",
+        }
+    }
+}
+
+/// Responses API `reasoning.summary`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningSummaryMode {
+    /// `auto`.
+    Auto,
+    /// `concise`.
+    Concise,
+    /// `detailed`.
+    Detailed,
+}
+
+impl ReasoningSummaryMode {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Concise => "concise",
+            Self::Detailed => "detailed",
+        }
+    }
+}
+
+/// Provider-level reasoning parameters, already mapped from a thinking level by the application
+/// layer. Each wire format reads the fields it understands: Responses and Chat read `effort`
+/// (and Responses `summary`), Anthropic reads `budget_tokens` and `interleaved`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ReasoningOptions {
+    /// OpenAI reasoning effort.
+    pub effort: Option<ReasoningEffort>,
+    /// OpenAI Responses reasoning summary mode.
+    pub summary: Option<ReasoningSummaryMode>,
+    /// Anthropic extended-thinking budget in tokens.
+    pub budget_tokens: Option<i32>,
+    /// Anthropic interleaved thinking (beta header).
+    pub interleaved: bool,
+}

@@ -1,0 +1,289 @@
+//! Provider configuration as codex `model_providers` spell it, and the built-in presets.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use agentctx_protocol::ThinkingLevel;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::Serialize;
+
+use crate::error::ModelError;
+use crate::model_info::ModelInfo;
+use crate::thinking::BudgetByLevel;
+use crate::thinking::ThinkingCapabilityOverride;
+use crate::thinking::ThinkingSettings;
+
+/// Request retries when `request_max_retries` is not set (as codex).
+pub const DEFAULT_REQUEST_MAX_RETRIES: u64 = 4;
+/// Stream reconnects when `stream_max_retries` is not set (as codex).
+pub const DEFAULT_STREAM_MAX_RETRIES: u64 = 5;
+/// Idle timeout of a response stream when `stream_idle_timeout_ms` is not set (as codex).
+pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: u64 = 300_000;
+/// Upper bound on configured retries, so a typo cannot retry forever.
+pub const MAX_RETRIES_CAP: u64 = 100;
+/// `anthropic-version` header sent when the configuration does not set one.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Which wire protocol a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WireApi {
+    /// OpenAI Responses API: `POST {base_url}/responses`.
+    #[default]
+    Responses,
+    /// OpenAI-compatible Chat Completions: `POST {base_url}/chat/completions`.
+    Chat,
+    /// Anthropic Messages: `POST {base_url}/v1/messages`.
+    Anthropic,
+}
+
+/// One model provider (an entry of `[model_providers.<id>]`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ProviderConfig {
+    /// Display name.
+    pub name: String,
+    /// Base URL, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`.
+    pub base_url: String,
+    /// Name of the environment variable that holds the API key; `None` for keyless local servers.
+    pub env_key: Option<String>,
+    /// The wire protocol.
+    pub wire_api: WireApi,
+    /// Extra headers sent with every request.
+    pub http_headers: BTreeMap<String, String>,
+    /// Extra headers whose value is read from an environment variable (header → variable);
+    /// unset variables are skipped.
+    pub env_http_headers: BTreeMap<String, String>,
+    /// Query parameters appended to the request URL (e.g. Azure `api-version`).
+    pub query_params: BTreeMap<String, String>,
+    /// Retries of a failed request (connection errors, 429, 5xx); default 4.
+    pub request_max_retries: Option<u64>,
+    /// Reconnects of a stream that dropped before completion; default 5.
+    pub stream_max_retries: Option<u64>,
+    /// Milliseconds without stream data before the stream counts as dropped; default 300000,
+    /// `0` disables the idle timeout.
+    pub stream_idle_timeout_ms: Option<u64>,
+    /// Known models by slug.
+    pub models: BTreeMap<String, ModelInfo>,
+}
+
+impl ProviderConfig {
+    /// Retries of a failed request, capped at [`MAX_RETRIES_CAP`].
+    pub fn request_max_retries(&self) -> u64 {
+        self.request_max_retries
+            .unwrap_or(DEFAULT_REQUEST_MAX_RETRIES)
+            .min(MAX_RETRIES_CAP)
+    }
+
+    /// Reconnects of a dropped stream, capped at [`MAX_RETRIES_CAP`].
+    pub fn stream_max_retries(&self) -> u64 {
+        self.stream_max_retries
+            .unwrap_or(DEFAULT_STREAM_MAX_RETRIES)
+            .min(MAX_RETRIES_CAP)
+    }
+
+    /// The stream idle timeout; `None` when disabled with `0`.
+    pub fn stream_idle_timeout(&self) -> Option<Duration> {
+        match self
+            .stream_idle_timeout_ms
+            .unwrap_or(DEFAULT_STREAM_IDLE_TIMEOUT_MS)
+        {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
+    }
+
+    /// The model info of `slug`: an exact entry, else the longest configured slug that prefixes
+    /// it (so `gpt-5-2025-08-07` finds `gpt-5`), else the defaults.
+    pub fn model_info(&self, slug: &str) -> ModelInfo {
+        if let Some(info) = self.models.get(slug) {
+            return info.clone();
+        }
+        self.models
+            .iter()
+            .filter(|(known, _)| slug.starts_with(known.as_str()))
+            .max_by_key(|(known, _)| known.len())
+            .map(|(_, info)| info.clone())
+            .unwrap_or_default()
+    }
+
+    /// Reads the API key through `env` (never the process environment directly).
+    ///
+    /// Returns `Ok(None)` for keyless providers and [`ModelError::MissingApiKey`] naming the
+    /// variable when a key is required but unset or empty.
+    pub fn api_key(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<String>, ModelError> {
+        let Some(env_key) = &self.env_key else {
+            return Ok(None);
+        };
+        match env(env_key) {
+            Some(key) if !key.trim().is_empty() => Ok(Some(key.trim().to_string())),
+            _ => Err(ModelError::MissingApiKey {
+                provider: self.name.clone(),
+                env_key: env_key.clone(),
+            }),
+        }
+    }
+
+    /// The endpoint URL for this provider's wire API, query parameters included.
+    pub fn endpoint_url(&self) -> Result<reqwest::Url, ModelError> {
+        let base = self.base_url.trim_end_matches('/');
+        let path = match self.wire_api {
+            WireApi::Responses => "/responses",
+            WireApi::Chat => "/chat/completions",
+            WireApi::Anthropic => "/v1/messages",
+        };
+        let mut url = reqwest::Url::parse(&format!("{base}{path}")).map_err(|err| {
+            ModelError::Config {
+                message: format!("provider `{}` base_url `{}`: {err}", self.name, self.base_url),
+            }
+        })?;
+        if !self.query_params.is_empty() {
+            url.query_pairs_mut().extend_pairs(self.query_params.iter());
+        }
+        Ok(url)
+    }
+
+    /// The OpenAI preset: Responses API with `OPENAI_API_KEY`.
+    pub fn openai() -> Self {
+        let reasoning = |context_window: i64, max_output_tokens: i64| ModelInfo {
+            context_window,
+            max_output_tokens: Some(max_output_tokens),
+            supports_reasoning: Some(true),
+            ..ModelInfo::default()
+        };
+        Self {
+            name: "OpenAI".to_string(),
+            base_url: "https://api.openai.com/v1".to_string(),
+            env_key: Some("OPENAI_API_KEY".to_string()),
+            wire_api: WireApi::Responses,
+            models: BTreeMap::from([
+                ("gpt-5".to_string(), reasoning(272_000, 128_000)),
+                ("gpt-5-codex".to_string(), reasoning(272_000, 128_000)),
+                ("o3".to_string(), reasoning(200_000, 100_000)),
+                ("o4-mini".to_string(), reasoning(200_000, 100_000)),
+                (
+                    "gpt-4.1".to_string(),
+                    ModelInfo {
+                        context_window: 1_047_576,
+                        max_output_tokens: Some(32_768),
+                        supports_reasoning: Some(false),
+                        ..ModelInfo::default()
+                    },
+                ),
+            ]),
+            ..Self::default()
+        }
+    }
+
+    /// The Ollama preset: Chat Completions at `http://localhost:11434/v1`, no key.
+    pub fn ollama() -> Self {
+        Self {
+            name: "Ollama".to_string(),
+            base_url: "http://localhost:11434/v1".to_string(),
+            wire_api: WireApi::Chat,
+            ..Self::default()
+        }
+    }
+
+    /// The LM Studio preset: Chat Completions at `http://localhost:1234/v1`, no key.
+    pub fn lmstudio() -> Self {
+        Self {
+            name: "LM Studio".to_string(),
+            base_url: "http://localhost:1234/v1".to_string(),
+            wire_api: WireApi::Chat,
+            ..Self::default()
+        }
+    }
+
+    /// The Anthropic preset: Messages API with `ANTHROPIC_API_KEY`.
+    pub fn anthropic() -> Self {
+        let claude = |max_output_tokens: i64, thinking_override| ModelInfo {
+            context_window: 200_000,
+            max_output_tokens: Some(max_output_tokens),
+            supports_reasoning: Some(true),
+            default_thinking_level: None,
+            thinking_override,
+        };
+        // The specification's per-model override example, verbatim.
+        let sonnet_4_override = ThinkingCapabilityOverride {
+            supported_levels: vec![ThinkingLevel::DeepThink, ThinkingLevel::UltraThink],
+            default_level: Some(ThinkingLevel::None),
+            max_budget: Some(64_000),
+            budget_by_level: Some(BudgetByLevel {
+                deep_think: 16_000,
+                ultra_think: 64_000,
+            }),
+        };
+        Self {
+            name: "Anthropic".to_string(),
+            base_url: "https://api.anthropic.com".to_string(),
+            env_key: Some("ANTHROPIC_API_KEY".to_string()),
+            wire_api: WireApi::Anthropic,
+            http_headers: BTreeMap::from([(
+                "anthropic-version".to_string(),
+                ANTHROPIC_VERSION.to_string(),
+            )]),
+            models: BTreeMap::from([
+                (
+                    "claude-sonnet-4".to_string(),
+                    claude(64_000, Some(sonnet_4_override)),
+                ),
+                ("claude-sonnet-4-5".to_string(), claude(64_000, None)),
+                ("claude-opus-4-1".to_string(), claude(32_000, None)),
+                ("claude-haiku-4-5".to_string(), claude(64_000, None)),
+            ]),
+            ..Self::default()
+        }
+    }
+
+    /// The built-in providers by id: `openai`, `ollama`, `lmstudio`, `anthropic`.
+    pub fn built_in() -> BTreeMap<String, Self> {
+        BTreeMap::from([
+            ("openai".to_string(), Self::openai()),
+            ("ollama".to_string(), Self::ollama()),
+            ("lmstudio".to_string(), Self::lmstudio()),
+            ("anthropic".to_string(), Self::anthropic()),
+        ])
+    }
+}
+
+/// The model section of `config.toml`: which model and provider to use, user-defined providers
+/// and thinking settings.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ModelConfig {
+    /// The model slug, e.g. `gpt-5` or `qwen3:8b`.
+    pub model: Option<String>,
+    /// The provider id, a key of `model_providers` or a built-in id; default `openai`.
+    pub model_provider: Option<String>,
+    /// User-defined providers; an entry with a built-in id replaces the built-in one.
+    pub model_providers: BTreeMap<String, ProviderConfig>,
+    /// Extended thinking settings (`[thinking]`).
+    pub thinking: ThinkingSettings,
+}
+
+impl ModelConfig {
+    /// The provider id in use.
+    pub fn provider_id(&self) -> &str {
+        self.model_provider.as_deref().unwrap_or("openai")
+    }
+
+    /// Finds a provider by id among the user-defined ones, then the built-in presets.
+    pub fn provider(&self, id: &str) -> Result<ProviderConfig, ModelError> {
+        if let Some(provider) = self.model_providers.get(id) {
+            return Ok(provider.clone());
+        }
+        ProviderConfig::built_in()
+            .remove(id)
+            .ok_or_else(|| ModelError::Config {
+                message: format!(
+                    "unknown model provider `{id}`: define [model_providers.{id}] or use one of openai, ollama, lmstudio, anthropic"
+                ),
+            })
+    }
+}
+
+#[cfg(test)]
+#[path = "provider_config_tests.rs"]
+mod tests;

@@ -1,0 +1,100 @@
+//! The events a model response stream yields.
+
+use std::pin::Pin;
+
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TokenUsage;
+use futures::Stream;
+use serde::Deserialize;
+use serde::Serialize;
+
+use crate::error::ModelError;
+
+/// A stream of response events; an `Err` item ends it.
+pub type ResponseStream = Pin<Box<dyn Stream<Item = Result<ResponseEvent, ModelError>> + Send>>;
+
+/// One event of a streamed model response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseEvent {
+    /// The provider accepted the request and started the response.
+    Created,
+    /// An output item started (its content may still be empty).
+    OutputItemAdded(ResponseItem),
+    /// An output item is complete; this is the item to record in the history.
+    OutputItemDone(ResponseItem),
+    /// A piece of assistant text.
+    OutputTextDelta(String),
+    /// A piece of a reasoning summary.
+    ReasoningSummaryDelta(String),
+    /// A piece of raw reasoning (thinking) text.
+    ReasoningContentDelta(String),
+    /// The response is complete.
+    Completed {
+        /// The provider's id of the response or message.
+        response_id: String,
+        /// Tokens used, when the provider reported them.
+        token_usage: Option<TokenUsage>,
+    },
+    /// Rate-limit figures read from the response headers.
+    RateLimits(RateLimitSnapshot),
+}
+
+/// Rate-limit headers of a response (`x-ratelimit-*` for OpenAI-compatible servers,
+/// `anthropic-ratelimit-*` for Anthropic). Reset values are kept as the provider spells them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RateLimitSnapshot {
+    /// Requests allowed in the window.
+    pub requests_limit: Option<u64>,
+    /// Requests left in the window.
+    pub requests_remaining: Option<u64>,
+    /// When the request window resets.
+    pub requests_reset: Option<String>,
+    /// Tokens allowed in the window.
+    pub tokens_limit: Option<u64>,
+    /// Tokens left in the window.
+    pub tokens_remaining: Option<u64>,
+    /// When the token window resets.
+    pub tokens_reset: Option<String>,
+}
+
+impl RateLimitSnapshot {
+    /// Reads the snapshot from response headers; `None` when no rate-limit header is present.
+    pub fn from_headers(headers: &reqwest::header::HeaderMap) -> Option<Self> {
+        let text = |names: [&str; 2]| {
+            names.iter().find_map(|name| {
+                headers
+                    .get(*name)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string)
+            })
+        };
+        let number = |names: [&str; 2]| text(names).and_then(|v| v.trim().parse::<u64>().ok());
+        let snapshot = Self {
+            requests_limit: number([
+                "x-ratelimit-limit-requests",
+                "anthropic-ratelimit-requests-limit",
+            ]),
+            requests_remaining: number([
+                "x-ratelimit-remaining-requests",
+                "anthropic-ratelimit-requests-remaining",
+            ]),
+            requests_reset: text([
+                "x-ratelimit-reset-requests",
+                "anthropic-ratelimit-requests-reset",
+            ]),
+            tokens_limit: number([
+                "x-ratelimit-limit-tokens",
+                "anthropic-ratelimit-tokens-limit",
+            ]),
+            tokens_remaining: number([
+                "x-ratelimit-remaining-tokens",
+                "anthropic-ratelimit-tokens-remaining",
+            ]),
+            tokens_reset: text([
+                "x-ratelimit-reset-tokens",
+                "anthropic-ratelimit-tokens-reset",
+            ]),
+        };
+        (snapshot != Self::default()).then_some(snapshot)
+    }
+}

@@ -1,0 +1,494 @@
+//! Anthropic Messages API: `POST {base_url}/v1/messages` with `stream: true`.
+
+use std::collections::BTreeMap;
+
+use agentctx_protocol::ContentItem;
+use agentctx_protocol::ExtraFields;
+use agentctx_protocol::FunctionCallOutputBody;
+use agentctx_protocol::FunctionCallOutputContentItem;
+use agentctx_protocol::ReasoningContent;
+use agentctx_protocol::ReasoningSummary;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TokenUsage;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::error::ModelError;
+use crate::error::ProviderErrorBody;
+use crate::model_info::ModelInfo;
+use crate::prompt::Prompt;
+use crate::response_event::ResponseEvent;
+use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
+use crate::wire::WireEventParser;
+use crate::wire::int_field;
+use crate::wire::parse_json;
+use crate::wire::str_field;
+
+/// `max_tokens` when the model info names no output limit.
+pub const DEFAULT_ANTHROPIC_MAX_TOKENS: i64 = 8_192;
+/// The tool a structured-output request forces; its input is the structured reply.
+pub const STRUCTURED_OUTPUT_TOOL: &str = "structured_output";
+/// The beta header value that turns on interleaved thinking.
+pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
+
+/// The request body: `system` separate, the history as alternating user / assistant messages of
+/// content blocks, tools with `input_schema`, `thinking` with `budget_tokens`.
+///
+/// A structured-output request forces a [`STRUCTURED_OUTPUT_TOOL`] tool whose input schema is
+/// the requested schema; Anthropic refuses forced tool use with thinking, so such a request
+/// carries no thinking.
+pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
+    let mut max_tokens = model_info
+        .max_output_tokens
+        .unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
+    let budget = prompt
+        .reasoning
+        .filter(|_| model_info.may_reason() && prompt.output_schema.is_none())
+        .and_then(|options| options.budget_tokens)
+        .map(|budget| i64::from(budget.max(ANTHROPIC_MIN_BUDGET_TOKENS)));
+    let interleaved = prompt.reasoning.is_some_and(|options| options.interleaved);
+    let budget = budget.map(|budget| {
+        if interleaved || budget < max_tokens {
+            budget
+        } else if model_info.max_output_tokens.is_some() {
+            // The model cannot write more: leave room for the answer.
+            (max_tokens - i64::from(ANTHROPIC_MIN_BUDGET_TOKENS))
+                .max(i64::from(ANTHROPIC_MIN_BUDGET_TOKENS))
+        } else {
+            max_tokens = budget + DEFAULT_ANTHROPIC_MAX_TOKENS;
+            budget
+        }
+    });
+
+    let mut tools: Vec<Value> = prompt
+        .tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.parameters,
+            })
+        })
+        .collect();
+    if let Some(schema) = &prompt.output_schema {
+        tools.push(json!({
+            "name": STRUCTURED_OUTPUT_TOOL,
+            "description": "Reply with the requested structured output.",
+            "input_schema": schema,
+        }));
+    }
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(slug));
+    body.insert("max_tokens".into(), json!(max_tokens));
+    if !prompt.instructions.is_empty() {
+        body.insert("system".into(), json!(prompt.instructions));
+    }
+    body.insert("messages".into(), Value::Array(messages(&prompt.input)));
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if prompt.output_schema.is_some() {
+        body.insert(
+            "tool_choice".into(),
+            json!({ "type": "tool", "name": STRUCTURED_OUTPUT_TOOL }),
+        );
+    }
+    if let Some(budget) = budget {
+        body.insert(
+            "thinking".into(),
+            json!({ "type": "enabled", "budget_tokens": budget }),
+        );
+    }
+    body.insert("stream".into(), json!(true));
+    Value::Object(body)
+}
+
+/// True when the request asks for interleaved thinking (sent as an `anthropic-beta` header).
+pub(crate) fn wants_interleaved_thinking(prompt: &Prompt, model_info: &ModelInfo) -> bool {
+    model_info.may_reason()
+        && prompt.output_schema.is_none()
+        && prompt
+            .reasoning
+            .is_some_and(|options| options.interleaved && options.budget_tokens.is_some())
+}
+
+/// Converts the history into Anthropic messages, merging consecutive blocks of one role.
+///
+/// Developer and system messages in the history become user text (the top-level `system` is the
+/// prompt's instructions). Reasoning with raw text and a signature becomes a `thinking` block,
+/// reasoning with only encrypted content a `redacted_thinking` block; reasoning without either
+/// cannot be verified by the API and is left out.
+fn messages(input: &[ResponseItem]) -> Vec<Value> {
+    let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut push = |role: &str, block: Value| match messages.last_mut() {
+        Some((last_role, blocks)) if last_role == role => blocks.push(block),
+        _ => messages.push((role.to_string(), vec![block])),
+    };
+    for item in input {
+        match item {
+            ResponseItem::Message { role, content, .. } => {
+                let role = if role == "assistant" { "assistant" } else { "user" };
+                for part in content {
+                    if let Some(block) = content_block(part) {
+                        push(role, block);
+                    }
+                }
+            }
+            ResponseItem::Reasoning {
+                content,
+                encrypted_content,
+                summary,
+                ..
+            } => {
+                let text: Vec<&str> = content
+                    .iter()
+                    .flatten()
+                    .filter_map(|part| match part {
+                        ReasoningContent::ReasoningText { text } | ReasoningContent::Text { text } => {
+                            Some(text.as_str())
+                        }
+                        ReasoningContent::Other(_) => None,
+                    })
+                    .collect();
+                match encrypted_content {
+                    Some(signature) if !text.is_empty() => push(
+                        "assistant",
+                        json!({ "type": "thinking", "thinking": text.concat(), "signature": signature }),
+                    ),
+                    Some(data) => push("assistant", json!({ "type": "redacted_thinking", "data": data })),
+                    None => {
+                        let summaries = summary
+                            .iter()
+                            .filter(|part| matches!(part, ReasoningSummary::SummaryText { .. }))
+                            .count();
+                        tracing::debug!(summaries, "unsigned reasoning has no anthropic form; left out");
+                    }
+                }
+            }
+            ResponseItem::FunctionCall {
+                name,
+                arguments,
+                call_id,
+                ..
+            } => push("assistant", tool_use(call_id, name, arguments)),
+            ResponseItem::CustomToolCall {
+                call_id,
+                name,
+                input,
+                ..
+            } => push(
+                "assistant",
+                json!({ "type": "tool_use", "id": call_id, "name": name, "input": { "input": input } }),
+            ),
+            ResponseItem::LocalShellCall {
+                call_id: Some(call_id),
+                action,
+                ..
+            } => push(
+                "assistant",
+                json!({ "type": "tool_use", "id": call_id, "name": "local_shell", "input": action }),
+            ),
+            ResponseItem::FunctionCallOutput {
+                call_id, output, ..
+            }
+            | ResponseItem::CustomToolCallOutput {
+                call_id, output, ..
+            } => {
+                let content = match &output.body {
+                    FunctionCallOutputBody::ContentItems(items) => Value::Array(
+                        items
+                            .iter()
+                            .filter_map(|item| match item {
+                                FunctionCallOutputContentItem::InputText { text } => {
+                                    Some(json!({ "type": "text", "text": text }))
+                                }
+                                FunctionCallOutputContentItem::InputImage { image_url, .. } => {
+                                    Some(image_block(image_url))
+                                }
+                                FunctionCallOutputContentItem::Other(_) => None,
+                            })
+                            .collect(),
+                    ),
+                    FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => {
+                        Value::String(output.text_content())
+                    }
+                };
+                let mut block = json!({ "type": "tool_result", "tool_use_id": call_id, "content": content });
+                if output.success == Some(false)
+                    && let Value::Object(map) = &mut block
+                {
+                    map.insert("is_error".into(), json!(true));
+                }
+                push("user", block);
+            }
+            ResponseItem::LocalShellCall { call_id: None, .. }
+            | ResponseItem::WebSearchCall { .. }
+            | ResponseItem::GhostSnapshot { .. }
+            | ResponseItem::Compaction { .. }
+            | ResponseItem::Other(_) => {
+                tracing::debug!(item = item.type_name(), "item has no anthropic form; left out");
+            }
+        }
+    }
+    messages
+        .into_iter()
+        .map(|(role, content)| json!({ "role": role, "content": content }))
+        .collect()
+}
+
+fn tool_use(call_id: &str, name: &str, arguments: &str) -> Value {
+    let input = match serde_json::from_str::<Value>(arguments) {
+        Ok(value @ Value::Object(_)) => value,
+        Ok(other) => json!({ "value": other }),
+        Err(err) => {
+            tracing::warn!(call_id, %err, "function call arguments are not json; sent as {{}}");
+            json!({})
+        }
+    };
+    json!({ "type": "tool_use", "id": call_id, "name": name, "input": input })
+}
+
+fn content_block(part: &ContentItem) -> Option<Value> {
+    match part {
+        ContentItem::InputText { text } | ContentItem::OutputText { text } => {
+            Some(json!({ "type": "text", "text": text }))
+        }
+        ContentItem::InputImage { image_url, .. } => Some(image_block(image_url)),
+        ContentItem::Other(_) => None,
+    }
+}
+
+/// A `data:` URL becomes a base64 source, anything else a URL source.
+fn image_block(image_url: &str) -> Value {
+    if let Some(rest) = image_url.strip_prefix("data:")
+        && let Some((meta, data)) = rest.split_once(',')
+        && let Some(media_type) = meta.strip_suffix(";base64")
+    {
+        return json!({
+            "type": "image",
+            "source": { "type": "base64", "media_type": media_type, "data": data }
+        });
+    }
+    json!({ "type": "image", "source": { "type": "url", "url": image_url } })
+}
+
+/// A content block being streamed.
+#[derive(Debug)]
+enum Block {
+    Text(String),
+    Thinking { text: String, signature: String },
+    RedactedThinking(String),
+    ToolUse { id: String, name: String, json: String },
+    StructuredOutput(String),
+    Other(Value),
+}
+
+/// Parser state of one Anthropic stream.
+#[derive(Debug, Default)]
+pub(crate) struct AnthropicParser {
+    message_id: String,
+    input_tokens: i64,
+    cached_input_tokens: i64,
+    output_tokens: i64,
+    blocks: BTreeMap<u64, Block>,
+    complete: bool,
+}
+
+impl AnthropicParser {
+    fn read_usage(&mut self, usage: Option<&Value>) {
+        let Some(usage) = usage else { return };
+        let has = |key: &str| usage.get(key).and_then(Value::as_i64).is_some();
+        if has("input_tokens") || has("cache_read_input_tokens") {
+            self.input_tokens = int_field(Some(usage), "input_tokens")
+                + int_field(Some(usage), "cache_read_input_tokens")
+                + int_field(Some(usage), "cache_creation_input_tokens");
+            self.cached_input_tokens = int_field(Some(usage), "cache_read_input_tokens");
+        }
+        if has("output_tokens") {
+            self.output_tokens = int_field(Some(usage), "output_tokens");
+        }
+    }
+
+    fn block_start(&mut self, index: u64, block: &Value, out: &mut Vec<ResponseEvent>) {
+        let kind = str_field(block, "type").unwrap_or_default();
+        let started = match kind {
+            "text" => {
+                out.push(ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")));
+                let text = str_field(block, "text").unwrap_or_default().to_string();
+                if !text.is_empty() {
+                    out.push(ResponseEvent::OutputTextDelta(text.clone()));
+                }
+                Block::Text(text)
+            }
+            "thinking" => {
+                out.push(ResponseEvent::OutputItemAdded(reasoning_item(None, None)));
+                Block::Thinking {
+                    text: str_field(block, "thinking").unwrap_or_default().to_string(),
+                    signature: str_field(block, "signature").unwrap_or_default().to_string(),
+                }
+            }
+            "redacted_thinking" => {
+                out.push(ResponseEvent::OutputItemAdded(reasoning_item(None, None)));
+                Block::RedactedThinking(str_field(block, "data").unwrap_or_default().to_string())
+            }
+            "tool_use" if str_field(block, "name") == Some(STRUCTURED_OUTPUT_TOOL) => {
+                out.push(ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")));
+                Block::StructuredOutput(String::new())
+            }
+            "tool_use" => {
+                let id = str_field(block, "id").unwrap_or_default().to_string();
+                let name = str_field(block, "name").unwrap_or_default().to_string();
+                out.push(ResponseEvent::OutputItemAdded(ResponseItem::function_call(
+                    id.clone(),
+                    name.clone(),
+                    "",
+                )));
+                Block::ToolUse {
+                    id,
+                    name,
+                    json: String::new(),
+                }
+            }
+            _ => Block::Other(block.clone()),
+        };
+        self.blocks.insert(index, started);
+    }
+
+    fn block_delta(&mut self, index: u64, delta: &Value, out: &mut Vec<ResponseEvent>) {
+        let Some(block) = self.blocks.get_mut(&index) else {
+            tracing::warn!(index, "content_block_delta for an unknown block; skipped");
+            return;
+        };
+        let kind = str_field(delta, "type").unwrap_or_default();
+        match (kind, block) {
+            ("text_delta", Block::Text(text)) => {
+                let piece = str_field(delta, "text").unwrap_or_default();
+                text.push_str(piece);
+                out.push(ResponseEvent::OutputTextDelta(piece.to_string()));
+            }
+            ("thinking_delta", Block::Thinking { text, .. }) => {
+                let piece = str_field(delta, "thinking").unwrap_or_default();
+                text.push_str(piece);
+                out.push(ResponseEvent::ReasoningContentDelta(piece.to_string()));
+            }
+            ("signature_delta", Block::Thinking { signature, .. }) => {
+                signature.push_str(str_field(delta, "signature").unwrap_or_default());
+            }
+            ("input_json_delta", Block::ToolUse { json, .. }) => {
+                json.push_str(str_field(delta, "partial_json").unwrap_or_default());
+            }
+            ("input_json_delta", Block::StructuredOutput(json)) => {
+                let piece = str_field(delta, "partial_json").unwrap_or_default();
+                json.push_str(piece);
+                out.push(ResponseEvent::OutputTextDelta(piece.to_string()));
+            }
+            (kind, _) => tracing::trace!(index, kind, "ignoring content_block_delta"),
+        }
+    }
+
+    fn block_stop(&mut self, index: u64, out: &mut Vec<ResponseEvent>) {
+        let Some(block) = self.blocks.remove(&index) else {
+            tracing::warn!(index, "content_block_stop for an unknown block; skipped");
+            return;
+        };
+        let item = match block {
+            Block::Text(text) | Block::StructuredOutput(text) => ResponseItem::assistant_text(text),
+            Block::Thinking { text, signature } => {
+                reasoning_item(Some(text), (!signature.is_empty()).then_some(signature))
+            }
+            Block::RedactedThinking(data) => reasoning_item(None, Some(data)),
+            Block::ToolUse { id, name, json } => {
+                let arguments = if json.trim().is_empty() {
+                    "{}".to_string()
+                } else {
+                    json
+                };
+                ResponseItem::function_call(id, name, arguments)
+            }
+            Block::Other(value) => ResponseItem::Other(value),
+        };
+        out.push(ResponseEvent::OutputItemDone(item));
+    }
+}
+
+/// A reasoning item: thinking text as `reasoning_text` content, the signature (or redacted
+/// data) as `encrypted_content`.
+fn reasoning_item(text: Option<String>, encrypted_content: Option<String>) -> ResponseItem {
+    ResponseItem::Reasoning {
+        id: None,
+        summary: Vec::new(),
+        content: text.map(|text| vec![ReasoningContent::ReasoningText { text }]),
+        encrypted_content,
+        extra: ExtraFields::new(),
+    }
+}
+
+impl WireEventParser for AnthropicParser {
+    fn on_event(
+        &mut self,
+        event: &str,
+        data: &str,
+        out: &mut Vec<ResponseEvent>,
+    ) -> Result<(), ModelError> {
+        let value = parse_json(event, data)?;
+        let kind = str_field(&value, "type").unwrap_or(event);
+        let index = value.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match kind {
+            "message_start" => {
+                let message = value.get("message");
+                self.message_id = message
+                    .and_then(|m| str_field(m, "id"))
+                    .unwrap_or_default()
+                    .to_string();
+                self.read_usage(message.and_then(|m| m.get("usage")));
+                out.push(ResponseEvent::Created);
+            }
+            "content_block_start" => {
+                let block = value.get("content_block").cloned().unwrap_or(Value::Null);
+                self.block_start(index, &block, out);
+            }
+            "content_block_delta" => {
+                let delta = value.get("delta").cloned().unwrap_or(Value::Null);
+                self.block_delta(index, &delta, out);
+            }
+            "content_block_stop" => self.block_stop(index, out),
+            "message_delta" => self.read_usage(value.get("usage")),
+            "message_stop" => {
+                self.complete = true;
+                let input_tokens = self.input_tokens;
+                let output_tokens = self.output_tokens;
+                out.push(ResponseEvent::Completed {
+                    response_id: self.message_id.clone(),
+                    token_usage: Some(TokenUsage {
+                        input_tokens,
+                        cached_input_tokens: self.cached_input_tokens,
+                        output_tokens,
+                        reasoning_output_tokens: 0,
+                        total_tokens: input_tokens + output_tokens,
+                    }),
+                });
+            }
+            "error" => return Err(ProviderErrorBody::parse(data).into_stream_error()),
+            "ping" => {}
+            other => tracing::trace!(event = other, "ignoring anthropic sse event"),
+        }
+        Ok(())
+    }
+
+    fn on_end(&mut self, _out: &mut Vec<ResponseEvent>) -> Result<(), ModelError> {
+        if self.complete {
+            Ok(())
+        } else {
+            Err(ModelError::StreamDisconnected {
+                reason: "stream closed before message_stop".to_string(),
+            })
+        }
+    }
+
+    fn is_complete(&self) -> bool {
+        self.complete
+    }
+}

@@ -1,0 +1,396 @@
+//! OpenAI-compatible Chat Completions (OpenAI, Ollama, LM Studio, vLLM, llama.cpp server):
+//! `POST {base_url}/chat/completions` with `stream: true`.
+
+use std::collections::BTreeMap;
+
+use agentctx_protocol::ContentItem;
+use agentctx_protocol::ExtraFields;
+use agentctx_protocol::FunctionCallOutputBody;
+use agentctx_protocol::FunctionCallOutputContentItem;
+use agentctx_protocol::ReasoningContent;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TokenUsage;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::error::ModelError;
+use crate::error::ProviderErrorBody;
+use crate::model_info::ModelInfo;
+use crate::prompt::Prompt;
+use crate::response_event::ResponseEvent;
+use crate::wire::WireEventParser;
+use crate::wire::int_field;
+use crate::wire::parse_json;
+use crate::wire::responses::OUTPUT_SCHEMA_NAME;
+use crate::wire::str_field;
+
+/// The request body: `messages` converted from the history, tools as `function` tools, usage
+/// requested in the stream.
+pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(slug));
+    body.insert("messages".into(), Value::Array(messages(prompt)));
+    body.insert("stream".into(), json!(true));
+    body.insert("stream_options".into(), json!({ "include_usage": true }));
+    if !prompt.tools.is_empty() {
+        let tools: Vec<Value> = prompt
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    }
+                })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        body.insert("tool_choice".into(), json!("auto"));
+    }
+    if let Some(effort) = prompt
+        .reasoning
+        .filter(|_| model_info.may_reason())
+        .and_then(|options| options.effort)
+    {
+        body.insert("reasoning_effort".into(), json!(effort.as_str()));
+    }
+    if let Some(max_tokens) = model_info.max_output_tokens {
+        body.insert("max_tokens".into(), json!(max_tokens));
+    }
+    if let Some(schema) = &prompt.output_schema {
+        body.insert(
+            "response_format".into(),
+            json!({
+                "type": "json_schema",
+                "json_schema": { "name": OUTPUT_SCHEMA_NAME, "schema": schema, "strict": false }
+            }),
+        );
+    }
+    Value::Object(body)
+}
+
+/// Converts the history into chat messages.
+///
+/// Developer and system messages become `system` messages; function (and custom / local shell)
+/// calls become `tool_calls` of an assistant message, merged into the assistant message just
+/// before them; outputs become `tool` messages. Reasoning, web search, compaction, ghost
+/// snapshots and unknown items have no chat form and are left out.
+fn messages(prompt: &Prompt) -> Vec<Value> {
+    let mut messages: Vec<Value> = Vec::new();
+    if !prompt.instructions.is_empty() {
+        messages.push(json!({ "role": "system", "content": prompt.instructions }));
+    }
+    for item in &prompt.input {
+        match item {
+            ResponseItem::Message { role, content, .. } => {
+                let role = match role.as_str() {
+                    "developer" | "system" => "system",
+                    "assistant" => "assistant",
+                    _ => "user",
+                };
+                messages.push(json!({ "role": role, "content": message_content(content) }));
+            }
+            ResponseItem::FunctionCall {
+                name,
+                arguments,
+                call_id,
+                ..
+            } => push_tool_call(&mut messages, call_id, name, arguments),
+            ResponseItem::CustomToolCall {
+                call_id,
+                name,
+                input,
+                ..
+            } => push_tool_call(&mut messages, call_id, name, input),
+            ResponseItem::LocalShellCall {
+                call_id: Some(call_id),
+                action,
+                ..
+            } => push_tool_call(&mut messages, call_id, "local_shell", &action.to_string()),
+            ResponseItem::FunctionCallOutput {
+                call_id, output, ..
+            }
+            | ResponseItem::CustomToolCallOutput {
+                call_id, output, ..
+            } => {
+                let content = match &output.body {
+                    FunctionCallOutputBody::ContentItems(items)
+                        if items.iter().any(|item| {
+                            matches!(item, FunctionCallOutputContentItem::InputImage { .. })
+                        }) =>
+                    {
+                        Value::Array(items.iter().filter_map(output_part).collect())
+                    }
+                    FunctionCallOutputBody::Text(_)
+                    | FunctionCallOutputBody::ContentItems(_)
+                    | FunctionCallOutputBody::Other(_) => Value::String(output.text_content()),
+                };
+                messages.push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
+            }
+            ResponseItem::LocalShellCall { call_id: None, .. }
+            | ResponseItem::Reasoning { .. }
+            | ResponseItem::WebSearchCall { .. }
+            | ResponseItem::GhostSnapshot { .. }
+            | ResponseItem::Compaction { .. }
+            | ResponseItem::Other(_) => {
+                tracing::debug!(item = item.type_name(), "item has no chat completions form; left out");
+            }
+        }
+    }
+    messages
+}
+
+/// Text-only content becomes one string (parts joined by newlines); content with images
+/// becomes an array of `text` and `image_url` parts.
+fn message_content(content: &[ContentItem]) -> Value {
+    let has_image = content
+        .iter()
+        .any(|part| matches!(part, ContentItem::InputImage { .. }));
+    if !has_image {
+        let text: Vec<&str> = content.iter().filter_map(ContentItem::as_text).collect();
+        return Value::String(text.join("\n"));
+    }
+    Value::Array(
+        content
+            .iter()
+            .filter_map(|part| match part {
+                ContentItem::InputText { text } | ContentItem::OutputText { text } => {
+                    Some(json!({ "type": "text", "text": text }))
+                }
+                ContentItem::InputImage { image_url, detail } => Some(image_part(image_url, detail.as_deref())),
+                ContentItem::Other(_) => None,
+            })
+            .collect(),
+    )
+}
+
+fn output_part(item: &FunctionCallOutputContentItem) -> Option<Value> {
+    match item {
+        FunctionCallOutputContentItem::InputText { text } => Some(json!({ "type": "text", "text": text })),
+        FunctionCallOutputContentItem::InputImage { image_url, detail } => {
+            Some(image_part(image_url, detail.as_deref()))
+        }
+        FunctionCallOutputContentItem::Other(_) => None,
+    }
+}
+
+fn image_part(url: &str, detail: Option<&str>) -> Value {
+    let mut image = Map::new();
+    image.insert("url".into(), json!(url));
+    if let Some(detail) = detail {
+        image.insert("detail".into(), json!(detail));
+    }
+    json!({ "type": "image_url", "image_url": image })
+}
+
+/// Appends a tool call to the last assistant message when it is the previous message, else
+/// starts a new assistant message.
+fn push_tool_call(messages: &mut Vec<Value>, call_id: &str, name: &str, arguments: &str) {
+    let call = json!({
+        "id": call_id,
+        "type": "function",
+        "function": { "name": name, "arguments": arguments },
+    });
+    if let Some(Value::Object(last)) = messages.last_mut()
+        && last.get("role").and_then(Value::as_str) == Some("assistant")
+    {
+        match last.get_mut("tool_calls") {
+            Some(Value::Array(calls)) => calls.push(call),
+            _ => {
+                last.insert("tool_calls".into(), json!([call]));
+            }
+        }
+        return;
+    }
+    messages.push(json!({ "role": "assistant", "content": null, "tool_calls": [call] }));
+}
+
+/// A tool call being assembled from `delta.tool_calls` fragments.
+#[derive(Debug, Default)]
+struct ToolCallParts {
+    id: Option<String>,
+    name: String,
+    arguments: String,
+}
+
+/// Parser state of one chat completions stream.
+#[derive(Debug, Default)]
+pub(crate) struct ChatCompletionsParser {
+    response_id: String,
+    created: bool,
+    reasoning: Option<String>,
+    text: Option<String>,
+    tool_calls: BTreeMap<u64, ToolCallParts>,
+    usage: Option<TokenUsage>,
+    finish_reason: Option<String>,
+    complete: bool,
+}
+
+impl ChatCompletionsParser {
+    fn finish(&mut self, out: &mut Vec<ResponseEvent>) {
+        if self.complete {
+            return;
+        }
+        if let Some(text) = self.reasoning.take() {
+            out.push(ResponseEvent::OutputItemDone(ResponseItem::Reasoning {
+                id: None,
+                summary: Vec::new(),
+                content: Some(vec![ReasoningContent::ReasoningText { text }]),
+                encrypted_content: None,
+                extra: ExtraFields::new(),
+            }));
+        }
+        if let Some(text) = self.text.take() {
+            out.push(ResponseEvent::OutputItemDone(ResponseItem::assistant_text(text)));
+        }
+        for (index, call) in std::mem::take(&mut self.tool_calls) {
+            let call_id = call
+                .id
+                .unwrap_or_else(|| format!("call_{}_{index}", self.response_id));
+            let arguments = if call.arguments.trim().is_empty() {
+                "{}".to_string()
+            } else {
+                call.arguments
+            };
+            let item = ResponseItem::function_call(call_id, call.name, arguments);
+            out.push(ResponseEvent::OutputItemAdded(item.clone()));
+            out.push(ResponseEvent::OutputItemDone(item));
+        }
+        self.complete = true;
+        out.push(ResponseEvent::Completed {
+            response_id: self.response_id.clone(),
+            token_usage: self.usage,
+        });
+    }
+
+    fn on_delta(&mut self, delta: &Value, out: &mut Vec<ResponseEvent>) {
+        let reasoning = str_field(delta, "reasoning_content")
+            .or_else(|| str_field(delta, "reasoning"))
+            .filter(|text| !text.is_empty());
+        if let Some(piece) = reasoning {
+            if self.reasoning.is_none() {
+                out.push(ResponseEvent::OutputItemAdded(ResponseItem::Reasoning {
+                    id: None,
+                    summary: Vec::new(),
+                    content: None,
+                    encrypted_content: None,
+                    extra: ExtraFields::new(),
+                }));
+            }
+            self.reasoning.get_or_insert_default().push_str(piece);
+            out.push(ResponseEvent::ReasoningContentDelta(piece.to_string()));
+        }
+        if let Some(piece) = str_field(delta, "content").filter(|text| !text.is_empty()) {
+            if self.text.is_none() {
+                out.push(ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")));
+            }
+            self.text.get_or_insert_default().push_str(piece);
+            out.push(ResponseEvent::OutputTextDelta(piece.to_string()));
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for (position, call) in calls.iter().enumerate() {
+                let index = call
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(position as u64);
+                let parts = self.tool_calls.entry(index).or_default();
+                if let Some(id) = str_field(call, "id").filter(|id| !id.is_empty()) {
+                    parts.id = Some(id.to_string());
+                }
+                if let Some(function) = call.get("function") {
+                    if let Some(name) = str_field(function, "name") {
+                        parts.name.push_str(name);
+                    }
+                    match function.get("arguments") {
+                        Some(Value::String(piece)) => parts.arguments.push_str(piece),
+                        // Some servers send the arguments as an object.
+                        Some(object @ Value::Object(_)) => parts.arguments.push_str(&object.to_string()),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Token usage of a chat completions `usage` object.
+fn token_usage(usage: &Value) -> TokenUsage {
+    let input_tokens = int_field(Some(usage), "prompt_tokens");
+    let output_tokens = int_field(Some(usage), "completion_tokens");
+    let total = int_field(Some(usage), "total_tokens");
+    TokenUsage {
+        input_tokens,
+        cached_input_tokens: int_field(usage.get("prompt_tokens_details"), "cached_tokens"),
+        output_tokens,
+        reasoning_output_tokens: int_field(
+            usage.get("completion_tokens_details"),
+            "reasoning_tokens",
+        ),
+        total_tokens: if total > 0 {
+            total
+        } else {
+            input_tokens + output_tokens
+        },
+    }
+}
+
+impl WireEventParser for ChatCompletionsParser {
+    fn on_event(
+        &mut self,
+        event: &str,
+        data: &str,
+        out: &mut Vec<ResponseEvent>,
+    ) -> Result<(), ModelError> {
+        if data.trim() == "[DONE]" {
+            self.finish(out);
+            return Ok(());
+        }
+        let value = parse_json(event, data)?;
+        if value.get("error").is_some() || event == "error" {
+            return Err(ProviderErrorBody::parse(data).into_stream_error());
+        }
+        if !self.created {
+            self.created = true;
+            self.response_id = str_field(&value, "id").unwrap_or_default().to_string();
+            out.push(ResponseEvent::Created);
+        }
+        if let Some(usage) = value.get("usage").filter(|usage| usage.is_object()) {
+            self.usage = Some(token_usage(usage));
+        }
+        let choices = value.get("choices").and_then(Value::as_array);
+        for choice in choices.into_iter().flatten() {
+            if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+                continue;
+            }
+            if let Some(delta) = choice.get("delta") {
+                self.on_delta(delta, out);
+            }
+            if let Some(reason) = str_field(choice, "finish_reason") {
+                self.finish_reason = Some(reason.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn on_end(&mut self, out: &mut Vec<ResponseEvent>) -> Result<(), ModelError> {
+        if self.complete {
+            return Ok(());
+        }
+        if self.finish_reason.is_some() {
+            // Some servers end the stream after the finish reason without `[DONE]`.
+            self.finish(out);
+            return Ok(());
+        }
+        Err(ModelError::StreamDisconnected {
+            reason: "stream closed before finish_reason / [DONE]".to_string(),
+        })
+    }
+
+    fn is_complete(&self) -> bool {
+        self.complete
+    }
+}

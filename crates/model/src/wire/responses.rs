@@ -1,0 +1,215 @@
+//! OpenAI Responses API: `POST {base_url}/responses` with `stream: true`.
+
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TokenUsage;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::error::ModelError;
+use crate::error::ProviderErrorBody;
+use crate::model_info::ModelInfo;
+use crate::prompt::Prompt;
+use crate::response_event::ResponseEvent;
+use crate::wire::WireEventParser;
+use crate::wire::int_field;
+use crate::wire::parse_json;
+use crate::wire::str_field;
+
+/// Name of the structured-output format sent in `text.format`.
+pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output";
+
+/// The request body. Input items pass through as codex writes them, minus item ids (requests
+/// are not stored, so ids would point at nothing) and ghost snapshots (harness-only).
+pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
+    let input: Vec<Value> = prompt
+        .input
+        .iter()
+        .filter(|item| !matches!(item, ResponseItem::GhostSnapshot { .. }))
+        .map(|item| serde_json::to_value(without_id(item)).unwrap_or(Value::Null))
+        .filter(|value| !value.is_null())
+        .collect();
+    let tools: Vec<Value> = prompt
+        .tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "strict": false,
+                "parameters": tool.parameters,
+            })
+        })
+        .collect();
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(slug));
+    body.insert("instructions".into(), json!(prompt.instructions));
+    body.insert("input".into(), Value::Array(input));
+    body.insert("tools".into(), Value::Array(tools));
+    body.insert("tool_choice".into(), json!("auto"));
+    body.insert("parallel_tool_calls".into(), json!(false));
+    let reasoning = prompt
+        .reasoning
+        .filter(|_| model_info.may_reason())
+        .filter(|options| options.effort.is_some() || options.summary.is_some());
+    if let Some(options) = reasoning {
+        let mut value = Map::new();
+        if let Some(effort) = options.effort {
+            value.insert("effort".into(), json!(effort.as_str()));
+        }
+        if let Some(summary) = options.summary {
+            value.insert("summary".into(), json!(summary.as_str()));
+        }
+        body.insert("reasoning".into(), Value::Object(value));
+        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+    }
+    body.insert("store".into(), json!(false));
+    body.insert("stream".into(), json!(true));
+    if let Some(schema) = &prompt.output_schema {
+        body.insert(
+            "text".into(),
+            json!({
+                "format": {
+                    "type": "json_schema",
+                    "name": OUTPUT_SCHEMA_NAME,
+                    "schema": schema,
+                    "strict": false,
+                }
+            }),
+        );
+    }
+    Value::Object(body)
+}
+
+fn without_id(item: &ResponseItem) -> ResponseItem {
+    let mut item = item.clone();
+    match &mut item {
+        ResponseItem::Message { id, .. }
+        | ResponseItem::Reasoning { id, .. }
+        | ResponseItem::LocalShellCall { id, .. }
+        | ResponseItem::FunctionCall { id, .. }
+        | ResponseItem::CustomToolCall { id, .. }
+        | ResponseItem::WebSearchCall { id, .. } => *id = None,
+        ResponseItem::FunctionCallOutput { .. }
+        | ResponseItem::CustomToolCallOutput { .. }
+        | ResponseItem::GhostSnapshot { .. }
+        | ResponseItem::Compaction { .. }
+        | ResponseItem::Other(_) => {}
+    }
+    item
+}
+
+/// Token usage of a `response.completed` event.
+pub(crate) fn token_usage(usage: &Value) -> TokenUsage {
+    let input_tokens = int_field(Some(usage), "input_tokens");
+    let output_tokens = int_field(Some(usage), "output_tokens");
+    let total = int_field(Some(usage), "total_tokens");
+    TokenUsage {
+        input_tokens,
+        cached_input_tokens: int_field(usage.get("input_tokens_details"), "cached_tokens"),
+        output_tokens,
+        reasoning_output_tokens: int_field(usage.get("output_tokens_details"), "reasoning_tokens"),
+        total_tokens: if total > 0 {
+            total
+        } else {
+            input_tokens + output_tokens
+        },
+    }
+}
+
+/// Parser state of one Responses stream.
+#[derive(Debug, Default)]
+pub(crate) struct ResponsesParser {
+    complete: bool,
+}
+
+impl ResponsesParser {
+    fn item(kind: &str, value: &Value) -> Result<ResponseItem, ModelError> {
+        let item = value.get("item").cloned().unwrap_or(Value::Null);
+        serde_json::from_value(item).map_err(|err| ModelError::Decode {
+            what: format!("sse event `{kind}` item"),
+            message: err.to_string(),
+        })
+    }
+}
+
+impl WireEventParser for ResponsesParser {
+    fn on_event(
+        &mut self,
+        event: &str,
+        data: &str,
+        out: &mut Vec<ResponseEvent>,
+    ) -> Result<(), ModelError> {
+        let value = parse_json(event, data)?;
+        let kind = str_field(&value, "type").unwrap_or(event);
+        let delta = || str_field(&value, "delta").unwrap_or_default().to_string();
+        match kind {
+            "response.created" => out.push(ResponseEvent::Created),
+            "response.output_item.added" => {
+                out.push(ResponseEvent::OutputItemAdded(Self::item(kind, &value)?));
+            }
+            "response.output_item.done" => {
+                out.push(ResponseEvent::OutputItemDone(Self::item(kind, &value)?));
+            }
+            "response.output_text.delta" => out.push(ResponseEvent::OutputTextDelta(delta())),
+            "response.reasoning_summary_text.delta" => {
+                out.push(ResponseEvent::ReasoningSummaryDelta(delta()));
+            }
+            "response.reasoning_text.delta" => {
+                out.push(ResponseEvent::ReasoningContentDelta(delta()));
+            }
+            "response.completed" => {
+                let response = value.get("response");
+                let response_id = response
+                    .and_then(|r| str_field(r, "id"))
+                    .unwrap_or_default()
+                    .to_string();
+                let token_usage = response
+                    .and_then(|r| r.get("usage"))
+                    .filter(|usage| usage.is_object())
+                    .map(token_usage);
+                self.complete = true;
+                out.push(ResponseEvent::Completed {
+                    response_id,
+                    token_usage,
+                });
+            }
+            "response.failed" => {
+                let error = value
+                    .get("response")
+                    .and_then(|r| r.get("error"))
+                    .map(|error| ProviderErrorBody::parse(&json!({ "error": error }).to_string()))
+                    .unwrap_or_else(|| ProviderErrorBody::parse(data));
+                return Err(error.into_stream_error());
+            }
+            "response.incomplete" => {
+                let reason = value
+                    .get("response")
+                    .and_then(|r| r.get("incomplete_details"))
+                    .and_then(|d| str_field(d, "reason"))
+                    .unwrap_or("unknown")
+                    .to_string();
+                return Err(ModelError::Incomplete { reason });
+            }
+            "error" => return Err(ProviderErrorBody::parse(data).into_stream_error()),
+            other => tracing::trace!(event = other, "ignoring responses sse event"),
+        }
+        Ok(())
+    }
+
+    fn on_end(&mut self, _out: &mut Vec<ResponseEvent>) -> Result<(), ModelError> {
+        if self.complete {
+            Ok(())
+        } else {
+            Err(ModelError::StreamDisconnected {
+                reason: "stream closed before response.completed".to_string(),
+            })
+        }
+    }
+
+    fn is_complete(&self) -> bool {
+        self.complete
+    }
+}
