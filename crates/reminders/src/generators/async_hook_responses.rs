@@ -1,0 +1,71 @@
+//! Async hook responses (catalogue #23 `async_hook_responses`): the system messages and
+//! additional context of async hooks that finished, read through
+//! [`crate::providers::HookResponseProvider::take_async_responses`] (each handed over once).
+
+use async_trait::async_trait;
+
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::providers::AsyncHookResponse;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The parts of one response the model sees: its system message, then its additional context.
+pub fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
+    [
+        response.response.system_message.as_deref(),
+        response.response.additional_context.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|text| !text.trim().is_empty())
+    .map(str::to_string)
+    .collect()
+}
+
+/// Generates the async hook responses reminder.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AsyncHookResponsesGenerator;
+
+impl AsyncHookResponsesGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for AsyncHookResponsesGenerator {
+    fn name(&self) -> &str {
+        "async_hook_responses"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::AsyncHookResponses
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let parts = ctx
+            .providers
+            .hooks
+            .take_async_responses()
+            .iter()
+            .flat_map(render_async_hook_response)
+            .collect::<Vec<_>>();
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::AsyncHookResponses,
+            parts.join("\n\n"),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "async_hook_responses_tests.rs"]
+mod tests;

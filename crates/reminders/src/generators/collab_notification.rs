@@ -1,0 +1,81 @@
+//! Collab notification (catalogue #12 `collab_notification`): unread teammate messages, read
+//! through [`crate::providers::TeammateMailbox::unread_chats`]. Reported when the unread counts
+//! change.
+
+use async_trait::async_trait;
+
+use super::last_reported::LastReported;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::providers::CollabChat;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The reminder for chats with unread messages.
+pub fn render_collab_notification(chats: &[CollabChat]) -> String {
+    let total: i64 = chats.iter().map(|chat| i64::from(chat.unread_count)).sum();
+    let senders = chats
+        .iter()
+        .map(|chat| {
+            if chat.handle == "self" {
+                format!("self ({} new)", chat.unread_count)
+            } else {
+                format!("@{} ({} new)", chat.handle, chat.unread_count)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let plural = if total == 1 { "" } else { "s" };
+    format!(
+        "You have {total} unread collab message{plural} from: {senders}. Use the CollabRead tool to read these messages."
+    )
+}
+
+/// Generates the collab notification.
+#[derive(Debug, Default)]
+pub struct CollabNotificationGenerator {
+    last: LastReported<Vec<CollabChat>>,
+}
+
+impl CollabNotificationGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for CollabNotificationGenerator {
+    fn name(&self) -> &str {
+        "collab_notification"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::CollabNotification
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let chats = ctx
+            .providers
+            .mailbox
+            .unread_chats()
+            .into_iter()
+            .filter(|chat| chat.unread_count > 0)
+            .collect::<Vec<_>>();
+        if !self.last.changed(&chats) || chats.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::CollabNotification,
+            render_collab_notification(&chats),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "collab_notification_tests.rs"]
+mod tests;

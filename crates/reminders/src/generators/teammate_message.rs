@@ -1,0 +1,66 @@
+//! Teammate messages (`<teammate-message>`): messages that arrived in the teammate mailbox,
+//! read through [`crate::providers::TeammateMailbox::take_messages`] (each handed over once).
+//! The content carries its own tags, so the type is not wrapped again.
+
+use async_trait::async_trait;
+
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::providers::TeammateMessage;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// One message in its `<teammate-message teammate_id="…">` element.
+pub fn render_teammate_message(message: &TeammateMessage) -> String {
+    let from = message.from.replace('&', "&amp;").replace('"', "&quot;");
+    format!(
+        "<teammate-message teammate_id=\"{from}\">\n{}\n</teammate-message>",
+        message.text
+    )
+}
+
+/// Generates teammate messages.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TeammateMessageGenerator;
+
+impl TeammateMessageGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for TeammateMessageGenerator {
+    fn name(&self) -> &str {
+        "teammate_message"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::TeammateMessage
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let messages = ctx.providers.mailbox.take_messages();
+        if messages.is_empty() {
+            return Ok(None);
+        }
+        let content = messages
+            .iter()
+            .map(render_teammate_message)
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        Ok(Some(SystemReminder::new(
+            AttachmentType::TeammateMessage,
+            content,
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "teammate_message_tests.rs"]
+mod tests;
