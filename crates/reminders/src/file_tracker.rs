@@ -4,7 +4,9 @@
 //! A read records the content the model saw, the file's mtime and size, and a content hash.
 //! [`FileTracker::detect_changes`] checks each fully read file: same mtime and size means
 //! unchanged without reading it; otherwise the file is read and its hash compared, so a `touch`
-//! is not a change. The baseline moves only when the caller [acknowledges](FileTracker::acknowledge)
+//! is not a change. File systems stamp mtimes with a coarse clock, so a stamp taken less than
+//! [`RACY_STAMP_MARGIN`] after the file's mtime is not trusted (as git's "racy" index entries):
+//! such files are compared by content until a later check re-stamps them. The baseline moves only when the caller [acknowledges](FileTracker::acknowledge)
 //! a change (the model has been shown it), so a file that changed twice before the model saw the
 //! first change is reported once, diffed against what the model last saw.
 
@@ -17,10 +19,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::PoisonError;
+use std::time::Duration;
 use std::time::SystemTime;
 
 use dashmap::DashMap;
 use dashmap::DashSet;
+
+/// A stamp taken less than this after the file's mtime is not trusted.
+pub const RACY_STAMP_MARGIN: Duration = Duration::from_secs(2);
 
 /// The stat of a file at the time it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +55,8 @@ pub struct ReadFileState {
     pub content: Arc<str>,
     /// The file's stamp when it was read.
     pub stamp: Option<FileStamp>,
+    /// When the stamp was taken.
+    pub stamped_at: SystemTime,
     /// Hash of `content`.
     pub content_hash: u64,
     /// The turn it was read on.
@@ -143,6 +151,7 @@ impl FileTracker {
             content_hash: content_hash(&content),
             content,
             stamp,
+            stamped_at: SystemTime::now(),
             read_turn: turn,
             offset,
             limit,
@@ -174,6 +183,7 @@ impl FileTracker {
                 content_hash: content_hash(&content),
                 content,
                 stamp,
+                stamped_at: SystemTime::now(),
                 read_turn: turn,
                 offset: None,
                 limit: None,
@@ -238,6 +248,7 @@ impl FileTracker {
                 }) => {
                     if let Some(mut entry) = self.files.get_mut(&path) {
                         entry.stamp = Some(stamp);
+                        entry.stamped_at = SystemTime::now();
                     }
                 }
                 Ok(CheckOutcome::Changed(kind)) => changes.push(FileChange { path, kind }),
@@ -261,6 +272,7 @@ impl FileTracker {
                     entry.content_hash = content_hash(new);
                     entry.content = Arc::clone(new);
                     entry.stamp = Some(*stamp);
+                    entry.stamped_at = SystemTime::now();
                 }
             }
         }
@@ -309,7 +321,7 @@ impl FileTracker {
             }
             Err(error) => return Err(error),
         };
-        if state.stamp == Some(stamp) && stamp.mtime.is_some() {
+        if state.stamp == Some(stamp) && is_trusted(stamp, state.stamped_at) {
             return Ok(CheckOutcome::Unchanged { refreshed: None });
         }
         let bytes = match std::fs::read(path) {
@@ -331,6 +343,14 @@ impl FileTracker {
             stamp,
         }))
     }
+}
+
+/// Whether a stamp taken at `stamped_at` reliably says the file is unchanged.
+fn is_trusted(stamp: FileStamp, stamped_at: SystemTime) -> bool {
+    stamp
+        .mtime
+        .and_then(|mtime| mtime.checked_add(RACY_STAMP_MARGIN))
+        .is_some_and(|safe_after| safe_after <= stamped_at)
 }
 
 enum CheckOutcome {

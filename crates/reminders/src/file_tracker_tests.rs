@@ -1,15 +1,193 @@
+use std::fs;
+use std::time::Duration;
+
 use pretty_assertions::assert_eq;
 
 use super::*;
 
+fn write(path: &Path, text: &str) {
+    fs::write(path, text).unwrap();
+}
+
+/// Sets the file's mtime `secs_ago` seconds in the past, so its stamp is trusted.
+fn age(path: &Path, secs_ago: u64) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(secs_ago))
+        .unwrap();
+}
+
 #[test]
-fn full_read_is_a_nested_memory_trigger() {
+fn ac_11_file_tracker_records_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "one\ntwo\n");
     let tracker = FileTracker::new();
-    tracker.track_read_with_stamp("/p/a.rs", "x", None, 1, None, None);
-    tracker.track_read_with_stamp("/p/b.rs", "x", None, 1, Some(10), Some(5));
+    tracker.track_read(&path, "one\ntwo\n", 3, None, None);
+    tracker.track_read(dir.path().join("b.txt"), "x", 4, Some(10), Some(20));
+
+    let state = tracker.get(&path).unwrap();
+    assert_eq!(&*state.content, "one\ntwo\n");
+    assert_eq!(state.read_turn, 3);
+    assert_eq!(state.content_hash, content_hash("one\ntwo\n"));
+    assert_eq!(state.stamp, Some(FileStamp::of(&path).unwrap()));
+    assert!(!state.is_partial());
+    let partial = tracker.get(&dir.path().join("b.txt")).unwrap();
+    assert!(partial.is_partial());
+    assert_eq!((partial.offset, partial.limit), (Some(10), Some(20)));
+    assert_eq!(tracker.len(), 2);
     assert_eq!(
         tracker.take_nested_memory_triggers(),
-        vec![PathBuf::from("/p/a.rs")]
+        vec![path],
+        "only the full read triggers nested memory"
     );
+}
+
+#[test]
+fn ac_12_changed_files_detected_on_modification() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "one\ntwo\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "one\ntwo\n", 1, None, None);
+    assert_eq!(tracker.detect_changes(), Vec::new());
+
+    // Same length, written right away: only the content comparison can see it.
+    write(&path, "one\nTWO\n");
+    let changes = tracker.detect_changes();
+    assert_eq!(changes.len(), 1);
+    let FileChangeKind::Modified { old, new, .. } = &changes[0].kind else {
+        panic!("expected a modification: {changes:?}");
+    };
+    assert_eq!((&**old, &**new), ("one\ntwo\n", "one\nTWO\n"));
+    // Detection alone does not move the baseline.
+    assert_eq!(tracker.detect_changes(), changes);
+    tracker.acknowledge(&changes[0]);
+    assert_eq!(tracker.detect_changes(), Vec::new());
+}
+
+#[test]
+fn ac_13_partial_reads_do_not_trigger_change_detection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "one\ntwo\nthree\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "two\n", 1, Some(2), Some(1));
+    write(&path, "changed entirely\n");
+    assert_eq!(tracker.detect_changes(), Vec::new());
+}
+
+#[test]
+fn partial_read_after_full_read_keeps_the_full_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "one\ntwo\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "one\ntwo\n", 1, None, None);
+    tracker.track_read(&path, "two\n", 2, Some(2), Some(1));
+    write(&path, "one\n2\n");
+    assert_eq!(tracker.detect_changes().len(), 1);
+}
+
+#[test]
+fn touch_without_content_change_is_not_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "same\n");
+    age(&path, 60);
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "same\n", 1, None, None);
+    age(&path, 30);
+    assert_eq!(tracker.detect_changes(), Vec::new());
+    // The stamp was refreshed: the next check takes the fast path.
+    assert_eq!(
+        tracker.get(&path).unwrap().stamp,
+        Some(FileStamp::of(&path).unwrap())
+    );
+}
+
+#[test]
+fn trusted_stamp_skips_reading_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "on disk\n");
+    age(&path, 60);
+    let tracker = FileTracker::new();
+    // The recorded content differs from the disk, but the trusted stamp matches: no read.
+    tracker.track_read(&path, "what the model saw\n", 1, None, None);
+    assert_eq!(tracker.detect_changes(), Vec::new());
+}
+
+#[test]
+fn deleted_file_is_reported_then_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "x\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "x\n", 1, None, None);
+    fs::remove_file(&path).unwrap();
+    let changes = tracker.detect_changes();
+    assert_eq!(
+        changes,
+        vec![FileChange {
+            path,
+            kind: FileChangeKind::Deleted
+        }]
+    );
+    tracker.acknowledge(&changes[0]);
+    assert!(tracker.is_empty());
+    assert_eq!(tracker.detect_changes(), Vec::new());
+}
+
+#[test]
+fn two_changes_before_acknowledgement_diff_against_what_the_model_saw() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "v1\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "v1\n", 1, None, None);
+    write(&path, "v2\n");
+    write(&path, "v3\n");
+    let changes = tracker.detect_changes();
+    let FileChangeKind::Modified { old, new, .. } = &changes[0].kind else {
+        panic!("expected a modification");
+    };
+    assert_eq!((&**old, &**new), ("v1\n", "v3\n"));
+}
+
+#[test]
+fn the_models_own_write_is_the_new_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "before\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "before\n", 1, None, None);
+    write(&path, "after\n");
+    tracker.track_write(&path, "after\n", 2);
+    assert_eq!(tracker.detect_changes(), Vec::new());
+}
+
+#[test]
+fn unchanged_since_read_only_for_full_unchanged_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "x\n");
+    let tracker = FileTracker::new();
+    assert!(!tracker.is_unchanged_since_read(&path));
+    tracker.track_read(&path, "x\n", 1, None, None);
+    assert!(tracker.is_unchanged_since_read(&path));
+    write(&path, "y\n");
+    assert!(!tracker.is_unchanged_since_read(&path));
+}
+
+#[test]
+fn memory_files_are_loaded_once_and_clear_forgets_everything() {
+    let tracker = FileTracker::new();
+    let path = Path::new("/p/AGENTS.md");
+    assert!(tracker.mark_memory_file_loaded(path));
+    assert!(!tracker.mark_memory_file_loaded(path));
+    tracker.track_read_with_stamp("/p/a.rs", "x", None, 1, None, None);
+    tracker.clear();
+    assert!(tracker.is_empty());
+    assert!(!tracker.is_memory_file_loaded(path));
     assert_eq!(tracker.take_nested_memory_triggers(), Vec::<PathBuf>::new());
 }

@@ -1,0 +1,83 @@
+//! Text files shown to the model: the size limits of the catalogue, line ranges and numbering.
+
+use std::fmt::Write as _;
+
+/// Largest excerpt of a file shown at once, in bytes (`MAX_FILE_CONTENT_SIZE`).
+pub const MAX_FILE_CONTENT_SIZE: usize = 40_000;
+/// Most lines of a file shown at once (`MAX_FILE_LINES`).
+pub const MAX_FILE_LINES: usize = 3_000;
+
+/// A window of a text file's lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileExcerpt {
+    /// The lines of the window, joined with `\n`.
+    pub text: String,
+    /// The first line of the window (1-based).
+    pub start_line: usize,
+    /// Lines in the window.
+    pub num_lines: usize,
+    /// Lines in the file.
+    pub total_lines: usize,
+    /// Whether the window was shortened by [`MAX_FILE_LINES`] or [`MAX_FILE_CONTENT_SIZE`].
+    pub truncated: bool,
+}
+
+impl FileExcerpt {
+    /// The last line of the window (1-based; `start_line - 1` when empty).
+    pub fn end_line(&self) -> usize {
+        (self.start_line + self.num_lines).saturating_sub(1)
+    }
+
+    /// Whether the window is the whole file.
+    pub fn is_whole_file(&self) -> bool {
+        self.start_line <= 1 && self.num_lines == self.total_lines
+    }
+}
+
+/// Lines `start_line..=end_line` (1-based, inclusive; `end_line` `None` for the rest of the file)
+/// of `content`, within the catalogue's limits.
+pub fn excerpt(content: &str, start_line: usize, end_line: Option<usize>) -> FileExcerpt {
+    let start_line = start_line.max(1);
+    let total_lines = content.lines().count();
+    let wanted = end_line.map_or(usize::MAX, |end| (end + 1).saturating_sub(start_line));
+    let mut text = String::new();
+    let mut num_lines = 0usize;
+    let mut truncated = false;
+    for line in content.lines().skip(start_line - 1).take(wanted) {
+        if num_lines == MAX_FILE_LINES
+            || text.len() + line.len() + usize::from(num_lines > 0) > MAX_FILE_CONTENT_SIZE
+        {
+            truncated = true;
+            break;
+        }
+        if num_lines > 0 {
+            text.push('\n');
+        }
+        text.push_str(line);
+        num_lines += 1;
+    }
+    FileExcerpt {
+        text,
+        start_line,
+        num_lines,
+        total_lines,
+        truncated,
+    }
+}
+
+/// `text` with each line prefixed by its number, as the Read tool shows files
+/// (`     1→first line`).
+pub fn number_lines(text: &str, start_line: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (index, line) in text.lines().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        let _ = write!(out, "{:>6}\u{2192}{line}", start_line + index);
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "file_content_tests.rs"]
+mod tests;

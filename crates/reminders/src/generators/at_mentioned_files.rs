@@ -1,0 +1,315 @@
+//! The `at_mentioned_files` reminder (catalogue #1): files and folders the user mentioned.
+//!
+//! Syntax: `@path`, `@"path with spaces"`, and a line range `@path:10-20` (or one line,
+//! `@path:10`; also after a quoted path). `@agent-…` is an agent mention and `@server:uri` of a
+//! connected MCP server is a resource mention; both are left to their generators. A mention must
+//! start the prompt or follow whitespace, so e-mail addresses are not mentions.
+//!
+//! Files are shown with line numbers within the catalogue's limits ([`MAX_FILE_CONTENT_SIZE`],
+//! [`MAX_FILE_LINES`]); folders as a listing. A file the model already read in full and that is
+//! unchanged since is skipped silently (the catalogue's `already_read_file`). Every file shown is
+//! recorded in the [`crate::FileTracker`], so later edits to it come back as `changed_files`.
+//!
+//! [`MAX_FILE_CONTENT_SIZE`]: crate::file_content::MAX_FILE_CONTENT_SIZE
+//! [`MAX_FILE_LINES`]: crate::file_content::MAX_FILE_LINES
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+
+use crate::file_content::FileExcerpt;
+use crate::file_content::excerpt;
+use crate::file_content::number_lines;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// Punctuation that ends a sentence after a mention rather than belonging to it.
+const TRAILING_PUNCTUATION: [char; 10] = [',', ';', '!', '?', ')', ']', '}', '\'', '"', '.'];
+
+/// Most entries of a folder listing.
+pub const MAX_DIRECTORY_ENTRIES: usize = 1_000;
+
+/// One `@` mention of a file or folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileMention {
+    /// The path as written.
+    pub path: String,
+    /// First line of the range (1-based).
+    pub line_start: Option<usize>,
+    /// Last line of the range (inclusive).
+    pub line_end: Option<usize>,
+}
+
+/// The file and folder mentions of `prompt`, in order, without duplicates. `is_mcp_server`
+/// tells whether `server` in `@server:uri` is a connected MCP server.
+pub fn parse_file_mentions(prompt: &str, is_mcp_server: &dyn Fn(&str) -> bool) -> Vec<FileMention> {
+    let mut mentions: Vec<FileMention> = Vec::new();
+    let mut previous: Option<char> = None;
+    let mut chars = prompt.char_indices().peekable();
+    while let Some((index, ch)) = chars.next() {
+        let starts_mention = ch == '@' && previous.is_none_or(char::is_whitespace);
+        previous = Some(ch);
+        if !starts_mention {
+            continue;
+        }
+        let rest = &prompt[index + 1..];
+        let Some((mention, consumed)) = parse_one(rest, is_mcp_server) else {
+            continue;
+        };
+        // Skip what the mention consumed.
+        let mut skipped = 0;
+        while skipped < consumed {
+            match chars.next() {
+                Some((_, skipped_char)) => {
+                    skipped += skipped_char.len_utf8();
+                    previous = Some(skipped_char);
+                }
+                None => break,
+            }
+        }
+        if !mentions.contains(&mention) {
+            mentions.push(mention);
+        }
+    }
+    mentions
+}
+
+/// Parses the text after `@`; returns the mention and the bytes it used.
+fn parse_one(rest: &str, is_mcp_server: &dyn Fn(&str) -> bool) -> Option<(FileMention, usize)> {
+    if let Some(quoted) = rest.strip_prefix('"') {
+        let close = quoted.find('"')?;
+        let path = &quoted[..close];
+        let after = &quoted[close + 1..];
+        let suffix_len = after.find(char::is_whitespace).unwrap_or(after.len());
+        let (line_start, line_end) = after[..suffix_len]
+            .strip_prefix(':')
+            .and_then(|range| parse_range(range.trim_end_matches(TRAILING_PUNCTUATION)))
+            .map_or((None, None), |(start, end)| (Some(start), Some(end)));
+        if path.is_empty() {
+            return None;
+        }
+        let mention = FileMention {
+            path: path.to_string(),
+            line_start,
+            line_end,
+        };
+        return Some((mention, close + 2 + suffix_len));
+    }
+    let token_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let token = rest[..token_len].trim_end_matches(TRAILING_PUNCTUATION);
+    if token.is_empty() || token.starts_with("agent-") {
+        return None;
+    }
+    let mut path = token;
+    let mut range = None;
+    if let Some((head, tail)) = token.rsplit_once(':')
+        && let Some(parsed) = parse_range(tail)
+    {
+        path = head;
+        range = Some(parsed);
+    }
+    if range.is_none()
+        && let Some((server, _uri)) = token.split_once(':')
+        && is_mcp_server(server)
+    {
+        return None;
+    }
+    if path.is_empty() {
+        return None;
+    }
+    let mention = FileMention {
+        path: path.to_string(),
+        line_start: range.map(|(start, _)| start),
+        line_end: range.map(|(_, end)| end),
+    };
+    Some((mention, token_len))
+}
+
+/// `10-20` → (10, 20); `10` → (10, 10). Lines are 1-based; an inverted range is rejected.
+fn parse_range(text: &str) -> Option<(usize, usize)> {
+    let (start, end) = match text.split_once('-') {
+        Some((start, end)) => (start.parse().ok()?, end.parse().ok()?),
+        None => {
+            let line = text.parse().ok()?;
+            (line, line)
+        }
+    };
+    (start >= 1 && end >= start).then_some((start, end))
+}
+
+/// The section of a text file excerpt.
+pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
+    let mut out = if window.is_whole_file() && !window.truncated {
+        format!("Contents of {}:\n", path.display())
+    } else {
+        format!(
+            "Contents of {} (lines {}-{} of {}):\n",
+            path.display(),
+            window.start_line,
+            window.end_line(),
+            window.total_lines
+        )
+    };
+    if window.num_lines == 0 {
+        out.push_str("(no lines)");
+    } else {
+        out.push_str(&number_lines(&window.text, window.start_line));
+    }
+    if window.truncated {
+        let _ = write!(
+            out,
+            "\n\n(Truncated at {} lines / {} KB. Read the file with a line range to see lines {} onward.)",
+            crate::file_content::MAX_FILE_LINES,
+            crate::file_content::MAX_FILE_CONTENT_SIZE / 1_000,
+            window.end_line() + 1
+        );
+    }
+    out
+}
+
+/// The section of a binary file.
+pub fn render_binary(path: &Path, len: usize) -> String {
+    format!(
+        "{} is a binary file ({len} bytes); its contents are not shown.",
+        path.display()
+    )
+}
+
+/// The section of a folder: one entry per line, sub-folders with a trailing `/`.
+pub fn render_directory(path: &Path, entries: &[String], omitted: usize) -> String {
+    let mut out = format!("Contents of directory {}:", path.display());
+    for entry in entries {
+        let _ = write!(out, "\n- {entry}");
+    }
+    if entries.is_empty() {
+        out.push_str("\n(empty directory)");
+    }
+    if omitted > 0 {
+        let _ = write!(out, "\n- … and {omitted} more");
+    }
+    out
+}
+
+/// Generates the `at_mentioned_files` reminder.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AtMentionedFilesGenerator;
+
+impl AtMentionedFilesGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+fn render_mention(
+    ctx: &GeneratorContext,
+    mention: &FileMention,
+) -> Result<Option<String>, GeneratorError> {
+    let path = resolve(&ctx.cwd, &mention.path);
+    let metadata = match std::fs::metadata(&path) {
+        Ok(metadata) => metadata,
+        Err(error) => {
+            tracing::debug!(path = %path.display(), %error, "mentioned path not found");
+            return Ok(None);
+        }
+    };
+    if metadata.is_dir() {
+        return list_directory(&path)
+            .map(|(entries, omitted)| Some(render_directory(&path, &entries, omitted)));
+    }
+    if ctx.file_tracker.is_unchanged_since_read(&path) {
+        tracing::debug!(path = %path.display(), "already_read_file: unchanged since read");
+        return Ok(None);
+    }
+    let bytes = std::fs::read(&path).map_err(|source| GeneratorError::io(&path, source))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => return Ok(Some(render_binary(&path, error.as_bytes().len()))),
+    };
+    let window = excerpt(&text, mention.line_start.unwrap_or(1), mention.line_end);
+    if window.is_whole_file() && !window.truncated {
+        ctx.file_tracker
+            .track_read(path.clone(), text.as_str(), ctx.turn_number, None, None);
+    } else {
+        ctx.file_tracker.track_read(
+            path.clone(),
+            window.text.as_str(),
+            ctx.turn_number,
+            Some(window.start_line),
+            Some(window.num_lines),
+        );
+    }
+    Ok(Some(render_file(&path, &window)))
+}
+
+fn resolve(cwd: &Path, written: &str) -> PathBuf {
+    let path = Path::new(written);
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
+fn list_directory(path: &Path) -> Result<(Vec<String>, usize), GeneratorError> {
+    let reader = std::fs::read_dir(path).map_err(|source| GeneratorError::io(path, source))?;
+    let mut entries: Vec<String> = Vec::new();
+    for entry in reader {
+        let entry = entry.map_err(|source| GeneratorError::io(path, source))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        entries.push(if is_dir { format!("{name}/") } else { name });
+    }
+    entries.sort();
+    let omitted = entries.len().saturating_sub(MAX_DIRECTORY_ENTRIES);
+    entries.truncate(MAX_DIRECTORY_ENTRIES);
+    Ok((entries, omitted))
+}
+
+#[async_trait]
+impl AttachmentGenerator for AtMentionedFilesGenerator {
+    fn name(&self) -> &str {
+        "at_mentioned_files"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::AtMentionedFiles
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let Some(prompt) = ctx.user_prompt.as_deref() else {
+            return Ok(None);
+        };
+        let mcp = &ctx.providers.mcp;
+        let mentions = parse_file_mentions(prompt, &|server| mcp.has_server(server));
+        let mut sections = Vec::new();
+        for mention in &mentions {
+            match render_mention(ctx, mention) {
+                Ok(Some(section)) => sections.push(section),
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(mention = %mention.path, %error, "skipping mentioned path");
+                }
+            }
+        }
+        if sections.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::AtMentionedFiles,
+            sections.join("\n\n"),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "at_mentioned_files_tests.rs"]
+mod tests;

@@ -1,0 +1,168 @@
+use std::fs;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn mention(path: &str, range: Option<(usize, usize)>) -> FileMention {
+    FileMention {
+        path: path.to_string(),
+        line_start: range.map(|(start, _)| start),
+        line_end: range.map(|(_, end)| end),
+    }
+}
+
+#[test]
+fn parses_every_mention_form() {
+    let prompt = "look at @src/lib.rs and @\"docs/my notes.md\", then @b.rs:10-20, @c.rs:5 \
+                  and @\"x y.txt\":2-3; ask @agent-search, mail me@example.com, \
+                  read @github:repo/issue and @src/lib.rs again.";
+    let mentions = parse_file_mentions(prompt, &|server| server == "github");
+    assert_eq!(
+        mentions,
+        vec![
+            mention("src/lib.rs", None),
+            mention("docs/my notes.md", None),
+            mention("b.rs", Some((10, 20))),
+            mention("c.rs", Some((5, 5))),
+            mention("x y.txt", Some((2, 3))),
+        ]
+    );
+}
+
+#[test]
+fn unknown_server_prefix_is_a_path_and_bad_ranges_are_not_ranges() {
+    let mentions = parse_file_mentions("@notes:todo @a.rs:20-10 @\"\" @", &|_| false);
+    assert_eq!(
+        mentions,
+        vec![mention("notes:todo", None), mention("a.rs:20-10", None)]
+    );
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("src/nested")).unwrap();
+        fs::write(dir.path().join("src/lib.rs"), "//! lib\npub fn f() {}\n").unwrap();
+        fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+        let lines: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+        fs::write(dir.path().join("my notes.md"), lines).unwrap();
+        Self { dir }
+    }
+
+    fn ctx(&self, prompt: &str) -> GeneratorContext {
+        GeneratorContext::new(self.dir.path()).with_user_prompt(prompt)
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> Option<String> {
+        AtMentionedFilesGenerator::new()
+            .generate(ctx)
+            .await
+            .unwrap()
+            .map(|reminder| {
+                assert_eq!(reminder.attachment_type, AttachmentType::AtMentionedFiles);
+                reminder
+                    .content
+                    .replace(&self.dir.path().display().to_string(), "[TMP]")
+            })
+    }
+}
+
+#[tokio::test]
+async fn a_file_is_shown_with_line_numbers() {
+    let fx = Fixture::new();
+    let content = fx.generate(&fx.ctx("explain @src/lib.rs")).await.unwrap();
+    insta::assert_snapshot!("at_mentioned_file", content);
+}
+
+#[tokio::test]
+async fn a_quoted_path_with_a_line_range() {
+    let fx = Fixture::new();
+    let content = fx
+        .generate(&fx.ctx("see @\"my notes.md\":10-12"))
+        .await
+        .unwrap();
+    insta::assert_snapshot!("at_mentioned_range", content);
+}
+
+#[tokio::test]
+async fn a_directory_is_listed() {
+    let fx = Fixture::new();
+    let content = fx.generate(&fx.ctx("what is in @src")).await.unwrap();
+    insta::assert_snapshot!("at_mentioned_directory", content);
+}
+
+#[tokio::test]
+async fn an_unchanged_file_already_read_is_skipped_then_shown_after_a_change() {
+    let fx = Fixture::new();
+    let ctx = fx.ctx("again @src/lib.rs");
+    assert!(fx.generate(&ctx).await.is_some());
+    // Mentioning it again: the model has it (already_read_file).
+    assert_eq!(fx.generate(&ctx).await, None);
+    fs::write(fx.dir.path().join("src/lib.rs"), "//! changed\n").unwrap();
+    let content = fx.generate(&ctx).await.unwrap();
+    assert!(content.contains("//! changed"), "{content}");
+}
+
+#[tokio::test]
+async fn a_shown_file_is_tracked_for_changes() {
+    let fx = Fixture::new();
+    let ctx = fx.ctx("@src/main.rs");
+    fx.generate(&ctx).await.unwrap();
+    let state = ctx
+        .file_tracker
+        .get(&fx.dir.path().join("src/main.rs"))
+        .unwrap();
+    assert!(!state.is_partial());
+    assert_eq!(&*state.content, "fn main() {}\n");
+}
+
+#[tokio::test]
+async fn long_files_are_cut_at_the_line_limit() {
+    let fx = Fixture::new();
+    let lines: String = (1..=3_500).map(|n| format!("{n}\n")).collect();
+    fs::write(fx.dir.path().join("long.txt"), lines).unwrap();
+    let ctx = fx.ctx("@long.txt");
+    let content = fx.generate(&ctx).await.unwrap();
+    assert!(content.starts_with("Contents of [TMP]/long.txt (lines 1-3000 of 3500):\n"));
+    assert!(
+        content.contains("  3000\u{2192}3000\n\n(Truncated at 3000 lines / 40 KB."),
+        "{content:.200}"
+    );
+    assert!(!content.contains("\u{2192}3001"));
+    let state = ctx
+        .file_tracker
+        .get(&fx.dir.path().join("long.txt"))
+        .unwrap();
+    assert!(state.is_partial(), "a cut file is a partial read");
+}
+
+#[tokio::test]
+async fn missing_files_and_binaries() {
+    let fx = Fixture::new();
+    fs::write(
+        fx.dir.path().join("img.png"),
+        [0x89, 0x50, 0xff, 0xfe, 0x00],
+    )
+    .unwrap();
+    let content = fx
+        .generate(&fx.ctx("@missing.rs and @img.png"))
+        .await
+        .unwrap();
+    assert_eq!(
+        content,
+        "[TMP]/img.png is a binary file (5 bytes); its contents are not shown."
+    );
+}
+
+#[tokio::test]
+async fn no_prompt_or_no_mentions_give_nothing() {
+    let fx = Fixture::new();
+    let ctx = GeneratorContext::new(fx.dir.path());
+    assert_eq!(fx.generate(&ctx).await, None);
+    assert_eq!(fx.generate(&fx.ctx("no mentions here")).await, None);
+}

@@ -1,0 +1,139 @@
+//! The `changed_files` reminder (catalogue #4, spec §6.2.3): files the model read that changed on
+//! disk since.
+//!
+//! It carries diffs only, never whole files. The diffs of one turn stay under a token cap
+//! (default 5,000, [`crate::GeneratorContext::changed_files_token_cap`]); files that do not fit
+//! are named in a closing note instead. A deleted file is reported as deleted. A file is diffed
+//! against what the model last saw, so two edits before the model saw the first give one
+//! combined diff. Every reported file is acknowledged in the [`crate::FileTracker`], so the
+//! same change is never reported twice.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use async_trait::async_trait;
+
+use crate::diff::DiffOptions;
+use crate::diff::unified_diff_with_line_numbers;
+use crate::file_tracker::FileChange;
+use crate::file_tracker::FileChangeKind;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::token_estimate::estimate_tokens;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The section of one modified file (spec §6.2.3, Claude Code's wording).
+pub fn render_modified(path: &Path, diff: &str) -> String {
+    format!(
+        "Note: {} was modified, either by the user or by a linter. This change was intentional, so make sure to take it into account as you proceed (ie. don't revert it unless the user asks you to). Don't tell the user this, since they are already aware. Here are the relevant changes (shown with line numbers):\n{diff}",
+        path.display()
+    )
+}
+
+/// The section of one deleted file.
+pub fn render_deleted(path: &Path) -> String {
+    format!(
+        "Note: {} was deleted, either by the user or by another process. It no longer exists, so don't rely on the contents you read earlier and don't recreate it unless the user asks you to. Don't tell the user this, since they are already aware.",
+        path.display()
+    )
+}
+
+/// The closing note naming the files whose diffs did not fit under the cap; `after_others` when
+/// other files' changes were shown above it.
+pub fn render_cut_note(cut: &[&Path], token_cap: usize, after_others: bool) -> String {
+    let count = cut.len();
+    let also = if after_others { " also" } else { "" };
+    let mut note = format!(
+        "Note: {count} file(s) you read were{also} modified, but their changes are not shown to keep this reminder under {token_cap} tokens. Read them again before relying on their contents:"
+    );
+    for path in cut {
+        let _ = write!(note, "\n- {}", path.display());
+    }
+    note
+}
+
+/// Generates the `changed_files` reminder.
+#[derive(Debug, Clone, Default)]
+pub struct ChangedFilesGenerator {
+    diff_options: DiffOptions,
+}
+
+impl ChangedFilesGenerator {
+    /// A generator with default diff options (3 context lines, 200 ms diff deadline).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A generator with the given diff options.
+    pub fn with_diff_options(diff_options: DiffOptions) -> Self {
+        Self { diff_options }
+    }
+
+    /// The reminder text for `changes`: one section per file while the total stays under
+    /// `token_cap`, then a note naming the files that were cut. `None` when nothing remains.
+    pub fn render(&self, changes: &[FileChange], token_cap: usize) -> Option<String> {
+        let mut sections: Vec<String> = Vec::new();
+        let mut cut: Vec<&Path> = Vec::new();
+        let mut used = 0usize;
+        for change in changes {
+            let section = match &change.kind {
+                FileChangeKind::Deleted => render_deleted(&change.path),
+                FileChangeKind::Modified { old, new, .. } => {
+                    let diff = unified_diff_with_line_numbers(old, new, self.diff_options);
+                    if diff.is_empty() {
+                        continue;
+                    }
+                    render_modified(&change.path, &diff)
+                }
+            };
+            let cost = estimate_tokens(&section);
+            if used.saturating_add(cost) > token_cap {
+                cut.push(&change.path);
+                continue;
+            }
+            used += cost;
+            sections.push(section);
+        }
+        if !cut.is_empty() {
+            let note = render_cut_note(&cut, token_cap, !sections.is_empty());
+            sections.push(note);
+        }
+        if sections.is_empty() {
+            None
+        } else {
+            Some(sections.join("\n\n"))
+        }
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for ChangedFilesGenerator {
+    fn name(&self) -> &str {
+        "changed_files"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::ChangedFiles
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let changes = ctx.file_tracker.detect_changes();
+        if changes.is_empty() {
+            return Ok(None);
+        }
+        let content = self.render(&changes, ctx.changed_files_token_cap);
+        for change in &changes {
+            ctx.file_tracker.acknowledge(change);
+        }
+        Ok(content.map(|content| SystemReminder::new(AttachmentType::ChangedFiles, content)))
+    }
+}
+
+#[cfg(test)]
+#[path = "changed_files_tests.rs"]
+mod tests;

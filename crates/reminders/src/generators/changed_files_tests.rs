@@ -1,0 +1,179 @@
+use std::fs;
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    ctx: GeneratorContext,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = GeneratorContext::new(dir.path());
+        Self { dir, ctx }
+    }
+
+    fn path(&self, name: &str) -> std::path::PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Writes `name` and records that the model read it in full.
+    fn read(&self, name: &str, text: &str) {
+        fs::write(self.path(name), text).unwrap();
+        self.ctx
+            .file_tracker
+            .track_read(self.path(name), text, 1, None, None);
+    }
+
+    fn edit(&self, name: &str, text: &str) {
+        fs::write(self.path(name), text).unwrap();
+    }
+
+    async fn generate(&self) -> Option<String> {
+        ChangedFilesGenerator::new()
+            .generate(&self.ctx)
+            .await
+            .unwrap()
+            .map(|reminder| {
+                assert_eq!(reminder.attachment_type, AttachmentType::ChangedFiles);
+                reminder
+                    .content
+                    .replace(&self.dir.path().display().to_string(), "[TMP]")
+            })
+    }
+}
+
+fn numbered(count: usize) -> String {
+    (1..=count).map(|n| format!("line {n}\n")).collect()
+}
+
+#[tokio::test]
+async fn ac_24_changed_files_includes_diff() {
+    let fx = Fixture::new();
+    fx.read("main.rs", &numbered(12));
+    fx.edit(
+        "main.rs",
+        &numbered(12).replace("line 6\n", "line six\nline 6b\n"),
+    );
+    let content = fx.generate().await.unwrap();
+    assert!(content.contains("-line 6"), "{content}");
+    assert!(content.contains("+line six"), "{content}");
+    insta::assert_snapshot!("changed_files_modified", content);
+}
+
+#[tokio::test]
+async fn a_change_is_reported_once() {
+    let fx = Fixture::new();
+    fx.read("a.txt", "x\n");
+    fx.edit("a.txt", "y\n");
+    assert!(fx.generate().await.is_some());
+    assert_eq!(fx.generate().await, None);
+}
+
+#[tokio::test]
+async fn unchanged_files_give_no_reminder() {
+    let fx = Fixture::new();
+    fx.read("a.txt", "x\n");
+    assert_eq!(fx.generate().await, None);
+}
+
+#[tokio::test]
+async fn deleted_file_is_reported_as_deleted() {
+    let fx = Fixture::new();
+    fx.read("gone.txt", &numbered(500));
+    fs::remove_file(fx.path("gone.txt")).unwrap();
+    let content = fx.generate().await.unwrap();
+    assert!(!content.contains("line 1"), "no file content: {content}");
+    insta::assert_snapshot!("changed_files_deleted", content);
+    assert_eq!(fx.generate().await, None, "reported once");
+}
+
+#[tokio::test]
+async fn two_edits_before_the_model_saw_the_first_give_one_combined_diff() {
+    let fx = Fixture::new();
+    fx.read("a.txt", "alpha\nbeta\ngamma\n");
+    fx.edit("a.txt", "alpha\nBETA\ngamma\n");
+    fx.edit("a.txt", "alpha\nBETA\ngamma\ndelta\n");
+    let content = fx.generate().await.unwrap();
+    assert_eq!(content.matches("Note: ").count(), 1);
+    insta::assert_snapshot!("changed_files_combined", content);
+}
+
+#[tokio::test]
+async fn never_whole_files_only_diffs() {
+    let fx = Fixture::new();
+    let original = numbered(2_000);
+    fx.read("big.txt", &original);
+    fx.edit(
+        "big.txt",
+        &original.replace("line 1000\n", "line one thousand\n"),
+    );
+    let content = fx.generate().await.unwrap();
+    // The old and new line plus three lines of context each side.
+    assert_eq!(
+        content
+            .lines()
+            .filter(|line| line.contains("line ") && !line.starts_with("Note:"))
+            .count(),
+        8
+    );
+}
+
+#[tokio::test]
+async fn the_token_cap_cuts_whole_files_and_names_them() {
+    let mut fx = Fixture::new();
+    fx.ctx.changed_files_token_cap = 600;
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        fx.read(name, &numbered(40));
+        let rewritten: String = (1..=40).map(|n| format!("rewritten {n}\n")).collect();
+        fx.edit(name, &rewritten);
+    }
+    let content = fx.generate().await.unwrap();
+    assert!(
+        estimate_tokens(&content) <= 600 + 100,
+        "cap respected up to the closing note"
+    );
+    assert_eq!(
+        content.matches("was modified, either").count(),
+        1,
+        "{content}"
+    );
+    insta::assert_snapshot!("changed_files_token_cap", content);
+    assert_eq!(
+        fx.generate().await,
+        None,
+        "cut files were told, not repeated"
+    );
+}
+
+#[tokio::test]
+async fn partial_reads_are_not_reported() {
+    let fx = Fixture::new();
+    fs::write(fx.path("a.txt"), numbered(10)).unwrap();
+    fx.ctx
+        .file_tracker
+        .track_read(fx.path("a.txt"), "line 2\n", 1, Some(2), Some(1));
+    fx.edit("a.txt", "different\n");
+    assert_eq!(fx.generate().await, None);
+}
+
+#[test]
+fn render_without_changes_is_none() {
+    assert_eq!(ChangedFilesGenerator::new().render(&[], 5_000), None);
+    let same = FileChange {
+        path: Path::new("/p/a").to_path_buf(),
+        kind: FileChangeKind::Modified {
+            old: "x".into(),
+            new: "x".into(),
+            stamp: crate::file_tracker::FileStamp {
+                mtime: None,
+                len: 1,
+            },
+        },
+    };
+    assert_eq!(ChangedFilesGenerator::new().render(&[same], 5_000), None);
+}

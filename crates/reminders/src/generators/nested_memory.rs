@@ -1,0 +1,166 @@
+//! The `nested_memory` reminder (catalogue #5, spec §6.2.5): instruction files that sit near the
+//! files the model read.
+//!
+//! For each file fully read since the last turn (the [`crate::FileTracker`]'s triggers), it walks
+//! from the file's folder up to the working directory (inclusive) and includes the
+//! [`PRIORITY_FILES`] it finds, nearest folder first. Each memory file is included once per
+//! session; a host that already put the root `AGENTS.md` into the user instructions marks it with
+//! [`crate::FileTracker::mark_memory_file_loaded`]. Reading a memory file directly marks it too.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+
+use crate::file_content::excerpt;
+use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
+use crate::generator_context::GeneratorContext;
+use crate::types::AttachmentType;
+use crate::types::SystemReminder;
+
+/// The files looked for in each folder, in order: the spec's list, then the catalogue's local
+/// and `.claude/` variants.
+pub const PRIORITY_FILES: &[&str] = &[
+    "CLAUDE.md",
+    "README.md",
+    ".cursorrules",
+    ".github/CODE_STYLE.md",
+    "AGENTS.md",
+    "CLAUDE.local.md",
+    ".claude/CLAUDE.md",
+];
+
+/// A memory file found for a trigger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryFile {
+    /// Its path.
+    pub path: PathBuf,
+    /// Its content (within the catalogue's limits).
+    pub content: String,
+    /// Lines left out by the limits.
+    pub omitted_lines: usize,
+}
+
+/// Renders the reminder (spec §6.2.5 format).
+pub fn render_nested_memory(files: &[MemoryFile]) -> String {
+    files
+        .iter()
+        .map(|file| {
+            let mut section = format!("Contents of {}:\n\n{}", file.path.display(), file.content);
+            if file.omitted_lines > 0 {
+                section.push_str(&format!(
+                    "\n\n({} more lines not shown; read the file to see them)",
+                    file.omitted_lines
+                ));
+            }
+            section
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n---\n\n")
+}
+
+/// Generates the `nested_memory` reminder.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NestedMemoryGenerator;
+
+impl NestedMemoryGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self
+    }
+
+    /// The memory files for `triggers` not yet included this session, marking them included.
+    pub fn find_memory_files(
+        &self,
+        ctx: &GeneratorContext,
+        triggers: &[PathBuf],
+    ) -> Vec<MemoryFile> {
+        let mut found = Vec::new();
+        for trigger in triggers {
+            let trigger = absolute(&ctx.cwd, trigger);
+            if is_priority_file(&trigger) {
+                // The model read the memory file itself: it has seen it.
+                ctx.file_tracker.mark_memory_file_loaded(&trigger);
+                continue;
+            }
+            let mut folder = trigger.parent();
+            while let Some(dir) = folder {
+                if !dir.starts_with(&ctx.cwd) {
+                    break;
+                }
+                for name in PRIORITY_FILES {
+                    let candidate = dir.join(name);
+                    if ctx.file_tracker.is_memory_file_loaded(&candidate) || !candidate.is_file() {
+                        continue;
+                    }
+                    match std::fs::read(&candidate) {
+                        Ok(bytes) => {
+                            ctx.file_tracker.mark_memory_file_loaded(&candidate);
+                            let text = String::from_utf8_lossy(&bytes);
+                            let window = excerpt(&text, 1, None);
+                            found.push(MemoryFile {
+                                path: candidate,
+                                omitted_lines: window.total_lines - window.num_lines,
+                                content: window.text,
+                            });
+                        }
+                        Err(error) => {
+                            tracing::debug!(path = %candidate.display(), %error, "skipping unreadable memory file");
+                        }
+                    }
+                }
+                if dir == ctx.cwd {
+                    break;
+                }
+                folder = dir.parent();
+            }
+        }
+        found
+    }
+}
+
+fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
+fn is_priority_file(path: &Path) -> bool {
+    PRIORITY_FILES.iter().any(|name| path.ends_with(name))
+}
+
+#[async_trait]
+impl AttachmentGenerator for NestedMemoryGenerator {
+    fn name(&self) -> &str {
+        "nested_memory"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::NestedMemory
+    }
+
+    async fn generate(
+        &self,
+        ctx: &GeneratorContext,
+    ) -> Result<Option<SystemReminder>, GeneratorError> {
+        let triggers = ctx.file_tracker.take_nested_memory_triggers();
+        if triggers.is_empty() {
+            return Ok(None);
+        }
+        let files = self.find_memory_files(ctx, &triggers);
+        if files.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::NestedMemory,
+            render_nested_memory(&files),
+        )))
+    }
+}
+
+#[cfg(test)]
+#[path = "nested_memory_tests.rs"]
+mod tests;

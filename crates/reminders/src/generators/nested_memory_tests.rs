@@ -1,0 +1,108 @@
+use std::fs;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn setup() -> (tempfile::TempDir, GeneratorContext) {
+    let outer = tempfile::tempdir().unwrap();
+    let cwd = outer.path().join("project");
+    fs::create_dir_all(cwd.join("crates/core/src")).unwrap();
+    fs::write(outer.path().join("AGENTS.md"), "outside the project\n").unwrap();
+    fs::write(cwd.join("AGENTS.md"), "root agents\n").unwrap();
+    fs::write(cwd.join("crates/core/CLAUDE.md"), "core claude\n").unwrap();
+    fs::write(cwd.join("crates/core/AGENTS.md"), "core agents\n").unwrap();
+    fs::write(cwd.join("crates/core/src/lib.rs"), "pub fn f() {}\n").unwrap();
+    fs::write(cwd.join("crates/core/src/other.rs"), "\n").unwrap();
+    let ctx = GeneratorContext::new(&cwd);
+    (outer, ctx)
+}
+
+async fn generate(ctx: &GeneratorContext, outer: &Path) -> Option<String> {
+    NestedMemoryGenerator::new()
+        .generate(ctx)
+        .await
+        .unwrap()
+        .map(|reminder| {
+            reminder
+                .content
+                .replace(&outer.display().to_string(), "[TMP]")
+        })
+}
+
+#[tokio::test]
+async fn walks_from_the_file_up_to_cwd_nearest_first() {
+    let (outer, ctx) = setup();
+    ctx.file_tracker.track_read(
+        ctx.cwd.join("crates/core/src/lib.rs"),
+        "pub fn f() {}\n",
+        1,
+        None,
+        None,
+    );
+    let content = generate(&ctx, outer.path()).await.unwrap();
+    assert!(!content.contains("outside the project"), "{content}");
+    insta::assert_snapshot!("nested_memory", content);
+}
+
+#[tokio::test]
+async fn each_memory_file_is_included_once() {
+    let (outer, ctx) = setup();
+    ctx.file_tracker
+        .track_read(ctx.cwd.join("crates/core/src/lib.rs"), "x", 1, None, None);
+    assert!(generate(&ctx, outer.path()).await.is_some());
+    ctx.file_tracker
+        .track_read(ctx.cwd.join("crates/core/src/other.rs"), "x", 2, None, None);
+    assert_eq!(generate(&ctx, outer.path()).await, None);
+}
+
+#[tokio::test]
+async fn files_the_host_already_loaded_are_skipped() {
+    let (outer, ctx) = setup();
+    ctx.file_tracker
+        .mark_memory_file_loaded(&ctx.cwd.join("AGENTS.md"));
+    ctx.file_tracker
+        .track_read(ctx.cwd.join("crates/core/src/lib.rs"), "x", 1, None, None);
+    let content = generate(&ctx, outer.path()).await.unwrap();
+    assert!(!content.contains("root agents"), "{content}");
+    assert!(content.contains("core agents"), "{content}");
+}
+
+#[tokio::test]
+async fn partial_reads_do_not_trigger() {
+    let (outer, ctx) = setup();
+    ctx.file_tracker.track_read(
+        ctx.cwd.join("crates/core/src/lib.rs"),
+        "x",
+        1,
+        Some(1),
+        Some(1),
+    );
+    assert_eq!(generate(&ctx, outer.path()).await, None);
+}
+
+#[tokio::test]
+async fn reading_a_memory_file_directly_counts_as_included() {
+    let (outer, ctx) = setup();
+    ctx.file_tracker.track_read(
+        ctx.cwd.join("crates/core/AGENTS.md"),
+        "core agents\n",
+        1,
+        None,
+        None,
+    );
+    assert_eq!(generate(&ctx, outer.path()).await, None);
+    ctx.file_tracker
+        .track_read(ctx.cwd.join("crates/core/src/lib.rs"), "x", 2, None, None);
+    let content = generate(&ctx, outer.path()).await.unwrap();
+    assert!(!content.contains("core agents"), "{content}");
+    assert!(content.contains("core claude"), "{content}");
+}
+
+#[tokio::test]
+async fn files_outside_cwd_find_nothing() {
+    let (outer, ctx) = setup();
+    ctx.file_tracker
+        .track_read(outer.path().join("elsewhere.rs"), "x", 1, None, None);
+    assert_eq!(generate(&ctx, outer.path()).await, None);
+}

@@ -1,0 +1,116 @@
+//! Placing reminders into the conversation, and recognising them again (spec §8.1, §8.4).
+//!
+//! Two placements ([`ReminderPlacement`]):
+//!
+//! - [`ReminderPlacement::Tail`] (default): the reminders of a turn are appended to the history
+//!   right after the turn's user input and stay there. Each prompt is then the previous prompt
+//!   plus new items, byte for byte, so the provider's prompt cache keeps hitting.
+//! - [`ReminderPlacement::AfterEnvironmentContext`] (the spec's AC-5): the reminders are inserted
+//!   into the *prompt view* after the environment context and user instructions, rebuilt on
+//!   every turn and never recorded.
+
+use agentctx_protocol::ContentItem;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TEAMMATE_MESSAGE_OPEN_TAG;
+use agentctx_protocol::is_system_reminder_message;
+
+use crate::config::ReminderPlacement;
+use crate::types::SystemReminder;
+
+/// Opening of the environment context message.
+pub const ENVIRONMENT_CONTEXT_OPEN_TAG: &str = "<environment_context>";
+/// Openings of user instruction messages (codex-rs's older and newer forms).
+pub const USER_INSTRUCTIONS_PREFIXES: [&str; 2] =
+    ["<user_instructions>", "# AGENTS.md instructions"];
+
+/// Inserts `reminders` (already in injection order) into `history` as user messages and returns
+/// the index of the first one (`history.len()` unchanged when there are none).
+pub fn inject_system_reminders(
+    history: &mut Vec<ResponseItem>,
+    reminders: &[SystemReminder],
+    placement: ReminderPlacement,
+) -> usize {
+    let position = match placement {
+        ReminderPlacement::Tail => history.len(),
+        ReminderPlacement::AfterEnvironmentContext => after_environment_context_position(history),
+    };
+    if reminders.is_empty() {
+        return position;
+    }
+    tracing::debug!(
+        count = reminders.len(),
+        position,
+        ?placement,
+        "injecting system reminders"
+    );
+    let items = reminders.iter().map(SystemReminder::to_response_item);
+    history.splice(position..position, items);
+    position
+}
+
+/// Where [`ReminderPlacement::AfterEnvironmentContext`] inserts: after the last environment
+/// context or user instructions message and any reminders that already follow it. Without
+/// either, after the leading developer and system messages.
+pub fn after_environment_context_position(history: &[ResponseItem]) -> usize {
+    let anchor = history
+        .iter()
+        .rposition(|item| is_environment_context(item) || is_user_instructions(item));
+    let mut position = match anchor {
+        Some(index) => index + 1,
+        None => history
+            .iter()
+            .position(|item| !matches!(item.role(), Some("developer" | "system")))
+            .unwrap_or(history.len()),
+    };
+    while history.get(position).is_some_and(is_reminder_item) {
+        position += 1;
+    }
+    position
+}
+
+/// Whether `item` is a reminder the harness injected: a user message whose text starts with
+/// one of the reminder tags or with `<teammate-message`.
+pub fn is_reminder_item(item: &ResponseItem) -> bool {
+    is_system_reminder_message(item) || user_text_starts_with(item, &[TEAMMATE_MESSAGE_OPEN_TAG])
+}
+
+/// `items` without reminders (for compaction summaries).
+pub fn filter_system_reminders(items: &[ResponseItem]) -> Vec<ResponseItem> {
+    items
+        .iter()
+        .filter(|item| !is_reminder_item(item))
+        .cloned()
+        .collect()
+}
+
+/// Removes reminders from `items` in place; returns how many were removed.
+pub fn remove_system_reminders(items: &mut Vec<ResponseItem>) -> usize {
+    let before = items.len();
+    items.retain(|item| !is_reminder_item(item));
+    before - items.len()
+}
+
+/// Whether `item` is the environment context message.
+pub fn is_environment_context(item: &ResponseItem) -> bool {
+    user_text_starts_with(item, &[ENVIRONMENT_CONTEXT_OPEN_TAG])
+}
+
+/// Whether `item` is a user instructions message.
+pub fn is_user_instructions(item: &ResponseItem) -> bool {
+    user_text_starts_with(item, &USER_INSTRUCTIONS_PREFIXES)
+}
+
+fn user_text_starts_with(item: &ResponseItem, prefixes: &[&str]) -> bool {
+    let ResponseItem::Message { role, content, .. } = item else {
+        return false;
+    };
+    role == "user"
+        && content.iter().filter_map(ContentItem::as_text).any(|text| {
+            let text = text.trim_start();
+            prefixes.iter().any(|prefix| text.starts_with(prefix))
+        })
+}
+
+#[cfg(test)]
+#[path = "injection_tests.rs"]
+mod tests;
