@@ -1,10 +1,15 @@
 //! Delegate mode reminders (catalogue #9 `delegate_mode`, #10 `delegate_mode_exit`): a team lead
-//! in delegate mode may only coordinate its team.
+//! in delegate mode may only coordinate its team. The delegate mode reminder fires when the mode
+//! is entered (or its team changes), not on every turn; the exit reminder on the turn after
+//! leaving.
 
 use std::path::Path;
 
+use std::path::PathBuf;
+
 use async_trait::async_trait;
 
+use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
@@ -35,14 +40,16 @@ Focus on coordinating work by creating tasks, assigning them to teammates, and m
 /// The reminder on the turn after delegate mode was left.
 pub const DELEGATE_MODE_EXIT_TEXT: &str = "## Exited Delegate Mode\n\nYou have exited delegate mode. You can now use all tools (Bash, Read, Write, Edit, etc.) and take actions directly. Continue with your tasks.";
 
-/// Generates the delegate mode reminder while delegate mode is active and the team is known.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct DelegateModeGenerator;
+/// Generates the delegate mode reminder when delegate mode is entered with a known team.
+#[derive(Debug, Default)]
+pub struct DelegateModeGenerator {
+    last: LastReported<Option<(String, PathBuf)>>,
+}
 
 impl DelegateModeGenerator {
     /// A new generator.
     pub fn new() -> Self {
-        Self
+        Self::default()
     }
 }
 
@@ -61,17 +68,25 @@ impl AttachmentGenerator for DelegateModeGenerator {
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
         let delegate = &ctx.delegate;
-        let (true, Some(team_name), Some(task_list_path)) = (
+        let team = match (
             delegate.active,
-            delegate.team_name.as_deref(),
-            delegate.task_list_path.as_deref(),
-        ) else {
-            return Ok(None);
+            &delegate.team_name,
+            &delegate.task_list_path,
+        ) {
+            (true, Some(team_name), Some(task_list_path)) => {
+                Some((team_name.clone(), task_list_path.clone()))
+            }
+            _ => None,
         };
-        Ok(Some(SystemReminder::new(
-            AttachmentType::DelegateMode,
-            render_delegate_mode(team_name, task_list_path),
-        )))
+        if !self.last.changed(&team) {
+            return Ok(None);
+        }
+        Ok(team.map(|(team_name, task_list_path)| {
+            SystemReminder::new(
+                AttachmentType::DelegateMode,
+                render_delegate_mode(&team_name, &task_list_path),
+            )
+        }))
     }
 }
 

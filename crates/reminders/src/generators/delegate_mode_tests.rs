@@ -26,6 +26,18 @@ async fn delegate_mode_reminder_names_team_and_task_list() {
 }
 
 #[tokio::test]
+async fn delegate_mode_fires_on_entering_not_on_every_turn() {
+    let generator = DelegateModeGenerator::new();
+    let ctx = delegate_ctx();
+    assert!(generator.generate(&ctx).await.unwrap().is_some());
+    assert_eq!(generator.generate(&ctx).await.unwrap(), None);
+    let mut left = delegate_ctx();
+    left.delegate.active = false;
+    assert_eq!(generator.generate(&left).await.unwrap(), None);
+    assert!(generator.generate(&ctx).await.unwrap().is_some());
+}
+
+#[tokio::test]
 async fn delegate_mode_needs_an_active_mode_and_a_team() {
     let mut ctx = delegate_ctx();
     ctx.delegate.team_name = None;

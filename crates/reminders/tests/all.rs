@@ -1,0 +1,8 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "test code fails loudly")]
+
+//! The integration tests of `agentctx-reminders`, one binary; modules live in `tests/suite/`.
+
+mod suite {
+    mod generators_catalogue;
+    mod generators_throttled;
+}

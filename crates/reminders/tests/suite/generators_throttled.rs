@@ -1,0 +1,196 @@
+//! Generator rules that need the orchestrator's throttle and tier filter, over many turns.
+
+use std::path::PathBuf;
+
+use agentctx_protocol::PermissionMode;
+use agentctx_protocol::TodoItem;
+use agentctx_protocol::TodoStatus;
+use agentctx_reminders::AttachmentType;
+use agentctx_reminders::BackgroundTaskInfo;
+use agentctx_reminders::BackgroundTaskStatus;
+use agentctx_reminders::BackgroundTaskType;
+use agentctx_reminders::GeneratorContext;
+use agentctx_reminders::SystemReminder;
+use agentctx_reminders::SystemReminderConfig;
+use agentctx_reminders::SystemReminderOrchestrator;
+use pretty_assertions::assert_eq;
+
+fn fired(reminders: &[SystemReminder], attachment_type: AttachmentType) -> Option<String> {
+    reminders
+        .iter()
+        .find(|reminder| reminder.attachment_type == attachment_type)
+        .map(|reminder| reminder.content.clone())
+}
+
+/// Runs turns `1..=last` with `setup(turn, ctx)` and returns the turns `attachment_type` fired on.
+async fn firing_turns(
+    last: i32,
+    attachment_type: AttachmentType,
+    setup: impl Fn(i32, &mut GeneratorContext),
+) -> Vec<(i32, String)> {
+    let orchestrator = SystemReminderOrchestrator::new(SystemReminderConfig::default());
+    let base = GeneratorContext::new("/work/project");
+    let mut turns = Vec::new();
+    for turn in 1..=last {
+        let mut ctx = base.clone();
+        ctx.turn_number = turn;
+        setup(turn, &mut ctx);
+        if let Some(content) = fired(&orchestrator.generate_all(&ctx).await, attachment_type) {
+            turns.push((turn, content));
+        }
+    }
+    turns
+}
+
+fn pending(content: &str) -> TodoItem {
+    TodoItem {
+        content: content.to_string(),
+        status: TodoStatus::Pending,
+        active_form: String::new(),
+    }
+}
+
+#[tokio::test]
+async fn ac_07_todo_reminder_keeps_3_turns_between_reminders() {
+    let turns = firing_turns(16, AttachmentType::TodoReminder, |_, ctx| {
+        ctx.todo.items = vec![pending("Run the tests")];
+        ctx.todo.last_write_turn = Some(1);
+    })
+    .await;
+    let turns = turns.iter().map(|(turn, _)| *turn).collect::<Vec<_>>();
+    assert_eq!(turns, [6, 9, 12, 15]);
+}
+
+#[tokio::test]
+async fn ac_08_todo_reminder_waits_5_turns_after_each_todo_write() {
+    let turns = firing_turns(16, AttachmentType::TodoReminder, |turn, ctx| {
+        ctx.todo.items = vec![pending("Run the tests")];
+        // TodoWrite on turns 1 and 8.
+        ctx.todo.last_write_turn = Some(if turn >= 8 { 8 } else { 1 });
+    })
+    .await;
+    let turns = turns.iter().map(|(turn, _)| *turn).collect::<Vec<_>>();
+    assert_eq!(turns, [6, 13, 16]);
+}
+
+#[tokio::test]
+async fn todo_reminder_stops_once_every_item_is_done() {
+    let turns = firing_turns(20, AttachmentType::TodoReminder, |turn, ctx| {
+        let status = if turn >= 7 {
+            TodoStatus::Completed
+        } else {
+            TodoStatus::Pending
+        };
+        ctx.todo.items = vec![TodoItem {
+            content: "Run the tests".to_string(),
+            status,
+            active_form: String::new(),
+        }];
+        ctx.todo.last_write_turn = Some(0);
+    })
+    .await;
+    let turns = turns.iter().map(|(turn, _)| *turn).collect::<Vec<_>>();
+    assert_eq!(turns, [5]);
+}
+
+#[tokio::test]
+async fn ac_09_plan_mode_first_always_then_every_5_turns_full_every_fifth_attachment() {
+    let turns = firing_turns(26, AttachmentType::PlanMode, |_, ctx| {
+        ctx.permission_mode = PermissionMode::Plan;
+        ctx.plan.plan_file_path = Some(PathBuf::from("/home/u/.agentctx/plans/otter.md"));
+    })
+    .await;
+    let kinds = turns
+        .iter()
+        .map(|(turn, content)| {
+            let kind = if content.contains("## Plan Workflow") {
+                "full"
+            } else {
+                "sparse"
+            };
+            (*turn, kind)
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(
+        kinds,
+        [
+            (1, "full"),
+            (6, "sparse"),
+            (11, "sparse"),
+            (16, "sparse"),
+            (21, "sparse"),
+            (26, "full"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn ac_25_background_task_only_for_main_agent_through_the_orchestrator() {
+    let orchestrator = SystemReminderOrchestrator::new(SystemReminderConfig::default());
+    let mut ctx = GeneratorContext::new("/work/project");
+    ctx.background_tasks = vec![BackgroundTaskInfo {
+        task_id: "bash_1".to_string(),
+        task_type: BackgroundTaskType::Shell,
+        command: Some("cargo build".to_string()),
+        description: "Build".to_string(),
+        status: BackgroundTaskStatus::Completed,
+        exit_code: Some(0),
+        output_len: 10,
+        delta_summary: None,
+        progress_message: None,
+    }];
+    ctx.is_main_agent = false;
+    assert_eq!(
+        fired(
+            &orchestrator.generate_all(&ctx).await,
+            AttachmentType::BackgroundTask
+        ),
+        None
+    );
+    ctx.is_main_agent = true;
+    assert_eq!(
+        fired(
+            &orchestrator.generate_all(&ctx).await,
+            AttachmentType::BackgroundTask
+        )
+        .as_deref(),
+        Some(
+            "Background Bash bash_1 (command: cargo build) (status: completed) (exit code: 0) Has new output available. You can check its output using the BashOutput tool."
+        )
+    );
+}
+
+#[tokio::test]
+async fn ac_20_critical_instruction_from_config_on_every_turn() {
+    let config = SystemReminderConfig {
+        critical_instruction: Some("Never push to main.".to_string()),
+        ..SystemReminderConfig::default()
+    };
+    let orchestrator = SystemReminderOrchestrator::new(config.clone());
+    for turn in 1..=3 {
+        let mut ctx = GeneratorContext::new("/work/project").with_config(&config);
+        ctx.turn_number = turn;
+        let reminders = orchestrator.generate_all(&ctx).await;
+        assert_eq!(
+            fired(&reminders, AttachmentType::CriticalInstruction).as_deref(),
+            Some("Never push to main.")
+        );
+    }
+}
+
+#[tokio::test]
+async fn ac_16_per_type_switch_silences_one_generator() {
+    let mut config = SystemReminderConfig {
+        critical_instruction: Some("Never push to main.".to_string()),
+        ..SystemReminderConfig::default()
+    };
+    config
+        .attachments
+        .set_enabled(AttachmentType::CriticalInstruction, false);
+    let orchestrator = SystemReminderOrchestrator::new(config.clone());
+    let mut ctx = GeneratorContext::new("/work/project").with_config(&config);
+    ctx.micro_compact_cleared = 2;
+    let reminders = orchestrator.generate_all(&ctx).await;
+    assert_eq!(fired(&reminders, AttachmentType::CriticalInstruction), None);
+    assert!(fired(&reminders, AttachmentType::MicroCompact).is_some());
+}
