@@ -411,3 +411,61 @@ fn replace_bumps_the_version_and_re_measures() {
         ApproxTokenEstimator.estimate_items(&items)
     );
 }
+
+/// Renders items as `NN:type/role:text` lines.
+fn render(items: &[ResponseItem]) -> String {
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let text = match item {
+                ResponseItem::Message { .. } => item.message_text().unwrap_or_default(),
+                ResponseItem::FunctionCall {
+                    name, arguments, ..
+                } => format!("{name}({arguments})"),
+                ResponseItem::FunctionCallOutput { output, .. }
+                | ResponseItem::CustomToolCallOutput { output, .. } => output.text_content(),
+                _ => String::new(),
+            };
+            let kind = match item.role() {
+                Some(role) => format!("{}/{role}", item.type_name()),
+                None => item.type_name().to_string(),
+            };
+            format!("{index:02}:{kind}:{text}")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn prompt_view_snapshot() {
+    let manager = manager(vec![
+        ResponseItem::developer_text(
+            "<permissions instructions>sandbox</permissions instructions>",
+        ),
+        env_context(),
+        ResponseItem::user_text("show me the logo"),
+        ghost(),
+        ResponseItem::function_call("c1", "view_image", r#"{"path":"logo.png"}"#),
+        ResponseItem::FunctionCallOutput {
+            call_id: "c1".to_string(),
+            output: FunctionCallOutputPayload {
+                body: FunctionCallOutputBody::ContentItems(vec![
+                    FunctionCallOutputContentItem::InputImage {
+                        image_url: "data:image/png;base64,AAAA".to_string(),
+                        detail: None,
+                    },
+                ]),
+                success: Some(true),
+            },
+            extra: ExtraFields::new(),
+        },
+        ResponseItem::function_call("c2", "shell", r#"{"command":["ls"]}"#),
+        ResponseItem::function_call_output("stale", "orphan output"),
+        ResponseItem::assistant_text("The logo is a cat."),
+    ]);
+    insta::assert_snapshot!(
+        "prompt_view_text_only",
+        render(&manager.for_prompt(&InputModality::TEXT_ONLY))
+    );
+}

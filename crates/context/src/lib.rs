@@ -138,5 +138,6 @@ pub use truncate::truncate_middle_with_token_budget;
 pub use truncate::truncate_text;
 pub use truncate::truncation_marker;
 pub use truncation_policy::DEFAULT_TOOL_OUTPUT_TOKENS;
+pub use truncation_policy::DEFAULT_TRUNCATION_BYTES;
 pub use truncation_policy::TOOL_OUTPUT_SERIALIZATION_MULTIPLIER;
 pub use truncation_policy::TruncationPolicy;

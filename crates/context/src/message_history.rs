@@ -143,6 +143,7 @@ pub struct HistoryMetadata {
 pub struct MessageHistory {
     path: PathBuf,
     max_bytes: Option<u64>,
+    persistence: HistoryPersistence,
 }
 
 impl MessageHistory {
@@ -151,12 +152,21 @@ impl MessageHistory {
         Self {
             path: path.into(),
             max_bytes: None,
+            persistence: HistoryPersistence::SaveAll,
         }
     }
 
-    /// `history.jsonl` under `home`, with the config's cap.
+    /// `history.jsonl` under `home`, with the config's cap and persistence.
     pub fn in_home(home: &Path, config: &MessageHistoryConfig) -> Self {
-        Self::new(home.join(HISTORY_FILENAME)).with_max_bytes(config.max_bytes)
+        Self::new(home.join(HISTORY_FILENAME))
+            .with_max_bytes(config.max_bytes)
+            .with_persistence(config.persistence)
+    }
+
+    /// Sets whether appends are written at all.
+    pub fn with_persistence(mut self, persistence: HistoryPersistence) -> Self {
+        self.persistence = persistence;
+        self
     }
 
     /// Sets the soft cap.
@@ -182,8 +192,12 @@ impl MessageHistory {
         })
     }
 
-    /// Appends one entry as one line, then enforces the cap.
+    /// Appends one entry as one line, then enforces the cap. Does nothing with
+    /// [`HistoryPersistence::None`].
     pub fn append_entry(&self, entry: &HistoryEntry) -> Result<(), MessageHistoryError> {
+        if self.persistence == HistoryPersistence::None {
+            return Ok(());
+        }
         let mut line =
             serde_json::to_string(entry).map_err(|source| MessageHistoryError::Serialize {
                 path: self.path.clone(),

@@ -239,3 +239,33 @@ fn lock_timeout_names_the_file() {
     holder.unlock().unwrap();
     history.append_entry(&entry(1)).unwrap();
 }
+
+#[test]
+fn persistence_none_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = MessageHistoryConfig {
+        persistence: HistoryPersistence::None,
+        max_bytes: None,
+    };
+    let history = MessageHistory::in_home(dir.path(), &config);
+    history.append("s", "secret").unwrap();
+    assert!(!history.path().exists());
+    assert_eq!(history.entries().unwrap(), HistoryEntries::default());
+}
+
+#[test]
+fn config_reads_from_toml_like_json() {
+    let config: MessageHistoryConfig =
+        serde_json::from_str(r#"{"persistence":"none","max_bytes":1024}"#).unwrap();
+    assert_eq!(
+        config,
+        MessageHistoryConfig {
+            persistence: HistoryPersistence::None,
+            max_bytes: Some(1024),
+        }
+    );
+    assert_eq!(
+        serde_json::from_str::<MessageHistoryConfig>("{}").unwrap(),
+        MessageHistoryConfig::default()
+    );
+}

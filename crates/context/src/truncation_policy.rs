@@ -9,8 +9,13 @@ use serde::Serialize;
 use crate::token_estimator::approx_bytes_for_tokens;
 use crate::token_estimator::approx_tokens_from_byte_count;
 
-/// Tokens a tool output may occupy by default (codex `DEFAULT_TOOL_OUTPUT_TOKENS`).
+/// Tokens a tool output may occupy when a model asks for a token policy without a limit (codex
+/// `DEFAULT_TOOL_OUTPUT_TOKENS`).
 pub const DEFAULT_TOOL_OUTPUT_TOKENS: usize = 10_000;
+
+/// Bytes a tool output may occupy under the default policy (codex `TruncationPolicyConfig`
+/// default, `bytes(10_000)`).
+pub const DEFAULT_TRUNCATION_BYTES: usize = 10_000;
 
 /// The allowance tool outputs get on top of the policy when they are recorded into history, for
 /// the JSON envelope around them.
@@ -27,8 +32,9 @@ pub enum TruncationPolicy {
 }
 
 impl Default for TruncationPolicy {
+    /// `Bytes(10_000)`, as codex's model configuration defaults.
     fn default() -> Self {
-        Self::Tokens(DEFAULT_TOOL_OUTPUT_TOKENS)
+        Self::Bytes(DEFAULT_TRUNCATION_BYTES)
     }
 }
 

@@ -1,0 +1,12 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code fails loudly"
+)]
+
+mod suite {
+    mod context_manager_props;
+    mod function_output_props;
+    mod truncation_props;
+}
