@@ -90,14 +90,16 @@ impl AttachmentGenerator for DelegateModeGenerator {
     }
 }
 
-/// Generates the exit reminder on the turn after delegate mode was left.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct DelegateModeExitGenerator;
+/// Generates the exit reminder once, on the turn after delegate mode was left.
+#[derive(Debug, Default)]
+pub struct DelegateModeExitGenerator {
+    last: LastReported<bool>,
+}
 
 impl DelegateModeExitGenerator {
     /// A new generator.
     pub fn new() -> Self {
-        Self
+        Self::default()
     }
 }
 
@@ -115,7 +117,8 @@ impl AttachmentGenerator for DelegateModeExitGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        if !ctx.delegate.just_exited || ctx.delegate.active {
+        let exited = ctx.delegate.just_exited && !ctx.delegate.active;
+        if !self.last.changed(&exited) || !exited {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(

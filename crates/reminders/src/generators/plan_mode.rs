@@ -5,12 +5,14 @@
 //! While plan mode is active the orchestrator's throttle lets [`PlanModeGenerator`] fire on the
 //! first turn, then every [`crate::throttle::PLAN_MODE_TURNS_BETWEEN`] turns; the first
 //! attachment and every [`crate::throttle::FULL_REMINDER_EVERY_N_ATTACHMENTS`]th one after it are
-//! full, the others sparse. Sub-agents get the shorter sub-agent reminder every time.
+//! full, the others sparse. Sub-agents get the shorter sub-agent reminder every time. Re-entry
+//! and exit fire once each time they happen, however long the host keeps its flag set.
 
 use std::path::Path;
 
 use async_trait::async_trait;
 
+use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
@@ -269,14 +271,16 @@ impl AttachmentGenerator for PlanModeGenerator {
     }
 }
 
-/// Generates the re-entry reminder when plan mode is entered again and a plan file exists.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct PlanModeReentryGenerator;
+/// Generates the re-entry reminder once when plan mode is entered again and a plan file exists.
+#[derive(Debug, Default)]
+pub struct PlanModeReentryGenerator {
+    last: LastReported<bool>,
+}
 
 impl PlanModeReentryGenerator {
     /// A new generator.
     pub fn new() -> Self {
-        Self
+        Self::default()
     }
 }
 
@@ -294,7 +298,8 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        if !ctx.is_plan_mode() || !ctx.plan.is_reentry || !plan_exists(ctx) {
+        let reentered = ctx.is_plan_mode() && ctx.plan.is_reentry && plan_exists(ctx);
+        if !self.last.changed(&reentered) || !reentered {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(
@@ -304,14 +309,16 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
     }
 }
 
-/// Generates the exit reminder on the turn after plan mode was left.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct PlanModeExitGenerator;
+/// Generates the exit reminder once, on the turn after plan mode was left.
+#[derive(Debug, Default)]
+pub struct PlanModeExitGenerator {
+    last: LastReported<bool>,
+}
 
 impl PlanModeExitGenerator {
     /// A new generator.
     pub fn new() -> Self {
-        Self
+        Self::default()
     }
 }
 
@@ -329,7 +336,8 @@ impl AttachmentGenerator for PlanModeExitGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        if !ctx.plan.just_exited || ctx.is_plan_mode() {
+        let exited = ctx.plan.just_exited && !ctx.is_plan_mode();
+        if !self.last.changed(&exited) || !exited {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(

@@ -156,3 +156,23 @@ async fn plan_mode_exit_names_the_plan_file_when_it_exists() {
     let text = content(&PlanModeExitGenerator::new(), &ctx).await.unwrap();
     insta::assert_snapshot!("plan_mode_exit_no_plan_file", text);
 }
+
+#[tokio::test]
+async fn plan_mode_reentry_and_exit_fire_once_while_the_host_keeps_the_flag() {
+    let (_dir, path) = existing_plan();
+    let mut ctx = plan_ctx(path.to_str().unwrap());
+    ctx.plan.is_reentry = true;
+    let reentry = PlanModeReentryGenerator::new();
+    assert!(content(&reentry, &ctx).await.is_some());
+    assert_eq!(content(&reentry, &ctx).await, None);
+
+    ctx.permission_mode = PermissionMode::Default;
+    ctx.plan.just_exited = true;
+    let exit = PlanModeExitGenerator::new();
+    assert!(content(&exit, &ctx).await.is_some());
+    assert_eq!(content(&exit, &ctx).await, None);
+    ctx.plan.just_exited = false;
+    assert_eq!(content(&exit, &ctx).await, None);
+    ctx.plan.just_exited = true;
+    assert!(content(&exit, &ctx).await.is_some());
+}
