@@ -1,8 +1,16 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "test code fails loudly")]
-
-//! The integration tests of `agentctx-reminders`, one binary; modules live in `tests/suite/`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code fails loudly"
+)]
 
 mod suite {
+    mod config;
     mod generators_catalogue;
     mod generators_throttled;
+    mod orchestrator;
+    mod prompt_flow;
+    mod scripted;
+    mod types;
 }

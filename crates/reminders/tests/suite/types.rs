@@ -1,0 +1,110 @@
+//! Core types: tags per type, `is_meta`, tiers, catalogue order, conversion to a message.
+
+use agentctx_protocol::ResponseItem;
+use agentctx_reminders::AttachmentType;
+use agentctx_reminders::ReminderTier;
+use agentctx_reminders::SystemReminder;
+use agentctx_reminders::XmlTag;
+use agentctx_reminders::is_reminder_item;
+use agentctx_reminders::is_system_reminder_message;
+use pretty_assertions::assert_eq;
+
+#[test]
+fn ac_02_reminders_use_the_correct_xml_tag_per_type() {
+    let wrapped =
+        |attachment_type: AttachmentType| SystemReminder::new(attachment_type, "body").wrap_xml();
+    assert_eq!(
+        wrapped(AttachmentType::TodoReminder),
+        "<system-reminder>\nbody\n</system-reminder>"
+    );
+    assert_eq!(
+        wrapped(AttachmentType::AsyncAgentStatus),
+        "<system-notification>body</system-notification>"
+    );
+    assert_eq!(
+        wrapped(AttachmentType::SessionMemory),
+        "<session-memory>\nbody\n</session-memory>"
+    );
+    assert_eq!(
+        wrapped(AttachmentType::Diagnostics),
+        "<new-diagnostics>body</new-diagnostics>"
+    );
+    assert_eq!(
+        wrapped(AttachmentType::LspDiagnostics),
+        "<new-diagnostics>body</new-diagnostics>"
+    );
+    assert_eq!(wrapped(AttachmentType::TeammateMessage), "body");
+    // Spec §4.1: background shells, token usage and budget use <system-reminder>.
+    for attachment_type in [
+        AttachmentType::BackgroundTask,
+        AttachmentType::TokenUsage,
+        AttachmentType::BudgetUsd,
+        AttachmentType::ChangedFiles,
+        AttachmentType::PlanMode,
+        AttachmentType::CriticalInstruction,
+    ] {
+        assert_eq!(
+            attachment_type.xml_tag(),
+            XmlTag::SystemReminder,
+            "{attachment_type}"
+        );
+    }
+}
+
+#[test]
+fn ac_06_all_reminders_have_is_meta_true() {
+    for attachment_type in AttachmentType::ALL {
+        let reminder = SystemReminder::new(*attachment_type, "x");
+        assert!(reminder.is_meta(), "{attachment_type}");
+        assert_eq!(reminder.tier(), attachment_type.tier());
+    }
+    // Deserialising cannot turn it off.
+    let json = r#"{"attachment_type":"plan_mode","content":"x","tier":"core","is_meta":false}"#;
+    let reminder: SystemReminder = serde_json::from_str(json).unwrap();
+    assert!(reminder.is_meta());
+    let written = serde_json::to_value(&reminder).unwrap();
+    assert_eq!(written["is_meta"], serde_json::Value::Bool(true));
+}
+
+#[test]
+fn a_reminder_becomes_a_user_message_recognised_as_a_reminder() {
+    let reminder = SystemReminder::new(AttachmentType::CriticalInstruction, "Run the tests.");
+    let item = ResponseItem::from(reminder);
+    assert_eq!(
+        item,
+        ResponseItem::user_text("<system-reminder>\nRun the tests.\n</system-reminder>")
+    );
+    assert!(is_system_reminder_message(&item));
+    let teammate = SystemReminder::new(
+        AttachmentType::TeammateMessage,
+        "<teammate-message teammate_id=\"a\">hi</teammate-message>",
+    );
+    assert!(is_reminder_item(&teammate.to_response_item()));
+}
+
+#[test]
+fn the_catalogue_is_complete_and_ordered_by_tier() {
+    let names: Vec<&str> = AttachmentType::ALL.iter().map(|t| t.as_str()).collect();
+    insta::assert_snapshot!("catalogue", names.join("\n"));
+    // Tiers never go backwards along the catalogue order.
+    let tiers: Vec<ReminderTier> = AttachmentType::ALL.iter().map(|t| t.tier()).collect();
+    let mut sorted = tiers.clone();
+    sorted.sort();
+    assert_eq!(tiers, sorted);
+    for attachment_type in AttachmentType::ALL {
+        assert_eq!(
+            AttachmentType::from_name(attachment_type.as_str()),
+            Some(*attachment_type)
+        );
+        let json = serde_json::to_string(attachment_type).unwrap();
+        assert_eq!(json, format!("\"{attachment_type}\""));
+    }
+    assert_eq!(
+        ReminderTier::ALL,
+        [
+            ReminderTier::UserPrompt,
+            ReminderTier::Core,
+            ReminderTier::MainAgentOnly
+        ]
+    );
+}
