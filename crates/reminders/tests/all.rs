@@ -5,6 +5,8 @@
     reason = "test code fails loudly"
 )]
 
+//! The integration tests of `agentctx-reminders`, one binary; modules live in `tests/suite/`.
+
 mod suite {
     mod config;
     mod generators_catalogue;
