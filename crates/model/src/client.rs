@@ -44,21 +44,13 @@ pub trait ModelClient: Send + Sync {
         T: DeserializeOwned + JsonSchema,
         Self: Sized,
     {
-        complete_structured_with(self, system, user).await
+        complete_structured(self, system, user).await
     }
 }
 
-impl dyn ModelClient + '_ {
-    /// [`ModelClient::complete_structured`] for a `dyn ModelClient`.
-    pub async fn complete_structured<T>(&self, system: &str, user: &str) -> Result<T, ModelError>
-    where
-        T: DeserializeOwned + JsonSchema,
-    {
-        complete_structured_with(self, system, user).await
-    }
-}
-
-async fn complete_structured_with<C, T>(client: &C, system: &str, user: &str) -> Result<T, ModelError>
+/// [`ModelClient::complete_structured`] for any client, `dyn ModelClient` included: sends `T`'s
+/// JSON schema as the output format and parses the reply as `T`.
+pub async fn complete_structured<T, C>(client: &C, system: &str, user: &str) -> Result<T, ModelError>
 where
     C: ModelClient + ?Sized,
     T: DeserializeOwned + JsonSchema,

@@ -1,1 +1,135 @@
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+
 use super::*;
+
+#[test]
+fn openai_context_length_code_is_context_window_exceeded() {
+    let body = r#"{"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}"#;
+    assert_eq!(
+        classify_http_error(400, None, body),
+        ModelError::ContextWindowExceeded {
+            message: "This model's maximum context length is 128000 tokens.".to_string()
+        }
+    );
+}
+
+#[test]
+fn anthropic_prompt_too_long_is_context_window_exceeded() {
+    let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
+    assert_eq!(
+        classify_http_error(400, None, body),
+        ModelError::ContextWindowExceeded {
+            message: "prompt is too long: 210000 tokens > 200000 maximum".to_string()
+        }
+    );
+}
+
+#[test]
+fn other_invalid_request_is_bad_request() {
+    let body = r#"{"error":{"message":"Unknown parameter: 'foo'.","type":"invalid_request_error","code":"unknown_parameter"}}"#;
+    assert_eq!(
+        classify_http_error(400, None, body),
+        ModelError::BadRequest {
+            status: 400,
+            body: body.to_string()
+        }
+    );
+}
+
+#[test]
+fn status_classes() {
+    assert!(matches!(classify_http_error(401, None, "no"), ModelError::Auth { status: 401, .. }));
+    assert!(matches!(classify_http_error(403, None, "no"), ModelError::Auth { status: 403, .. }));
+    assert!(matches!(classify_http_error(500, None, "x"), ModelError::Server { status: 500, .. }));
+    assert!(matches!(classify_http_error(529, None, "x"), ModelError::Server { status: 529, .. }));
+    assert!(matches!(classify_http_error(404, None, "x"), ModelError::BadRequest { status: 404, .. }));
+}
+
+#[test]
+fn rate_limit_keeps_retry_after_and_quota_is_not_retryable() {
+    let limited = classify_http_error(
+        429,
+        Some(Duration::from_secs(7)),
+        r#"{"error":{"message":"slow down","type":"rate_limit_error"}}"#,
+    );
+    assert_eq!(
+        limited,
+        ModelError::RateLimited {
+            retry_after: Some(Duration::from_secs(7)),
+            message: "slow down".to_string()
+        }
+    );
+    assert!(limited.is_retryable());
+    let quota = classify_http_error(
+        429,
+        None,
+        r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
+    );
+    assert!(matches!(quota, ModelError::QuotaExceeded { .. }));
+    assert!(!quota.is_retryable());
+}
+
+#[test]
+fn retry_after_from_body_message_when_no_header() {
+    let limited = classify_http_error(
+        429,
+        None,
+        r#"{"error":{"message":"Rate limit reached. Please try again in 1.5s.","code":"rate_limit_exceeded"}}"#,
+    );
+    assert_eq!(limited.retry_after(), Some(Duration::from_millis(1500)));
+    assert_eq!(
+        retry_after_from_message("Please try again in 250ms"),
+        Some(Duration::from_millis(250))
+    );
+    assert_eq!(retry_after_from_message("try again later"), None);
+}
+
+#[test]
+fn headers_retry_after_ms_wins_over_seconds() {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("retry-after", "3".parse().unwrap());
+    assert_eq!(retry_after_from_headers(&headers), Some(Duration::from_secs(3)));
+    headers.insert("retry-after-ms", "120".parse().unwrap());
+    assert_eq!(retry_after_from_headers(&headers), Some(Duration::from_millis(120)));
+    let mut date = reqwest::header::HeaderMap::new();
+    date.insert("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+    assert_eq!(retry_after_from_headers(&date), None);
+}
+
+#[test]
+fn stream_error_events_are_classified() {
+    let overloaded = ProviderErrorBody::parse(
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+    )
+    .into_stream_error();
+    assert_eq!(
+        overloaded,
+        ModelError::Server {
+            status: 529,
+            body: "Overloaded".to_string()
+        }
+    );
+    let too_long = ProviderErrorBody::parse(
+        r#"{"code":"context_length_exceeded","message":"Your input exceeds the context window of this model."}"#,
+    )
+    .into_stream_error();
+    assert!(matches!(too_long, ModelError::ContextWindowExceeded { .. }));
+    let not_json = ProviderErrorBody::parse("upstream exploded");
+    assert_eq!(not_json.message, "upstream exploded");
+}
+
+#[test]
+fn missing_key_message_names_the_variable() {
+    let error = ModelError::MissingApiKey {
+        provider: "OpenAI".to_string(),
+        env_key: "OPENAI_API_KEY".to_string(),
+    };
+    assert_eq!(
+        error.to_string(),
+        "provider `OpenAI` needs an api key: set the environment variable `OPENAI_API_KEY`"
+    );
+    assert!(error.is_auth());
+    assert!(!error.is_retryable());
+}

@@ -48,6 +48,7 @@ mod wire;
 
 pub use client::ModelClient;
 pub use client::complete_prompt;
+pub use client::complete_structured;
 pub use error::ModelError;
 pub use http_client::HttpModelClient;
 pub use model_info::DEFAULT_CONTEXT_WINDOW;

@@ -1,1 +1,202 @@
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+
 use super::*;
+
+fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |name| map.get(name).cloned()
+}
+
+#[test]
+fn toml_model_providers_parse_with_defaults() {
+    let config: ModelConfig = toml::from_str(
+        r#"
+model = "qwen3:8b"
+model_provider = "local-vllm"
+
+[model_providers.local-vllm]
+name = "vLLM"
+base_url = "http://gpu-box:8000/v1"
+env_key = "VLLM_API_KEY"
+wire_api = "chat"
+http_headers = { "X-Team" = "agents" }
+env_http_headers = { "X-Org" = "ORG_ID" }
+query_params = { "api-version" = "2025-04-01" }
+stream_idle_timeout_ms = 0
+
+[model_providers.local-vllm.models."qwen3:8b"]
+context_window = 40960
+max_output_tokens = 8192
+supports_reasoning = true
+
+[model_providers.local-vllm.models."qwen3:8b".thinking_override]
+supported_levels = ["deep_think"]
+max_budget = 12000
+
+[thinking]
+default_level = "deep_think"
+[thinking.keywords]
+deepthink = ["deepthink", "think deeper"]
+"#,
+    )
+    .unwrap();
+    assert_eq!(config.provider_id(), "local-vllm");
+    let provider = config.provider("local-vllm").unwrap();
+    assert_eq!(provider.wire_api, WireApi::Chat);
+    assert_eq!(provider.request_max_retries(), DEFAULT_REQUEST_MAX_RETRIES);
+    assert_eq!(provider.stream_max_retries(), DEFAULT_STREAM_MAX_RETRIES);
+    assert_eq!(provider.stream_idle_timeout(), None);
+    assert_eq!(
+        provider.endpoint_url().unwrap().as_str(),
+        "http://gpu-box:8000/v1/chat/completions?api-version=2025-04-01"
+    );
+    let info = provider.model_info("qwen3:8b");
+    assert_eq!(info.context_window, 40_960);
+    assert_eq!(info.max_output_tokens, Some(8_192));
+    assert_eq!(
+        info.thinking_override,
+        Some(ThinkingCapabilityOverride {
+            supported_levels: vec![ThinkingLevel::DeepThink],
+            default_level: None,
+            max_budget: Some(12_000),
+            budget_by_level: None,
+        })
+    );
+    assert_eq!(config.thinking.default_level, Some(ThinkingLevel::DeepThink));
+    assert_eq!(
+        config.thinking.keywords.deepthink_keywords,
+        vec!["deepthink".to_string(), "think deeper".to_string()]
+    );
+    // Unset keyword lists keep their default.
+    assert_eq!(
+        config.thinking.keywords.ultrathink_keywords,
+        vec!["ultrathink".to_string()]
+    );
+}
+
+#[test]
+fn built_in_presets() {
+    let openai = ProviderConfig::openai();
+    assert_eq!(openai.endpoint_url().unwrap().as_str(), "https://api.openai.com/v1/responses");
+    assert_eq!(openai.env_key.as_deref(), Some("OPENAI_API_KEY"));
+    let ollama = ModelConfig::default().provider("ollama").unwrap();
+    assert_eq!(
+        ollama.endpoint_url().unwrap().as_str(),
+        "http://localhost:11434/v1/chat/completions"
+    );
+    assert_eq!(ollama.env_key, None);
+    let lmstudio = ProviderConfig::lmstudio();
+    assert_eq!(
+        lmstudio.endpoint_url().unwrap().as_str(),
+        "http://localhost:1234/v1/chat/completions"
+    );
+    let anthropic = ProviderConfig::anthropic();
+    assert_eq!(
+        anthropic.endpoint_url().unwrap().as_str(),
+        "https://api.anthropic.com/v1/messages"
+    );
+    assert_eq!(
+        anthropic.http_headers,
+        BTreeMap::from([("anthropic-version".to_string(), "2023-06-01".to_string())])
+    );
+    assert_eq!(openai.stream_idle_timeout(), Some(Duration::from_millis(300_000)));
+}
+
+#[test]
+fn user_provider_replaces_built_in_and_unknown_is_an_error() {
+    let mut config = ModelConfig::default();
+    config.model_providers.insert(
+        "ollama".to_string(),
+        ProviderConfig {
+            base_url: "http://other:11434/v1".to_string(),
+            wire_api: WireApi::Chat,
+            ..ProviderConfig::default()
+        },
+    );
+    assert_eq!(config.provider("ollama").unwrap().base_url, "http://other:11434/v1");
+    let error = config.provider("nope").unwrap_err();
+    assert!(error.to_string().contains("unknown model provider `nope`"), "{error}");
+}
+
+#[test]
+fn api_key_comes_from_the_lookup_function() {
+    let openai = ProviderConfig::openai();
+    assert_eq!(
+        openai.api_key(&env_of(&[("OPENAI_API_KEY", " sk-test ")])).unwrap(),
+        Some("sk-test".to_string())
+    );
+    assert_eq!(
+        openai.api_key(&env_of(&[])).unwrap_err(),
+        ModelError::MissingApiKey {
+            provider: "OpenAI".to_string(),
+            env_key: "OPENAI_API_KEY".to_string()
+        }
+    );
+    assert_eq!(
+        openai.api_key(&env_of(&[("OPENAI_API_KEY", "")])).unwrap_err(),
+        ModelError::MissingApiKey {
+            provider: "OpenAI".to_string(),
+            env_key: "OPENAI_API_KEY".to_string()
+        }
+    );
+    assert_eq!(ProviderConfig::ollama().api_key(&env_of(&[])).unwrap(), None);
+}
+
+#[test]
+fn model_info_longest_prefix_then_default() {
+    let openai = ProviderConfig::openai();
+    assert_eq!(openai.model_info("gpt-5-codex").context_window, 272_000);
+    assert_eq!(openai.model_info("gpt-5-2025-08-07").context_window, 272_000);
+    assert_eq!(openai.model_info("gpt-4.1-mini").supports_reasoning, Some(false));
+    assert_eq!(openai.model_info("mystery"), ModelInfo::default());
+    assert_eq!(ModelInfo::default().context_window, crate::model_info::DEFAULT_CONTEXT_WINDOW);
+}
+
+#[test]
+fn retries_are_capped() {
+    let provider = ProviderConfig {
+        request_max_retries: Some(10_000),
+        stream_max_retries: Some(3),
+        ..ProviderConfig::default()
+    };
+    assert_eq!(provider.request_max_retries(), MAX_RETRIES_CAP);
+    assert_eq!(provider.stream_max_retries(), 3);
+}
+
+#[test]
+fn bad_base_url_is_a_config_error() {
+    let provider = ProviderConfig {
+        name: "broken".to_string(),
+        base_url: "not a url".to_string(),
+        ..ProviderConfig::default()
+    };
+    assert!(matches!(provider.endpoint_url(), Err(ModelError::Config { .. })));
+}
+
+#[test]
+fn config_has_a_json_schema() {
+    let schema = serde_json::to_value(schemars::schema_for!(ModelConfig)).unwrap();
+    let providers = &schema["definitions"]["ProviderConfig"]["properties"];
+    for field in [
+        "name",
+        "base_url",
+        "env_key",
+        "wire_api",
+        "http_headers",
+        "env_http_headers",
+        "query_params",
+        "request_max_retries",
+        "stream_max_retries",
+        "stream_idle_timeout_ms",
+        "models",
+    ] {
+        assert!(providers.get(field).is_some(), "schema lacks {field}");
+    }
+}

@@ -38,11 +38,15 @@ pub enum StructuredOutputError {
 /// `$schema` key.
 pub fn output_schema_for<T: JsonSchema>() -> Value {
     let schema = SchemaSettings::draft2019_09()
+        .with(|settings| settings.definitions_path = "#/$defs/".to_string())
         .into_generator()
         .into_root_schema_for::<T>();
     let mut value = serde_json::to_value(schema).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
         map.remove("$schema");
+        if let Some(definitions) = map.remove("definitions") {
+            map.insert("$defs".to_string(), definitions);
+        }
     }
     value
 }

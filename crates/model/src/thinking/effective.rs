@@ -193,3 +193,7 @@ fn budget_for(
         None => budget,
     })
 }
+
+#[cfg(test)]
+#[path = "effective_tests.rs"]
+mod tests;

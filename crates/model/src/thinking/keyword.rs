@@ -152,3 +152,7 @@ fn match_at(message: &str, start: usize, keyword: &[char]) -> Option<usize> {
     let end = chars.peek().map_or(rest.len(), |(offset, _)| *offset);
     Some(start + end)
 }
+
+#[cfg(test)]
+#[path = "keyword_tests.rs"]
+mod tests;

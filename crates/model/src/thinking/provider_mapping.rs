@@ -112,3 +112,7 @@ pub fn reasoning_options_for(result: &ThinkingResult, wire_api: WireApi) -> Opti
         },
     })
 }
+
+#[cfg(test)]
+#[path = "provider_mapping_tests.rs"]
+mod tests;

@@ -46,3 +46,7 @@ impl ThinkingState {
         self.current_level
     }
 }
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

@@ -1,0 +1,19 @@
+//! Integration tests of agentctx-model (one binary; modules under `tests/suite/`).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code fails loudly"
+)]
+
+mod suite {
+    mod anthropic_messages;
+    mod chat_completions;
+    mod reconnect;
+    mod responses;
+    mod retries;
+    mod scripted;
+    mod structured;
+    pub(crate) mod support;
+}

@@ -1,0 +1,153 @@
+//! Request retries on the paused clock: 429 with retry-after per provider, 5xx backoff,
+//! bounded attempts, no retry for auth failures.
+
+use std::time::Duration;
+
+use agentctx_model::ModelClient;
+use agentctx_model::ModelError;
+use agentctx_model::WireApi;
+use pretty_assertions::assert_eq;
+use tokio::time::Instant;
+use wiremock::Mock;
+use wiremock::MockServer;
+use wiremock::ResponseTemplate;
+use wiremock::matchers::method;
+
+use super::support::client;
+use super::support::collect;
+use super::support::fixture;
+use super::support::provider;
+use super::support::rich_prompt;
+use super::support::sse;
+use super::support::trace;
+
+/// Serves `first` once, then the fixture; returns the virtual time the stream took.
+async fn retry_once(wire_api: WireApi, first: ResponseTemplate, fixture_name: &str) -> (Duration, Vec<String>) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(first)
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture(fixture_name)))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(provider(wire_api, &server.uri()), "model");
+    let started = Instant::now();
+    let (events, error) = collect(&client, &rich_prompt(wire_api)).await;
+    assert_eq!(error, None);
+    (started.elapsed(), trace(&events))
+}
+
+fn assert_waited(elapsed: Duration, expected: Duration) {
+    assert!(
+        elapsed >= expected && elapsed < expected + Duration::from_millis(500),
+        "waited {elapsed:?}, expected about {expected:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn responses_429_honours_retry_after_ms() {
+    let limited = ResponseTemplate::new(429)
+        .insert_header("retry-after-ms", "1500")
+        .set_body_raw(
+            r#"{"error":{"message":"Rate limit reached for gpt-5","type":"requests","code":"rate_limit_exceeded"}}"#,
+            "application/json",
+        );
+    let (elapsed, events) = retry_once(WireApi::Responses, limited, "responses_tool_call.sse").await;
+    assert_waited(elapsed, Duration::from_millis(1500));
+    assert_eq!(events.last().map(String::as_str), Some("completed:resp_123"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn chat_429_honours_retry_after_seconds() {
+    let limited = ResponseTemplate::new(429)
+        .insert_header("retry-after", "3")
+        .set_body_raw(r#"{"error":{"message":"Too many requests","type":"rate_limit_error"}}"#, "application/json");
+    let (elapsed, events) = retry_once(WireApi::Chat, limited, "chat_tool_call.sse").await;
+    assert_waited(elapsed, Duration::from_secs(3));
+    assert_eq!(events.last().map(String::as_str), Some("completed:chatcmpl-1"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn anthropic_429_honours_retry_after_seconds() {
+    let limited = ResponseTemplate::new(429).insert_header("retry-after", "2").set_body_raw(
+        r#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#,
+        "application/json",
+    );
+    let (elapsed, events) = retry_once(WireApi::Anthropic, limited, "anthropic_tool_use.sse").await;
+    assert_waited(elapsed, Duration::from_secs(2));
+    assert_eq!(
+        events.last().map(String::as_str),
+        Some("completed:msg_01XFDUDYJgAACzvnptvVoYEL")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn server_error_backs_off_exponentially_with_jitter() {
+    let (elapsed, _) = retry_once(
+        WireApi::Anthropic,
+        ResponseTemplate::new(529).set_body_raw(
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            "application/json",
+        ),
+        "anthropic_tool_use.sse",
+    )
+    .await;
+    // First backoff: 200 ms ± 10 %.
+    assert!(
+        elapsed >= Duration::from_millis(180) && elapsed <= Duration::from_millis(220),
+        "{elapsed:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn retries_are_bounded() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "1")
+                .set_body_raw(r#"{"error":{"message":"slow down","type":"rate_limit_error"}}"#, "application/json"),
+        )
+        .expect(3)
+        .mount(&server)
+        .await;
+    // request_max_retries = 2: three attempts in all.
+    let client = client(provider(WireApi::Chat, &server.uri()), "model");
+
+    let error = client.stream(&rich_prompt(WireApi::Chat)).await.err();
+
+    assert_eq!(
+        error,
+        Some(ModelError::RateLimited {
+            retry_after: Some(Duration::from_secs(1)),
+            message: "slow down".to_string()
+        })
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn auth_failures_are_not_retried() {
+    let server = MockServer::start().await;
+    let body = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_raw(body, "application/json"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(provider(WireApi::Anthropic, &server.uri()), "model");
+
+    let error = client.stream(&rich_prompt(WireApi::Anthropic)).await.err();
+
+    assert_eq!(
+        error,
+        Some(ModelError::Auth {
+            status: 401,
+            body: body.to_string()
+        })
+    );
+}
