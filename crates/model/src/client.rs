@@ -50,7 +50,11 @@ pub trait ModelClient: Send + Sync {
 
 /// [`ModelClient::complete_structured`] for any client, `dyn ModelClient` included: sends `T`'s
 /// JSON schema as the output format and parses the reply as `T`.
-pub async fn complete_structured<T, C>(client: &C, system: &str, user: &str) -> Result<T, ModelError>
+pub async fn complete_structured<T, C>(
+    client: &C,
+    system: &str,
+    user: &str,
+) -> Result<T, ModelError>
 where
     C: ModelClient + ?Sized,
     T: DeserializeOwned + JsonSchema,

@@ -40,11 +40,26 @@ fn other_invalid_request_is_bad_request() {
 
 #[test]
 fn status_classes() {
-    assert!(matches!(classify_http_error(401, None, "no"), ModelError::Auth { status: 401, .. }));
-    assert!(matches!(classify_http_error(403, None, "no"), ModelError::Auth { status: 403, .. }));
-    assert!(matches!(classify_http_error(500, None, "x"), ModelError::Server { status: 500, .. }));
-    assert!(matches!(classify_http_error(529, None, "x"), ModelError::Server { status: 529, .. }));
-    assert!(matches!(classify_http_error(404, None, "x"), ModelError::BadRequest { status: 404, .. }));
+    assert!(matches!(
+        classify_http_error(401, None, "no"),
+        ModelError::Auth { status: 401, .. }
+    ));
+    assert!(matches!(
+        classify_http_error(403, None, "no"),
+        ModelError::Auth { status: 403, .. }
+    ));
+    assert!(matches!(
+        classify_http_error(500, None, "x"),
+        ModelError::Server { status: 500, .. }
+    ));
+    assert!(matches!(
+        classify_http_error(529, None, "x"),
+        ModelError::Server { status: 529, .. }
+    ));
+    assert!(matches!(
+        classify_http_error(404, None, "x"),
+        ModelError::BadRequest { status: 404, .. }
+    ));
 }
 
 #[test]
@@ -90,11 +105,20 @@ fn retry_after_from_body_message_when_no_header() {
 fn headers_retry_after_ms_wins_over_seconds() {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("retry-after", "3".parse().unwrap());
-    assert_eq!(retry_after_from_headers(&headers), Some(Duration::from_secs(3)));
+    assert_eq!(
+        retry_after_from_headers(&headers),
+        Some(Duration::from_secs(3))
+    );
     headers.insert("retry-after-ms", "120".parse().unwrap());
-    assert_eq!(retry_after_from_headers(&headers), Some(Duration::from_millis(120)));
+    assert_eq!(
+        retry_after_from_headers(&headers),
+        Some(Duration::from_millis(120))
+    );
     let mut date = reqwest::header::HeaderMap::new();
-    date.insert("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+    date.insert(
+        "retry-after",
+        "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+    );
     assert_eq!(retry_after_from_headers(&date), None);
 }
 

@@ -63,9 +63,10 @@ impl HttpModelClient {
         let url = provider.endpoint_url()?;
         let mut headers = HeaderMap::new();
         let mut insert = |name: &str, value: &str| -> Result<(), ModelError> {
-            let header_name = HeaderName::from_bytes(name.as_bytes()).map_err(|err| ModelError::Config {
-                message: format!("provider `{}` header name `{name}`: {err}", provider.name),
-            })?;
+            let header_name =
+                HeaderName::from_bytes(name.as_bytes()).map_err(|err| ModelError::Config {
+                    message: format!("provider `{}` header name `{name}`: {err}", provider.name),
+                })?;
             let header_value = HeaderValue::from_str(value).map_err(|err| ModelError::Config {
                 message: format!("provider `{}` header `{name}` value: {err}", provider.name),
             })?;
@@ -86,7 +87,9 @@ impl HttpModelClient {
         if let Some(key) = &api_key {
             match provider.wire_api {
                 WireApi::Anthropic => insert("x-api-key", key)?,
-                WireApi::Responses | WireApi::Chat => insert("authorization", &format!("Bearer {key}"))?,
+                WireApi::Responses | WireApi::Chat => {
+                    insert("authorization", &format!("Bearer {key}"))?
+                }
             }
         }
         let model_info = provider.model_info(&slug);
@@ -129,10 +132,11 @@ impl HttpModelClient {
     }
 
     fn prepare(&self, prompt: &Prompt) -> Result<PreparedRequest, ModelError> {
-        let body = serde_json::to_vec(&self.request_body(prompt)).map_err(|err| ModelError::Decode {
-            what: "request body".to_string(),
-            message: err.to_string(),
-        })?;
+        let body =
+            serde_json::to_vec(&self.request_body(prompt)).map_err(|err| ModelError::Decode {
+                what: "request body".to_string(),
+                message: err.to_string(),
+            })?;
         let mut headers = self.headers.clone();
         headers.insert(
             reqwest::header::CONTENT_TYPE,

@@ -112,7 +112,10 @@ impl ProviderConfig {
     ///
     /// Returns `Ok(None)` for keyless providers and [`ModelError::MissingApiKey`] naming the
     /// variable when a key is required but unset or empty.
-    pub fn api_key(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<String>, ModelError> {
+    pub fn api_key(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<String>, ModelError> {
         let Some(env_key) = &self.env_key else {
             return Ok(None);
         };
@@ -133,11 +136,13 @@ impl ProviderConfig {
             WireApi::Chat => "/chat/completions",
             WireApi::Anthropic => "/v1/messages",
         };
-        let mut url = reqwest::Url::parse(&format!("{base}{path}")).map_err(|err| {
-            ModelError::Config {
-                message: format!("provider `{}` base_url `{}`: {err}", self.name, self.base_url),
-            }
-        })?;
+        let mut url =
+            reqwest::Url::parse(&format!("{base}{path}")).map_err(|err| ModelError::Config {
+                message: format!(
+                    "provider `{}` base_url `{}`: {err}",
+                    self.name, self.base_url
+                ),
+            })?;
         if !self.query_params.is_empty() {
             url.query_pairs_mut().extend_pairs(self.query_params.iter());
         }

@@ -69,7 +69,10 @@ deepthink = ["deepthink", "think deeper"]
             budget_by_level: None,
         })
     );
-    assert_eq!(config.thinking.default_level, Some(ThinkingLevel::DeepThink));
+    assert_eq!(
+        config.thinking.default_level,
+        Some(ThinkingLevel::DeepThink)
+    );
     assert_eq!(
         config.thinking.keywords.deepthink_keywords,
         vec!["deepthink".to_string(), "think deeper".to_string()]
@@ -84,7 +87,10 @@ deepthink = ["deepthink", "think deeper"]
 #[test]
 fn built_in_presets() {
     let openai = ProviderConfig::openai();
-    assert_eq!(openai.endpoint_url().unwrap().as_str(), "https://api.openai.com/v1/responses");
+    assert_eq!(
+        openai.endpoint_url().unwrap().as_str(),
+        "https://api.openai.com/v1/responses"
+    );
     assert_eq!(openai.env_key.as_deref(), Some("OPENAI_API_KEY"));
     let ollama = ModelConfig::default().provider("ollama").unwrap();
     assert_eq!(
@@ -106,7 +112,10 @@ fn built_in_presets() {
         anthropic.http_headers,
         BTreeMap::from([("anthropic-version".to_string(), "2023-06-01".to_string())])
     );
-    assert_eq!(openai.stream_idle_timeout(), Some(Duration::from_millis(300_000)));
+    assert_eq!(
+        openai.stream_idle_timeout(),
+        Some(Duration::from_millis(300_000))
+    );
 }
 
 #[test]
@@ -120,16 +129,24 @@ fn user_provider_replaces_built_in_and_unknown_is_an_error() {
             ..ProviderConfig::default()
         },
     );
-    assert_eq!(config.provider("ollama").unwrap().base_url, "http://other:11434/v1");
+    assert_eq!(
+        config.provider("ollama").unwrap().base_url,
+        "http://other:11434/v1"
+    );
     let error = config.provider("nope").unwrap_err();
-    assert!(error.to_string().contains("unknown model provider `nope`"), "{error}");
+    assert!(
+        error.to_string().contains("unknown model provider `nope`"),
+        "{error}"
+    );
 }
 
 #[test]
 fn api_key_comes_from_the_lookup_function() {
     let openai = ProviderConfig::openai();
     assert_eq!(
-        openai.api_key(&env_of(&[("OPENAI_API_KEY", " sk-test ")])).unwrap(),
+        openai
+            .api_key(&env_of(&[("OPENAI_API_KEY", " sk-test ")]))
+            .unwrap(),
         Some("sk-test".to_string())
     );
     assert_eq!(
@@ -140,23 +157,37 @@ fn api_key_comes_from_the_lookup_function() {
         }
     );
     assert_eq!(
-        openai.api_key(&env_of(&[("OPENAI_API_KEY", "")])).unwrap_err(),
+        openai
+            .api_key(&env_of(&[("OPENAI_API_KEY", "")]))
+            .unwrap_err(),
         ModelError::MissingApiKey {
             provider: "OpenAI".to_string(),
             env_key: "OPENAI_API_KEY".to_string()
         }
     );
-    assert_eq!(ProviderConfig::ollama().api_key(&env_of(&[])).unwrap(), None);
+    assert_eq!(
+        ProviderConfig::ollama().api_key(&env_of(&[])).unwrap(),
+        None
+    );
 }
 
 #[test]
 fn model_info_longest_prefix_then_default() {
     let openai = ProviderConfig::openai();
     assert_eq!(openai.model_info("gpt-5-codex").context_window, 272_000);
-    assert_eq!(openai.model_info("gpt-5-2025-08-07").context_window, 272_000);
-    assert_eq!(openai.model_info("gpt-4.1-mini").supports_reasoning, Some(false));
+    assert_eq!(
+        openai.model_info("gpt-5-2025-08-07").context_window,
+        272_000
+    );
+    assert_eq!(
+        openai.model_info("gpt-4.1-mini").supports_reasoning,
+        Some(false)
+    );
     assert_eq!(openai.model_info("mystery"), ModelInfo::default());
-    assert_eq!(ModelInfo::default().context_window, crate::model_info::DEFAULT_CONTEXT_WINDOW);
+    assert_eq!(
+        ModelInfo::default().context_window,
+        crate::model_info::DEFAULT_CONTEXT_WINDOW
+    );
 }
 
 #[test]
@@ -177,7 +208,10 @@ fn bad_base_url_is_a_config_error() {
         base_url: "not a url".to_string(),
         ..ProviderConfig::default()
     };
-    assert!(matches!(provider.endpoint_url(), Err(ModelError::Config { .. })));
+    assert!(matches!(
+        provider.endpoint_url(),
+        Err(ModelError::Config { .. })
+    ));
 }
 
 #[test]

@@ -25,7 +25,10 @@ use crate::response_event::ResponseStream;
 #[derive(Debug, Clone, PartialEq)]
 enum ScriptedOutput {
     Text(String),
-    Reasoning { summary: String, content: Option<String> },
+    Reasoning {
+        summary: String,
+        content: Option<String>,
+    },
     Item(ResponseItem),
 }
 
@@ -89,9 +92,10 @@ impl ScriptedResponse {
         name: impl Into<String>,
         arguments: impl Into<String>,
     ) -> Self {
-        self.outputs.push(ScriptedOutput::Item(ResponseItem::function_call(
-            call_id, name, arguments,
-        )));
+        self.outputs
+            .push(ScriptedOutput::Item(ResponseItem::function_call(
+                call_id, name, arguments,
+            )));
         self
     }
 
@@ -125,11 +129,13 @@ impl ScriptedResponse {
         for output in &self.outputs {
             match output {
                 ScriptedOutput::Text(text) => {
-                    events.push(Ok(ResponseEvent::OutputItemAdded(ResponseItem::assistant_text(""))));
+                    events.push(Ok(ResponseEvent::OutputItemAdded(
+                        ResponseItem::assistant_text(""),
+                    )));
                     events.push(Ok(ResponseEvent::OutputTextDelta(text.clone())));
-                    events.push(Ok(ResponseEvent::OutputItemDone(ResponseItem::assistant_text(
-                        text.clone(),
-                    ))));
+                    events.push(Ok(ResponseEvent::OutputItemDone(
+                        ResponseItem::assistant_text(text.clone()),
+                    )));
                 }
                 ScriptedOutput::Reasoning { summary, content } => {
                     let item = |summary: Vec<ReasoningSummary>, content| ResponseItem::Reasoning {
@@ -152,7 +158,10 @@ impl ScriptedResponse {
                         events.push(Ok(ResponseEvent::ReasoningContentDelta(text.clone())));
                         vec![ReasoningContent::ReasoningText { text: text.clone() }]
                     });
-                    events.push(Ok(ResponseEvent::OutputItemDone(item(summary_parts, content_parts))));
+                    events.push(Ok(ResponseEvent::OutputItemDone(item(
+                        summary_parts,
+                        content_parts,
+                    ))));
                 }
                 ScriptedOutput::Item(item) => {
                     events.push(Ok(ResponseEvent::OutputItemAdded(item.clone())));

@@ -42,7 +42,9 @@ impl DeltaTrack {
                 .unwrap_or(piece)
                 .to_string()
         } else {
-            tracing::warn!("replayed stream diverged from the delivered text; passing the delta on");
+            tracing::warn!(
+                "replayed stream diverged from the delivered text; passing the delta on"
+            );
             piece.to_string()
         };
         self.delivered.push_str(&fresh);

@@ -5,11 +5,20 @@ use super::*;
 
 fn run(filter: &mut ResumeFilter, events: Vec<ResponseEvent>) -> Vec<ResponseEvent> {
     filter.new_attempt();
-    events.into_iter().filter_map(|event| filter.admit(event)).collect()
+    events
+        .into_iter()
+        .filter_map(|event| filter.admit(event))
+        .collect()
 }
 
 fn message(id: &str, text: &str) -> ResponseItem {
-    let ResponseItem::Message { role, content, extra, .. } = ResponseItem::assistant_text(text) else {
+    let ResponseItem::Message {
+        role,
+        content,
+        extra,
+        ..
+    } = ResponseItem::assistant_text(text)
+    else {
         unreachable!("assistant_text builds a message")
     };
     ResponseItem::Message {
@@ -89,7 +98,10 @@ fn an_item_whose_id_was_delivered_is_skipped() {
 #[test]
 fn diverging_replay_passes_deltas_on() {
     let mut filter = ResumeFilter::default();
-    run(&mut filter, vec![ResponseEvent::OutputTextDelta("abc".into())]);
+    run(
+        &mut filter,
+        vec![ResponseEvent::OutputTextDelta("abc".into())],
+    );
     let second = run(
         &mut filter,
         vec![

@@ -61,10 +61,11 @@ pub fn parse_structured<T: DeserializeOwned>(
     if text.is_empty() {
         return Err(StructuredOutputError::Empty);
     }
-    let value: Value = serde_json::from_str(text).map_err(|err| StructuredOutputError::NotJson {
-        message: err.to_string(),
-        reply: excerpt(text),
-    })?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|err| StructuredOutputError::NotJson {
+            message: err.to_string(),
+            reply: excerpt(text),
+        })?;
     check(&value, schema, schema, "$", 0)?;
     serde_json::from_value(value).map_err(|err| StructuredOutputError::Deserialize {
         message: err.to_string(),
@@ -171,7 +172,13 @@ fn check(
             if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
                 for (name, property_schema) in properties {
                     if let Some(property) = object.get(name) {
-                        check(property, property_schema, root, &format!("{path}.{name}"), depth + 1)?;
+                        check(
+                            property,
+                            property_schema,
+                            root,
+                            &format!("{path}.{name}"),
+                            depth + 1,
+                        )?;
                     }
                 }
             }
@@ -179,7 +186,13 @@ fn check(
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
                 for (index, item) in items.iter().enumerate() {
-                    check(item, item_schema, root, &format!("{path}[{index}]"), depth + 1)?;
+                    check(
+                        item,
+                        item_schema,
+                        root,
+                        &format!("{path}[{index}]"),
+                        depth + 1,
+                    )?;
                 }
             }
         }

@@ -45,7 +45,8 @@ fn valid_reply_parses_even_in_a_code_fence() {
 #[test]
 fn missing_nested_required_field_is_named() {
     let schema = output_schema_for::<Plan>();
-    let error = parse_structured::<Plan>(r#"{"title":"t","steps":[{"name":"a"}]}"#, &schema).unwrap_err();
+    let error =
+        parse_structured::<Plan>(r#"{"title":"t","steps":[{"name":"a"}]}"#, &schema).unwrap_err();
     assert_eq!(
         error,
         StructuredOutputError::MissingField {
@@ -78,7 +79,13 @@ fn wrong_type_and_not_json_and_empty() {
 #[test]
 fn serde_catches_what_the_schema_check_does_not() {
     let schema = output_schema_for::<Plan>();
-    let error =
-        parse_structured::<Plan>(r#"{"title":"t","steps":[{"name":"a","minutes":-1}]}"#, &schema).unwrap_err();
-    assert!(matches!(error, StructuredOutputError::Deserialize { .. }), "{error:?}");
+    let error = parse_structured::<Plan>(
+        r#"{"title":"t","steps":[{"name":"a","minutes":-1}]}"#,
+        &schema,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(error, StructuredOutputError::Deserialize { .. }),
+        "{error:?}"
+    );
 }

@@ -90,23 +90,24 @@ pub fn compute_effective_thinking(inputs: &ThinkingInputs<'_>) -> ThinkingResult
     let mut keyword_detected = None;
     let mut explicit_budget = None;
     let mut interleaved = base_interleaved;
-    let (requested, source) =
-        if let Some((level, keyword)) = detect_thinking_keyword(inputs.message, &settings.keywords) {
-            keyword_detected = Some(keyword);
-            (level, ThinkingSource::Keyword)
-        } else if let Some(level) = inputs.session_state.current_level() {
-            (level, ThinkingSource::SessionToggle)
-        } else if let Some(config) = inputs.per_turn_config {
-            explicit_budget = config.budget_tokens;
-            interleaved = interleaved || config.interleaved;
-            (config.level, ThinkingSource::PerTurnOverride)
-        } else if let Some(config) = settings.global_config() {
-            (config.level, ThinkingSource::GlobalConfig)
-        } else if let Some(level) = model_default(inputs.model_info, caps, settings) {
-            (level, ThinkingSource::ModelDefault)
-        } else {
-            (ThinkingLevel::None, ThinkingSource::Fallback)
-        };
+    let (requested, source) = if let Some((level, keyword)) =
+        detect_thinking_keyword(inputs.message, &settings.keywords)
+    {
+        keyword_detected = Some(keyword);
+        (level, ThinkingSource::Keyword)
+    } else if let Some(level) = inputs.session_state.current_level() {
+        (level, ThinkingSource::SessionToggle)
+    } else if let Some(config) = inputs.per_turn_config {
+        explicit_budget = config.budget_tokens;
+        interleaved = interleaved || config.interleaved;
+        (config.level, ThinkingSource::PerTurnOverride)
+    } else if let Some(config) = settings.global_config() {
+        (config.level, ThinkingSource::GlobalConfig)
+    } else if let Some(level) = model_default(inputs.model_info, caps, settings) {
+        (level, ThinkingSource::ModelDefault)
+    } else {
+        (ThinkingLevel::None, ThinkingSource::Fallback)
+    };
 
     let level = if inputs.model_info.may_reason() {
         caps.map_or(requested, |caps| caps.constrain(requested))

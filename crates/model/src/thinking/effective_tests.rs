@@ -78,7 +78,10 @@ fn step_1_env_zero_tokens_disables_thinking() {
         (name == crate::thinking::ENV_MAX_THINKING_TOKENS).then(|| "0".to_string())
     });
     let result = fixture.compute("ultrathink");
-    assert_eq!((result.level, result.budget_tokens, result.source), (ThinkingLevel::None, None, ThinkingSource::EnvOverride));
+    assert_eq!(
+        (result.level, result.budget_tokens, result.source),
+        (ThinkingLevel::None, None, ThinkingSource::EnvOverride)
+    );
     assert!(result.explicit);
 }
 
@@ -108,12 +111,19 @@ fn step_3_session_toggle_beats_per_turn_and_below() {
     let result = fixture.compute("no keyword here");
     assert_eq!(
         (result.level, result.source, result.budget_tokens),
-        (ThinkingLevel::DeepThink, ThinkingSource::SessionToggle, Some(16_000))
+        (
+            ThinkingLevel::DeepThink,
+            ThinkingSource::SessionToggle,
+            Some(16_000)
+        )
     );
     // Toggled to None is an explicit "off".
     fixture.state.set_level(Some(ThinkingLevel::None));
     let off = fixture.compute("no keyword here");
-    assert_eq!((off.level, off.source, off.explicit), (ThinkingLevel::None, ThinkingSource::SessionToggle, true));
+    assert_eq!(
+        (off.level, off.source, off.explicit),
+        (ThinkingLevel::None, ThinkingSource::SessionToggle, true)
+    );
 }
 
 #[test]
@@ -124,7 +134,11 @@ fn step_4_per_turn_override_beats_global_and_below() {
     let result = fixture.compute("plain");
     assert_eq!(
         (result.level, result.source, result.budget_tokens),
-        (ThinkingLevel::UltraThink, ThinkingSource::PerTurnOverride, Some(50_000))
+        (
+            ThinkingLevel::UltraThink,
+            ThinkingSource::PerTurnOverride,
+            Some(50_000)
+        )
     );
 }
 
@@ -137,7 +151,11 @@ fn step_5_global_config_beats_model_default() {
     let result = fixture.compute("plain");
     assert_eq!(
         (result.level, result.source, result.budget_tokens),
-        (ThinkingLevel::DeepThink, ThinkingSource::GlobalConfig, Some(16_000))
+        (
+            ThinkingLevel::DeepThink,
+            ThinkingSource::GlobalConfig,
+            Some(16_000)
+        )
     );
 }
 
@@ -151,7 +169,11 @@ fn step_6_model_default() {
     let result = fixture.compute("plain");
     assert_eq!(
         (result.level, result.source, result.explicit),
-        (ThinkingLevel::UltraThink, ThinkingSource::ModelDefault, true)
+        (
+            ThinkingLevel::UltraThink,
+            ThinkingSource::ModelDefault,
+            true
+        )
     );
     // The capability override's default wins over the model info's.
     fixture.model_info.thinking_override = Some(ThinkingCapabilityOverride {
@@ -181,7 +203,10 @@ fn step_6_auto_enable_for_reasoning_models() {
         },
     };
     let result = fixture.compute("plain");
-    assert_eq!((result.level, result.source), (ThinkingLevel::DeepThink, ThinkingSource::ModelDefault));
+    assert_eq!(
+        (result.level, result.source),
+        (ThinkingLevel::DeepThink, ThinkingSource::ModelDefault)
+    );
 }
 
 #[test]
@@ -229,7 +254,11 @@ fn capability_override_downgrades_and_caps_the_budget() {
     let result = fixture.compute("ultrathink");
     assert_eq!(
         (result.level, result.budget_tokens, result.source),
-        (ThinkingLevel::DeepThink, Some(12_000), ThinkingSource::Keyword)
+        (
+            ThinkingLevel::DeepThink,
+            Some(12_000),
+            ThinkingSource::Keyword
+        )
     );
 }
 
@@ -246,7 +275,10 @@ fn spec_per_model_override_budgets() {
     assert_eq!(fixture.compute("ultrathink").budget_tokens, Some(64_000));
     assert_eq!(fixture.compute("deepthink").budget_tokens, Some(16_000));
     let none = fixture.compute("hello");
-    assert_eq!((none.level, none.source), (ThinkingLevel::None, ThinkingSource::ModelDefault));
+    assert_eq!(
+        (none.level, none.source),
+        (ThinkingLevel::None, ThinkingSource::ModelDefault)
+    );
 }
 
 #[test]
@@ -256,7 +288,10 @@ fn model_without_reasoning_gets_none_but_env_still_forces() {
     assert_eq!(fixture.compute("x").level, ThinkingLevel::UltraThink);
     fixture.env = ThinkingEnvOverride::default();
     let result = fixture.compute("ultrathink");
-    assert_eq!((result.level, result.budget_tokens, result.source), (ThinkingLevel::None, None, ThinkingSource::Keyword));
+    assert_eq!(
+        (result.level, result.budget_tokens, result.source),
+        (ThinkingLevel::None, None, ThinkingSource::Keyword)
+    );
 }
 
 #[test]
@@ -297,7 +332,10 @@ fn env_parsing_and_interleaved() {
     let mut fixture = Fixture::all_sources();
     fixture.env = env;
     let result = fixture.compute("");
-    assert_eq!((result.budget_tokens, result.interleaved), (Some(32_000), true));
+    assert_eq!(
+        (result.budget_tokens, result.interleaved),
+        (Some(32_000), true)
+    );
     // Only a budget: the level follows from it.
     fixture.env = ThinkingEnvOverride {
         level: None,

@@ -21,7 +21,10 @@ fn word_boundaries_are_required() {
     let config = KeywordConfig::default();
     assert_eq!(detect_thinking_keyword("ultrathinking", &config), None);
     assert_eq!(detect_thinking_keyword("my_ultrathink", &config), None);
-    assert_eq!(detect_thinking_keyword("x-ultrathink.", &config).map(|(l, _)| l), Some(ThinkingLevel::UltraThink));
+    assert_eq!(
+        detect_thinking_keyword("x-ultrathink.", &config).map(|(l, _)| l),
+        Some(ThinkingLevel::UltraThink)
+    );
 }
 
 #[test]

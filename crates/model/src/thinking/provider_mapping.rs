@@ -91,7 +91,10 @@ pub fn gemini_thinking_level(
 
 /// The request parameters for a wire API, or `None` when the request should carry no thinking
 /// parameters (not explicit, or the level is `None`, leaving the provider's default).
-pub fn reasoning_options_for(result: &ThinkingResult, wire_api: WireApi) -> Option<ReasoningOptions> {
+pub fn reasoning_options_for(
+    result: &ThinkingResult,
+    wire_api: WireApi,
+) -> Option<ReasoningOptions> {
     if !result.explicit || result.level == ThinkingLevel::None {
         return None;
     }

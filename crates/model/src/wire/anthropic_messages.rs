@@ -130,7 +130,11 @@ fn messages(input: &[ResponseItem]) -> Vec<Value> {
     for item in input {
         match item {
             ResponseItem::Message { role, content, .. } => {
-                let role = if role == "assistant" { "assistant" } else { "user" };
+                let role = if role == "assistant" {
+                    "assistant"
+                } else {
+                    "user"
+                };
                 for part in content {
                     if let Some(block) = content_block(part) {
                         push(role, block);
@@ -147,9 +151,8 @@ fn messages(input: &[ResponseItem]) -> Vec<Value> {
                     .iter()
                     .flatten()
                     .filter_map(|part| match part {
-                        ReasoningContent::ReasoningText { text } | ReasoningContent::Text { text } => {
-                            Some(text.as_str())
-                        }
+                        ReasoningContent::ReasoningText { text }
+                        | ReasoningContent::Text { text } => Some(text.as_str()),
                         ReasoningContent::Other(_) => None,
                     })
                     .collect();
@@ -158,13 +161,19 @@ fn messages(input: &[ResponseItem]) -> Vec<Value> {
                         "assistant",
                         json!({ "type": "thinking", "thinking": text.concat(), "signature": signature }),
                     ),
-                    Some(data) => push("assistant", json!({ "type": "redacted_thinking", "data": data })),
+                    Some(data) => push(
+                        "assistant",
+                        json!({ "type": "redacted_thinking", "data": data }),
+                    ),
                     None => {
                         let summaries = summary
                             .iter()
                             .filter(|part| matches!(part, ReasoningSummary::SummaryText { .. }))
                             .count();
-                        tracing::debug!(summaries, "unsigned reasoning has no anthropic form; left out");
+                        tracing::debug!(
+                            summaries,
+                            "unsigned reasoning has no anthropic form; left out"
+                        );
                     }
                 }
             }
@@ -216,7 +225,8 @@ fn messages(input: &[ResponseItem]) -> Vec<Value> {
                         Value::String(output.text_content())
                     }
                 };
-                let mut block = json!({ "type": "tool_result", "tool_use_id": call_id, "content": content });
+                let mut block =
+                    json!({ "type": "tool_result", "tool_use_id": call_id, "content": content });
                 if output.success == Some(false)
                     && let Value::Object(map) = &mut block
                 {
@@ -229,7 +239,10 @@ fn messages(input: &[ResponseItem]) -> Vec<Value> {
             | ResponseItem::GhostSnapshot { .. }
             | ResponseItem::Compaction { .. }
             | ResponseItem::Other(_) => {
-                tracing::debug!(item = item.type_name(), "item has no anthropic form; left out");
+                tracing::debug!(
+                    item = item.type_name(),
+                    "item has no anthropic form; left out"
+                );
             }
         }
     }
@@ -279,9 +292,16 @@ fn image_block(image_url: &str) -> Value {
 #[derive(Debug)]
 enum Block {
     Text(String),
-    Thinking { text: String, signature: String },
+    Thinking {
+        text: String,
+        signature: String,
+    },
     RedactedThinking(String),
-    ToolUse { id: String, name: String, json: String },
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+    },
     StructuredOutput(String),
     Other(Value),
 }
@@ -316,7 +336,9 @@ impl AnthropicParser {
         let kind = str_field(block, "type").unwrap_or_default();
         let started = match kind {
             "text" => {
-                out.push(ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")));
+                out.push(ResponseEvent::OutputItemAdded(
+                    ResponseItem::assistant_text(""),
+                ));
                 let text = str_field(block, "text").unwrap_or_default().to_string();
                 if !text.is_empty() {
                     out.push(ResponseEvent::OutputTextDelta(text.clone()));
@@ -327,7 +349,9 @@ impl AnthropicParser {
                 out.push(ResponseEvent::OutputItemAdded(reasoning_item(None, None)));
                 Block::Thinking {
                     text: str_field(block, "thinking").unwrap_or_default().to_string(),
-                    signature: str_field(block, "signature").unwrap_or_default().to_string(),
+                    signature: str_field(block, "signature")
+                        .unwrap_or_default()
+                        .to_string(),
                 }
             }
             "redacted_thinking" => {
@@ -335,7 +359,9 @@ impl AnthropicParser {
                 Block::RedactedThinking(str_field(block, "data").unwrap_or_default().to_string())
             }
             "tool_use" if str_field(block, "name") == Some(STRUCTURED_OUTPUT_TOOL) => {
-                out.push(ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")));
+                out.push(ResponseEvent::OutputItemAdded(
+                    ResponseItem::assistant_text(""),
+                ));
                 Block::StructuredOutput(String::new())
             }
             "tool_use" => {

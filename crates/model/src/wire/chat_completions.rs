@@ -129,7 +129,8 @@ fn messages(prompt: &Prompt) -> Vec<Value> {
                     | FunctionCallOutputBody::ContentItems(_)
                     | FunctionCallOutputBody::Other(_) => Value::String(output.text_content()),
                 };
-                messages.push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
+                messages
+                    .push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
             }
             ResponseItem::LocalShellCall { call_id: None, .. }
             | ResponseItem::Reasoning { .. }
@@ -137,7 +138,10 @@ fn messages(prompt: &Prompt) -> Vec<Value> {
             | ResponseItem::GhostSnapshot { .. }
             | ResponseItem::Compaction { .. }
             | ResponseItem::Other(_) => {
-                tracing::debug!(item = item.type_name(), "item has no chat completions form; left out");
+                tracing::debug!(
+                    item = item.type_name(),
+                    "item has no chat completions form; left out"
+                );
             }
         }
     }
@@ -161,7 +165,9 @@ fn message_content(content: &[ContentItem]) -> Value {
                 ContentItem::InputText { text } | ContentItem::OutputText { text } => {
                     Some(json!({ "type": "text", "text": text }))
                 }
-                ContentItem::InputImage { image_url, detail } => Some(image_part(image_url, detail.as_deref())),
+                ContentItem::InputImage { image_url, detail } => {
+                    Some(image_part(image_url, detail.as_deref()))
+                }
                 ContentItem::Other(_) => None,
             })
             .collect(),
@@ -170,7 +176,9 @@ fn message_content(content: &[ContentItem]) -> Value {
 
 fn output_part(item: &FunctionCallOutputContentItem) -> Option<Value> {
     match item {
-        FunctionCallOutputContentItem::InputText { text } => Some(json!({ "type": "text", "text": text })),
+        FunctionCallOutputContentItem::InputText { text } => {
+            Some(json!({ "type": "text", "text": text }))
+        }
         FunctionCallOutputContentItem::InputImage { image_url, detail } => {
             Some(image_part(image_url, detail.as_deref()))
         }
@@ -245,7 +253,9 @@ impl ChatCompletionsParser {
             }));
         }
         if let Some(text) = self.text.take() {
-            out.push(ResponseEvent::OutputItemDone(ResponseItem::assistant_text(text)));
+            out.push(ResponseEvent::OutputItemDone(ResponseItem::assistant_text(
+                text,
+            )));
         }
         for (index, call) in std::mem::take(&mut self.tool_calls) {
             let call_id = call
@@ -286,7 +296,9 @@ impl ChatCompletionsParser {
         }
         if let Some(piece) = str_field(delta, "content").filter(|text| !text.is_empty()) {
             if self.text.is_none() {
-                out.push(ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")));
+                out.push(ResponseEvent::OutputItemAdded(
+                    ResponseItem::assistant_text(""),
+                ));
             }
             self.text.get_or_insert_default().push_str(piece);
             out.push(ResponseEvent::OutputTextDelta(piece.to_string()));
@@ -308,7 +320,9 @@ impl ChatCompletionsParser {
                     match function.get("arguments") {
                         Some(Value::String(piece)) => parts.arguments.push_str(piece),
                         // Some servers send the arguments as an object.
-                        Some(object @ Value::Object(_)) => parts.arguments.push_str(&object.to_string()),
+                        Some(object @ Value::Object(_)) => {
+                            parts.arguments.push_str(&object.to_string())
+                        }
                         _ => {}
                     }
                 }

@@ -39,7 +39,10 @@ async fn thinking_text_and_tool_use_with_usage() {
         .expect(1)
         .mount(&server)
         .await;
-    let client = client(provider(WireApi::Anthropic, &server.uri()), "claude-sonnet-4-5");
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
 
     let (events, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
 
@@ -113,7 +116,10 @@ async fn interleaved_thinking_sends_the_beta_header() {
         .expect(1)
         .mount(&server)
         .await;
-    let client = client(provider(WireApi::Anthropic, &server.uri()), "claude-sonnet-4-5");
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
     let mut prompt = rich_prompt(WireApi::Anthropic);
     if let Some(options) = prompt.reasoning.as_mut() {
         options.interleaved = true;
@@ -157,7 +163,10 @@ async fn prompt_too_long_is_context_window_exceeded() {
         .expect(1)
         .mount(&server)
         .await;
-    let client = client(provider(WireApi::Anthropic, &server.uri()), "claude-sonnet-4-5");
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
 
     let error = agentctx_model::ModelClient::stream(&client, &rich_prompt(WireApi::Anthropic))
         .await
@@ -186,5 +195,8 @@ fn thinking_budget_leaves_room_for_the_answer() {
     let body = client.request_body(&prompt);
     // claude-opus-4-1 writes at most 32000 tokens: the budget must stay below max_tokens.
     assert_eq!(body["max_tokens"], json!(32_000));
-    assert_eq!(body["thinking"], json!({ "type": "enabled", "budget_tokens": 30_976 }));
+    assert_eq!(
+        body["thinking"],
+        json!({ "type": "enabled", "budget_tokens": 30_976 })
+    );
 }

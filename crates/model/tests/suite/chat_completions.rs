@@ -30,12 +30,17 @@ async fn tool_calls_accumulate_by_index_with_reasoning_and_usage() {
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .and(header("authorization", "Bearer sk-test-123"))
-        .and(body_partial_json(json!({ "stream": true, "stream_options": { "include_usage": true } })))
+        .and(body_partial_json(
+            json!({ "stream": true, "stream_options": { "include_usage": true } }),
+        ))
         .respond_with(sse(fixture("chat_tool_call.sse")))
         .expect(1)
         .mount(&server)
         .await;
-    let client = client(provider(WireApi::Chat, &format!("{}/v1", server.uri())), "qwen3-32b");
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "qwen3-32b",
+    );
 
     let (events, error) = collect(&client, &rich_prompt(WireApi::Chat)).await;
 

@@ -24,7 +24,11 @@ use super::support::trace;
 /// The events of the fixture served whole.
 async fn undisturbed(wire_api: WireApi, body: &str) -> Vec<ResponseEvent> {
     let server = loopback(vec![Loopback::Full(body.to_string())]).await;
-    let (events, error) = collect(&client(provider(wire_api, &server.base_url), "model"), &rich_prompt(wire_api)).await;
+    let (events, error) = collect(
+        &client(provider(wire_api, &server.base_url), "model"),
+        &rich_prompt(wire_api),
+    )
+    .await;
     assert_eq!(error, None);
     events
 }
@@ -52,22 +56,42 @@ async fn dropped_then_whole(wire_api: WireApi, fixture_name: &str, marker: &str)
 
 #[tokio::test(start_paused = true)]
 async fn responses_drop_after_partial_text() {
-    dropped_then_whole(WireApi::Responses, "responses_tool_call.sse", r#""delta":"Let me list ""#).await;
+    dropped_then_whole(
+        WireApi::Responses,
+        "responses_tool_call.sse",
+        r#""delta":"Let me list ""#,
+    )
+    .await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn responses_drop_after_a_completed_item() {
-    dropped_then_whole(WireApi::Responses, "responses_tool_call.sse", "\"sequence_number\":14,").await;
+    dropped_then_whole(
+        WireApi::Responses,
+        "responses_tool_call.sse",
+        "\"sequence_number\":14,",
+    )
+    .await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn chat_drop_while_tool_call_arguments_stream() {
-    dropped_then_whole(WireApi::Chat, "chat_tool_call.sse", r#"{\"command\": [\"ls\", "#).await;
+    dropped_then_whole(
+        WireApi::Chat,
+        "chat_tool_call.sse",
+        r#"{\"command\": [\"ls\", "#,
+    )
+    .await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn anthropic_drop_after_thinking_and_partial_text() {
-    dropped_then_whole(WireApi::Anthropic, "anthropic_tool_use.sse", r#""text":"Let me list ""#).await;
+    dropped_then_whole(
+        WireApi::Anthropic,
+        "anthropic_tool_use.sse",
+        r#""text":"Let me list ""#,
+    )
+    .await;
 }
 
 #[tokio::test(start_paused = true)]
@@ -106,10 +130,16 @@ async fn reconnects_are_bounded() {
 
     let (events, error) = collect(&client, &rich_prompt(WireApi::Responses)).await;
 
-    assert!(matches!(error, Some(ModelError::StreamDisconnected { .. })), "{error:?}");
+    assert!(
+        matches!(error, Some(ModelError::StreamDisconnected { .. })),
+        "{error:?}"
+    );
     assert_eq!(text_deltas(&events), "Let me list ");
     assert_eq!(
-        trace(&events).iter().filter(|kind| *kind == "done:reasoning").count(),
+        trace(&events)
+            .iter()
+            .filter(|kind| *kind == "done:reasoning")
+            .count(),
         1
     );
     assert_eq!(server.requests.lock().unwrap().len(), 3);

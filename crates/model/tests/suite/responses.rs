@@ -45,7 +45,10 @@ async fn tool_call_reasoning_usage_and_request_body() {
         .expect(1)
         .mount(&server)
         .await;
-    let client = client(provider(WireApi::Responses, &format!("{}/v1", server.uri())), "gpt-5");
+    let client = client(
+        provider(WireApi::Responses, &format!("{}/v1", server.uri())),
+        "gpt-5",
+    );
 
     let (events, error) = collect(&client, &rich_prompt(WireApi::Responses)).await;
 
@@ -201,9 +204,15 @@ async fn configured_headers_env_headers_and_query_params_are_sent() {
         .mount(&server)
         .await;
     let mut provider = provider(WireApi::Responses, &format!("{}/openai", server.uri()));
-    provider.http_headers.insert("x-team".to_string(), "agents".to_string());
-    provider.env_http_headers.insert("x-org".to_string(), "ORG_ID".to_string());
-    provider.env_http_headers.insert("x-unset".to_string(), "NOT_SET".to_string());
+    provider
+        .http_headers
+        .insert("x-team".to_string(), "agents".to_string());
+    provider
+        .env_http_headers
+        .insert("x-org".to_string(), "ORG_ID".to_string());
+    provider
+        .env_http_headers
+        .insert("x-unset".to_string(), "NOT_SET".to_string());
     provider
         .query_params
         .insert("api-version".to_string(), "2025-04-01-preview".to_string());

@@ -22,7 +22,11 @@ use super::support::sse;
 use super::support::trace;
 
 /// Serves `first` once, then the fixture; returns the virtual time the stream took.
-async fn retry_once(wire_api: WireApi, first: ResponseTemplate, fixture_name: &str) -> (Duration, Vec<String>) {
+async fn retry_once(
+    wire_api: WireApi,
+    first: ResponseTemplate,
+    fixture_name: &str,
+) -> (Duration, Vec<String>) {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(first)
@@ -57,19 +61,29 @@ async fn responses_429_honours_retry_after_ms() {
             r#"{"error":{"message":"Rate limit reached for gpt-5","type":"requests","code":"rate_limit_exceeded"}}"#,
             "application/json",
         );
-    let (elapsed, events) = retry_once(WireApi::Responses, limited, "responses_tool_call.sse").await;
+    let (elapsed, events) =
+        retry_once(WireApi::Responses, limited, "responses_tool_call.sse").await;
     assert_waited(elapsed, Duration::from_millis(1500));
-    assert_eq!(events.last().map(String::as_str), Some("completed:resp_123"));
+    assert_eq!(
+        events.last().map(String::as_str),
+        Some("completed:resp_123")
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn chat_429_honours_retry_after_seconds() {
     let limited = ResponseTemplate::new(429)
         .insert_header("retry-after", "3")
-        .set_body_raw(r#"{"error":{"message":"Too many requests","type":"rate_limit_error"}}"#, "application/json");
+        .set_body_raw(
+            r#"{"error":{"message":"Too many requests","type":"rate_limit_error"}}"#,
+            "application/json",
+        );
     let (elapsed, events) = retry_once(WireApi::Chat, limited, "chat_tool_call.sse").await;
     assert_waited(elapsed, Duration::from_secs(3));
-    assert_eq!(events.last().map(String::as_str), Some("completed:chatcmpl-1"));
+    assert_eq!(
+        events.last().map(String::as_str),
+        Some("completed:chatcmpl-1")
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -111,7 +125,10 @@ async fn retries_are_bounded() {
         .respond_with(
             ResponseTemplate::new(429)
                 .insert_header("retry-after", "1")
-                .set_body_raw(r#"{"error":{"message":"slow down","type":"rate_limit_error"}}"#, "application/json"),
+                .set_body_raw(
+                    r#"{"error":{"message":"slow down","type":"rate_limit_error"}}"#,
+                    "application/json",
+                ),
         )
         .expect(3)
         .mount(&server)
@@ -133,7 +150,8 @@ async fn retries_are_bounded() {
 #[tokio::test(start_paused = true)]
 async fn auth_failures_are_not_retried() {
     let server = MockServer::start().await;
-    let body = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+    let body =
+        r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(401).set_body_raw(body, "application/json"))
         .expect(1)

@@ -17,7 +17,8 @@ use super::support::trace;
 
 #[tokio::test]
 async fn replays_text_tool_calls_reasoning_usage_and_records_prompts() {
-    let model = ScriptedModelClient::new("scripted").with_model_info(ModelInfo::with_context_window(1_000));
+    let model =
+        ScriptedModelClient::new("scripted").with_model_info(ModelInfo::with_context_window(1_000));
     let usage = TokenUsage {
         input_tokens: 10,
         output_tokens: 5,
@@ -58,7 +59,12 @@ async fn replays_text_tool_calls_reasoning_usage_and_records_prompts() {
     );
     assert_eq!(
         done_items(&events)[1],
-        serde_json::to_value(ResponseItem::function_call("call_1", "shell", r#"{"command":["ls"]}"#)).unwrap()
+        serde_json::to_value(ResponseItem::function_call(
+            "call_1",
+            "shell",
+            r#"{"command":["ls"]}"#
+        ))
+        .unwrap()
     );
 
     let second = Prompt {
@@ -73,7 +79,10 @@ async fn replays_text_tool_calls_reasoning_usage_and_records_prompts() {
     assert_eq!(handle.served(), 2);
     assert_eq!(handle.remaining(), 0);
     assert_eq!(handle.prompts()[0], first);
-    assert_eq!(handle.last_prompt(), Some(Prompt::system_and_user("sys", "again")));
+    assert_eq!(
+        handle.last_prompt(),
+        Some(Prompt::system_and_user("sys", "again"))
+    );
     assert_ne!(handle.prompts()[1], second);
     assert_eq!(model.context_window(), 1_000);
     assert_eq!(model.slug(), "scripted");
@@ -120,9 +129,13 @@ async fn scripted_errors_before_and_during_the_stream() {
 
 #[tokio::test]
 async fn usable_as_a_trait_object() {
-    let model: std::sync::Arc<dyn ModelClient> = std::sync::Arc::new(ScriptedModelClient::with_responses(
-        "scripted",
-        [ScriptedResponse::new().with_thinking("hmm").with_text("a").with_text("b")],
-    ));
+    let model: std::sync::Arc<dyn ModelClient> =
+        std::sync::Arc::new(ScriptedModelClient::with_responses(
+            "scripted",
+            [ScriptedResponse::new()
+                .with_thinking("hmm")
+                .with_text("a")
+                .with_text("b")],
+        ));
     assert_eq!(model.complete("s", "u").await.unwrap(), "a\nb");
 }

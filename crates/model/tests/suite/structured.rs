@@ -28,7 +28,10 @@ async fn scripted_reply_is_parsed_and_schema_is_sent() {
     let model = ScriptedModelClient::new("scripted");
     model.push_text(r#"{"verdict":"pass","reasons":["ok"]}"#);
 
-    let review: Review = model.complete_structured("judge", "review this").await.unwrap();
+    let review: Review = model
+        .complete_structured("judge", "review this")
+        .await
+        .unwrap();
 
     assert_eq!(
         review,
@@ -57,7 +60,10 @@ async fn missing_required_field_is_a_typed_error() {
             path: "$.reasons".to_string()
         })
     );
-    assert_eq!(error.to_string(), "structured reply misses required field `$.reasons`");
+    assert_eq!(
+        error.to_string(),
+        "structured reply misses required field `$.reasons`"
+    );
 }
 
 #[tokio::test]
@@ -68,9 +74,15 @@ async fn anthropic_structured_output_arrives_through_the_forced_tool() {
         .expect(1)
         .mount(&server)
         .await;
-    let client = client(provider(WireApi::Anthropic, &server.uri()), "claude-sonnet-4-5");
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
 
-    let review: Review = client.complete_structured("judge", "review this").await.unwrap();
+    let review: Review = client
+        .complete_structured("judge", "review this")
+        .await
+        .unwrap();
 
     assert_eq!(
         review,
@@ -99,5 +111,8 @@ async fn responses_structured_request_carries_text_format() {
             ..agentctx_model::Prompt::system_and_user("judge", "review")
         },
     );
-    assert_eq!(chat["response_format"]["json_schema"]["schema"], body["text"]["format"]["schema"]);
+    assert_eq!(
+        chat["response_format"]["json_schema"]["schema"],
+        body["text"]["format"]["schema"]
+    );
 }

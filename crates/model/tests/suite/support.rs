@@ -74,11 +74,19 @@ pub(crate) fn env(extra: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + u
 pub(crate) fn client(provider: ProviderConfig, slug: &str) -> HttpModelClient {
     HttpModelClient::new(provider, slug, &env(&[]))
         .unwrap()
-        .with_http_client(reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap())
+        .with_http_client(
+            reqwest::Client::builder()
+                .pool_max_idle_per_host(0)
+                .build()
+                .unwrap(),
+        )
 }
 
 /// Every event of a stream, and the error that ended it, if any.
-pub(crate) async fn collect(client: &dyn ModelClient, prompt: &Prompt) -> (Vec<ResponseEvent>, Option<ModelError>) {
+pub(crate) async fn collect(
+    client: &dyn ModelClient,
+    prompt: &Prompt,
+) -> (Vec<ResponseEvent>, Option<ModelError>) {
     let mut stream = client.stream(prompt).await.unwrap();
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {
@@ -266,7 +274,9 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> String {
 
 /// The fixture cut `extra` bytes into the event after the one containing `marker`.
 pub(crate) fn cut_after(body: &str, marker: &str, extra: usize) -> String {
-    let at = body.find(marker).unwrap_or_else(|| panic!("marker {marker} not in fixture"));
+    let at = body
+        .find(marker)
+        .unwrap_or_else(|| panic!("marker {marker} not in fixture"));
     let event_end = at + body[at..].find("\n\n").unwrap() + 2;
     body[..event_end + extra].to_string()
 }
