@@ -261,7 +261,8 @@ impl ContextManager {
     }
 
     /// Tokens the next prompt will occupy: the last API response's `total_tokens` plus the
-    /// estimate of the items added after the last model-generated item. When the provider does
+    /// estimate of the items added after the last model-generated item (the whole history's
+    /// estimate while no usage was ever reported). When the provider does
     /// not count reasoning in its usage (`server_reasoning_included == false`), the encrypted
     /// reasoning items before the last user turn are added as well.
     pub fn get_total_token_usage(&self, server_reasoning_included: bool) -> i64 {
@@ -301,9 +302,14 @@ impl ContextManager {
         }
     }
 
-    /// Index of the first item after the last model-generated one; the history's length when the
-    /// model produced nothing yet (nothing is "since" a response that never happened).
+    /// Index of the first item not covered by the last API response's usage: the one after the
+    /// last model-generated item. Without any reported usage (a new or imported history), no
+    /// item is covered and the whole history counts; with usage but no model output, none does
+    /// (as in codex).
     fn start_of_items_since_last_model_output(&self) -> usize {
+        if self.token_info.is_none() {
+            return 0;
+        }
         let items = self.items.items();
         items
             .iter()
