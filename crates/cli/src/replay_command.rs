@@ -1,13 +1,142 @@
-//! `agentctx replay` (being written).
+//! `agentctx replay <FILE|DIR>...`: what the model saw, turn by turn, in recorded sessions.
+//!
+//! Reads Codex rollouts (current and legacy) and Claude Code transcripts, detected per file, and
+//! prints per turn the items, our estimate of the prompt, tool calls, compactions and the token
+//! figures the session recorded. Corrupt lines are reported on stderr as `<file>:<line>: <reason>`
+//! and the replay goes on. The accounting is in `session_replay`; this file only gathers files
+//! and prints.
 
+mod human_report;
+mod json_report;
+mod prompt_history;
+mod session_replay;
+mod turn_boundary;
+
+use std::io::Write;
 use std::path::PathBuf;
+
+use agentctx_context::ApproxTokenEstimator;
+use agentctx_rollout::RolloutError;
+use agentctx_rollout::discover_sessions;
+use anyhow::Context as _;
+
+use self::human_report::ReplayTotals;
+use self::session_replay::SessionReplay;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
-    /// Rollout files or directories of sessions.
+    /// Rollout files or directories of sessions (searched recursively for `.jsonl` files,
+    /// newest first).
+    #[arg(required = true)]
     pub(crate) paths: Vec<PathBuf>,
+    /// Print one JSON object per session, one per line.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
-pub(crate) fn run(_args: ReplayArgs) -> anyhow::Result<()> {
-    anyhow::bail!("replay is being written")
+/// A file to replay, and whether the user named it (an unreadable named file is an error; an
+/// unrecognised file found in a directory is only reported).
+struct Target {
+    path: PathBuf,
+    named: bool,
+}
+
+pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let targets = collect_targets(&args.paths)?;
+    if targets.is_empty() {
+        anyhow::bail!("no session files (*.jsonl) found in the given paths");
+    }
+    let estimator = ApproxTokenEstimator;
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    let mut totals = ReplayTotals::default();
+    let mut failures = 0usize;
+    for target in &targets {
+        let replay = match session_replay::replay_file(&target.path, &estimator) {
+            Ok(replay) => replay,
+            Err(RolloutError::UnrecognizedFormat { .. }) if !target.named => {
+                writeln!(
+                    stderr,
+                    "{}: not a codex rollout or claude code transcript, skipped",
+                    target.path.display()
+                )?;
+                continue;
+            }
+            Err(err) => {
+                writeln!(stderr, "{}: {err}", target.path.display())?;
+                failures += 1;
+                continue;
+            }
+        };
+        report_skipped(&mut stderr, &replay)?;
+        totals.add(&replay);
+        let written = if args.json {
+            serde_json::to_writer(&mut stdout, &json_report::SessionJson::new(&replay))
+                .map_err(std::io::Error::from)
+                .and_then(|()| writeln!(stdout))
+        } else {
+            writeln!(stdout, "{}", human_report::session_report(&replay))
+        };
+        if stop_on_closed_pipe(written)? {
+            return Ok(());
+        }
+    }
+    if !args.json && totals.sessions > 0 {
+        let written = writeln!(stdout, "{}", human_report::totals_line(&totals));
+        if stop_on_closed_pipe(written)? {
+            return Ok(());
+        }
+    }
+    if stop_on_closed_pipe(stdout.flush())? {
+        return Ok(());
+    }
+    if failures > 0 {
+        anyhow::bail!(
+            "{failures} of {} files could not be replayed",
+            targets.len()
+        );
+    }
+    Ok(())
+}
+
+fn collect_targets(paths: &[PathBuf]) -> anyhow::Result<Vec<Target>> {
+    let mut targets = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let sessions = discover_sessions(path)
+                .with_context(|| format!("cannot list sessions under {}", path.display()))?;
+            targets.extend(sessions.into_iter().map(|session| Target {
+                path: session.path,
+                named: false,
+            }));
+        } else {
+            targets.push(Target {
+                path: path.clone(),
+                named: true,
+            });
+        }
+    }
+    Ok(targets)
+}
+
+fn report_skipped(stderr: &mut impl Write, replay: &SessionReplay) -> std::io::Result<()> {
+    for skipped in &replay.skipped {
+        writeln!(
+            stderr,
+            "{}:{}: {}",
+            replay.file.display(),
+            skipped.line_number,
+            skipped.reason
+        )?;
+    }
+    Ok(())
+}
+
+/// `Ok(true)` when stdout was closed by its reader (`agentctx replay … | head`): stop quietly.
+fn stop_on_closed_pipe(result: std::io::Result<()>) -> anyhow::Result<bool> {
+    match result {
+        Ok(()) => Ok(false),
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(true),
+        Err(err) => Err(err).context("cannot write to stdout"),
+    }
 }

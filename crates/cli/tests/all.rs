@@ -8,5 +8,6 @@
 )]
 
 mod suite {
+    mod replay;
     mod skills;
 }

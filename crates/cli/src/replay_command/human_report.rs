@@ -1,0 +1,194 @@
+//! The human output: a table of turns per session, a summary line, and a total.
+
+use std::fmt::Write as _;
+
+use comfy_table::CellAlignment;
+use comfy_table::ContentArrangement;
+use comfy_table::Table;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+
+use super::session_replay::ReplayTurn;
+use super::session_replay::SessionReplay;
+
+/// Totals over every replayed session.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct ReplayTotals {
+    pub(crate) sessions: usize,
+    pub(crate) bytes: u64,
+    pub(crate) lines: usize,
+    pub(crate) items: usize,
+    pub(crate) turns: usize,
+    pub(crate) tool_calls: usize,
+    pub(crate) compactions: usize,
+    pub(crate) skipped_lines: usize,
+    pub(crate) max_prompt_tokens: u64,
+}
+
+impl ReplayTotals {
+    pub(crate) fn add(&mut self, replay: &SessionReplay) {
+        self.sessions += 1;
+        self.bytes = self.bytes.saturating_add(replay.bytes);
+        self.lines += replay.lines;
+        self.items += replay.items;
+        self.turns += replay.turns.len();
+        self.tool_calls += replay.tool_calls;
+        self.compactions += replay.compactions;
+        self.skipped_lines += replay.skipped.len();
+        self.max_prompt_tokens = self.max_prompt_tokens.max(replay.max_prompt_tokens);
+    }
+}
+
+const HEADER: [&str; 10] = [
+    "turn",
+    "line",
+    "items",
+    "requests",
+    "tool calls",
+    "compactions",
+    "est. prompt",
+    "recorded",
+    "of window",
+    "user message",
+];
+
+/// The header line, the table of turns and the summary line of one session.
+pub(crate) fn session_report(replay: &SessionReplay) -> String {
+    let mut out = String::new();
+    let session = replay.session_id.as_deref().unwrap_or("-");
+    let _ = writeln!(
+        out,
+        "{} ({}, session {session}, {} lines, {})",
+        replay.file.display(),
+        replay.format.family(),
+        grouped(replay.lines as u64),
+        bytes(replay.bytes),
+    );
+    if !replay.turns.is_empty() {
+        let mut table = Table::new();
+        table
+            .load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(HEADER);
+        for turn in &replay.turns {
+            table.add_row(turn_row(turn));
+        }
+        for column in 0..8 {
+            if let Some(column) = table.column_mut(column) {
+                column.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        let _ = writeln!(out, "{table}");
+    }
+    let _ = writeln!(out, "{}", summary_line(replay));
+    out
+}
+
+fn turn_row(turn: &ReplayTurn) -> Vec<String> {
+    let share = match (
+        turn.recorded_prompt_tokens
+            .or(i64::try_from(turn.estimated_prompt_tokens).ok()),
+        turn.model_context_window,
+    ) {
+        (Some(tokens), Some(window)) if window > 0 => percent(tokens, window),
+        _ => "-".to_string(),
+    };
+    vec![
+        turn.turn.to_string(),
+        turn.line.to_string(),
+        turn.items.to_string(),
+        turn.requests.to_string(),
+        turn.tool_calls.to_string(),
+        turn.compactions.to_string(),
+        grouped(turn.estimated_prompt_tokens),
+        turn.recorded_prompt_tokens
+            .map_or_else(|| "-".to_string(), grouped_signed),
+        share,
+        turn.user_message.clone(),
+    ]
+}
+
+fn summary_line(replay: &SessionReplay) -> String {
+    let mut line = format!(
+        "summary: {}, {}, {}, {}, max prompt {} tokens estimated",
+        counted(replay.turns.len(), "turn"),
+        counted(replay.items, "item"),
+        counted(replay.tool_calls, "tool call"),
+        counted(replay.compactions, "compaction"),
+        grouped(replay.max_prompt_tokens),
+    );
+    if let Some(recorded) = replay.max_recorded_prompt_tokens {
+        let _ = write!(line, " / {} recorded", grouped_signed(recorded));
+    }
+    if let Some(window) = replay.model_context_window {
+        let _ = write!(line, " (window {})", grouped_signed(window));
+    }
+    if replay.sidechain_items > 0 {
+        let _ = write!(
+            line,
+            ", {}",
+            counted(replay.sidechain_items, "sidechain item")
+        );
+    }
+    let _ = write!(line, ", {}", counted(replay.skipped.len(), "skipped line"));
+    line
+}
+
+/// The total line over every session.
+pub(crate) fn totals_line(totals: &ReplayTotals) -> String {
+    format!(
+        "total: {}, {}, {}, {}, {}, {}, {}, max prompt {} tokens estimated, {}",
+        counted(totals.sessions, "session"),
+        bytes(totals.bytes),
+        counted(totals.lines, "line"),
+        counted(totals.turns, "turn"),
+        counted(totals.items, "item"),
+        counted(totals.tool_calls, "tool call"),
+        counted(totals.compactions, "compaction"),
+        grouped(totals.max_prompt_tokens),
+        counted(totals.skipped_lines, "skipped line"),
+    )
+}
+
+/// `3 turns`, `1 turn`, `12,000 items`.
+fn counted(count: usize, noun: &str) -> String {
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{} {noun}{plural}", grouped(count as u64))
+}
+
+fn percent(tokens: i64, window: i64) -> String {
+    let tenths = tokens.saturating_mul(1000) / window;
+    format!("{}.{}%", tenths / 10, tenths % 10)
+}
+
+/// `1234567` → `1,234,567`.
+fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn grouped_signed(value: i64) -> String {
+    if value < 0 {
+        format!("-{}", grouped(value.unsigned_abs()))
+    } else {
+        grouped(value.unsigned_abs())
+    }
+}
+
+fn bytes(value: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * 1024;
+    if value >= MIB {
+        format!("{}.{} MiB", value / MIB, (value % MIB) * 10 / MIB)
+    } else if value >= KIB {
+        format!("{}.{} KiB", value / KIB, (value % KIB) * 10 / KIB)
+    } else {
+        format!("{value} B")
+    }
+}

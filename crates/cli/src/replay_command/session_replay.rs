@@ -1,0 +1,392 @@
+//! The replay of one session as data: [`SessionReplay`] and its [`ReplayTurn`]s.
+//!
+//! [`SessionReplayBuilder`] observes records in file order and does the accounting; printing
+//! lives elsewhere, so later columns (reminders that would fire, compaction decisions) are added
+//! here as fields filled by `observe`.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+use std::path::PathBuf;
+
+use agentctx_context::TokenEstimator;
+use agentctx_protocol::EventMsg;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::RolloutItem;
+use agentctx_protocol::SessionMetaLine;
+use agentctx_rollout::ReadEvent;
+use agentctx_rollout::RolloutError;
+use agentctx_rollout::RolloutFormat;
+use agentctx_rollout::RolloutReader;
+use agentctx_rollout::RolloutRecord;
+use agentctx_rollout::SkippedLine;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::prompt_history::PromptHistory;
+use super::turn_boundary::is_turn_start;
+
+/// Characters of the user message shown per turn.
+const USER_MESSAGE_PREVIEW_CHARS: usize = 60;
+
+/// One turn: from a real user message to the next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct ReplayTurn {
+    /// 1-based turn number.
+    pub(crate) turn: usize,
+    /// Line of the user message in the file.
+    pub(crate) line: usize,
+    /// The start of the user message, on one line.
+    pub(crate) user_message: String,
+    /// Conversation items recorded in the turn, the user message included.
+    pub(crate) items: usize,
+    /// Model requests in the turn (runs of model-generated items).
+    pub(crate) requests: usize,
+    /// Tool calls in the turn.
+    pub(crate) tool_calls: usize,
+    /// Tool calls by tool name.
+    pub(crate) tools: BTreeMap<String, usize>,
+    /// Compactions applied during the turn.
+    pub(crate) compactions: usize,
+    /// Our estimate of the prompt of the turn's last request (or, without requests, of the
+    /// history at the turn's end), base instructions included.
+    pub(crate) estimated_prompt_tokens: u64,
+    /// The largest prompt estimate over the turn's requests.
+    pub(crate) max_estimated_prompt_tokens: u64,
+    /// Prompt tokens the session recorded for its last request in the turn (Codex
+    /// `last_token_usage.input_tokens`; Claude input + cache creation + cache read).
+    pub(crate) recorded_prompt_tokens: Option<i64>,
+    /// Output tokens the session recorded for that request.
+    pub(crate) recorded_output_tokens: Option<i64>,
+    /// The context window the session recorded.
+    pub(crate) model_context_window: Option<i64>,
+}
+
+/// One session replayed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SessionReplay {
+    /// The file.
+    pub(crate) file: PathBuf,
+    /// Its format.
+    pub(crate) format: RolloutFormat,
+    /// The session id from its header.
+    pub(crate) session_id: Option<String>,
+    /// Lines in the file.
+    pub(crate) lines: usize,
+    /// Bytes in the file.
+    pub(crate) bytes: u64,
+    /// Conversation items of the main thread.
+    pub(crate) items: usize,
+    /// Items of sub-agent branches, kept out of the main history.
+    pub(crate) sidechain_items: usize,
+    /// Items before the first turn (instructions, environment context).
+    pub(crate) preamble_items: usize,
+    /// Lines that could not be read.
+    pub(crate) skipped: Vec<SkippedLine>,
+    /// Records skipped by rule, by kind.
+    pub(crate) ignored: BTreeMap<String, usize>,
+    /// The turns.
+    pub(crate) turns: Vec<ReplayTurn>,
+    /// Tool calls in the main thread.
+    pub(crate) tool_calls: usize,
+    /// Compactions in the main thread.
+    pub(crate) compactions: usize,
+    /// Our largest prompt estimate over the session's requests.
+    pub(crate) max_prompt_tokens: u64,
+    /// The largest prompt the session recorded.
+    pub(crate) max_recorded_prompt_tokens: Option<i64>,
+    /// The context window the session recorded last.
+    pub(crate) model_context_window: Option<i64>,
+    /// Estimated tokens of the base instructions from the session header.
+    pub(crate) instructions_tokens: u64,
+}
+
+/// Replays the file at `path`.
+pub(crate) fn replay_file(
+    path: &Path,
+    estimator: &dyn TokenEstimator,
+) -> Result<SessionReplay, RolloutError> {
+    replay_reader(RolloutReader::open(path)?, estimator)
+}
+
+/// Replays a session from a reader.
+pub(crate) fn replay_reader<R: BufRead>(
+    mut reader: RolloutReader<R>,
+    estimator: &dyn TokenEstimator,
+) -> Result<SessionReplay, RolloutError> {
+    let mut builder = SessionReplayBuilder::new(estimator);
+    for event in reader.by_ref() {
+        match event? {
+            ReadEvent::Record(record) => builder.observe(&record),
+            ReadEvent::Skipped(skipped) => builder.skipped.push(skipped),
+        }
+    }
+    let format = reader
+        .format()
+        .ok_or_else(|| RolloutError::UnrecognizedFormat {
+            path: reader.path().to_path_buf(),
+            lines: reader.lines_read(),
+        })?;
+    Ok(builder.finish(
+        reader.path().to_path_buf(),
+        format,
+        reader.lines_read(),
+        reader.bytes_read(),
+        reader.ignored().clone(),
+    ))
+}
+
+/// Accumulates a [`SessionReplay`] record by record.
+pub(crate) struct SessionReplayBuilder<'a> {
+    estimator: &'a dyn TokenEstimator,
+    history: PromptHistory,
+    session_id: Option<String>,
+    main_thread_is_sidechain: Option<bool>,
+    in_model_response: bool,
+    current: Option<ReplayTurn>,
+    turns: Vec<ReplayTurn>,
+    items: usize,
+    sidechain_items: usize,
+    preamble_items: usize,
+    skipped: Vec<SkippedLine>,
+    tool_calls: usize,
+    compactions: usize,
+    max_prompt_tokens: u64,
+    max_recorded_prompt_tokens: Option<i64>,
+    model_context_window: Option<i64>,
+}
+
+impl<'a> SessionReplayBuilder<'a> {
+    pub(crate) fn new(estimator: &'a dyn TokenEstimator) -> Self {
+        Self {
+            estimator,
+            history: PromptHistory::default(),
+            session_id: None,
+            main_thread_is_sidechain: None,
+            in_model_response: false,
+            current: None,
+            turns: Vec::new(),
+            items: 0,
+            sidechain_items: 0,
+            preamble_items: 0,
+            skipped: Vec::new(),
+            tool_calls: 0,
+            compactions: 0,
+            max_prompt_tokens: 0,
+            max_recorded_prompt_tokens: None,
+            model_context_window: None,
+        }
+    }
+
+    /// Takes one record into account.
+    pub(crate) fn observe(&mut self, record: &RolloutRecord) {
+        match &record.line.item {
+            RolloutItem::SessionMeta(meta) => self.session_meta(meta),
+            RolloutItem::ResponseItem(item) => {
+                if self.is_main_thread(record, true) {
+                    self.response_item(record, item);
+                } else {
+                    self.sidechain_items += 1;
+                }
+            }
+            RolloutItem::Compacted(compacted) => {
+                if self.is_main_thread(record, false) {
+                    self.history.compact(compacted, self.estimator);
+                    self.in_model_response = false;
+                    self.compactions += 1;
+                    if let Some(turn) = &mut self.current {
+                        turn.compactions += 1;
+                    }
+                }
+            }
+            RolloutItem::EventMsg(EventMsg::TokenCount(event)) => {
+                if let Some(info) = &event.info
+                    && self.is_main_thread(record, false)
+                {
+                    let usage = info.last_token_usage;
+                    self.model_context_window =
+                        info.model_context_window.or(self.model_context_window);
+                    self.max_recorded_prompt_tokens = Some(
+                        self.max_recorded_prompt_tokens
+                            .map_or(usage.input_tokens, |max| max.max(usage.input_tokens)),
+                    );
+                    if let Some(turn) = &mut self.current {
+                        turn.recorded_prompt_tokens = Some(usage.input_tokens);
+                        turn.recorded_output_tokens = Some(usage.output_tokens);
+                        turn.model_context_window = self.model_context_window;
+                    }
+                }
+            }
+            RolloutItem::EventMsg(_)
+            | RolloutItem::TurnContext(_)
+            | RolloutItem::Unknown { .. } => {}
+        }
+    }
+
+    /// Whether a record belongs to the main thread. A file whose first conversation item is on a
+    /// sidechain is a sub-agent transcript: its sidechain is its main thread.
+    fn is_main_thread(&mut self, record: &RolloutRecord, decides: bool) -> bool {
+        let sidechain = record.flags.sidechain;
+        match self.main_thread_is_sidechain {
+            Some(main) => main == sidechain,
+            None if decides => {
+                self.main_thread_is_sidechain = Some(sidechain);
+                true
+            }
+            None => !sidechain,
+        }
+    }
+
+    fn session_meta(&mut self, meta: &SessionMetaLine) {
+        if self.session_id.is_some() {
+            return;
+        }
+        self.session_id = Some(meta.id.clone()).filter(|id| !id.is_empty());
+        let instructions = meta
+            .extra
+            .get("base_instructions")
+            .and_then(|value| value.get("text"))
+            .or_else(|| meta.extra.get("instructions"))
+            .and_then(Value::as_str);
+        if let Some(text) = instructions {
+            self.history
+                .set_instructions_tokens(self.estimator.estimate_text(text));
+        }
+    }
+
+    fn response_item(&mut self, record: &RolloutRecord, item: &ResponseItem) {
+        self.items += 1;
+        let turn_start = is_turn_start(item, record.flags);
+        if turn_start {
+            self.close_turn();
+            self.current = Some(ReplayTurn {
+                turn: self.turns.len() + 1,
+                line: record.line_number,
+                user_message: preview(&item.message_text().unwrap_or_default()),
+                items: 0,
+                requests: 0,
+                tool_calls: 0,
+                tools: BTreeMap::new(),
+                compactions: 0,
+                estimated_prompt_tokens: 0,
+                max_estimated_prompt_tokens: 0,
+                recorded_prompt_tokens: None,
+                recorded_output_tokens: None,
+                model_context_window: None,
+            });
+        }
+        let model_generated = is_model_generated(item);
+        if model_generated && !self.in_model_response {
+            let prompt = self.history.prompt_tokens();
+            self.max_prompt_tokens = self.max_prompt_tokens.max(prompt);
+            if let Some(turn) = &mut self.current {
+                turn.requests += 1;
+                turn.estimated_prompt_tokens = prompt;
+                turn.max_estimated_prompt_tokens = turn.max_estimated_prompt_tokens.max(prompt);
+            }
+        }
+        self.in_model_response = model_generated;
+        self.history
+            .record(self.estimator.estimate_item(item), turn_start);
+        let tool_name = item.is_tool_call().then(|| tool_name(item));
+        if tool_name.is_some() {
+            self.tool_calls += 1;
+        }
+        match &mut self.current {
+            Some(turn) => {
+                turn.items += 1;
+                if let Some(name) = tool_name {
+                    turn.tool_calls += 1;
+                    *turn.tools.entry(name).or_default() += 1;
+                }
+            }
+            None => self.preamble_items += 1,
+        }
+    }
+
+    fn close_turn(&mut self) {
+        if let Some(mut turn) = self.current.take() {
+            if turn.requests == 0 {
+                turn.estimated_prompt_tokens = self.history.prompt_tokens();
+                turn.max_estimated_prompt_tokens = turn.estimated_prompt_tokens;
+            }
+            self.turns.push(turn);
+        }
+    }
+
+    /// The finished replay.
+    pub(crate) fn finish(
+        mut self,
+        file: PathBuf,
+        format: RolloutFormat,
+        lines: usize,
+        bytes: u64,
+        ignored: BTreeMap<String, usize>,
+    ) -> SessionReplay {
+        self.close_turn();
+        SessionReplay {
+            file,
+            format,
+            session_id: self.session_id,
+            lines,
+            bytes,
+            items: self.items,
+            sidechain_items: self.sidechain_items,
+            preamble_items: self.preamble_items,
+            skipped: self.skipped,
+            ignored,
+            turns: self.turns,
+            tool_calls: self.tool_calls,
+            compactions: self.compactions,
+            max_prompt_tokens: self.max_prompt_tokens,
+            max_recorded_prompt_tokens: self.max_recorded_prompt_tokens,
+            model_context_window: self.model_context_window,
+            instructions_tokens: self.history.instructions_tokens(),
+        }
+    }
+}
+
+/// Items the model produces; a run of them is one request.
+fn is_model_generated(item: &ResponseItem) -> bool {
+    match item {
+        ResponseItem::Message { role, .. } => role == "assistant",
+        ResponseItem::Reasoning { .. }
+        | ResponseItem::FunctionCall { .. }
+        | ResponseItem::CustomToolCall { .. }
+        | ResponseItem::LocalShellCall { .. }
+        | ResponseItem::WebSearchCall { .. } => true,
+        ResponseItem::FunctionCallOutput { .. }
+        | ResponseItem::CustomToolCallOutput { .. }
+        | ResponseItem::GhostSnapshot { .. }
+        | ResponseItem::Compaction { .. }
+        | ResponseItem::Other(_) => false,
+    }
+}
+
+fn tool_name(item: &ResponseItem) -> String {
+    match item {
+        ResponseItem::FunctionCall { name, .. } | ResponseItem::CustomToolCall { name, .. } => {
+            name.clone()
+        }
+        ResponseItem::LocalShellCall { .. } => "local_shell".to_string(),
+        other => other.type_name().to_string(),
+    }
+}
+
+/// The first non-empty line of `text`, cut to a preview length.
+fn preview(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or_default();
+    let mut out: String = line.chars().take(USER_MESSAGE_PREVIEW_CHARS).collect();
+    if line.chars().count() > USER_MESSAGE_PREVIEW_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "session_replay_tests.rs"]
+mod tests;
