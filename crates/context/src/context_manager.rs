@@ -367,6 +367,27 @@ impl ContextManager {
     }
 }
 
+impl ContextManager {
+    /// Records what the model must learn about the turn's settings and makes them the new
+    /// reference: the settings diff when a reference item exists, otherwise the full initial
+    /// context that `initial_context` builds (first turn, after compaction or rollback). Returns
+    /// the recorded items, for the rollout.
+    pub fn record_context_updates(
+        &mut self,
+        previous_model: Option<&str>,
+        next: &TurnSettings,
+        turn_id: Option<String>,
+        initial_context: impl FnOnce() -> Vec<ResponseItem>,
+    ) -> Vec<ResponseItem> {
+        let items = self
+            .settings_update_items(previous_model, next)
+            .unwrap_or_else(initial_context);
+        self.record_items(items.iter().cloned(), TruncationPolicy::default());
+        self.reference_context_item = Some(next.to_turn_context_item(turn_id));
+        items
+    }
+}
+
 /// Developer messages and contextual user messages recorded just before a user message belong to
 /// that user's turn.
 fn is_pre_turn_context_update(item: &ResponseItem) -> bool {

@@ -473,3 +473,54 @@ fn prompt_view_snapshot() {
         render(&manager.for_prompt(&InputModality::TEXT_ONLY))
     );
 }
+
+#[test]
+fn context_updates_are_full_first_then_diffs() {
+    let mut manager = ContextManager::new();
+    let first = TurnSettings {
+        model: "gpt-5".to_string(),
+        cwd: Some("/a".to_string()),
+        model_instructions: "You are gpt-5.".to_string(),
+        ..TurnSettings::default()
+    };
+    let initial = || {
+        vec![
+            ResponseItem::developer_text("base developer instructions"),
+            first.environment_context().to_response_item(),
+        ]
+    };
+    let recorded = manager.record_context_updates(None, &first, Some("t1".to_string()), initial);
+    assert_eq!(recorded.len(), 2);
+    assert_eq!(
+        manager
+            .reference_context_item()
+            .and_then(|item| item.turn_id.as_deref()),
+        Some("t1")
+    );
+
+    // Same settings: nothing new.
+    let recorded = manager.record_context_updates(Some("gpt-5"), &first, None, Vec::new);
+    assert_eq!(recorded, Vec::new());
+
+    // Model switch: only the diff, never the initial context.
+    let switched = TurnSettings {
+        model: "o3".to_string(),
+        model_instructions: "You are o3.".to_string(),
+        ..first.clone()
+    };
+    let recorded = manager.record_context_updates(Some("gpt-5"), &switched, None, || {
+        panic!("a reference exists, no full context")
+    });
+    assert_eq!(
+        recorded,
+        vec![ResponseItem::developer_text(
+            crate::settings_update::model_switch_message("You are o3.")
+        )]
+    );
+    assert_eq!(manager.len(), 3);
+
+    // After a rollback the reference is gone and the full context comes back.
+    manager.record_items([ResponseItem::user_text("hi")], POLICY);
+    manager.drop_last_n_user_turns(1);
+    assert_eq!(manager.reference_context_item(), None);
+}

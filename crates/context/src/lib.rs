@@ -117,6 +117,7 @@ pub use settings_update::build_permissions_update_item;
 pub use settings_update::build_personality_update_item;
 pub use settings_update::build_settings_update_items;
 pub use settings_update::collaboration_mode_message;
+pub use settings_update::extract_trailing_model_switch_update;
 pub use settings_update::is_model_switch_message;
 pub use settings_update::model_switch_message;
 pub use settings_update::personality_spec_message;

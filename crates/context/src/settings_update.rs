@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::contextual_user_message::ENVIRONMENT_CONTEXT_CLOSE_TAG;
 use crate::contextual_user_message::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use crate::contextual_user_message::wrap_contextual_fragment;
+use crate::item_classification::is_user_turn_boundary;
 
 /// Opening tag of a collaboration-mode section.
 pub const COLLABORATION_MODE_OPEN_TAG: &str = "<collaboration_mode>";
@@ -324,6 +325,20 @@ pub fn is_model_switch_message(item: &ResponseItem) -> bool {
             .any(|text| text.starts_with("<model_switch>")),
         _ => false,
     }
+}
+
+/// Removes and returns the newest `<model_switch>` developer message recorded after the last user
+/// turn, so compaction can summarise the history without it and re-attach it afterwards.
+pub fn extract_trailing_model_switch_update(items: &mut Vec<ResponseItem>) -> Option<ResponseItem> {
+    let last_user_turn = items.iter().rposition(is_user_turn_boundary);
+    let index = items
+        .iter()
+        .enumerate()
+        .rev()
+        .take_while(|(index, _)| last_user_turn.is_none_or(|boundary| *index > boundary))
+        .find(|(_, item)| is_model_switch_message(item))
+        .map(|(index, _)| index)?;
+    Some(items.remove(index))
 }
 
 #[cfg(test)]

@@ -226,3 +226,26 @@ fn reference_item_round_trips_date_and_timezone() {
     assert_eq!(item.model.as_deref(), Some("gpt-5"));
     assert_eq!(item.turn_id.as_deref(), Some("t"));
 }
+
+#[test]
+fn trailing_model_switch_is_extracted_only_after_the_last_user_turn() {
+    let switch = ResponseItem::developer_text(model_switch_message("You are o3."));
+    let mut items = vec![
+        ResponseItem::user_text("first"),
+        switch.clone(),
+        ResponseItem::user_text("second"),
+        ResponseItem::assistant_text("answer"),
+    ];
+    // The switch belongs to an earlier turn: nothing to extract.
+    assert_eq!(extract_trailing_model_switch_update(&mut items), None);
+    assert_eq!(items.len(), 4);
+
+    items.push(switch.clone());
+    items.push(ResponseItem::function_call("c", "shell", "{}"));
+    assert_eq!(
+        extract_trailing_model_switch_update(&mut items),
+        Some(switch)
+    );
+    assert_eq!(items.len(), 5);
+    assert!(!items.iter().skip(2).any(is_model_switch_message));
+}
