@@ -62,33 +62,36 @@ impl HttpModelClient {
         let api_key = provider.api_key(env)?;
         let url = provider.endpoint_url()?;
         let mut headers = HeaderMap::new();
-        let mut insert = |name: &str, value: &str| -> Result<(), ModelError> {
+        let mut insert = |name: &str, value: &str, sensitive: bool| -> Result<(), ModelError> {
             let header_name =
                 HeaderName::from_bytes(name.as_bytes()).map_err(|err| ModelError::Config {
                     message: format!("provider `{}` header name `{name}`: {err}", provider.name),
                 })?;
-            let header_value = HeaderValue::from_str(value).map_err(|err| ModelError::Config {
-                message: format!("provider `{}` header `{name}` value: {err}", provider.name),
-            })?;
+            let mut header_value =
+                HeaderValue::from_str(value).map_err(|err| ModelError::Config {
+                    message: format!("provider `{}` header `{name}` value: {err}", provider.name),
+                })?;
+            // Keeps keys out of `Debug` output and logs.
+            header_value.set_sensitive(sensitive);
             headers.insert(header_name, header_value);
             Ok(())
         };
         if provider.wire_api == WireApi::Anthropic {
-            insert("anthropic-version", ANTHROPIC_VERSION)?;
+            insert("anthropic-version", ANTHROPIC_VERSION, false)?;
         }
         for (name, value) in &provider.http_headers {
-            insert(name, value)?;
+            insert(name, value, false)?;
         }
         for (name, variable) in &provider.env_http_headers {
             if let Some(value) = env(variable).filter(|value| !value.trim().is_empty()) {
-                insert(name, value.trim())?;
+                insert(name, value.trim(), true)?;
             }
         }
         if let Some(key) = &api_key {
             match provider.wire_api {
-                WireApi::Anthropic => insert("x-api-key", key)?,
+                WireApi::Anthropic => insert("x-api-key", key, true)?,
                 WireApi::Responses | WireApi::Chat => {
-                    insert("authorization", &format!("Bearer {key}"))?
+                    insert("authorization", &format!("Bearer {key}"), true)?
                 }
             }
         }

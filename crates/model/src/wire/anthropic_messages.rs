@@ -518,3 +518,7 @@ impl WireEventParser for AnthropicParser {
         self.complete
     }
 }
+
+#[cfg(test)]
+#[path = "anthropic_messages_tests.rs"]
+mod tests;

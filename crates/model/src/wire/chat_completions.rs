@@ -408,3 +408,7 @@ impl WireEventParser for ChatCompletionsParser {
         self.complete
     }
 }
+
+#[cfg(test)]
+#[path = "chat_completions_tests.rs"]
+mod tests;

@@ -213,3 +213,7 @@ impl WireEventParser for ResponsesParser {
         self.complete
     }
 }
+
+#[cfg(test)]
+#[path = "responses_tests.rs"]
+mod tests;

@@ -18,6 +18,7 @@ use wiremock::matchers::method;
 use wiremock::matchers::path;
 use wiremock::matchers::query_param;
 
+use super::support::TEST_KEY;
 use super::support::client;
 use super::support::collect;
 use super::support::done_items;
@@ -223,6 +224,14 @@ async fn configured_headers_env_headers_and_query_params_are_sent() {
     assert_eq!(error, None);
     let requests = server.received_requests().await.unwrap();
     assert!(requests[0].headers.get("x-unset").is_none());
+}
+
+#[test]
+fn debug_output_does_not_show_the_key() {
+    let client = client(provider(WireApi::Responses, "http://127.0.0.1:9"), "gpt-5");
+    let debug = format!("{client:?}");
+    assert!(!debug.contains(TEST_KEY), "{debug}");
+    assert!(debug.contains("Sensitive"), "{debug}");
 }
 
 #[test]

@@ -1,0 +1,113 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn feed(events: &[(&str, &str)]) -> (Vec<ResponseEvent>, Result<(), ModelError>) {
+    let mut parser = ResponsesParser::default();
+    let mut out = Vec::new();
+    for (event, data) in events {
+        if let Err(error) = parser.on_event(event, data, &mut out) {
+            return (out, Err(error));
+        }
+    }
+    let end = parser.on_end(&mut out);
+    (out, end)
+}
+
+#[test]
+fn incomplete_response_is_a_typed_error() {
+    let (_, result) = feed(&[(
+        "response.incomplete",
+        r#"{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}"#,
+    )]);
+    assert_eq!(
+        result,
+        Err(ModelError::Incomplete {
+            reason: "max_output_tokens".to_string()
+        })
+    );
+}
+
+#[test]
+fn stream_ending_before_completed_is_a_disconnect() {
+    let (out, result) = feed(&[(
+        "response.created",
+        r#"{"type":"response.created","response":{"id":"r"}}"#,
+    )]);
+    assert_eq!(out, vec![ResponseEvent::Created]);
+    assert!(matches!(result, Err(ModelError::StreamDisconnected { .. })));
+}
+
+#[test]
+fn reasoning_text_deltas_and_unknown_events() {
+    let (out, result) = feed(&[
+        (
+            "response.reasoning_text.delta",
+            r#"{"type":"response.reasoning_text.delta","delta":"raw"}"#,
+        ),
+        (
+            "response.some_future_event",
+            r#"{"type":"response.some_future_event"}"#,
+        ),
+        (
+            "response.completed",
+            r#"{"type":"response.completed","response":{"id":"r","usage":{"input_tokens":3,"output_tokens":2}}}"#,
+        ),
+    ]);
+    assert_eq!(result, Ok(()));
+    assert_eq!(
+        out,
+        vec![
+            ResponseEvent::ReasoningContentDelta("raw".to_string()),
+            ResponseEvent::Completed {
+                response_id: "r".to_string(),
+                token_usage: Some(TokenUsage {
+                    input_tokens: 3,
+                    output_tokens: 2,
+                    total_tokens: 5,
+                    ..TokenUsage::default()
+                }),
+            },
+        ]
+    );
+}
+
+#[test]
+fn undecodable_payload_is_a_decode_error() {
+    let (_, result) = feed(&[("response.output_text.delta", "{not json")]);
+    assert!(
+        matches!(result, Err(ModelError::Decode { .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn ids_and_ghost_snapshots_are_not_sent() {
+    let prompt = Prompt {
+        input: vec![
+            ResponseItem::Reasoning {
+                id: Some("rs_1".to_string()),
+                summary: Vec::new(),
+                content: None,
+                encrypted_content: Some("enc".to_string()),
+                extra: agentctx_protocol::ExtraFields::new(),
+            },
+            ResponseItem::GhostSnapshot {
+                ghost_commit: json!({}),
+                extra: agentctx_protocol::ExtraFields::new(),
+            },
+            ResponseItem::Other(json!({ "type": "future_item", "id": "keep" })),
+        ],
+        ..Prompt::default()
+    };
+    let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
+    assert_eq!(
+        body["input"],
+        json!([
+            { "type": "reasoning", "summary": [], "encrypted_content": "enc" },
+            { "type": "future_item", "id": "keep" },
+        ])
+    );
+    assert_eq!(body.get("reasoning"), None);
+    assert_eq!(body.get("text"), None);
+}
