@@ -238,8 +238,8 @@ pub(crate) fn classify_http_error(
             retry_after: retry_after.or_else(|| retry_after_from_message(&parsed.message)),
             message: parsed.message,
         },
-        408 => ModelError::Timeout {
-            after: Duration::ZERO,
+        408 => ModelError::Transport {
+            message: format!("http 408 request timeout: {body}"),
         },
         500..=599 => ModelError::Server {
             status,

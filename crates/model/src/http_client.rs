@@ -96,8 +96,16 @@ impl HttpModelClient {
             }
         }
         let model_info = provider.model_info(&slug);
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|err| ModelError::Config {
+                message: format!(
+                    "provider `{}`: cannot build the http client: {err}",
+                    provider.name
+                ),
+            })?;
         Ok(Self {
-            http: reqwest::Client::new(),
+            http,
             provider,
             slug,
             model_info,
