@@ -157,3 +157,15 @@ fn missing_key_message_names_the_variable() {
     assert!(error.is_auth());
     assert!(!error.is_retryable());
 }
+
+#[test]
+fn request_timeout_is_a_retryable_transport_error() {
+    let timeout = classify_http_error(408, None, "slow");
+    assert_eq!(
+        timeout,
+        ModelError::Transport {
+            message: "http 408 request timeout: slow".to_string()
+        }
+    );
+    assert!(timeout.is_retryable());
+}
