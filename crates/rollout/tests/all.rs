@@ -13,6 +13,7 @@ mod suite {
     mod discovery;
     mod format_detection;
     mod legacy;
+    mod never_panics;
     mod recorder;
     mod render;
 }
