@@ -47,7 +47,7 @@ const HEADER: [&str; 10] = [
     "compactions",
     "est. prompt",
     "recorded",
-    "of window",
+    "% of window",
     "user message",
 ];
 
@@ -84,11 +84,7 @@ pub(crate) fn session_report(replay: &SessionReplay) -> String {
 }
 
 fn turn_row(turn: &ReplayTurn) -> Vec<String> {
-    let share = match (
-        turn.recorded_prompt_tokens
-            .or(i64::try_from(turn.estimated_prompt_tokens).ok()),
-        turn.model_context_window,
-    ) {
+    let share = match (turn.recorded_prompt_tokens, turn.model_context_window) {
         (Some(tokens), Some(window)) if window > 0 => percent(tokens, window),
         _ => "-".to_string(),
     };
