@@ -1,19 +1,48 @@
 //! System reminders: the context a coding agent injects into the conversation on each turn.
 //!
-//! `agentctx-reminders` sits on floor 2 (it depends on `agentctx-protocol`). It holds the
-//! attachment generators of the whole catalogue, the [`AttachmentGenerator`] trait and its
-//! [`GeneratorContext`], the throttle ([`ThrottleManager`]), the [`FileTracker`] behind
-//! `changed_files` and `nested_memory`, the config ([`SystemReminderConfig`]) and the
-//! provider traits through which generators read outside state (IDE, LSP, MCP, hooks, mailbox,
-//! queued commands).
+//! `agentctx-reminders` sits on floor 2 (it depends on `agentctx-protocol` only). It holds the
+//! attachment generators of the whole catalogue ([`generators`]), the [`AttachmentGenerator`]
+//! trait and its [`GeneratorContext`], the [`SystemReminderOrchestrator`] that runs them
+//! concurrently under a timeout with errors and panics isolated, the throttle
+//! ([`ThrottleManager`]), the [`FileTracker`] behind `changed_files`, `nested_memory` and
+//! `@` mentions, the config ([`SystemReminderConfig`]), placement into the history
+//! ([`inject_system_reminders`], [`ReminderPlacement`]) and the [`providers`] traits through
+//! which generators read outside state (IDE, LSP, MCP, hooks, teammate mailbox, queued
+//! commands).
+//!
+//! The default placement is [`ReminderPlacement::Tail`]: reminders are appended after the turn's
+//! user input and kept in history, so every prompt extends the previous one byte for byte and
+//! the provider's prompt cache keeps hitting. [`ReminderPlacement::AfterEnvironmentContext`]
+//! is the spec's placement (AC-5), rebuilt into each prompt.
+//!
+//! One turn: build the context, run every generator, place the reminders into the history.
 //!
 //! ```
-//! use agentctx_reminders::AttachmentType;
-//! use agentctx_reminders::SystemReminder;
+//! use agentctx_protocol::ResponseItem;
+//! use agentctx_reminders::GeneratorContext;
+//! use agentctx_reminders::SystemReminderConfig;
+//! use agentctx_reminders::SystemReminderOrchestrator;
+//! use agentctx_reminders::inject_system_reminders;
 //!
-//! let reminder = SystemReminder::new(AttachmentType::CriticalInstruction, "Run the tests.");
-//! assert!(reminder.is_meta());
-//! assert_eq!(reminder.wrap_xml(), "<system-reminder>\nRun the tests.\n</system-reminder>");
+//! let config = SystemReminderConfig {
+//!     critical_instruction: Some("Run the tests before you finish.".to_string()),
+//!     ..SystemReminderConfig::default()
+//! };
+//! let orchestrator = SystemReminderOrchestrator::new(config.clone());
+//! let ctx = GeneratorContext::new("/work/project")
+//!     .with_config(&config)
+//!     .with_user_prompt("fix the failing test");
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+//! let reminders = runtime.block_on(orchestrator.generate_all(&ctx));
+//!
+//! let mut history = vec![ResponseItem::user_text("fix the failing test")];
+//! inject_system_reminders(&mut history, &reminders, config.placement);
+//! assert_eq!(
+//!     history[1].message_text().as_deref(),
+//!     Some("<system-reminder>\nRun the tests before you finish.\n</system-reminder>")
+//! );
+//! # Ok::<(), std::io::Error>(())
 //! ```
 
 mod config;
