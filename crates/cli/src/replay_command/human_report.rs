@@ -72,7 +72,7 @@ pub(crate) fn session_report(replay: &SessionReplay) -> String {
         for turn in &replay.turns {
             table.add_row(turn_row(turn));
         }
-        for column in 0..8 {
+        for column in 0..9 {
             if let Some(column) = table.column_mut(column) {
                 column.set_cell_alignment(CellAlignment::Right);
             }
