@@ -25,6 +25,9 @@ pub struct RolloutLine {
     pub item: RolloutItem,
     /// Envelope fields other than `timestamp`, `type` and `payload` (for example `ordinal`).
     pub extra: ExtraFields,
+    /// JSON pointers (into the payload) of fields that were written as `null`. Typed fields read
+    /// `null` as absent; writing the line back restores these, so a line round-trips unchanged.
+    pub payload_nulls: Vec<String>,
 }
 
 /// What a rollout line records.
@@ -119,6 +122,7 @@ impl RolloutLine {
             timestamp: timestamp.into(),
             item,
             extra: ExtraFields::new(),
+            payload_nulls: Vec::new(),
         }
     }
 
@@ -146,10 +150,13 @@ impl RolloutLine {
             }
             None => String::new(),
         };
+        let mut payload_nulls = Vec::new();
+        collect_null_pointers(&payload, &mut String::new(), &mut payload_nulls);
         Ok(Self {
             timestamp,
             item: RolloutItem::from_parts(&kind, payload),
             extra: object,
+            payload_nulls,
         })
     }
 
@@ -166,11 +173,55 @@ impl RolloutLine {
             "type".to_string(),
             Value::String(self.item.kind().to_string()),
         );
-        object.insert("payload".to_string(), self.item.payload_value()?);
+        let mut payload = self.item.payload_value()?;
+        restore_null_pointers(&mut payload, &self.payload_nulls);
+        object.insert("payload".to_string(), payload);
         for (key, value) in &self.extra {
             object.insert(key.clone(), value.clone());
         }
         Ok(Value::Object(object))
+    }
+}
+
+/// Records the JSON pointer of every `null` member of an object, depth first.
+fn collect_null_pointers(value: &Value, prefix: &mut String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, member) in map {
+                let len = prefix.len();
+                prefix.push('/');
+                prefix.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                if member.is_null() {
+                    out.push(prefix.clone());
+                } else {
+                    collect_null_pointers(member, prefix, out);
+                }
+                prefix.truncate(len);
+            }
+        }
+        Value::Array(elements) => {
+            for (index, element) in elements.iter().enumerate() {
+                let len = prefix.len();
+                prefix.push('/');
+                prefix.push_str(&index.to_string());
+                collect_null_pointers(element, prefix, out);
+                prefix.truncate(len);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+}
+
+/// Puts back `null` members that typed serialization left out.
+fn restore_null_pointers(value: &mut Value, pointers: &[String]) {
+    for pointer in pointers {
+        let Some((parent, key)) = pointer.rsplit_once('/') else {
+            continue;
+        };
+        let key = key.replace("~1", "/").replace("~0", "~");
+        if let Some(Value::Object(map)) = value.pointer_mut(parent) {
+            map.entry(key).or_insert(Value::Null);
+        }
     }
 }
 

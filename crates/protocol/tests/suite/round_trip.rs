@@ -58,6 +58,7 @@ fn every_kind_is_parsed_into_its_typed_variant() {
             "event_msg/user_message",
             "response_item/message",
             "response_item/reasoning",
+            "response_item/reasoning",
             "response_item/function_call",
             "response_item/function_call_output",
             "response_item/function_call_output",
@@ -72,6 +73,7 @@ fn every_kind_is_parsed_into_its_typed_variant() {
             "event_msg/agent_message",
             "event_msg/agent_reasoning",
             "event_msg/token_count",
+            "event_msg/token_count",
             "event_msg/other:exec_command_end",
             "compacted",
             "event_msg/context_compacted",
@@ -81,16 +83,16 @@ fn every_kind_is_parsed_into_its_typed_variant() {
         ]
     );
     assert!(matches!(
-        &lines[16].item,
+        &lines[17].item,
         RolloutItem::ResponseItem(ResponseItem::Other(_))
     ));
-    assert!(matches!(&lines[25].item, RolloutItem::Unknown { .. }));
+    assert!(matches!(&lines[27].item, RolloutItem::Unknown { .. }));
 }
 
 #[test]
 fn token_count_reads_last_usage_and_window() {
     let lines = parse_all(EVERY_KIND);
-    let RolloutItem::EventMsg(EventMsg::TokenCount(event)) = &lines[20].item else {
+    let RolloutItem::EventMsg(EventMsg::TokenCount(event)) = &lines[21].item else {
         panic!("token_count expected");
     };
     let info = event.info.as_ref().unwrap();
