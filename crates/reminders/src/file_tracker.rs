@@ -300,7 +300,13 @@ impl FileTracker {
         self.loaded_memory_files.contains(path)
     }
 
-    /// Forgets everything (session end, or after compaction).
+    /// Forgets which memory files were included, so they can be included again (after
+    /// compaction removed them from the context).
+    pub fn forget_loaded_memory_files(&self) {
+        self.loaded_memory_files.clear();
+    }
+
+    /// Forgets everything (session end).
     pub fn clear(&self) {
         self.files.clear();
         self.lock_triggers().clear();

@@ -84,6 +84,11 @@ pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
         None
     }
 
+    /// Forgets what this generator remembers having reported (session start, or after
+    /// compaction dropped the reminders from the history). Called by
+    /// [`crate::SystemReminderOrchestrator::reset`]; stateless generators keep the default.
+    fn reset(&self) {}
+
     /// Produces the reminder for this turn, or `None` when there is nothing to say.
     async fn generate(
         &self,

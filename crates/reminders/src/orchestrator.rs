@@ -130,6 +130,17 @@ impl SystemReminderOrchestrator {
         self.timeout
     }
 
+    /// Starts over after compaction (or at session start): every generator forgets what it
+    /// reported, the throttle is cleared and memory files may be included again. Files read
+    /// stay tracked, so later edits are still reported.
+    pub fn reset(&self, ctx: &GeneratorContext) {
+        for generator in &self.generators {
+            generator.reset();
+        }
+        ctx.throttle.reset();
+        ctx.file_tracker.forget_loaded_memory_files();
+    }
+
     /// The reminders of this turn, in injection order.
     pub async fn generate_all(&self, ctx: &GeneratorContext) -> Vec<SystemReminder> {
         self.generate_all_with_report(ctx).await.reminders

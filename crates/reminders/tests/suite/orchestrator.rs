@@ -325,3 +325,136 @@ fn telemetry_is_sampled_at_five_percent_reproducibly_with_a_seed() {
     assert!(sampled_flags(1, 1.0, 5).iter().all(|sampled| *sampled));
     assert_eq!(SystemReminderConfig::default().telemetry_sample_rate, 0.05);
 }
+
+#[derive(Debug, Default)]
+struct Remembering {
+    resets: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl agentctx_reminders::AttachmentGenerator for Remembering {
+    fn name(&self) -> &str {
+        "remembering"
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::PlanMode
+    }
+
+    fn reset(&self) {
+        self.resets
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    async fn generate(
+        &self,
+        _ctx: &GeneratorContext,
+    ) -> Result<Option<agentctx_reminders::SystemReminder>, agentctx_reminders::GeneratorError>
+    {
+        Ok(Some(agentctx_reminders::SystemReminder::new(
+            AttachmentType::PlanMode,
+            "plan",
+        )))
+    }
+}
+
+#[tokio::test]
+async fn reset_clears_generators_throttle_and_loaded_memory_files() {
+    let remembering = std::sync::Arc::new(Remembering::default());
+    let orchestrator = SystemReminderOrchestrator::with_generators(
+        SystemReminderConfig::default(),
+        vec![remembering.clone()],
+    );
+    let mut ctx = GeneratorContext::new("/p");
+    assert_eq!(orchestrator.generate_all(&ctx).await.len(), 1);
+    ctx.turn_number = 2;
+    assert_eq!(orchestrator.generate_all(&ctx).await.len(), 0, "throttled");
+    ctx.file_tracker
+        .mark_memory_file_loaded(std::path::Path::new("/p/AGENTS.md"));
+
+    orchestrator.reset(&ctx);
+    assert_eq!(
+        remembering.resets.load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
+    assert!(
+        !ctx.file_tracker
+            .is_memory_file_loaded(std::path::Path::new("/p/AGENTS.md"))
+    );
+    assert_eq!(
+        orchestrator.generate_all(&ctx).await.len(),
+        1,
+        "fires again"
+    );
+}
+
+/// Collects the telemetry events `tracing` receives.
+#[derive(Clone, Default)]
+struct TelemetryEvents(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for TelemetryEvents {
+    fn on_event(
+        &self,
+        event: &tracing::Event<'_>,
+        _ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        if event.metadata().target() != agentctx_reminders::TELEMETRY_TARGET {
+            return;
+        }
+        let mut fields = FieldText::default();
+        event.record(&mut fields);
+        self.0.lock().unwrap().push(fields.0);
+    }
+}
+
+#[derive(Default)]
+struct FieldText(String);
+
+impl tracing::field::Visit for FieldText {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "duration_ms" {
+            return;
+        }
+        if !self.0.is_empty() {
+            self.0.push(' ');
+        }
+        self.0.push_str(&format!("{}={value:?}", field.name()));
+    }
+}
+
+#[test]
+fn sampled_runs_emit_attachment_compute_duration_through_tracing() {
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let events = TelemetryEvents::default();
+    let subscriber = tracing_subscriber::registry().with(events.clone());
+    let config = SystemReminderConfig {
+        telemetry_sample_rate: 1.0,
+        ..SystemReminderConfig::default()
+    };
+    let orchestrator = SystemReminderOrchestrator::with_generators(
+        config,
+        vec![
+            scripted("quiet", AttachmentType::ChangedFiles, Behaviour::Silent),
+            scripted(
+                "chatty",
+                AttachmentType::TodoReminder,
+                Behaviour::Reply("x"),
+            ),
+        ],
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber, || {
+        runtime.block_on(orchestrator.generate_all(&GeneratorContext::new("/p")));
+    });
+    assert_eq!(
+        *events.0.lock().unwrap(),
+        vec![
+            "message=attachment_compute_duration generator=quiet attachment_count=0".to_string(),
+            "message=attachment_compute_duration generator=chatty attachment_count=1".to_string(),
+        ]
+    );
+}
