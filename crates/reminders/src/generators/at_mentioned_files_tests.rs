@@ -166,3 +166,16 @@ async fn no_prompt_or_no_mentions_give_nothing() {
     assert_eq!(fx.generate(&ctx).await, None);
     assert_eq!(fx.generate(&fx.ctx("no mentions here")).await, None);
 }
+
+proptest::proptest! {
+    #[test]
+    fn parsing_never_panics_and_paths_come_from_the_prompt(prompt in "(\\PC|[@\":\\- 0-9])*") {
+        for mention in parse_file_mentions(&prompt, &|server| server.len() % 2 == 0) {
+            proptest::prop_assert!(prompt.contains(&mention.path));
+            proptest::prop_assert!(!mention.path.is_empty());
+            if let (Some(start), Some(end)) = (mention.line_start, mention.line_end) {
+                proptest::prop_assert!(start >= 1 && end >= start);
+            }
+        }
+    }
+}
