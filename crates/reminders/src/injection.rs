@@ -7,7 +7,12 @@
 //!   plus new items, byte for byte, so the provider's prompt cache keeps hitting.
 //! - [`ReminderPlacement::AfterEnvironmentContext`] (the spec's AC-5): the reminders are inserted
 //!   into the *prompt view* after the environment context and user instructions, rebuilt on
-//!   every turn and never recorded.
+//!   every turn and never recorded. Keep the turn's reminders and inject them into every prompt
+//!   of that turn (follow-ups after tool calls): generators report a change once, so the next
+//!   turn's reminders will not repeat it.
+//!
+//! Call [`inject_system_reminders`] once per turn, right after recording the user input (for
+//! `Tail`) or on each prompt view of the turn (for `AfterEnvironmentContext`).
 
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ResponseItem;
