@@ -143,6 +143,15 @@ impl AttachmentGenerator for BackgroundTaskGenerator {
         AttachmentType::BackgroundTask
     }
 
+    /// Ended tasks stay reported (never again); running ones are reported afresh when they change
+    /// or have output, since the compacted history may no longer mention them.
+    fn reset(&self) {
+        self.reported
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, reported| reported.status.is_terminal());
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

@@ -146,3 +146,18 @@ async fn background_task_reports_several_tasks_kinds_and_kills() {
     );
     insta::assert_snapshot!("background_task_failed_killed_remote", text);
 }
+
+#[tokio::test]
+async fn background_task_reset_forgets_running_tasks_but_never_repeats_an_end() {
+    let generator = BackgroundTaskGenerator::new();
+    let tasks = vec![
+        shell("bash_1", BackgroundTaskStatus::Running, 80),
+        shell("bash_2", BackgroundTaskStatus::Completed, 10),
+    ];
+    assert!(run(&generator, tasks.clone()).await.is_some());
+    assert_eq!(run(&generator, tasks.clone()).await, None);
+    generator.reset();
+    let text = run(&generator, tasks).await.unwrap();
+    assert!(text.contains("bash_1"), "{text}");
+    assert!(!text.contains("bash_2"), "{text}");
+}

@@ -53,6 +53,10 @@ impl AttachmentGenerator for BudgetUsdGenerator {
         AttachmentType::BudgetUsd
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

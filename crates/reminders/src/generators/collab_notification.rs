@@ -55,6 +55,10 @@ impl AttachmentGenerator for CollabNotificationGenerator {
         AttachmentType::CollabNotification
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

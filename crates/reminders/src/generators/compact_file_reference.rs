@@ -44,6 +44,10 @@ impl AttachmentGenerator for CompactFileReferenceGenerator {
         AttachmentType::CompactFileReference
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

@@ -63,6 +63,10 @@ impl AttachmentGenerator for DelegateModeGenerator {
         AttachmentType::DelegateMode
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
@@ -111,6 +115,10 @@ impl AttachmentGenerator for DelegateModeExitGenerator {
 
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::DelegateModeExit
+    }
+
+    fn reset(&self) {
+        self.last.forget();
     }
 
     async fn generate(

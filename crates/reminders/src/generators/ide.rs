@@ -67,6 +67,10 @@ impl AttachmentGenerator for IdeSelectionGenerator {
         AttachmentType::IdeSelection
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
@@ -109,6 +113,10 @@ impl AttachmentGenerator for IdeOpenedFileGenerator {
 
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::IdeOpenedFile
+    }
+
+    fn reset(&self) {
+        self.last.forget();
     }
 
     async fn generate(

@@ -53,6 +53,10 @@ impl AttachmentGenerator for InvokedSkillsGenerator {
         AttachmentType::InvokedSkills
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

@@ -30,4 +30,9 @@ impl<T: PartialEq + Clone> LastReported<T> {
         *last = Some(current.clone());
         true
     }
+
+    /// Forgets the recorded value, so the next state counts as a change.
+    pub(crate) fn forget(&self) {
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
 }

@@ -54,6 +54,10 @@ impl AttachmentGenerator for OutputStyleGenerator {
         AttachmentType::OutputStyle
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

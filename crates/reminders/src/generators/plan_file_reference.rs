@@ -44,6 +44,10 @@ impl AttachmentGenerator for PlanFileReferenceGenerator {
         AttachmentType::PlanFileReference
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

@@ -294,6 +294,10 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
         AttachmentType::PlanModeReentry
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
@@ -330,6 +334,10 @@ impl AttachmentGenerator for PlanModeExitGenerator {
 
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanModeExit
+    }
+
+    fn reset(&self) {
+        self.last.forget();
     }
 
     async fn generate(

@@ -98,6 +98,10 @@ impl AttachmentGenerator for SessionMemoryGenerator {
         AttachmentType::SessionMemory
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

@@ -38,6 +38,13 @@ impl AttachmentGenerator for TaskProgressGenerator {
         AttachmentType::TaskProgress
     }
 
+    fn reset(&self) {
+        self.reported
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

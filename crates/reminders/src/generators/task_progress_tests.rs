@@ -65,3 +65,32 @@ fn task_progress_is_throttled_by_three_turns() {
     assert_eq!(config.min_turns_between, PROGRESS_TURN_THRESHOLD);
     assert_eq!(PROGRESS_TURN_THRESHOLD, 3);
 }
+
+#[tokio::test]
+async fn task_progress_reset_reports_the_latest_message_again() {
+    let generator = TaskProgressGenerator::new();
+    let tasks = vec![task(
+        "agent-1",
+        BackgroundTaskStatus::Running,
+        Some("Step 2 of 5"),
+    )];
+    assert!(
+        generator
+            .generate(&ctx_with(tasks.clone()))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        generator.generate(&ctx_with(tasks.clone())).await.unwrap(),
+        None
+    );
+    generator.reset();
+    assert!(
+        generator
+            .generate(&ctx_with(tasks))
+            .await
+            .unwrap()
+            .is_some()
+    );
+}

@@ -42,6 +42,10 @@ impl AttachmentGenerator for TokenUsageGenerator {
         AttachmentType::TokenUsage
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

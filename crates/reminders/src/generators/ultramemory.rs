@@ -33,6 +33,10 @@ impl AttachmentGenerator for UltramemoryGenerator {
         AttachmentType::Ultramemory
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

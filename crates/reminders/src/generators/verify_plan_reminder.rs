@@ -46,6 +46,10 @@ impl AttachmentGenerator for VerifyPlanReminderGenerator {
         AttachmentType::VerifyPlanReminder
     }
 
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

@@ -402,3 +402,57 @@ async fn the_same_state_on_the_next_turn_only_repeats_the_always_on_reminders() 
     // not change stays quiet (plan mode is throttled for 5 turns, the todo reminder for 3).
     assert_eq!(types, [AttachmentType::CriticalInstruction]);
 }
+
+#[tokio::test]
+async fn after_reset_state_derived_reminders_are_reported_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan_file = dir.path().join("brave-otter.md");
+    std::fs::write(&plan_file, "# Plan: parser\n").unwrap();
+    let orchestrator = SystemReminderOrchestrator::new(SystemReminderConfig {
+        enable_token_usage: true,
+        ..SystemReminderConfig::default()
+    });
+    let quiet_host = Arc::new(BusyHost::default());
+    let first = busy_turn(quiet_host.clone(), plan_file.clone());
+    let throttle = first.throttle.clone();
+    let before = orchestrator.generate_all(&first).await;
+
+    // Compaction: the host resets the orchestrator, then runs the next turn with the same state.
+    let mut next = busy_turn(quiet_host, plan_file);
+    next.turn_number = 7;
+    next.throttle = throttle;
+    orchestrator.reset(&next);
+    let after = orchestrator
+        .generate_all(&next)
+        .await
+        .iter()
+        .map(|reminder| reminder.attachment_type)
+        .collect::<Vec<_>>();
+    let reported_again = [
+        AttachmentType::PlanMode,
+        AttachmentType::DelegateMode,
+        AttachmentType::TodoReminder,
+        AttachmentType::InvokedSkills,
+        AttachmentType::SessionMemory,
+        AttachmentType::OutputStyle,
+        AttachmentType::TokenUsage,
+        AttachmentType::BudgetUsd,
+        AttachmentType::Ultramemory,
+        AttachmentType::PlanFileReference,
+        AttachmentType::CompactFileReference,
+        AttachmentType::VerifyPlanReminder,
+        AttachmentType::TaskProgress,
+    ];
+    for attachment_type in reported_again {
+        assert!(
+            before
+                .iter()
+                .any(|reminder| reminder.attachment_type == attachment_type),
+            "{attachment_type} fired on the first turn"
+        );
+        assert!(after.contains(&attachment_type), "{attachment_type} again");
+    }
+    // An ended background task and a finished async agent are never announced twice.
+    assert!(!after.contains(&AttachmentType::BackgroundTask));
+    assert!(!after.contains(&AttachmentType::AsyncAgentStatus));
+}
