@@ -56,7 +56,6 @@ mod injection;
 mod orchestrator;
 pub mod providers;
 mod throttle;
-mod token_estimate;
 mod types;
 
 pub use agentctx_protocol::XmlTag;
@@ -116,7 +115,6 @@ pub use throttle::ThrottleManager;
 pub use throttle::ThrottleState;
 pub use throttle::default_throttle_config;
 pub use throttle::is_full_plan_reminder;
-pub use token_estimate::estimate_tokens;
 pub use types::AttachmentType;
 pub use types::ReminderTier;
 pub use types::SystemReminder;

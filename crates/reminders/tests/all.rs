@@ -11,6 +11,7 @@ mod suite {
     mod config;
     mod generators_catalogue;
     mod generators_throttled;
+    mod multi_llm;
     mod orchestrator;
     mod prompt_flow;
     mod scripted;

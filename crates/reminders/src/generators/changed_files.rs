@@ -20,9 +20,9 @@ use crate::file_tracker::FileChangeKind;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
-use crate::token_estimate::estimate_tokens;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
+use agentctx_context::approx_token_count;
 
 /// The section of one modified file (spec §6.2.3, Claude Code's wording).
 pub fn render_modified(path: &Path, diff: &str) -> String {
@@ -88,7 +88,7 @@ impl ChangedFilesGenerator {
                     render_modified(&change.path, &diff)
                 }
             };
-            let cost = estimate_tokens(&section);
+            let cost = usize::try_from(approx_token_count(&section)).unwrap_or(usize::MAX);
             if used.saturating_add(cost) > token_cap {
                 cut.push(&change.path);
                 continue;

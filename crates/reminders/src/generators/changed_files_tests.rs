@@ -134,7 +134,7 @@ async fn the_token_cap_cuts_whole_files_and_names_them() {
     }
     let content = fx.generate().await.unwrap();
     assert!(
-        estimate_tokens(&content) <= 600 + 100,
+        agentctx_context::approx_token_count(&content) <= 600 + 100,
         "cap respected up to the closing note"
     );
     assert_eq!(
