@@ -123,16 +123,20 @@ fn reminder_texts(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-#[tokio::test]
-async fn ac_28_reminders_reach_the_openai_responses_adapter_unchanged() {
-    let body = send(WireApi::Responses, "/v1", "gpt-5.1-codex", RESPONSES_SSE).await;
-    let (_, expected) = history_with_reminders().await;
-    let input = body["input"].as_array().unwrap();
-    let last = input.last().unwrap();
+/// Asserts that the last entry of `list` is a user message carrying exactly `expected`.
+fn assert_last_user_message_carries(list: &Value, expected: &str) {
+    let last = list.as_array().unwrap().last().unwrap();
     assert_eq!(last["role"], "user");
     let mut found = Vec::new();
     reminder_texts(last, &mut found);
     assert_eq!(found.join("\n"), expected);
+}
+
+#[tokio::test]
+async fn ac_28_reminders_reach_the_openai_responses_adapter_unchanged() {
+    let body = send(WireApi::Responses, "/v1", "gpt-5.1-codex", RESPONSES_SSE).await;
+    let (_, expected) = history_with_reminders().await;
+    assert_last_user_message_carries(&body["input"], &expected);
 }
 
 #[tokio::test]
@@ -141,24 +145,14 @@ async fn ac_29_reminders_reach_a_gemini_model_through_the_openai_compatible_chat
     // chat adapter, with no Gemini-specific code for reminders.
     let body = send(WireApi::Chat, "/v1beta/openai", "gemini-2.5-pro", CHAT_SSE).await;
     let (_, expected) = history_with_reminders().await;
-    let messages = body["messages"].as_array().unwrap();
-    let last = messages.last().unwrap();
-    assert_eq!(last["role"], "user");
-    let mut found = Vec::new();
-    reminder_texts(last, &mut found);
-    assert_eq!(found.join("\n"), expected);
+    assert_last_user_message_carries(&body["messages"], &expected);
 }
 
 #[tokio::test]
 async fn ac_30_no_adapter_changes_needed_reminders_reach_the_anthropic_adapter_unchanged() {
     let body = send(WireApi::Anthropic, "", "claude-sonnet-4-5", ANTHROPIC_SSE).await;
     let (_, expected) = history_with_reminders().await;
-    let messages = body["messages"].as_array().unwrap();
-    let last = messages.last().unwrap();
-    assert_eq!(last["role"], "user");
-    let mut found = Vec::new();
-    reminder_texts(last, &mut found);
-    assert_eq!(found.join("\n"), expected);
+    assert_last_user_message_carries(&body["messages"], &expected);
     // The system prompt stays separate: no reminder leaks into it.
     let mut in_system = Vec::new();
     reminder_texts(&body["system"], &mut in_system);
