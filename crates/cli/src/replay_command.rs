@@ -2,25 +2,31 @@
 //!
 //! Reads Codex rollouts (current and legacy) and Claude Code transcripts, detected per file, and
 //! prints per turn the items, our estimate of the prompt, tool calls, compactions and the token
-//! figures the session recorded. Corrupt lines are reported on stderr as `<file>:<line>: <reason>`
+//! figures the session recorded, and which system reminders the real reminder engine would
+//! have fired at the start of each turn (`reminder_replay`). Corrupt lines are reported on stderr as `<file>:<line>: <reason>`
 //! and the replay goes on. The accounting is in `session_replay`; this file only gathers files
 //! and prints.
 
 mod human_report;
 mod json_report;
 mod prompt_history;
+mod reminder_replay;
+mod reminder_state;
 mod session_replay;
 mod turn_boundary;
 
 use std::io::Write;
+use std::path::Path;
 use std::path::PathBuf;
 
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_reminders::SystemReminderConfig;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::discover_sessions;
 use anyhow::Context as _;
 
 use self::human_report::ReplayTotals;
+use self::reminder_replay::ReminderReplay;
 use self::session_replay::SessionReplay;
 
 #[derive(Debug, clap::Args)]
@@ -32,6 +38,19 @@ pub(crate) struct ReplayArgs {
     /// Print one JSON object per session, one per line.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Do not replay system reminders (faster on huge histories).
+    ///
+    /// By default each turn shows which reminders the reminder engine would have fired at its
+    /// start, from the state the history shows (todo lists, plan mode, background shells,
+    /// skills, recorded token usage). Files are not read on the history's behalf: no file read
+    /// in the session is tracked (no `changed_files` from reads), and `@` mentions are read from
+    /// the session's working directory as it is now, only when that directory exists here.
+    #[arg(long, conflicts_with = "reminders_config")]
+    pub(crate) no_reminders: bool,
+    /// The reminder settings: a `config.toml` with a `[system_reminder]` table, or that table's
+    /// keys alone (default: the built-in defaults; environment overrides are not applied).
+    #[arg(long, value_name = "FILE.toml")]
+    pub(crate) reminders_config: Option<PathBuf>,
 }
 
 /// A file to replay, and whether the user named it (an unreadable named file is an error; an
@@ -46,13 +65,26 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if targets.is_empty() {
         anyhow::bail!("no session files (*.jsonl) found in the given paths");
     }
+    let reminder_config = if args.no_reminders {
+        None
+    } else {
+        Some(match &args.reminders_config {
+            Some(path) => load_reminder_config(path)?,
+            None => SystemReminderConfig::default(),
+        })
+    };
     let estimator = ApproxTokenEstimator;
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     let mut totals = ReplayTotals::default();
     let mut failures = 0usize;
     for target in &targets {
-        let replay = match session_replay::replay_file(&target.path, &estimator) {
+        let reminders = reminder_config
+            .clone()
+            .map(ReminderReplay::new)
+            .transpose()
+            .context("cannot start the reminder engine's runtime")?;
+        let replay = match session_replay::replay_file(&target.path, &estimator, reminders) {
             Ok(replay) => replay,
             Err(RolloutError::UnrecognizedFormat { .. }) if !target.named => {
                 writeln!(
@@ -97,6 +129,21 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Reads `--reminders-config`: a whole `config.toml` (its `[system_reminder]` table) or the
+/// table's keys alone.
+fn load_reminder_config(path: &Path) -> anyhow::Result<SystemReminderConfig> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("invalid toml in {}", path.display()))?;
+    let config = if table.contains_key("system_reminder") {
+        SystemReminderConfig::from_toml_document(&text)
+    } else {
+        SystemReminderConfig::from_toml_section(&text)
+    };
+    config.with_context(|| format!("invalid reminder settings in {}", path.display()))
 }
 
 fn collect_targets(paths: &[PathBuf]) -> anyhow::Result<Vec<Target>> {

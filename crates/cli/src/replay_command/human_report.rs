@@ -7,6 +7,7 @@ use comfy_table::ContentArrangement;
 use comfy_table::Table;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 
+use super::reminder_replay::FiredReminder;
 use super::session_replay::ReplayTurn;
 use super::session_replay::SessionReplay;
 
@@ -22,6 +23,8 @@ pub(crate) struct ReplayTotals {
     pub(crate) compactions: usize,
     pub(crate) skipped_lines: usize,
     pub(crate) max_prompt_tokens: u64,
+    /// Reminders fired, when they were replayed.
+    pub(crate) reminders: Option<usize>,
 }
 
 impl ReplayTotals {
@@ -35,10 +38,14 @@ impl ReplayTotals {
         self.compactions += replay.compactions;
         self.skipped_lines += replay.skipped.len();
         self.max_prompt_tokens = self.max_prompt_tokens.max(replay.max_prompt_tokens);
+        if let Some(counts) = &replay.reminder_counts {
+            let fired: usize = counts.values().sum();
+            self.reminders = Some(self.reminders.unwrap_or(0) + fired);
+        }
     }
 }
 
-const HEADER: [&str; 10] = [
+const HEADER: [&str; 11] = [
     "turn",
     "line",
     "items",
@@ -48,6 +55,7 @@ const HEADER: [&str; 10] = [
     "est. prompt",
     "recorded",
     "% of window",
+    "reminders",
     "user message",
 ];
 
@@ -68,9 +76,12 @@ pub(crate) fn session_report(replay: &SessionReplay) -> String {
         table
             .load_preset(UTF8_FULL_CONDENSED)
             .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(HEADER);
+            .set_header(without_reminders(
+                HEADER.map(str::to_string).to_vec(),
+                replay,
+            ));
         for turn in &replay.turns {
-            table.add_row(turn_row(turn));
+            table.add_row(without_reminders(turn_row(turn), replay));
         }
         for column in 0..9 {
             if let Some(column) = table.column_mut(column) {
@@ -81,6 +92,16 @@ pub(crate) fn session_report(replay: &SessionReplay) -> String {
     }
     let _ = writeln!(out, "{}", summary_line(replay));
     out
+}
+
+/// The index of the reminders column, left out when reminders were not replayed.
+const REMINDERS_COLUMN: usize = 9;
+
+fn without_reminders(mut row: Vec<String>, replay: &SessionReplay) -> Vec<String> {
+    if replay.reminder_counts.is_none() && row.len() > REMINDERS_COLUMN {
+        row.remove(REMINDERS_COLUMN);
+    }
+    row
 }
 
 fn turn_row(turn: &ReplayTurn) -> Vec<String> {
@@ -99,8 +120,21 @@ fn turn_row(turn: &ReplayTurn) -> Vec<String> {
         turn.recorded_prompt_tokens
             .map_or_else(|| "-".to_string(), grouped_signed),
         share,
+        reminder_labels(turn),
         turn.user_message.clone(),
     ]
+}
+
+/// `todo_reminder, plan_mode:sparse`, or `-` when none fired.
+fn reminder_labels(turn: &ReplayTurn) -> String {
+    match turn.reminders.as_deref() {
+        Some(reminders) if !reminders.is_empty() => reminders
+            .iter()
+            .map(FiredReminder::label)
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => "-".to_string(),
+    }
 }
 
 fn summary_line(replay: &SessionReplay) -> String {
@@ -125,14 +159,30 @@ fn summary_line(replay: &SessionReplay) -> String {
             counted(replay.sidechain_items, "sidechain item")
         );
     }
+    if let Some(counts) = &replay.reminder_counts {
+        let fired: usize = counts.values().sum();
+        let _ = write!(line, ", {}", counted(fired, "reminder"));
+        if !counts.is_empty() {
+            let by_type = counts
+                .iter()
+                .map(|(name, count)| format!("{name} {count}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let _ = write!(line, " ({by_type})");
+        }
+    }
     let _ = write!(line, ", {}", counted(replay.skipped.len(), "skipped line"));
     line
 }
 
 /// The total line over every session.
 pub(crate) fn totals_line(totals: &ReplayTotals) -> String {
+    let reminders = totals
+        .reminders
+        .map(|fired| format!(", {}", counted(fired, "reminder")))
+        .unwrap_or_default();
     format!(
-        "total: {}, {}, {}, {}, {}, {}, {}, max prompt {} tokens estimated, {}",
+        "total: {}, {}, {}, {}, {}, {}, {}, max prompt {} tokens estimated{reminders}, {}",
         counted(totals.sessions, "session"),
         bytes(totals.bytes),
         counted(totals.lines, "line"),

@@ -30,6 +30,8 @@ pub(crate) struct SessionJson<'a> {
     max_prompt_tokens: u64,
     max_recorded_prompt_tokens: Option<i64>,
     model_context_window: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reminder_counts: Option<&'a BTreeMap<String, usize>>,
     turn_details: &'a [ReplayTurn],
 }
 
@@ -55,6 +57,7 @@ impl<'a> SessionJson<'a> {
             max_prompt_tokens: replay.max_prompt_tokens,
             max_recorded_prompt_tokens: replay.max_recorded_prompt_tokens,
             model_context_window: replay.model_context_window,
+            reminder_counts: replay.reminder_counts.as_ref(),
             turn_details: &replay.turns,
         }
     }

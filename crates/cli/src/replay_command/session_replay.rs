@@ -24,6 +24,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::prompt_history::PromptHistory;
+use super::reminder_replay::FiredReminder;
+use super::reminder_replay::ReminderReplay;
 use super::turn_boundary::is_turn_start;
 
 /// Characters of the user message shown per turn.
@@ -60,6 +62,10 @@ pub(crate) struct ReplayTurn {
     pub(crate) recorded_output_tokens: Option<i64>,
     /// The context window the session recorded.
     pub(crate) model_context_window: Option<i64>,
+    /// The system reminders that would have fired at the start of the turn, in injection
+    /// order (`None` when reminders are not replayed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reminders: Option<Vec<FiredReminder>>,
 }
 
 /// One session replayed.
@@ -99,22 +105,27 @@ pub(crate) struct SessionReplay {
     pub(crate) model_context_window: Option<i64>,
     /// Estimated tokens of the base instructions from the session header.
     pub(crate) instructions_tokens: u64,
+    /// Reminders fired over the session, by type (`None` when reminders are not replayed).
+    pub(crate) reminder_counts: Option<BTreeMap<String, usize>>,
 }
 
-/// Replays the file at `path`.
+/// Replays the file at `path`; with `reminders`, also which reminders fire per turn.
 pub(crate) fn replay_file(
     path: &Path,
     estimator: &dyn TokenEstimator,
+    reminders: Option<ReminderReplay>,
 ) -> Result<SessionReplay, RolloutError> {
-    replay_reader(RolloutReader::open(path)?, estimator)
+    replay_reader(RolloutReader::open(path)?, estimator, reminders)
 }
 
 /// Replays a session from a reader.
 pub(crate) fn replay_reader<R: BufRead>(
     mut reader: RolloutReader<R>,
     estimator: &dyn TokenEstimator,
+    reminders: Option<ReminderReplay>,
 ) -> Result<SessionReplay, RolloutError> {
     let mut builder = SessionReplayBuilder::new(estimator);
+    builder.reminders = reminders;
     for event in reader.by_ref() {
         match event? {
             ReadEvent::Record(record) => builder.observe(&record),
@@ -154,6 +165,7 @@ pub(crate) struct SessionReplayBuilder<'a> {
     max_prompt_tokens: u64,
     max_recorded_prompt_tokens: Option<i64>,
     model_context_window: Option<i64>,
+    reminders: Option<ReminderReplay>,
 }
 
 impl<'a> SessionReplayBuilder<'a> {
@@ -175,6 +187,7 @@ impl<'a> SessionReplayBuilder<'a> {
             max_prompt_tokens: 0,
             max_recorded_prompt_tokens: None,
             model_context_window: None,
+            reminders: None,
         }
     }
 
@@ -197,6 +210,9 @@ impl<'a> SessionReplayBuilder<'a> {
                     if let Some(turn) = &mut self.current {
                         turn.compactions += 1;
                     }
+                    if let Some(reminders) = &mut self.reminders {
+                        reminders.compacted();
+                    }
                 }
             }
             RolloutItem::EventMsg(EventMsg::TokenCount(event)) => {
@@ -214,6 +230,9 @@ impl<'a> SessionReplayBuilder<'a> {
                         turn.recorded_prompt_tokens = Some(usage.input_tokens);
                         turn.recorded_output_tokens = Some(usage.output_tokens);
                         turn.model_context_window = self.model_context_window;
+                    }
+                    if let Some(reminders) = &mut self.reminders {
+                        reminders.token_count(info);
                     }
                 }
             }
@@ -242,6 +261,9 @@ impl<'a> SessionReplayBuilder<'a> {
             return;
         }
         self.session_id = Some(meta.id.clone()).filter(|id| !id.is_empty());
+        if let Some(reminders) = &mut self.reminders {
+            reminders.session_meta(meta);
+        }
         let instructions = meta
             .extra
             .get("base_instructions")
@@ -259,10 +281,17 @@ impl<'a> SessionReplayBuilder<'a> {
         let turn_start = is_turn_start(item, record.flags);
         if turn_start {
             self.close_turn();
+            let turn = self.turns.len() + 1;
+            let text = item.message_text();
+            let is_main_agent = self.main_thread_is_sidechain != Some(true);
+            let reminders = self
+                .reminders
+                .as_mut()
+                .map(|reminders| reminders.start_turn(turn, text.clone(), is_main_agent));
             self.current = Some(ReplayTurn {
-                turn: self.turns.len() + 1,
+                turn,
                 line: record.line_number,
-                user_message: preview(&item.message_text().unwrap_or_default()),
+                user_message: preview(&text.unwrap_or_default()),
                 items: 0,
                 requests: 0,
                 tool_calls: 0,
@@ -273,7 +302,11 @@ impl<'a> SessionReplayBuilder<'a> {
                 recorded_prompt_tokens: None,
                 recorded_output_tokens: None,
                 model_context_window: None,
+                reminders,
             });
+        }
+        if let Some(reminders) = &mut self.reminders {
+            reminders.observe_item(item, record.flags);
         }
         let model_generated = is_model_generated(item);
         if model_generated && !self.in_model_response {
@@ -342,6 +375,7 @@ impl<'a> SessionReplayBuilder<'a> {
             max_recorded_prompt_tokens: self.max_recorded_prompt_tokens,
             model_context_window: self.model_context_window,
             instructions_tokens: self.history.instructions_tokens(),
+            reminder_counts: self.reminders.as_ref().map(ReminderReplay::counts),
         }
     }
 }

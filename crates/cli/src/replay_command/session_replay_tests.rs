@@ -44,7 +44,7 @@ not json
 #[test]
 fn turns_count_requests_tools_compactions_and_prompt_estimates() {
     let reader = RolloutReader::new(Path::new("s.jsonl"), Cursor::new(SESSION));
-    let replay = replay_reader(reader, &FlatEstimator).unwrap();
+    let replay = replay_reader(reader, &FlatEstimator, None).unwrap();
     assert_eq!(replay.format, RolloutFormat::Codex);
     assert_eq!(replay.session_id.as_deref(), Some("s1"));
     assert_eq!(replay.instructions_tokens, 10);
@@ -76,6 +76,7 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                 recorded_prompt_tokens: Some(950),
                 recorded_output_tokens: Some(5),
                 model_context_window: Some(1000),
+                reminders: None,
             },
             ReplayTurn {
                 turn: 2,
@@ -92,6 +93,7 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                 recorded_prompt_tokens: None,
                 recorded_output_tokens: None,
                 model_context_window: None,
+                reminders: None,
             },
         ]
     );
@@ -106,7 +108,7 @@ fn a_claude_subagent_transcript_is_its_own_main_thread() {
         "\n",
     );
     let reader = RolloutReader::new(Path::new("agent.jsonl"), Cursor::new(transcript));
-    let replay = replay_reader(reader, &FlatEstimator).unwrap();
+    let replay = replay_reader(reader, &FlatEstimator, None).unwrap();
     assert_eq!(replay.sidechain_items, 0);
     assert_eq!(replay.items, 2);
     assert_eq!(replay.turns.len(), 1);
@@ -124,7 +126,7 @@ fn sidechain_records_of_a_main_transcript_stay_out_of_its_history() {
         "\n",
     );
     let reader = RolloutReader::new(Path::new("main.jsonl"), Cursor::new(transcript));
-    let replay = replay_reader(reader, &FlatEstimator).unwrap();
+    let replay = replay_reader(reader, &FlatEstimator, None).unwrap();
     assert_eq!(replay.items, 1);
     assert_eq!(replay.sidechain_items, 2);
     assert_eq!(replay.turns.len(), 1);

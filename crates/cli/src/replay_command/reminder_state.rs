@@ -1,0 +1,396 @@
+//! [`ReminderState`]: the reminder-relevant session state, derived from a recorded history.
+//!
+//! A live session keeps this state in its own fields (the todo list, plan mode, background
+//! shells, invoked skills, token usage); a replay has only the items, so it reads the state back
+//! from the tool calls that changed it:
+//!
+//! - todo list: Claude Code `TodoWrite` (`{"todos":[{content,status,activeForm}]}`) and Codex
+//!   `update_plan` (`{"plan":[{step,status}]}`), with the turn of the last write;
+//! - plan mode: Claude Code `EnterPlanMode` / `ExitPlanMode` once their result says they went
+//!   through (a rejected `ExitPlanMode` keeps plan mode on);
+//! - background shells: Claude Code `Bash` with `run_in_background: true` (the task id is read
+//!   from its result), then `BashOutput` / `TaskOutput` (`<status>`, `<exit_code>`) and
+//!   `KillShell` / `KillBash`;
+//! - invoked skills: Claude Code `Skill` calls and custom `<command-name>` slash commands, with
+//!   the content of the injected message that follows them;
+//! - token usage: the last recorded `token_count` against the recorded context window (Claude
+//!   Code records none: [`CLAUDE_CODE_CONTEXT_WINDOW`] is assumed).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use agentctx_protocol::ContentItem;
+use agentctx_protocol::PermissionMode;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TodoItem;
+use agentctx_protocol::TodoStatus;
+use agentctx_protocol::TokenUsageInfo as RecordedTokenUsage;
+use agentctx_reminders::BackgroundTaskInfo;
+use agentctx_reminders::BackgroundTaskStatus;
+use agentctx_reminders::BackgroundTaskType;
+use agentctx_reminders::InvokedSkill;
+use agentctx_reminders::PlanState;
+use agentctx_reminders::TodoState;
+use agentctx_reminders::TokenUsageInfo;
+use agentctx_rollout::RecordFlags;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The context window assumed for Claude Code sessions, whose transcripts do not record one.
+pub(crate) const CLAUDE_CODE_CONTEXT_WINDOW: i64 = 200_000;
+
+/// A tool call whose effect waits for its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PendingCall {
+    EnterPlanMode,
+    ExitPlanMode,
+    BackgroundBash {
+        command: String,
+        description: String,
+    },
+    BashOutput {
+        task_id: String,
+    },
+    KillShell {
+        task_id: String,
+    },
+    Skill {
+        name: String,
+    },
+}
+
+/// The reminder-relevant state of a session at some point of its history.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ReminderState {
+    /// The turn being read (0 before the first turn).
+    turn: i32,
+    /// The todo list and the turn of its last write.
+    pub(crate) todo: TodoState,
+    /// [`PermissionMode::Plan`] while plan mode is on.
+    pub(crate) permission_mode: PermissionMode,
+    /// Plan mode details (re-entry, just left).
+    pub(crate) plan: PlanState,
+    /// Whether plan mode was ever left in this session.
+    left_plan_mode: bool,
+    /// Background shells, in start order.
+    pub(crate) background_tasks: Vec<BackgroundTaskInfo>,
+    /// Skills invoked in this session, in order.
+    pub(crate) invoked_skills: Vec<InvokedSkill>,
+    /// The last recorded context usage.
+    pub(crate) token_usage: Option<TokenUsageInfo>,
+    /// The context window to assume when a `token_count` records none.
+    default_context_window: Option<i64>,
+    /// Calls waiting for their result, by call id.
+    pending: HashMap<String, PendingCall>,
+    /// A skill (index into `invoked_skills`) or slash command (name) whose content the next
+    /// injected user message carries.
+    awaiting_content: Option<AwaitingContent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum AwaitingContent {
+    Skill(usize),
+    SlashCommand(String),
+}
+
+#[derive(Deserialize)]
+struct TodoWriteArgs {
+    todos: Vec<TodoItem>,
+}
+
+#[derive(Deserialize)]
+struct UpdatePlanArgs {
+    plan: Vec<PlanStep>,
+}
+
+#[derive(Deserialize)]
+struct PlanStep {
+    step: String,
+    status: TodoStatus,
+}
+
+impl ReminderState {
+    /// Token counts that record no context window are taken against `window`.
+    pub(crate) fn set_default_context_window(&mut self, window: Option<i64>) {
+        self.default_context_window = window;
+    }
+
+    /// Marks the start of `turn`: tool calls read from now on happen in it.
+    pub(crate) fn begin_turn(&mut self, turn: i32) {
+        self.turn = turn;
+    }
+
+    /// Forgets one-turn news after the turn's reminders were generated.
+    pub(crate) fn reminders_generated(&mut self) {
+        self.plan.just_exited = false;
+    }
+
+    /// Takes one conversation item of the main thread into account.
+    pub(crate) fn observe_item(&mut self, item: &ResponseItem, flags: RecordFlags) {
+        match item {
+            ResponseItem::FunctionCall {
+                name,
+                arguments,
+                call_id,
+                ..
+            } => self.function_call(name, arguments, call_id),
+            ResponseItem::FunctionCallOutput {
+                call_id, output, ..
+            } => {
+                if let Some(call) = self.pending.remove(call_id) {
+                    let failed = output.success == Some(false);
+                    self.call_result(call, call_id, failed, &output.text_content());
+                }
+            }
+            ResponseItem::Message { role, content, .. } if role == "user" => {
+                self.user_message(content, flags);
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes a recorded `token_count` into account.
+    pub(crate) fn token_count(&mut self, info: &RecordedTokenUsage) {
+        let Some(total) = info
+            .model_context_window
+            .or(self.default_context_window)
+            .filter(|window| *window > 0)
+        else {
+            return;
+        };
+        let used = info.last_token_usage.context_occupancy();
+        self.token_usage = Some(TokenUsageInfo {
+            used,
+            total,
+            remaining: total.saturating_sub(used).max(0),
+        });
+    }
+
+    fn function_call(&mut self, name: &str, arguments: &str, call_id: &str) {
+        let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+        let pending = match name {
+            "TodoWrite" => {
+                match serde_json::from_value::<TodoWriteArgs>(args) {
+                    Ok(write) => self.write_todos(write.todos),
+                    Err(error) => tracing::debug!(%error, "unreadable TodoWrite arguments"),
+                }
+                None
+            }
+            "update_plan" => {
+                match serde_json::from_value::<UpdatePlanArgs>(args) {
+                    Ok(update) => self.write_todos(
+                        update
+                            .plan
+                            .into_iter()
+                            .map(|step| TodoItem {
+                                active_form: step.step.clone(),
+                                content: step.step,
+                                status: step.status,
+                            })
+                            .collect(),
+                    ),
+                    Err(error) => tracing::debug!(%error, "unreadable update_plan arguments"),
+                }
+                None
+            }
+            "EnterPlanMode" => Some(PendingCall::EnterPlanMode),
+            "ExitPlanMode" => Some(PendingCall::ExitPlanMode),
+            "Bash" if args.get("run_in_background").and_then(Value::as_bool) == Some(true) => {
+                let command = string_field(&args, &["command"]).unwrap_or_default();
+                let description =
+                    string_field(&args, &["description"]).unwrap_or_else(|| command.clone());
+                Some(PendingCall::BackgroundBash {
+                    command,
+                    description,
+                })
+            }
+            "BashOutput" | "TaskOutput" => string_field(&args, &["bash_id", "task_id", "shell_id"])
+                .map(|task_id| PendingCall::BashOutput { task_id }),
+            "KillShell" | "KillBash" => string_field(&args, &["shell_id", "bash_id", "task_id"])
+                .map(|task_id| PendingCall::KillShell { task_id }),
+            "Skill" => string_field(&args, &["skill", "command", "name"])
+                .map(|name| PendingCall::Skill { name }),
+            _ => None,
+        };
+        if let Some(pending) = pending {
+            self.pending.insert(call_id.to_string(), pending);
+        }
+    }
+
+    fn write_todos(&mut self, items: Vec<TodoItem>) {
+        self.todo = TodoState {
+            items,
+            last_write_turn: Some(self.turn),
+        };
+    }
+
+    fn call_result(&mut self, call: PendingCall, call_id: &str, failed: bool, output: &str) {
+        match call {
+            PendingCall::EnterPlanMode
+                if !failed
+                    && !is_rejection(output)
+                    && self.permission_mode != PermissionMode::Plan =>
+            {
+                self.permission_mode = PermissionMode::Plan;
+                self.plan.is_reentry = self.left_plan_mode;
+                self.plan.just_exited = false;
+            }
+            // Claude Code offers ExitPlanMode only in plan mode, so an approved call means plan
+            // mode was on even when the transcript does not show how it was entered.
+            PendingCall::ExitPlanMode if !failed && !is_rejection(output) => {
+                self.permission_mode = PermissionMode::Default;
+                self.plan.is_reentry = false;
+                self.plan.just_exited = true;
+                self.left_plan_mode = true;
+            }
+            PendingCall::BackgroundBash {
+                command,
+                description,
+            } if !failed => {
+                let task_id = background_task_id(output).unwrap_or_else(|| call_id.to_string());
+                self.background_tasks.retain(|task| task.task_id != task_id);
+                self.background_tasks.push(BackgroundTaskInfo {
+                    task_id,
+                    task_type: BackgroundTaskType::Shell,
+                    command: Some(command),
+                    description,
+                    status: BackgroundTaskStatus::Running,
+                    exit_code: None,
+                    output_len: 0,
+                    delta_summary: None,
+                    progress_message: None,
+                });
+            }
+            PendingCall::BashOutput { task_id } if !failed => {
+                let status = tag_value(output, "status").and_then(|status| match status {
+                    "running" => Some(BackgroundTaskStatus::Running),
+                    "completed" => Some(BackgroundTaskStatus::Completed),
+                    "failed" => Some(BackgroundTaskStatus::Failed),
+                    "killed" => Some(BackgroundTaskStatus::Killed),
+                    _ => None,
+                });
+                let exit_code = tag_value(output, "exit_code").and_then(|code| code.parse().ok());
+                if let Some(task) = self.task_mut(&task_id) {
+                    if let Some(status) = status {
+                        task.status = status;
+                    }
+                    if exit_code.is_some() {
+                        task.exit_code = exit_code;
+                    }
+                }
+            }
+            PendingCall::KillShell { task_id } if !failed => {
+                if let Some(task) = self.task_mut(&task_id) {
+                    task.status = BackgroundTaskStatus::Killed;
+                }
+            }
+            PendingCall::Skill { name } if !failed => {
+                self.invoked_skills.push(InvokedSkill {
+                    path: PathBuf::from(&name),
+                    name,
+                    content: String::new(),
+                });
+                self.awaiting_content = Some(AwaitingContent::Skill(self.invoked_skills.len() - 1));
+            }
+            _ => {}
+        }
+    }
+
+    fn task_mut(&mut self, task_id: &str) -> Option<&mut BackgroundTaskInfo> {
+        self.background_tasks
+            .iter_mut()
+            .find(|task| task.task_id == task_id)
+    }
+
+    fn user_message(&mut self, content: &[ContentItem], flags: RecordFlags) {
+        let text = content
+            .iter()
+            .filter_map(ContentItem::as_text)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let awaiting = self.awaiting_content.take();
+        if flags.injected {
+            match awaiting {
+                Some(AwaitingContent::Skill(index)) => {
+                    if let Some(skill) = self.invoked_skills.get_mut(index) {
+                        if let Some(path) = skill_path(&text) {
+                            skill.path = path;
+                        }
+                        skill.content = text;
+                    }
+                }
+                Some(AwaitingContent::SlashCommand(name)) => {
+                    let path =
+                        skill_path(&text).unwrap_or_else(|| PathBuf::from(format!("/{name}")));
+                    self.invoked_skills.push(InvokedSkill {
+                        name,
+                        path,
+                        content: text,
+                    });
+                }
+                None => {}
+            }
+            return;
+        }
+        if let Some(name) = tag_value(&text, "command-name") {
+            let name = name.trim_start_matches('/');
+            if !name.is_empty() {
+                self.awaiting_content = Some(AwaitingContent::SlashCommand(name.to_string()));
+            }
+        } else if awaiting.is_some() && text.trim().is_empty() {
+            self.awaiting_content = awaiting;
+        }
+    }
+}
+
+fn string_field(args: &Value, names: &[&str]) -> Option<String> {
+    names
+        .iter()
+        .find_map(|name| args.get(name).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// Whether a tool result says the user declined the call.
+fn is_rejection(output: &str) -> bool {
+    let lower = output.to_ascii_lowercase();
+    lower.contains("doesn't want to proceed")
+        || lower.contains("does not want to proceed")
+        || lower.contains("user rejected")
+        || lower.contains("tool use was rejected")
+}
+
+/// The id in Claude Code's `Command running in background with ID: <id>`.
+fn background_task_id(output: &str) -> Option<String> {
+    let (_, rest) = output.split_once("with ID:")?;
+    let id: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_' || *ch == '-')
+        .collect();
+    (!id.is_empty()).then_some(id)
+}
+
+/// The trimmed text of the first `<tag>…</tag>` in `text`.
+fn tag_value<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let start = text.find(&open)? + open.len();
+    let rest = text.get(start..)?;
+    let end = rest.find(&close)?;
+    rest.get(..end).map(str::trim)
+}
+
+/// `<dir>/SKILL.md` from Claude Code's `Base directory for this skill: <dir>` line.
+fn skill_path(text: &str) -> Option<PathBuf> {
+    text.lines().find_map(|line| {
+        line.trim()
+            .strip_prefix("Base directory for this skill:")
+            .map(str::trim)
+            .filter(|dir| !dir.is_empty())
+            .map(|dir| PathBuf::from(dir).join("SKILL.md"))
+    })
+}
+
+#[cfg(test)]
+#[path = "reminder_state_tests.rs"]
+mod tests;
