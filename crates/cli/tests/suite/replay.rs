@@ -1,5 +1,7 @@
-//! `agentctx replay` on the bundled sample sessions (`examples/sessions/`), on directories, and
-//! on files with corrupt lines.
+//! `agentctx replay` on the bundled sample sessions (`examples/sessions/`), on directories, on
+//! files with corrupt lines, and the reminders that would have fired per turn (on the samples
+//! and on `tests/fixtures/claude-reminders.jsonl`, a Claude Code transcript with a TodoWrite,
+//! plan mode entered twice, background shells, a skill and a compaction).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -13,6 +15,7 @@ const CODEX_SAMPLE: &str =
     "examples/sessions/rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl";
 const CLAUDE_SAMPLE: &str =
     "examples/sessions/claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl";
+const REMINDERS_FIXTURE: &str = "crates/cli/tests/fixtures/claude-reminders.jsonl";
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -83,6 +86,7 @@ fn codex_sample_as_json() {
             "max_prompt_tokens": 14958,
             "max_recorded_prompt_tokens": 18926,
             "model_context_window": 272000,
+            "reminder_counts": {"todo_reminder": 5},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
@@ -128,6 +132,7 @@ fn claude_sample_as_json() {
             "max_prompt_tokens": 8847,
             "max_recorded_prompt_tokens": 23941,
             "model_context_window": null,
+            "reminder_counts": {"todo_reminder": 3},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
@@ -147,6 +152,192 @@ fn claude_sample_as_json() {
     );
     assert_eq!(turns[7]["compactions"], 1);
     assert_eq!(turns[1]["recorded_prompt_tokens"], 18373);
+    // TodoWrite on turn 2: the todo reminder waits five turns, fires again right after the
+    // compaction of turn 8 (the throttle starts over), then three turns later.
+    assert_eq!(
+        reminder_turns(&sessions[0]),
+        vec![
+            (7, vec!["todo_reminder".to_string()]),
+            (9, vec!["todo_reminder".to_string()]),
+            (12, vec!["todo_reminder".to_string()]),
+        ]
+    );
+}
+
+/// `(turn, [reminder type…])` for the turns where reminders fired.
+fn reminder_turns(session: &Value) -> Vec<(u64, Vec<String>)> {
+    session["turn_details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|turn| {
+            let types: Vec<String> = turn["reminders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|reminder| reminder["type"].as_str().unwrap().to_string())
+                .collect();
+            (!types.is_empty()).then(|| (turn["turn"].as_u64().unwrap(), types))
+        })
+        .collect()
+}
+
+/// Every reminder of a JSON session as `turn N: type (tier)` followed by its text.
+fn reminder_texts(session: &Value) -> String {
+    let mut out = String::new();
+    for turn in session["turn_details"].as_array().unwrap() {
+        for reminder in turn["reminders"].as_array().unwrap() {
+            out.push_str(&format!(
+                "--- turn {}: {} ({})\n{}\n",
+                turn["turn"],
+                reminder["type"].as_str().unwrap(),
+                reminder["tier"].as_str().unwrap(),
+                reminder["text"].as_str().unwrap(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_reminders_fixture_shows_which_reminders_fire_per_turn() {
+    let output = replay(&[REMINDERS_FIXTURE]).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
+    insta::assert_snapshot!(String::from_utf8(output.stdout).unwrap());
+}
+
+#[test]
+fn the_reminders_fixture_as_json_carries_the_reminder_texts() {
+    let output = replay(&["--json", REMINDERS_FIXTURE]).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(
+        sessions[0]["reminder_counts"],
+        serde_json::json!({
+            "background_task": 2,
+            "invoked_skills": 2,
+            "plan_mode": 3,
+            "plan_mode_exit": 1,
+            "todo_reminder": 4,
+        })
+    );
+    let fired = |types: &[&str]| {
+        types
+            .iter()
+            .map(|name| (*name).to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        reminder_turns(&sessions[0]),
+        vec![
+            // EnterPlanMode on turn 2.
+            (3, fired(&["plan_mode"])),
+            // ExitPlanMode and a background `cargo test` on turn 4.
+            (5, fired(&["plan_mode_exit"])),
+            // TodoWrite on turn 1, nothing since; BashOutput saw the tests finish on turn 5.
+            (6, fired(&["todo_reminder", "background_task"])),
+            // KillShell on turn 7.
+            (8, fired(&["background_task"])),
+            // The Skill call on turn 8.
+            (9, fired(&["todo_reminder", "invoked_skills"])),
+            // Plan mode entered again on turn 10.
+            (11, fired(&["plan_mode"])),
+            (12, fired(&["todo_reminder"])),
+            // After the compaction of turn 13 everything starts over.
+            (14, fired(&["plan_mode", "todo_reminder", "invoked_skills"])),
+        ]
+    );
+    insta::assert_snapshot!(reminder_texts(&sessions[0]));
+}
+
+#[test]
+fn no_reminders_drops_the_column_the_counts_and_the_json_fields() {
+    let output = replay(&["--no-reminders", REMINDERS_FIXTURE])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(!stdout.contains("┆ reminders"), "{stdout}");
+    assert!(stdout.contains("┆ user message"), "{stdout}");
+    let summary = stdout
+        .lines()
+        .find(|line| line.starts_with("summary: "))
+        .unwrap();
+    assert!(!summary.contains("reminder"), "{summary}");
+
+    let output = replay(&["--no-reminders", "--json", REMINDERS_FIXTURE])
+        .output()
+        .unwrap();
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(sessions[0].get("reminder_counts"), None);
+    assert_eq!(sessions[0]["turn_details"][2].get("reminders"), None);
+    assert_eq!(sessions[0]["turns"], 14);
+}
+
+#[test]
+fn a_reminders_config_can_turn_token_usage_on_and_todo_reminders_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[system_reminder]\nenable_token_usage = true\n\n[system_reminder.attachments]\ntodo_reminder = false\n",
+    )
+    .unwrap();
+    let output = replay(&[
+        "--json",
+        "--reminders-config",
+        config.to_str().unwrap(),
+        CLAUDE_SAMPLE,
+    ])
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let sessions = json_lines(&output.stdout);
+    // Every turn after the first request has new recorded usage to report, against the
+    // 200,000-token window assumed for Claude Code.
+    assert_eq!(
+        sessions[0]["reminder_counts"],
+        serde_json::json!({"token_usage": 10})
+    );
+    let turn_two = &sessions[0]["turn_details"][2]["reminders"][0];
+    assert_eq!(turn_two["type"], "token_usage");
+    assert_eq!(turn_two["tier"], "main_agent_only");
+    assert!(
+        turn_two["text"].as_str().unwrap().contains("/200000; "),
+        "{turn_two}"
+    );
+
+    // The section's keys alone work too.
+    std::fs::write(&config, "enabled = false\n").unwrap();
+    let output = replay(&[
+        "--json",
+        "--reminders-config",
+        config.to_str().unwrap(),
+        REMINDERS_FIXTURE,
+    ])
+    .output()
+    .unwrap();
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
+}
+
+#[test]
+fn an_unreadable_reminders_config_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[system_reminder]\nenabled = \"maybe\"\n").unwrap();
+    let output = replay(&[
+        "--reminders-config",
+        config.to_str().unwrap(),
+        CLAUDE_SAMPLE,
+    ])
+    .output()
+    .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("invalid reminder settings in "), "{stderr}");
+    assert!(output.stdout.is_empty());
 }
 
 #[test]
