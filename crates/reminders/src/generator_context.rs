@@ -159,12 +159,26 @@ pub struct DelegateState {
 }
 
 /// The todo list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TodoState {
     /// Its items.
     pub items: Vec<TodoItem>,
     /// The turn of the last TodoWrite, `None` if it was never used.
     pub last_write_turn: Option<i32>,
+    /// Whether the agent has the TodoWrite tool at all (default true). The reminder names that
+    /// tool, so an agent without it (a Codex session, a sub-agent whose tools exclude it) is
+    /// never told to use it.
+    pub tool_available: bool,
+}
+
+impl Default for TodoState {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            last_write_turn: None,
+            tool_available: true,
+        }
+    }
 }
 
 impl TodoState {

@@ -68,6 +68,9 @@ pub(crate) struct ReminderReplay {
     orchestrator: Option<SystemReminderOrchestrator>,
     state: ReminderState,
     cwd: PathBuf,
+    /// Whether the session's agent has the TodoWrite tool the todo reminder names: Claude Code
+    /// has it, Codex (which plans with `update_plan`) does not.
+    todo_tool_available: bool,
     file_tracker: Arc<FileTracker>,
     throttle: Arc<ThrottleManager>,
     counts: BTreeMap<AttachmentType, usize>,
@@ -95,6 +98,7 @@ impl ReminderReplay {
             orchestrator: None,
             state: ReminderState::default(),
             cwd: PathBuf::new(),
+            todo_tool_available: false,
             file_tracker: Arc::new(FileTracker::new()),
             throttle: Arc::new(ThrottleManager::new()),
             counts: BTreeMap::new(),
@@ -107,7 +111,8 @@ impl ReminderReplay {
         if let Some(cwd) = &meta.cwd {
             self.cwd = PathBuf::from(cwd);
         }
-        if meta.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR) {
+        self.todo_tool_available = meta.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
+        if self.todo_tool_available {
             self.state
                 .set_default_context_window(Some(CLAUDE_CODE_CONTEXT_WINDOW));
         }
@@ -202,6 +207,7 @@ impl ReminderReplay {
         ctx.permission_mode = self.state.permission_mode;
         ctx.plan = self.state.plan.clone();
         ctx.todo = self.state.todo.clone();
+        ctx.todo.tool_available = self.todo_tool_available;
         ctx.background_tasks = self.state.background_tasks.clone();
         ctx.invoked_skills = self.state.invoked_skills.clone();
         if self.config.is_type_enabled(AttachmentType::TokenUsage) {

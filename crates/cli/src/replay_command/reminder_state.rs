@@ -221,6 +221,7 @@ impl ReminderState {
         self.todo = TodoState {
             items,
             last_write_turn: Some(self.turn),
+            ..TodoState::default()
         };
     }
 

@@ -85,6 +85,7 @@ fn claude_todo_write_sets_the_list_and_the_turn_of_the_write() {
                 todo("Ship", TodoStatus::Pending, "Shipping"),
             ],
             last_write_turn: Some(3),
+            ..TodoState::default()
         }
     );
 }
@@ -110,6 +111,7 @@ fn codex_update_plan_sets_the_list_and_the_turn_of_the_write() {
                 todo("Add tests", TodoStatus::InProgress, "Add tests"),
             ],
             last_write_turn: Some(2),
+            ..TodoState::default()
         }
     );
 }

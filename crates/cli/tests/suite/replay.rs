@@ -86,7 +86,7 @@ fn codex_sample_as_json() {
             "max_prompt_tokens": 14958,
             "max_recorded_prompt_tokens": 18926,
             "model_context_window": 272000,
-            "reminder_counts": {"todo_reminder": 5},
+            "reminder_counts": {},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();

@@ -73,7 +73,10 @@ impl AttachmentGenerator for TodoReminderGenerator {
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
         let turns_since_write = ctx.turn_number.saturating_sub(last_write_turn(&ctx.todo));
-        if turns_since_write < TURNS_SINCE_TODO_WRITE || ctx.todo.all_completed() {
+        if !ctx.todo.tool_available
+            || turns_since_write < TURNS_SINCE_TODO_WRITE
+            || ctx.todo.all_completed()
+        {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(

@@ -18,6 +18,7 @@ fn ctx_at(turn: i32, last_write: Option<i32>, items: Vec<TodoItem>) -> Generator
     ctx.todo = TodoState {
         items,
         last_write_turn: last_write,
+        ..TodoState::default()
     };
     ctx
 }
@@ -90,6 +91,27 @@ async fn todo_reminder_never_fires_when_every_item_is_done() {
             item("Test the parser", TodoStatus::Completed),
         ],
     );
+    assert_eq!(
+        TodoReminderGenerator::new().generate(&ctx).await.unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn todo_reminder_never_fires_for_an_agent_without_the_todo_tool() {
+    let mut ctx = ctx_at(
+        40,
+        Some(2),
+        vec![item("Test the parser", TodoStatus::Pending)],
+    );
+    assert!(
+        TodoReminderGenerator::new()
+            .generate(&ctx)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    ctx.todo.tool_available = false;
     assert_eq!(
         TodoReminderGenerator::new().generate(&ctx).await.unwrap(),
         None
