@@ -26,6 +26,7 @@ use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::EventMsg;
 use agentctx_protocol::ExtraFields;
+use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ReasoningContent;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
@@ -34,6 +35,7 @@ use agentctx_protocol::SessionMetaLine;
 use agentctx_protocol::TokenCountEvent;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::record::ReadEvent;
@@ -435,6 +437,10 @@ fn flags_of(value: &Value) -> RecordFlags {
     RecordFlags {
         injected: flag("isMeta"),
         sidechain: flag("isSidechain"),
+        // Unknown modes of newer releases are left out rather than guessed.
+        permission_mode: value
+            .get("permissionMode")
+            .and_then(|mode| PermissionMode::deserialize(mode).ok()),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
@@ -40,6 +41,9 @@ pub struct RecordFlags {
     pub injected: bool,
     /// Part of a sub-agent branch rather than the main conversation (Claude Code `isSidechain`).
     pub sidechain: bool,
+    /// The permission mode the user was in when the record was written (Claude Code
+    /// `permissionMode` on user records); plan mode entered with shift+tab shows only here.
+    pub permission_mode: Option<PermissionMode>,
 }
 
 /// A line the reader could not use, with the reason. The rest of the file is still read.

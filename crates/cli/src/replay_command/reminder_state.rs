@@ -143,6 +143,9 @@ impl ReminderState {
                 }
             }
             ResponseItem::Message { role, content, .. } if role == "user" => {
+                if let Some(mode) = flags.permission_mode {
+                    self.permission_mode_recorded(mode);
+                }
                 self.user_message(content, flags);
             }
             _ => {}
@@ -225,6 +228,33 @@ impl ReminderState {
         };
     }
 
+    /// The permission mode Claude Code recorded on a user message: plan mode entered or left
+    /// with shift+tab shows up only here, not as a tool call.
+    fn permission_mode_recorded(&mut self, mode: PermissionMode) {
+        match (
+            self.permission_mode == PermissionMode::Plan,
+            mode == PermissionMode::Plan,
+        ) {
+            (false, true) => self.enter_plan_mode(),
+            (true, false) => self.exit_plan_mode(),
+            (false, false) | (true, true) => {}
+        }
+        self.permission_mode = mode;
+    }
+
+    fn enter_plan_mode(&mut self) {
+        self.permission_mode = PermissionMode::Plan;
+        self.plan.is_reentry = self.left_plan_mode;
+        self.plan.just_exited = false;
+    }
+
+    fn exit_plan_mode(&mut self) {
+        self.permission_mode = PermissionMode::Default;
+        self.plan.is_reentry = false;
+        self.plan.just_exited = true;
+        self.left_plan_mode = true;
+    }
+
     fn call_result(&mut self, call: PendingCall, call_id: &str, failed: bool, output: &str) {
         match call {
             PendingCall::EnterPlanMode
@@ -232,17 +262,12 @@ impl ReminderState {
                     && !is_rejection(output)
                     && self.permission_mode != PermissionMode::Plan =>
             {
-                self.permission_mode = PermissionMode::Plan;
-                self.plan.is_reentry = self.left_plan_mode;
-                self.plan.just_exited = false;
+                self.enter_plan_mode();
             }
             // Claude Code offers ExitPlanMode only in plan mode, so an approved call means plan
             // mode was on even when the transcript does not show how it was entered.
             PendingCall::ExitPlanMode if !failed && !is_rejection(output) => {
-                self.permission_mode = PermissionMode::Default;
-                self.plan.is_reentry = false;
-                self.plan.just_exited = true;
-                self.left_plan_mode = true;
+                self.exit_plan_mode();
             }
             PendingCall::BackgroundBash {
                 command,

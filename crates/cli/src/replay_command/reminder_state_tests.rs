@@ -21,10 +21,12 @@ use super::ReminderState;
 const PLAIN: RecordFlags = RecordFlags {
     injected: false,
     sidechain: false,
+    permission_mode: None,
 };
 const INJECTED: RecordFlags = RecordFlags {
     injected: true,
     sidechain: false,
+    permission_mode: None,
 };
 
 fn call(name: &str, arguments: &str, call_id: &str) -> ResponseItem {
@@ -360,4 +362,35 @@ fn token_usage_uses_the_recorded_window_or_the_assumed_one() {
             remaining: 0,
         })
     );
+}
+
+/// Feeds a user message written in permission mode `mode` to `state` as turn `turn`.
+fn user_turn_in_mode(state: &mut ReminderState, turn: i32, mode: Option<PermissionMode>) {
+    state.begin_turn(turn);
+    let flags = RecordFlags {
+        permission_mode: mode,
+        ..PLAIN
+    };
+    state.observe_item(&ResponseItem::user_text("next step"), flags);
+}
+
+#[test]
+fn plan_mode_follows_the_permission_mode_recorded_on_user_messages() {
+    let mut state = ReminderState::default();
+    // Shift+tab into plan mode leaves no tool call, only the mode on the next user record.
+    user_turn_in_mode(&mut state, 1, Some(PermissionMode::Plan));
+    assert_eq!(state.permission_mode, PermissionMode::Plan);
+    assert!(!state.plan.is_reentry);
+
+    user_turn_in_mode(&mut state, 2, Some(PermissionMode::AcceptEdits));
+    assert_eq!(state.permission_mode, PermissionMode::AcceptEdits);
+    assert!(state.plan.just_exited);
+
+    user_turn_in_mode(&mut state, 3, Some(PermissionMode::Plan));
+    assert_eq!(state.permission_mode, PermissionMode::Plan);
+    assert!(state.plan.is_reentry);
+
+    // A record without a (known) mode changes nothing.
+    user_turn_in_mode(&mut state, 4, None);
+    assert_eq!(state.permission_mode, PermissionMode::Plan);
 }

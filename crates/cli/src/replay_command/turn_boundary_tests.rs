@@ -11,7 +11,7 @@ fn only_messages_the_user_typed_start_turns() {
     let plain = RecordFlags::default();
     let injected = RecordFlags {
         injected: true,
-        sidechain: false,
+        ..RecordFlags::default()
     };
     let image_only = ResponseItem::Message {
         id: None,

@@ -175,3 +175,25 @@ fn a_compact_boundary_without_summary_empties_the_history() {
         ]
     );
 }
+
+#[test]
+fn the_permission_mode_of_a_user_record_is_kept_in_its_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let lines = [
+        r#"{"type":"user","sessionId":"s1","uuid":"u1","parentUuid":null,"cwd":"/p","version":"2.0.55","timestamp":"2025-11-02T09:00:00.000Z","permissionMode":"plan","message":{"role":"user","content":"plan the refactor first"}}"#,
+        r#"{"type":"user","sessionId":"s1","uuid":"u2","parentUuid":"u1","cwd":"/p","version":"2.0.55","timestamp":"2025-11-02T09:01:00.000Z","message":{"role":"user","content":"no mode on this one"}}"#,
+    ];
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let file = read_rollout(&path).unwrap();
+    let modes: Vec<_> = file
+        .records
+        .iter()
+        .filter(|record| record.response_item().is_some())
+        .map(|record| record.flags.permission_mode)
+        .collect();
+    assert_eq!(
+        modes,
+        vec![Some(agentctx_protocol::PermissionMode::Plan), None]
+    );
+}
