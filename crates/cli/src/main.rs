@@ -25,7 +25,22 @@ enum Command {
     Skills(skills_command::SkillsArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            // `{:#}` prints the whole cause chain on one line, and never a backtrace: the user
+            // needs the reason, not our stack.
+            #[expect(clippy::print_stderr, reason = "the binary reports its own errors")]
+            {
+                eprintln!("error: {err:#}");
+            }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

@@ -460,3 +460,17 @@ fn a_path_is_required() {
     let output = replay(&[]).output().unwrap();
     assert!(!output.status.success());
 }
+
+#[test]
+fn a_missing_file_is_a_one_line_error_without_a_backtrace() {
+    let output = replay(&["/nonexistent/agentctx/session.jsonl"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "/nonexistent/agentctx/session.jsonl: cannot open /nonexistent/agentctx/session.jsonl: No such file or directory (os error 2)\nerror: 1 of 1 files could not be replayed\n"
+    );
+}
