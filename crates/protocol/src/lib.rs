@@ -24,6 +24,7 @@
 
 mod loop_event;
 mod models;
+mod payload_fidelity;
 mod permission_mode;
 mod reminder_tags;
 mod rollout;
@@ -40,6 +41,7 @@ pub use models::FunctionCallOutputPayload;
 pub use models::ReasoningContent;
 pub use models::ReasoningSummary;
 pub use models::ResponseItem;
+pub use payload_fidelity::PayloadFidelity;
 pub use permission_mode::PermissionMode;
 pub use reminder_tags::NEW_DIAGNOSTICS_CLOSE_TAG;
 pub use reminder_tags::NEW_DIAGNOSTICS_OPEN_TAG;

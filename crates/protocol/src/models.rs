@@ -215,10 +215,17 @@ impl Serialize for FunctionCallOutputPayload {
 impl<'de> Deserialize<'de> for FunctionCallOutputPayload {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let body = FunctionCallOutputBody::deserialize(deserializer)?;
-        Ok(Self {
-            body,
-            success: None,
-        })
+        // Older codex builds wrote `{content, content_items?, success?}`; the body keeps that
+        // object verbatim and `success` is read from it.
+        let success = match &body {
+            FunctionCallOutputBody::Other(Value::Object(fields)) => {
+                fields.get("success").and_then(Value::as_bool)
+            }
+            FunctionCallOutputBody::Text(_)
+            | FunctionCallOutputBody::ContentItems(_)
+            | FunctionCallOutputBody::Other(_) => None,
+        };
+        Ok(Self { body, success })
     }
 }
 
@@ -231,22 +238,36 @@ impl FunctionCallOutputPayload {
         }
     }
 
-    /// The text the model sees: the string itself, or the text parts joined by newlines.
+    /// The text the model sees: the string itself, or the text parts joined by newlines. For the
+    /// legacy object shape it is the object's `content` string (its `content_items` texts when
+    /// `content` is missing); any other JSON is rendered as JSON.
     pub fn text_content(&self) -> String {
         match &self.body {
             FunctionCallOutputBody::Text(text) => text.clone(),
-            FunctionCallOutputBody::ContentItems(items) => items
-                .iter()
-                .filter_map(|item| match item {
-                    FunctionCallOutputContentItem::InputText { text } => Some(text.as_str()),
-                    FunctionCallOutputContentItem::InputImage { .. }
-                    | FunctionCallOutputContentItem::Other(_) => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-            FunctionCallOutputBody::Other(value) => value.to_string(),
+            FunctionCallOutputBody::ContentItems(items) => join_texts(items),
+            FunctionCallOutputBody::Other(value) => {
+                if let Some(content) = value.get("content").and_then(Value::as_str) {
+                    return content.to_string();
+                }
+                value
+                    .get("content_items")
+                    .and_then(|items| Vec::<FunctionCallOutputContentItem>::deserialize(items).ok())
+                    .map_or_else(|| value.to_string(), |items| join_texts(&items))
+            }
         }
     }
+}
+
+fn join_texts(items: &[FunctionCallOutputContentItem]) -> String {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            FunctionCallOutputContentItem::InputText { text } => Some(text.as_str()),
+            FunctionCallOutputContentItem::InputImage { .. }
+            | FunctionCallOutputContentItem::Other(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl ContentItem {

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::models::ExtraFields;
 use crate::models::ResponseItem;
+use crate::payload_fidelity::PayloadFidelity;
 use crate::token_usage::TokenUsageInfo;
 
 /// One line of a rollout file.
@@ -25,9 +26,11 @@ pub struct RolloutLine {
     pub item: RolloutItem,
     /// Envelope fields other than `timestamp`, `type` and `payload` (for example `ordinal`).
     pub extra: ExtraFields,
-    /// JSON pointers (into the payload) of fields that were written as `null`. Typed fields read
-    /// `null` as absent; writing the line back restores these, so a line round-trips unchanged.
-    pub payload_nulls: Vec<String>,
+    /// Where the typed payload serializes differently from the line as read (fields written as
+    /// `null`, fields of nested parts this version does not model, defaults, aliases); writing
+    /// the line back restores them, so an unchanged line round-trips to equal JSON.
+    #[schemars(skip)]
+    pub fidelity: PayloadFidelity,
 }
 
 /// What a rollout line records.
@@ -68,24 +71,48 @@ impl RolloutItem {
     /// Parses a payload of the given line type. Never fails: a payload that does not fit its type
     /// becomes [`RolloutItem::Unknown`].
     pub fn from_parts(kind: &str, payload: Value) -> Self {
+        Self::parse_typed(kind, &payload).unwrap_or(Self::Unknown {
+            kind: kind.to_string(),
+            payload,
+        })
+    }
+
+    /// [`RolloutItem::from_parts`], plus what the typed item would write differently from
+    /// `payload` (see [`PayloadFidelity`]); an unknown payload is kept verbatim and needs none.
+    pub fn from_parts_with_fidelity(kind: &str, payload: Value) -> (Self, PayloadFidelity) {
+        match Self::parse_typed(kind, &payload) {
+            Some(item) => {
+                let fidelity = item
+                    .payload_value()
+                    .map(|typed| PayloadFidelity::between(&payload, &typed))
+                    .unwrap_or_default();
+                (item, fidelity)
+            }
+            None => (
+                Self::Unknown {
+                    kind: kind.to_string(),
+                    payload,
+                },
+                PayloadFidelity::default(),
+            ),
+        }
+    }
+
+    fn parse_typed(kind: &str, payload: &Value) -> Option<Self> {
         fn typed<T: serde::de::DeserializeOwned>(
             payload: &Value,
             wrap: fn(T) -> RolloutItem,
         ) -> Option<RolloutItem> {
             T::deserialize(payload).ok().map(wrap)
         }
-        let parsed = match kind {
-            "session_meta" => typed(&payload, Self::SessionMeta),
-            "response_item" => typed(&payload, Self::ResponseItem),
-            "compacted" => typed(&payload, Self::Compacted),
-            "turn_context" => typed(&payload, Self::TurnContext),
-            "event_msg" => typed(&payload, Self::EventMsg),
+        match kind {
+            "session_meta" => typed(payload, Self::SessionMeta),
+            "response_item" => typed(payload, Self::ResponseItem),
+            "compacted" => typed(payload, Self::Compacted),
+            "turn_context" => typed(payload, Self::TurnContext),
+            "event_msg" => typed(payload, Self::EventMsg),
             _ => None,
-        };
-        parsed.unwrap_or(Self::Unknown {
-            kind: kind.to_string(),
-            payload,
-        })
+        }
     }
 
     /// The payload as JSON.
@@ -122,7 +149,7 @@ impl RolloutLine {
             timestamp: timestamp.into(),
             item,
             extra: ExtraFields::new(),
-            payload_nulls: Vec::new(),
+            fidelity: PayloadFidelity::default(),
         }
     }
 
@@ -150,13 +177,12 @@ impl RolloutLine {
             }
             None => String::new(),
         };
-        let mut payload_nulls = Vec::new();
-        collect_null_pointers(&payload, &mut String::new(), &mut payload_nulls);
+        let (item, fidelity) = RolloutItem::from_parts_with_fidelity(&kind, payload);
         Ok(Self {
             timestamp,
-            item: RolloutItem::from_parts(&kind, payload),
+            item,
             extra: object,
-            payload_nulls,
+            fidelity,
         })
     }
 
@@ -174,54 +200,12 @@ impl RolloutLine {
             Value::String(self.item.kind().to_string()),
         );
         let mut payload = self.item.payload_value()?;
-        restore_null_pointers(&mut payload, &self.payload_nulls);
+        self.fidelity.restore(&mut payload);
         object.insert("payload".to_string(), payload);
         for (key, value) in &self.extra {
             object.insert(key.clone(), value.clone());
         }
         Ok(Value::Object(object))
-    }
-}
-
-/// Records the JSON pointer of every `null` member of an object, depth first.
-fn collect_null_pointers(value: &Value, prefix: &mut String, out: &mut Vec<String>) {
-    match value {
-        Value::Object(map) => {
-            for (key, member) in map {
-                let len = prefix.len();
-                prefix.push('/');
-                prefix.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                if member.is_null() {
-                    out.push(prefix.clone());
-                } else {
-                    collect_null_pointers(member, prefix, out);
-                }
-                prefix.truncate(len);
-            }
-        }
-        Value::Array(elements) => {
-            for (index, element) in elements.iter().enumerate() {
-                let len = prefix.len();
-                prefix.push('/');
-                prefix.push_str(&index.to_string());
-                collect_null_pointers(element, prefix, out);
-                prefix.truncate(len);
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
-    }
-}
-
-/// Puts back `null` members that typed serialization left out.
-fn restore_null_pointers(value: &mut Value, pointers: &[String]) {
-    for pointer in pointers {
-        let Some((parent, key)) = pointer.rsplit_once('/') else {
-            continue;
-        };
-        let key = key.replace("~1", "/").replace("~0", "~");
-        if let Some(Value::Object(map)) = value.pointer_mut(parent) {
-            map.entry(key).or_insert(Value::Null);
-        }
     }
 }
 

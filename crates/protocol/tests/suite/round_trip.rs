@@ -80,6 +80,24 @@ fn every_kind_is_parsed_into_its_typed_variant() {
             "event_msg/turn_aborted",
             "world_state",
             "response_item/function_call_output",
+            "response_item/compaction",
+            "compacted",
+            "compacted",
+            "response_item/tool_search_call",
+            "response_item/tool_search_output",
+            "response_item/context_compaction",
+            "response_item/web_search_call",
+            "response_item/web_search_call",
+            "response_item/web_search_call",
+            "response_item/message",
+            "response_item/custom_tool_call_output",
+            "response_item/local_shell_call",
+            "response_item/reasoning",
+            "response_item/function_call_output",
+            "event_msg/token_count",
+            "event_msg/token_count",
+            "session_meta",
+            "event_msg/user_message",
         ]
     );
     assert!(matches!(
@@ -87,6 +105,97 @@ fn every_kind_is_parsed_into_its_typed_variant() {
         RolloutItem::ResponseItem(ResponseItem::Other(_))
     ));
     assert!(matches!(&lines[27].item, RolloutItem::Unknown { .. }));
+}
+
+#[test]
+fn every_line_is_written_back_byte_for_byte_in_value() {
+    // Stronger than equal parsed values: each written line equals its source line as JSON, and
+    // reading it again gives the same typed line (fidelity included).
+    for (number, original) in EVERY_KIND.lines().enumerate() {
+        let line: RolloutLine = serde_json::from_str(original).unwrap();
+        let written = serde_json::to_value(&line).unwrap();
+        assert_eq!(
+            written,
+            serde_json::from_str::<Value>(original).unwrap(),
+            "line {}",
+            number + 1
+        );
+        let again: RolloutLine = serde_json::from_value(written).unwrap();
+        assert_eq!(again, line, "line {}", number + 1);
+    }
+}
+
+#[test]
+fn compacted_with_and_without_replacement_history() {
+    let lines = parse_all(EVERY_KIND);
+    let RolloutItem::Compacted(legacy) = &lines[30].item else {
+        panic!("compacted expected");
+    };
+    assert_eq!(legacy.replacement_history, None);
+    assert_eq!(legacy.message, "legacy summary without replacement history");
+    let RolloutItem::Compacted(remote) = &lines[31].item else {
+        panic!("compacted expected");
+    };
+    let kinds: Vec<&str> = remote
+        .replacement_history
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(ResponseItem::type_name)
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["message", "reasoning", "compaction", "tool_search_call"]
+    );
+    assert_eq!(remote.extra["window_number"], 2);
+}
+
+#[test]
+fn message_phase_and_end_turn_are_kept_and_typed_text_is_read() {
+    let lines = parse_all(EVERY_KIND);
+    let RolloutItem::ResponseItem(item @ ResponseItem::Message { extra, .. }) = &lines[38].item
+    else {
+        panic!("message expected");
+    };
+    assert_eq!(item.message_text().as_deref(), Some("Working on it."));
+    assert_eq!(extra["phase"], "commentary");
+    assert_eq!(extra["end_turn"], false);
+}
+
+#[test]
+fn legacy_object_output_reads_its_content_and_success() {
+    let lines = parse_all(EVERY_KIND);
+    let RolloutItem::ResponseItem(ResponseItem::FunctionCallOutput { output, .. }) =
+        &lines[42].item
+    else {
+        panic!("function_call_output expected");
+    };
+    assert_eq!(output.text_content(), "legacy with items");
+    assert_eq!(output.success, Some(false));
+    let RolloutItem::ResponseItem(ResponseItem::FunctionCallOutput { output, .. }) =
+        &lines[28].item
+    else {
+        panic!("function_call_output expected");
+    };
+    assert_eq!(output.text_content(), "legacy object shape");
+    assert_eq!(output.success, Some(true));
+}
+
+#[test]
+fn an_edited_item_is_written_as_edited() {
+    let raw = r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":[],"content":null,"encrypted_content":null}}"#;
+    let mut line: RolloutLine = serde_json::from_str(raw).unwrap();
+    let RolloutItem::ResponseItem(ResponseItem::Reasoning { content, .. }) = &mut line.item else {
+        panic!("reasoning expected");
+    };
+    *content = Some(vec![agentctx_protocol::ReasoningContent::Text {
+        text: "now set".to_string(),
+    }]);
+    let written = serde_json::to_value(&line).unwrap();
+    assert_eq!(
+        written["payload"],
+        serde_json::json!({"type":"reasoning","summary":[],"content":[{"type":"text","text":"now set"}],"encrypted_content":null})
+    );
 }
 
 #[test]

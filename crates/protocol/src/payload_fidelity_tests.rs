@@ -1,0 +1,69 @@
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use serde_json::json;
+
+use super::PayloadFidelity;
+
+fn round_trip(original: &Value, typed: &Value) -> Value {
+    let fidelity = PayloadFidelity::between(original, typed);
+    let mut written = typed.clone();
+    fidelity.restore(&mut written);
+    written
+}
+
+#[test]
+fn restores_nulls_dropped_fields_defaults_and_renamed_values_at_any_depth() {
+    let original = json!({
+        "type": "compaction_summary",
+        "content": null,
+        "parts": [{"text": "a", "annotations": [1]}, {"text": "b", "detail": null}],
+        "nested": {"deep": {"kept": 1, "unknown": {"x": null}}},
+        "key/with~specials": null,
+    });
+    let typed = json!({
+        "type": "compaction",
+        "summary": [],
+        "parts": [{"text": "a"}, {"text": "b"}],
+        "nested": {"deep": {"kept": 1}},
+    });
+    assert_eq!(round_trip(&original, &typed), original);
+}
+
+#[test]
+fn an_exact_payload_records_nothing() {
+    let value = json!({"a": [1, {"b": null}], "c": "d"});
+    assert!(PayloadFidelity::between(&value, &value).is_exact());
+}
+
+#[test]
+fn reports_null_pointers() {
+    let original = json!({"a": null, "b": {"c": null}, "d": 1});
+    let typed = json!({"b": {}, "d": 1});
+    let fidelity = PayloadFidelity::between(&original, &typed);
+    assert_eq!(
+        fidelity.null_pointers().collect::<Vec<_>>(),
+        vec!["/a", "/b/c"]
+    );
+}
+
+#[test]
+fn a_value_changed_after_reading_is_written_as_changed() {
+    let original = json!({"text": "old", "extra": 1, "content": null});
+    let typed = json!({"text": "old"});
+    let fidelity = PayloadFidelity::between(&original, &typed);
+    // The caller replaced the whole text and added content: only members still as read come back.
+    let mut edited = json!({"text": "new", "content": ["x"]});
+    fidelity.restore(&mut edited);
+    assert_eq!(edited, json!({"text": "new", "extra": 1, "content": ["x"]}));
+}
+
+#[test]
+fn arrays_of_another_length_are_restored_whole_and_only_when_untouched() {
+    let original = json!({"list": [1, 2, 3]});
+    let typed = json!({"list": [1, 2]});
+    assert_eq!(round_trip(&original, &typed), original);
+    let fidelity = PayloadFidelity::between(&original, &typed);
+    let mut edited = json!({"list": [9]});
+    fidelity.restore(&mut edited);
+    assert_eq!(edited, json!({"list": [9]}));
+}
