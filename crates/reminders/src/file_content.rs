@@ -25,7 +25,9 @@ pub struct FileExcerpt {
 impl FileExcerpt {
     /// The last line of the window (1-based; `start_line - 1` when empty).
     pub fn end_line(&self) -> usize {
-        (self.start_line + self.num_lines).saturating_sub(1)
+        self.start_line
+            .saturating_add(self.num_lines)
+            .saturating_sub(1)
     }
 
     /// Whether the window is the whole file.
@@ -39,11 +41,20 @@ impl FileExcerpt {
 pub fn excerpt(content: &str, start_line: usize, end_line: Option<usize>) -> FileExcerpt {
     let start_line = start_line.max(1);
     let total_lines = content.lines().count();
-    let wanted = end_line.map_or(usize::MAX, |end| (end + 1).saturating_sub(start_line));
+    let wanted = end_line.map_or(usize::MAX, |end| {
+        end.saturating_add(1).saturating_sub(start_line)
+    });
     let mut text = String::new();
     let mut num_lines = 0usize;
     let mut truncated = false;
     for line in content.lines().skip(start_line - 1).take(wanted) {
+        if num_lines == 0 && line.len() > MAX_FILE_CONTENT_SIZE {
+            // One line longer than the limit (minified code): show its start rather than nothing.
+            text.push_str(prefix_at_char_boundary(line, MAX_FILE_CONTENT_SIZE));
+            num_lines = 1;
+            truncated = true;
+            break;
+        }
         if num_lines == MAX_FILE_LINES
             || text.len() + line.len() + usize::from(num_lines > 0) > MAX_FILE_CONTENT_SIZE
         {
@@ -65,6 +76,18 @@ pub fn excerpt(content: &str, start_line: usize, end_line: Option<usize>) -> Fil
     }
 }
 
+/// The longest prefix of `text` of at most `max_bytes` bytes that ends on a char boundary.
+pub fn prefix_at_char_boundary(text: &str, max_bytes: usize) -> &str {
+    let mut end = max_bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or_default()
+}
+
+/// Largest file read whole to show it or diff it; larger ones are named, not read.
+pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
+
 /// `text` with each line prefixed by its number, as the Read tool shows files
 /// (`     1→first line`).
 pub fn number_lines(text: &str, start_line: usize) -> String {
@@ -73,7 +96,7 @@ pub fn number_lines(text: &str, start_line: usize) -> String {
         if index > 0 {
             out.push('\n');
         }
-        let _ = write!(out, "{:>6}\u{2192}{line}", start_line + index);
+        let _ = write!(out, "{:>6}\u{2192}{line}", start_line.saturating_add(index));
     }
     out
 }

@@ -42,3 +42,25 @@ fn more_than_max_bytes_is_truncated_at_a_line_boundary() {
 fn numbered_lines_use_the_read_tool_format() {
     assert_eq!(number_lines("a\nb", 9), "     9\u{2192}a\n    10\u{2192}b");
 }
+
+#[test]
+fn a_single_line_longer_than_the_limit_shows_its_start_on_a_char_boundary() {
+    let line = "é".repeat(MAX_FILE_CONTENT_SIZE);
+    let got = excerpt(&line, 1, None);
+    assert_eq!(got.num_lines, 1);
+    assert!(got.truncated);
+    assert!(got.text.len() <= MAX_FILE_CONTENT_SIZE);
+    assert!(got.text.len() >= MAX_FILE_CONTENT_SIZE - 1);
+    assert!(got.text.chars().all(|ch| ch == 'é'));
+}
+
+#[test]
+fn a_range_past_the_end_is_empty_without_panicking() {
+    let got = excerpt("a\nb\n", 50, Some(60));
+    assert_eq!(
+        (got.num_lines, got.total_lines, got.truncated),
+        (0, 2, false)
+    );
+    let got = excerpt("a\nb\n", usize::MAX, Some(usize::MAX));
+    assert_eq!(got.num_lines, 0);
+}

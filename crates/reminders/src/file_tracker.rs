@@ -25,6 +25,8 @@ use std::time::SystemTime;
 use dashmap::DashMap;
 use dashmap::DashSet;
 
+use crate::file_content::MAX_READ_BYTES;
+
 /// A stamp taken less than this after the file's mtime is not trusted.
 pub const RACY_STAMP_MARGIN: Duration = Duration::from_secs(2);
 
@@ -330,6 +332,13 @@ impl FileTracker {
         if state.stamp == Some(stamp) && is_trusted(stamp, state.stamped_at) {
             return Ok(CheckOutcome::Unchanged { refreshed: None });
         }
+        if stamp.len > MAX_READ_BYTES {
+            // Reading (and diffing) it whole every turn would stall the turn; leave it alone.
+            return Err(std::io::Error::other(format!(
+                "grown past {MAX_READ_BYTES} bytes ({} bytes), not diffed",
+                stamp.len
+            )));
+        }
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(error) if error.kind() == ErrorKind::NotFound => {
@@ -337,6 +346,10 @@ impl FileTracker {
             }
             Err(error) => return Err(error),
         };
+        if bytes.contains(&0) {
+            // A binary file: a text diff of it would only put noise into the context.
+            return Err(std::io::Error::other("binary content, not diffed"));
+        }
         let text = String::from_utf8_lossy(&bytes);
         if content_hash(&text) == state.content_hash && *text == *state.content {
             return Ok(CheckOutcome::Unchanged {

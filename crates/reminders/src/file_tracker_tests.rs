@@ -191,3 +191,42 @@ fn memory_files_are_loaded_once_and_clear_forgets_everything() {
     assert!(!tracker.is_memory_file_loaded(path));
     assert_eq!(tracker.take_nested_memory_triggers(), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn binary_and_oversized_changes_are_skipped_not_diffed() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("blob.bin");
+    let huge = dir.path().join("huge.log");
+    write(&binary, "text at first\n");
+    write(&huge, "small at first\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&binary, "text at first\n", 1, None, None);
+    tracker.track_read(&huge, "small at first\n", 1, None, None);
+
+    fs::write(&binary, [b'a', 0, 0xff, b'\n']).unwrap();
+    let file = fs::File::options().write(true).open(&huge).unwrap();
+    file.set_len(MAX_READ_BYTES + 1).unwrap();
+
+    assert_eq!(tracker.detect_changes(), Vec::new());
+    // Still tracked: a later text change of the binary file is reported.
+    write(&binary, "text again\n");
+    let changes = tracker.detect_changes();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].path, binary);
+}
+
+#[test]
+fn non_utf8_text_changes_are_diffed_lossily() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("latin1 file.txt");
+    write(&path, "caf\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "caf\n", 1, None, None);
+    fs::write(&path, [b'c', b'a', b'f', 0xe9, b'\n']).unwrap();
+    let changes = tracker.detect_changes();
+    assert_eq!(changes.len(), 1);
+    let FileChangeKind::Modified { new, .. } = &changes[0].kind else {
+        panic!("expected a modification: {changes:?}");
+    };
+    assert_eq!(&**new, "caf\u{fffd}\n");
+}

@@ -15,5 +15,6 @@ mod suite {
     mod orchestrator;
     mod prompt_flow;
     mod scripted;
+    mod spec_texts;
     mod types;
 }

@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 
 use crate::file_content::FileExcerpt;
+use crate::file_content::MAX_READ_BYTES;
 use crate::file_content::excerpt;
 use crate::file_content::number_lines;
 use crate::generator::AttachmentGenerator;
@@ -144,7 +145,8 @@ fn parse_range(text: &str) -> Option<(usize, usize)> {
 
 /// The section of a text file excerpt.
 pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
-    let mut out = if window.is_whole_file() && !window.truncated {
+    let past_end = window.num_lines == 0 && window.start_line > window.total_lines.max(1);
+    let mut out = if past_end || (window.is_whole_file() && !window.truncated) {
         format!("Contents of {}:\n", path.display())
     } else {
         format!(
@@ -155,7 +157,13 @@ pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
             window.total_lines
         )
     };
-    if window.num_lines == 0 {
+    if past_end {
+        let _ = write!(
+            out,
+            "(line {} is past the end of the file, which has {} lines)",
+            window.start_line, window.total_lines
+        );
+    } else if window.num_lines == 0 {
         out.push_str("(no lines)");
     } else {
         out.push_str(&number_lines(&window.text, window.start_line));
@@ -166,10 +174,18 @@ pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
             "\n\n(Truncated at {} lines / {} KB. Read the file with a line range to see lines {} onward.)",
             crate::file_content::MAX_FILE_LINES,
             crate::file_content::MAX_FILE_CONTENT_SIZE / 1_000,
-            window.end_line() + 1
+            window.end_line().saturating_add(1)
         );
     }
     out
+}
+
+/// The section of a file too large to read whole.
+pub fn render_too_large(path: &Path, len: u64) -> String {
+    format!(
+        "{} is too large to include ({len} bytes). Read it with a line range to see part of it.",
+        path.display()
+    )
 }
 
 /// The section of a binary file.
@@ -225,6 +241,9 @@ fn render_mention(
     if ctx.file_tracker.is_unchanged_since_read(&path) {
         tracing::debug!(path = %path.display(), "already_read_file: unchanged since read");
         return Ok(None);
+    }
+    if metadata.len() > MAX_READ_BYTES {
+        return Ok(Some(render_too_large(&path, metadata.len())));
     }
     let bytes = std::fs::read(&path).map_err(|source| GeneratorError::io(&path, source))?;
     let text = match String::from_utf8(bytes) {

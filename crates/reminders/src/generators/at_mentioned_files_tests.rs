@@ -179,3 +179,39 @@ proptest::proptest! {
         }
     }
 }
+
+#[tokio::test]
+async fn huge_and_past_the_end_line_ranges_do_not_panic() {
+    let fx = Fixture::new();
+    fs::write(fx.dir.path().join("short.rs"), "a\nb\n").unwrap();
+    let content = fx
+        .generate(&fx.ctx("@short.rs:50-60 and @short.rs:1-18446744073709551615"))
+        .await
+        .unwrap();
+    assert_eq!(
+        content,
+        "Contents of [TMP]/short.rs:\n(line 50 is past the end of the file, which has 2 lines)\n\n\
+         Contents of [TMP]/short.rs:\n     1\u{2192}a\n     2\u{2192}b"
+    );
+}
+
+#[tokio::test]
+async fn paths_with_spaces_and_non_utf8_content() {
+    let fx = Fixture::new();
+    fs::create_dir_all(fx.dir.path().join("my docs")).unwrap();
+    fs::write(fx.dir.path().join("my docs/a b.txt"), "hello\n").unwrap();
+    fs::write(
+        fx.dir.path().join("latin1.txt"),
+        [b'c', b'a', b'f', 0xe9, b'\n'],
+    )
+    .unwrap();
+    let content = fx
+        .generate(&fx.ctx("see @\"my docs/a b.txt\" and @latin1.txt"))
+        .await
+        .unwrap();
+    assert_eq!(
+        content,
+        "Contents of [TMP]/my docs/a b.txt:\n     1\u{2192}hello\n\n\
+         [TMP]/latin1.txt is a binary file (5 bytes); its contents are not shown."
+    );
+}

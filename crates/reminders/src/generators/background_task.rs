@@ -163,9 +163,11 @@ impl AttachmentGenerator for BackgroundTaskGenerator {
         if lines.is_empty() {
             return Ok(None);
         }
+        // One line per task, each ending with a newline, as spec §6.2.4 `build_content` writes it.
+        let content: String = lines.iter().map(|line| format!("{line}\n")).collect();
         Ok(Some(SystemReminder::new(
             AttachmentType::BackgroundTask,
-            lines.join("\n"),
+            content,
         )))
     }
 }

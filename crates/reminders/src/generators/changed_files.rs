@@ -24,18 +24,19 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 use agentctx_context::approx_token_count;
 
-/// The section of one modified file (spec §6.2.3, Claude Code's wording).
+/// The section of one modified file, exactly as spec §6.2.3 `build_content` writes it (Claude
+/// Code's wording), with its closing blank line: sections are concatenated.
 pub fn render_modified(path: &Path, diff: &str) -> String {
     format!(
-        "Note: {} was modified, either by the user or by a linter. This change was intentional, so make sure to take it into account as you proceed (ie. don't revert it unless the user asks you to). Don't tell the user this, since they are already aware. Here are the relevant changes (shown with line numbers):\n{diff}",
+        "Note: {} was modified, either by the user or by a linter. This change was intentional, so make sure to take it into account as you proceed (ie. don't revert it unless the user asks you to). Don't tell the user this, since they are already aware. Here are the relevant changes (shown with line numbers):\n{diff}\n\n",
         path.display()
     )
 }
 
-/// The section of one deleted file.
+/// The section of one deleted file, closed like a modified one.
 pub fn render_deleted(path: &Path) -> String {
     format!(
-        "Note: {} was deleted, either by the user or by another process. It no longer exists, so don't rely on the contents you read earlier and don't recreate it unless the user asks you to. Don't tell the user this, since they are already aware.",
+        "Note: {} was deleted, either by the user or by another process. It no longer exists, so don't rely on the contents you read earlier and don't recreate it unless the user asks you to. Don't tell the user this, since they are already aware.\n\n",
         path.display()
     )
 }
@@ -72,7 +73,8 @@ impl ChangedFilesGenerator {
     }
 
     /// The reminder text for `changes`: one section per file while the total stays under
-    /// `token_cap`, then a note naming the files that were cut. `None` when nothing remains.
+    /// `token_cap` (each ends with a blank line, as in the spec), then a note naming the files
+    /// that were cut. `None` when nothing remains.
     pub fn render(&self, changes: &[FileChange], token_cap: usize) -> Option<String> {
         let mut sections: Vec<String> = Vec::new();
         let mut cut: Vec<&Path> = Vec::new();
@@ -103,7 +105,7 @@ impl ChangedFilesGenerator {
         if sections.is_empty() {
             None
         } else {
-            Some(sections.join("\n\n"))
+            Some(sections.concat())
         }
     }
 }

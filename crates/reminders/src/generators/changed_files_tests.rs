@@ -40,8 +40,9 @@ impl Fixture {
             .unwrap()
             .map(|reminder| {
                 assert_eq!(reminder.attachment_type, AttachmentType::ChangedFiles);
+                // The wrapped text, so the snapshots show the sections' closing blank lines.
                 reminder
-                    .content
+                    .wrap_xml()
                     .replace(&self.dir.path().display().to_string(), "[TMP]")
             })
     }

@@ -7,11 +7,13 @@
 //! session; a host that already put the root `AGENTS.md` into the user instructions marks it with
 //! [`crate::FileTracker::mark_memory_file_loaded`]. Reading a memory file directly marks it too.
 
+use std::path::Component;
 use std::path::Path;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
 
+use crate::file_content::MAX_READ_BYTES;
 use crate::file_content::excerpt;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
@@ -77,8 +79,9 @@ impl NestedMemoryGenerator {
         triggers: &[PathBuf],
     ) -> Vec<MemoryFile> {
         let mut found = Vec::new();
+        let cwd = normalize(&ctx.cwd);
         for trigger in triggers {
-            let trigger = absolute(&ctx.cwd, trigger);
+            let trigger = absolute(&cwd, trigger);
             if is_priority_file(&trigger) {
                 // The model read the memory file itself: it has seen it.
                 ctx.file_tracker.mark_memory_file_loaded(&trigger);
@@ -86,7 +89,7 @@ impl NestedMemoryGenerator {
             }
             let mut folder = trigger.parent();
             while let Some(dir) = folder {
-                if !dir.starts_with(&ctx.cwd) {
+                if !dir.starts_with(&cwd) {
                     break;
                 }
                 for name in PRIORITY_FILES {
@@ -94,7 +97,7 @@ impl NestedMemoryGenerator {
                     if ctx.file_tracker.is_memory_file_loaded(&candidate) || !candidate.is_file() {
                         continue;
                     }
-                    match std::fs::read(&candidate) {
+                    match read_memory_file(&candidate) {
                         Ok(bytes) => {
                             ctx.file_tracker.mark_memory_file_loaded(&candidate);
                             let text = String::from_utf8_lossy(&bytes);
@@ -110,7 +113,7 @@ impl NestedMemoryGenerator {
                         }
                     }
                 }
-                if dir == ctx.cwd {
+                if dir == cwd {
                     break;
                 }
                 folder = dir.parent();
@@ -120,12 +123,36 @@ impl NestedMemoryGenerator {
     }
 }
 
+/// `path` made absolute against `cwd` (`join` keeps an absolute `path` as it is), normalized.
 fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
+    normalize(&cwd.join(path))
+}
+
+/// `path` with `.` and `..` resolved lexically, so a trigger like `cwd/../x` is seen outside
+/// `cwd`. Nothing is resolved on disk, so symlink loops cannot trap the walk.
+fn normalize(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
     }
+    normal
+}
+
+/// Reads a memory file, refusing one larger than [`MAX_READ_BYTES`].
+fn read_memory_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let len = std::fs::metadata(path)?.len();
+    if len > MAX_READ_BYTES {
+        return Err(std::io::Error::other(format!(
+            "memory file too large ({len} bytes)"
+        )));
+    }
+    std::fs::read(path)
 }
 
 fn is_priority_file(path: &Path) -> bool {

@@ -106,3 +106,35 @@ async fn files_outside_cwd_find_nothing() {
         .track_read(outer.path().join("elsewhere.rs"), "x", 1, None, None);
     assert_eq!(generate(&ctx, outer.path()).await, None);
 }
+
+#[tokio::test]
+async fn a_trigger_that_climbs_out_of_cwd_with_dot_dot_includes_nothing_outside() {
+    let (outer, ctx) = setup();
+    fs::write(outer.path().join("elsewhere.rs"), "\n").unwrap();
+    ctx.file_tracker
+        .track_read(ctx.cwd.join("../elsewhere.rs"), "\n", 1, None, None);
+    assert_eq!(generate(&ctx, outer.path()).await, None);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn symlink_loops_and_odd_memory_files_do_not_stop_the_walk() {
+    let (outer, ctx) = setup();
+    let core = ctx.cwd.join("crates/core");
+    // A folder symlinked to its own parent, and a memory file that is a symlink to itself.
+    std::os::unix::fs::symlink(&core, core.join("src/loop")).unwrap();
+    std::os::unix::fs::symlink(core.join("src/.cursorrules"), core.join("src/.cursorrules"))
+        .unwrap();
+    fs::write(core.join("src/README.md"), [0xff, 0xfe, b'\n', b'x']).unwrap();
+    ctx.file_tracker.track_read(
+        core.join("src/loop/loop/src/lib.rs"),
+        "pub fn f() {}\n",
+        1,
+        None,
+        None,
+    );
+    let content = generate(&ctx, outer.path()).await.unwrap();
+    assert!(content.contains("core claude"), "{content}");
+    assert!(content.contains("root agents"), "{content}");
+    assert!(!content.contains("outside the project"), "{content}");
+}

@@ -145,23 +145,28 @@ Answer the user's query comprehensively, using the AskUserQuestion tool if you n
     )
 }
 
-/// The re-entry reminder (spec §6.2.2 `build_reentry_content`).
+/// The re-entry reminder: the spec's `build_reentry_content` (§6.2.2), literal for literal.
+///
+/// The spec writes it with `\` line continuations, which drop the next line's indentation, so
+/// the sub-items of step 3 start at the beginning of their line, as the spec's text evaluates.
 pub fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
     let plan_file_path = plan_file_path.display();
     format!(
-        r#"## Re-entering Plan Mode
-
-You are returning to plan mode after having previously exited it. A plan file exists at {plan_file_path} from your previous planning session.
-
-**Before proceeding with any new planning, you should:**
-1. Read the existing plan file to understand what was previously planned
-2. Evaluate the user's current request against that plan
-3. Decide how to proceed:
-   - **Different task**: If the user's request is for a different task—even if it's similar or related—start fresh by overwriting the existing plan
-   - **Same task, continuing**: If this is explicitly a continuation or refinement of the exact same task, modify the existing plan while cleaning up outdated sections
-4. Continue on with the plan process and most importantly you should always edit the plan file one way or the other before calling ExitPlanMode
-
-Treat this as a fresh planning session. Do not assume the existing plan is relevant without evaluating it first."#
+        "## Re-entering Plan Mode\n\n\
+         You are returning to plan mode after having previously exited it. \
+         A plan file exists at {plan_file_path} from your previous planning session.\n\n\
+         **Before proceeding with any new planning, you should:**\n\
+         1. Read the existing plan file to understand what was previously planned\n\
+         2. Evaluate the user's current request against that plan\n\
+         3. Decide how to proceed:\n\
+            - **Different task**: If the user's request is for a different task—even if it's similar \
+              or related—start fresh by overwriting the existing plan\n\
+            - **Same task, continuing**: If this is explicitly a continuation or refinement of \
+              the exact same task, modify the existing plan while cleaning up outdated sections\n\
+         4. Continue on with the plan process and most importantly you should always edit the \
+            plan file one way or the other before calling ExitPlanMode\n\n\
+         Treat this as a fresh planning session. Do not assume the existing plan is relevant \
+         without evaluating it first."
     )
 }
 

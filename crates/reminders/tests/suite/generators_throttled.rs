@@ -155,7 +155,7 @@ async fn ac_25_background_task_only_for_main_agent_through_the_orchestrator() {
         )
         .as_deref(),
         Some(
-            "Background Bash bash_1 (command: cargo build) (status: completed) (exit code: 0) Has new output available. You can check its output using the BashOutput tool."
+            "Background Bash bash_1 (command: cargo build) (status: completed) (exit code: 0) Has new output available. You can check its output using the BashOutput tool.\n"
         )
     );
 }
