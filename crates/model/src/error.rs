@@ -256,16 +256,21 @@ pub(crate) fn classify_http_error(
 /// HTTP date is not understood and yields `None`).
 pub(crate) fn retry_after_from_headers(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
-        && ms.is_finite()
-        && ms >= 0.0
+    if let Some(delay) = header("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .and_then(|ms| seconds(ms / 1000.0))
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(delay);
     }
     header("retry-after")
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|secs| secs.is_finite() && *secs >= 0.0)
-        .map(Duration::from_secs_f64)
+        .and_then(seconds)
+}
+
+/// A delay of `secs` seconds; `None` when negative, not finite, or too large for a
+/// [`Duration`] (a provider's number must never panic the client).
+fn seconds(secs: f64) -> Option<Duration> {
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 /// Reads "try again in 1.5s" / "try again in 250ms" from a rate-limit message.
@@ -278,13 +283,10 @@ pub(crate) fn retry_after_from_message(message: &str) -> Option<Duration> {
         .unwrap_or(rest.len());
     let value: f64 = rest.get(..number_len)?.parse().ok()?;
     let unit = rest.get(number_len..)?.trim_start();
-    if !value.is_finite() || value < 0.0 {
-        return None;
-    }
     if unit.starts_with("ms") {
-        Some(Duration::from_secs_f64(value / 1000.0))
+        seconds(value / 1000.0)
     } else if unit.starts_with('s') {
-        Some(Duration::from_secs_f64(value))
+        seconds(value)
     } else {
         None
     }

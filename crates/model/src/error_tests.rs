@@ -123,6 +123,36 @@ fn headers_retry_after_ms_wins_over_seconds() {
 }
 
 #[test]
+fn absurd_retry_after_values_never_panic() {
+    for value in ["1e30", "99999999999999999999999", "-5", "NaN", "inf", ""] {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("retry-after", value.parse().unwrap());
+        assert_eq!(
+            retry_after_from_headers(&headers),
+            None,
+            "retry-after: {value}"
+        );
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("retry-after-ms", value.parse().unwrap());
+        assert_eq!(
+            retry_after_from_headers(&headers),
+            None,
+            "retry-after-ms: {value}"
+        );
+    }
+    assert_eq!(
+        retry_after_from_message("try again in 999999999999999999999999999999s"),
+        None
+    );
+    assert_eq!(
+        retry_after_from_message("try again in 9999999999999999999999999999999999ms"),
+        None
+    );
+    assert_eq!(retry_after_from_message("try again in 1.2.3s"), None);
+    assert_eq!(retry_after_from_message("try again in .s"), None);
+}
+
+#[test]
 fn stream_error_events_are_classified() {
     let overloaded = ProviderErrorBody::parse(
         r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,

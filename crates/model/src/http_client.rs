@@ -1,11 +1,6 @@
 //! The HTTP model client: one provider, one model, any of the three wire APIs.
 
-use std::time::Duration;
-
 use async_trait::async_trait;
-use eventsource_stream::EventStreamError;
-use eventsource_stream::Eventsource;
-use futures::StreamExt;
 use reqwest::header::HeaderMap;
 use reqwest::header::HeaderName;
 use reqwest::header::HeaderValue;
@@ -22,15 +17,11 @@ use crate::prompt::Prompt;
 use crate::provider_config::ANTHROPIC_VERSION;
 use crate::provider_config::ProviderConfig;
 use crate::provider_config::WireApi;
-use crate::response_event::RateLimitSnapshot;
-use crate::response_event::ResponseEvent;
 use crate::response_event::ResponseStream;
 use crate::retry::retry_delay;
-use crate::stream_resume::ResumeFilter;
-use crate::wire::WireEventParser;
+use crate::stream_driver::StreamDriver;
 use crate::wire::anthropic_messages;
 use crate::wire::chat_completions;
-use crate::wire::excerpt;
 use crate::wire::responses;
 
 /// Events buffered between the reader task and the consumer.
@@ -175,22 +166,14 @@ impl HttpModelClient {
     }
 }
 
-fn new_parser(wire_api: WireApi) -> Box<dyn WireEventParser> {
-    match wire_api {
-        WireApi::Responses => Box::<responses::ResponsesParser>::default(),
-        WireApi::Chat => Box::<chat_completions::ChatCompletionsParser>::default(),
-        WireApi::Anthropic => Box::<anthropic_messages::AnthropicParser>::default(),
-    }
-}
-
 /// Everything needed to (re)send one request.
 #[derive(Debug, Clone)]
-struct PreparedRequest {
-    http: reqwest::Client,
-    url: reqwest::Url,
-    headers: HeaderMap,
-    body: bytes::Bytes,
-    request_max_retries: u64,
+pub(crate) struct PreparedRequest {
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: reqwest::Url,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: bytes::Bytes,
+    pub(crate) request_max_retries: u64,
 }
 
 impl PreparedRequest {
@@ -210,20 +193,25 @@ impl PreparedRequest {
             return Ok(response);
         }
         let retry_after = retry_after_from_headers(response.headers());
-        let body = response.text().await.unwrap_or_default();
+        let body = match response.text().await {
+            Ok(body) => body,
+            Err(err) => format!("(the error body could not be read: {err})"),
+        };
         Err(classify_http_error(status.as_u16(), retry_after, &body))
     }
 
     /// Sends the request, retrying retryable failures with backoff (or the provider's
     /// `retry-after`) up to `request_max_retries` times.
-    async fn send(&self) -> Result<reqwest::Response, ModelError> {
+    pub(crate) async fn send(&self) -> Result<reqwest::Response, ModelError> {
         let mut attempt = 0;
         loop {
             match self.send_once().await {
                 Ok(response) => return Ok(response),
                 Err(error) if error.is_retryable() && attempt < self.request_max_retries => {
                     attempt += 1;
-                    let delay = retry_delay(&error, attempt);
+                    let Some(delay) = retry_delay(&error, attempt) else {
+                        return Err(error);
+                    };
                     tracing::warn!(%error, attempt, ?delay, "model request failed; retrying");
                     tokio::time::sleep(delay).await;
                 }
@@ -233,26 +221,19 @@ impl PreparedRequest {
     }
 }
 
-/// How one attempt at reading a stream ended.
-enum AttemptEnd {
-    Completed,
-    ConsumerGone,
-    Failed(ModelError),
-}
-
 #[async_trait]
 impl ModelClient for HttpModelClient {
     async fn stream(&self, prompt: &Prompt) -> Result<ResponseStream, ModelError> {
         let request = self.prepare(prompt)?;
         let response = request.send().await?;
         let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
-        let driver = StreamDriver {
+        let driver = StreamDriver::new(
             request,
-            wire_api: self.provider.wire_api,
-            stream_max_retries: self.provider.stream_max_retries(),
-            idle_timeout: self.provider.stream_idle_timeout(),
+            self.provider.wire_api,
+            self.provider.stream_max_retries(),
+            self.provider.stream_idle_timeout(),
             tx,
-        };
+        );
         tokio::spawn(driver.run(response));
         Ok(Box::pin(ReceiverStream::new(rx)))
     }
@@ -263,116 +244,5 @@ impl ModelClient for HttpModelClient {
 
     fn slug(&self) -> &str {
         &self.slug
-    }
-}
-
-/// Reads a response stream on a task, reconnecting when it drops.
-struct StreamDriver {
-    request: PreparedRequest,
-    wire_api: WireApi,
-    stream_max_retries: u64,
-    idle_timeout: Option<Duration>,
-    tx: mpsc::Sender<Result<ResponseEvent, ModelError>>,
-}
-
-impl StreamDriver {
-    async fn run(self, first: reqwest::Response) {
-        let mut filter = ResumeFilter::default();
-        let mut response = first;
-        let mut reconnects = 0;
-        loop {
-            filter.new_attempt();
-            match self.read(response, &mut filter).await {
-                AttemptEnd::Completed | AttemptEnd::ConsumerGone => return,
-                AttemptEnd::Failed(error)
-                    if error.is_retryable() && reconnects < self.stream_max_retries =>
-                {
-                    reconnects += 1;
-                    let delay = retry_delay(&error, reconnects);
-                    tracing::warn!(%error, reconnects, ?delay, "model stream dropped; reconnecting");
-                    tokio::time::sleep(delay).await;
-                    match self.request.send().await {
-                        Ok(next) => response = next,
-                        Err(error) => {
-                            let _ = self.tx.send(Err(error)).await;
-                            return;
-                        }
-                    }
-                }
-                AttemptEnd::Failed(error) => {
-                    let _ = self.tx.send(Err(error)).await;
-                    return;
-                }
-            }
-        }
-    }
-
-    async fn deliver(&self, filter: &mut ResumeFilter, events: Vec<ResponseEvent>) -> bool {
-        for event in events {
-            if let Some(event) = filter.admit(event)
-                && self.tx.send(Ok(event)).await.is_err()
-            {
-                return false;
-            }
-        }
-        true
-    }
-
-    async fn read(&self, response: reqwest::Response, filter: &mut ResumeFilter) -> AttemptEnd {
-        if let Some(snapshot) = RateLimitSnapshot::from_headers(response.headers())
-            && !self
-                .deliver(filter, vec![ResponseEvent::RateLimits(snapshot)])
-                .await
-        {
-            return AttemptEnd::ConsumerGone;
-        }
-        let mut parser = new_parser(self.wire_api);
-        let mut events = response.bytes_stream().eventsource();
-        loop {
-            let next = match self.idle_timeout {
-                Some(after) => match tokio::time::timeout(after, events.next()).await {
-                    Ok(next) => next,
-                    Err(_) => return AttemptEnd::Failed(ModelError::Timeout { after }),
-                },
-                None => events.next().await,
-            };
-            let mut out = Vec::new();
-            let result = match next {
-                None => {
-                    let result = parser.on_end(&mut out);
-                    if !self.deliver(filter, out).await {
-                        return AttemptEnd::ConsumerGone;
-                    }
-                    return match result {
-                        Ok(()) => AttemptEnd::Completed,
-                        Err(error) => AttemptEnd::Failed(error),
-                    };
-                }
-                Some(Err(EventStreamError::Transport(err))) => {
-                    return AttemptEnd::Failed(ModelError::StreamDisconnected {
-                        reason: err.to_string(),
-                    });
-                }
-                Some(Err(err @ (EventStreamError::Utf8(_) | EventStreamError::Parser(_)))) => {
-                    return AttemptEnd::Failed(ModelError::Decode {
-                        what: "sse stream".to_string(),
-                        message: err.to_string(),
-                    });
-                }
-                Some(Ok(event)) => {
-                    tracing::trace!(event = %event.event, data = %excerpt(&event.data), "sse event");
-                    parser.on_event(&event.event, &event.data, &mut out)
-                }
-            };
-            if !self.deliver(filter, out).await {
-                return AttemptEnd::ConsumerGone;
-            }
-            if let Err(error) = result {
-                return AttemptEnd::Failed(error);
-            }
-            if parser.is_complete() || filter.completed() {
-                return AttemptEnd::Completed;
-            }
-        }
     }
 }

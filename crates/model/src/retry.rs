@@ -22,10 +22,19 @@ pub fn backoff(attempt: u64) -> Duration {
     Duration::from_secs_f64(base * jitter).min(MAX_BACKOFF)
 }
 
+/// The longest `retry-after` waited for. A provider asking for more (an exhausted daily quota,
+/// a bogus header) gets its error returned at once, instead of a call that hangs for hours.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(10 * 60);
+
 /// The delay before retrying after `error`: the provider's `retry-after` when it named one,
-/// else [`backoff`].
-pub fn retry_delay(error: &ModelError, attempt: u64) -> Duration {
-    error.retry_after().unwrap_or_else(|| backoff(attempt))
+/// else [`backoff`]. `None` when the provider asked for more than [`MAX_RETRY_AFTER`]: do not
+/// retry.
+pub fn retry_delay(error: &ModelError, attempt: u64) -> Option<Duration> {
+    match error.retry_after() {
+        Some(wait) if wait > MAX_RETRY_AFTER => None,
+        Some(wait) => Some(wait),
+        None => Some(backoff(attempt)),
+    }
 }
 
 #[cfg(test)]

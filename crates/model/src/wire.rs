@@ -56,3 +56,7 @@ pub(crate) fn int_field(value: Option<&serde_json::Value>, key: &str) -> i64 {
         .and_then(serde_json::Value::as_i64)
         .unwrap_or(0)
 }
+
+#[cfg(test)]
+#[path = "wire_tests.rs"]
+mod tests;

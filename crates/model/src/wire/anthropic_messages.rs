@@ -323,8 +323,8 @@ impl AnthropicParser {
         let has = |key: &str| usage.get(key).and_then(Value::as_i64).is_some();
         if has("input_tokens") || has("cache_read_input_tokens") {
             self.input_tokens = int_field(Some(usage), "input_tokens")
-                + int_field(Some(usage), "cache_read_input_tokens")
-                + int_field(Some(usage), "cache_creation_input_tokens");
+                .saturating_add(int_field(Some(usage), "cache_read_input_tokens"))
+                .saturating_add(int_field(Some(usage), "cache_creation_input_tokens"));
             self.cached_input_tokens = int_field(Some(usage), "cache_read_input_tokens");
         }
         if has("output_tokens") {
@@ -493,7 +493,7 @@ impl WireEventParser for AnthropicParser {
                         cached_input_tokens: self.cached_input_tokens,
                         output_tokens,
                         reasoning_output_tokens: 0,
-                        total_tokens: input_tokens + output_tokens,
+                        total_tokens: input_tokens.saturating_add(output_tokens),
                     }),
                 });
             }

@@ -347,7 +347,7 @@ fn token_usage(usage: &Value) -> TokenUsage {
         total_tokens: if total > 0 {
             total
         } else {
-            input_tokens + output_tokens
+            input_tokens.saturating_add(output_tokens)
         },
     }
 }

@@ -1,0 +1,213 @@
+//! [`StreamDriver`]: reads one response stream on a task, turns its bytes into
+//! [`ResponseEvent`]s, and reconnects when it drops without delivering anything twice.
+
+use std::fmt::Display;
+use std::time::Duration;
+
+use eventsource_stream::EventStreamError;
+use eventsource_stream::Eventsource;
+use futures::Stream;
+use futures::StreamExt;
+use tokio::sync::mpsc;
+
+use crate::error::ModelError;
+use crate::http_client::PreparedRequest;
+use crate::provider_config::WireApi;
+use crate::response_event::RateLimitSnapshot;
+use crate::response_event::ResponseEvent;
+use crate::retry::retry_delay;
+use crate::sse_text::SseTextDecoder;
+use crate::stream_resume::ResumeFilter;
+use crate::wire::WireEventParser;
+use crate::wire::anthropic_messages;
+use crate::wire::chat_completions;
+use crate::wire::excerpt;
+use crate::wire::responses;
+
+/// How one attempt at reading a stream ended.
+#[derive(Debug)]
+pub(crate) enum AttemptEnd {
+    /// The response completed.
+    Completed,
+    /// The consumer dropped the stream; nothing more is read or sent.
+    ConsumerGone,
+    /// The attempt failed; retried when the error is retryable and attempts are left.
+    Failed(ModelError),
+}
+
+/// Reads a response stream on a task, reconnecting when it drops.
+pub(crate) struct StreamDriver {
+    request: PreparedRequest,
+    wire_api: WireApi,
+    stream_max_retries: u64,
+    idle_timeout: Option<Duration>,
+    tx: mpsc::Sender<Result<ResponseEvent, ModelError>>,
+}
+
+fn new_parser(wire_api: WireApi) -> Box<dyn WireEventParser> {
+    match wire_api {
+        WireApi::Responses => Box::<responses::ResponsesParser>::default(),
+        WireApi::Chat => Box::<chat_completions::ChatCompletionsParser>::default(),
+        WireApi::Anthropic => Box::<anthropic_messages::AnthropicParser>::default(),
+    }
+}
+
+impl StreamDriver {
+    /// A driver that resends `request` on a retryable drop, at most `stream_max_retries` times.
+    pub(crate) fn new(
+        request: PreparedRequest,
+        wire_api: WireApi,
+        stream_max_retries: u64,
+        idle_timeout: Option<Duration>,
+        tx: mpsc::Sender<Result<ResponseEvent, ModelError>>,
+    ) -> Self {
+        Self {
+            request,
+            wire_api,
+            stream_max_retries,
+            idle_timeout,
+            tx,
+        }
+    }
+
+    /// Reads `first`, then reconnects as long as the stream drops with a retryable error.
+    pub(crate) async fn run(self, first: reqwest::Response) {
+        let mut filter = ResumeFilter::default();
+        let mut response = first;
+        let mut reconnects = 0;
+        loop {
+            filter.new_attempt();
+            match self.read(response, &mut filter).await {
+                AttemptEnd::Completed | AttemptEnd::ConsumerGone => return,
+                AttemptEnd::Failed(error)
+                    if error.is_retryable() && reconnects < self.stream_max_retries =>
+                {
+                    reconnects += 1;
+                    let Some(delay) = retry_delay(&error, reconnects) else {
+                        let _ = self.tx.send(Err(error)).await;
+                        return;
+                    };
+                    tracing::warn!(%error, reconnects, ?delay, "model stream dropped; reconnecting");
+                    // A consumer that went away must not cause another (billed) request.
+                    let next = tokio::select! {
+                        biased;
+                        () = self.tx.closed() => return,
+                        next = async {
+                            tokio::time::sleep(delay).await;
+                            self.request.send().await
+                        } => next,
+                    };
+                    match next {
+                        Ok(next) => response = next,
+                        Err(error) => {
+                            let _ = self.tx.send(Err(error)).await;
+                            return;
+                        }
+                    }
+                }
+                AttemptEnd::Failed(error) => {
+                    let _ = self.tx.send(Err(error)).await;
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn deliver(&self, filter: &mut ResumeFilter, events: Vec<ResponseEvent>) -> bool {
+        for event in events {
+            if let Some(event) = filter.admit(event)
+                && self.tx.send(Ok(event)).await.is_err()
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    async fn read(&self, response: reqwest::Response, filter: &mut ResumeFilter) -> AttemptEnd {
+        if let Some(snapshot) = RateLimitSnapshot::from_headers(response.headers())
+            && !self
+                .deliver(filter, vec![ResponseEvent::RateLimits(snapshot)])
+                .await
+        {
+            return AttemptEnd::ConsumerGone;
+        }
+        self.read_body(response.bytes_stream(), SseTextDecoder::default(), filter)
+            .await
+    }
+
+    /// Parses a response body (`bytes`, in whatever chunks the transport cut it) and delivers
+    /// its events through `filter`.
+    pub(crate) async fn read_body<S, B, E>(
+        &self,
+        bytes: S,
+        mut decoder: SseTextDecoder,
+        filter: &mut ResumeFilter,
+    ) -> AttemptEnd
+    where
+        S: Stream<Item = Result<B, E>> + Unpin,
+        B: AsRef<[u8]>,
+        E: Display,
+    {
+        let mut parser = new_parser(self.wire_api);
+        let mut events = bytes.map(move |chunk| decoder.decode(chunk)).eventsource();
+        loop {
+            let next = tokio::select! {
+                biased;
+                // Dropping the stream cancels the request instead of reading it to the end.
+                () = self.tx.closed() => return AttemptEnd::ConsumerGone,
+                next = async {
+                    match self.idle_timeout {
+                        Some(after) => tokio::time::timeout(after, events.next())
+                            .await
+                            .map_err(|_| ModelError::Timeout { after }),
+                        None => Ok(events.next().await),
+                    }
+                } => next,
+            };
+            let next = match next {
+                Ok(next) => next,
+                Err(error) => return AttemptEnd::Failed(error),
+            };
+            let mut out = Vec::new();
+            let result = match next {
+                None => {
+                    let result = parser.on_end(&mut out);
+                    if !self.deliver(filter, out).await {
+                        return AttemptEnd::ConsumerGone;
+                    }
+                    return match result {
+                        Ok(()) => AttemptEnd::Completed,
+                        Err(error) => AttemptEnd::Failed(error),
+                    };
+                }
+                Some(Err(EventStreamError::Transport(error))) => {
+                    return AttemptEnd::Failed(error);
+                }
+                Some(Err(err @ (EventStreamError::Utf8(_) | EventStreamError::Parser(_)))) => {
+                    return AttemptEnd::Failed(ModelError::Decode {
+                        what: "sse stream".to_string(),
+                        message: err.to_string(),
+                    });
+                }
+                Some(Ok(event)) => {
+                    tracing::trace!(event = %event.event, data = %excerpt(&event.data), "sse event");
+                    parser.on_event(&event.event, &event.data, &mut out)
+                }
+            };
+            if !self.deliver(filter, out).await {
+                return AttemptEnd::ConsumerGone;
+            }
+            if let Err(error) = result {
+                return AttemptEnd::Failed(error);
+            }
+            if parser.is_complete() || filter.completed() {
+                return AttemptEnd::Completed;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "stream_driver_tests.rs"]
+mod tests;
