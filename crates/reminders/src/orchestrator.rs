@@ -151,6 +151,18 @@ impl SystemReminderOrchestrator {
         if !self.config.enabled {
             return GenerationReport::default();
         }
+        // The config's critical instruction applies even when the host did not copy it into the
+        // context with `GeneratorContext::with_config`; a context's own (a sub-agent's) wins.
+        let configured;
+        let ctx = match (&ctx.critical_instruction, &self.config.critical_instruction) {
+            (None, Some(instruction)) => {
+                let mut with_instruction = ctx.clone();
+                with_instruction.critical_instruction = Some(instruction.clone());
+                configured = with_instruction;
+                &configured
+            }
+            _ => ctx,
+        };
         let eligible: Vec<&Arc<dyn AttachmentGenerator>> = self
             .generators
             .iter()

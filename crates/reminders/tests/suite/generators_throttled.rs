@@ -194,3 +194,58 @@ async fn ac_16_per_type_switch_silences_one_generator() {
     assert_eq!(fired(&reminders, AttachmentType::CriticalInstruction), None);
     assert!(fired(&reminders, AttachmentType::MicroCompact).is_some());
 }
+
+#[tokio::test]
+async fn ac_17_the_orchestrators_critical_instruction_applies_without_with_config() {
+    let config = SystemReminderConfig {
+        critical_instruction: Some("Never push to main.".to_string()),
+        ..SystemReminderConfig::default()
+    };
+    let orchestrator = SystemReminderOrchestrator::new(config);
+    let ctx = GeneratorContext::new("/work/project");
+    let reminders = orchestrator.generate_all(&ctx).await;
+    assert_eq!(
+        fired(&reminders, AttachmentType::CriticalInstruction).as_deref(),
+        Some("Never push to main.")
+    );
+}
+
+#[tokio::test]
+async fn ac_26_sub_agent_executor_injects_its_critical_system_reminder() {
+    // The sub-agent executor runs the same orchestrator for the sub-agent with the definition's
+    // `critical_system_reminder` in the context; it wins over the main config's instruction and
+    // lands in the sub-agent's history next to its task, main-agent-only reminders left out.
+    let config = SystemReminderConfig {
+        critical_instruction: Some("Never push to main.".to_string()),
+        ..SystemReminderConfig::default()
+    };
+    let orchestrator = SystemReminderOrchestrator::new(config.clone());
+    let mut ctx = GeneratorContext::new("/work/project").with_user_prompt("find the parser");
+    ctx.is_main_agent = false;
+    ctx.critical_instruction =
+        Some("CRITICAL: This is a PLANNING task. You MUST NOT modify any files.".to_string());
+    ctx.token_usage = Some(agentctx_reminders::TokenUsageInfo {
+        used: 1,
+        total: 2,
+        remaining: 1,
+    });
+    let reminders = orchestrator.generate_all(&ctx).await;
+    let mut history = vec![agentctx_protocol::ResponseItem::user_text(
+        "find the parser",
+    )];
+    agentctx_reminders::inject_system_reminders(&mut history, &reminders, config.placement);
+    let texts: Vec<Option<String>> = history
+        .iter()
+        .map(agentctx_protocol::ResponseItem::message_text)
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            Some("find the parser".to_string()),
+            Some(
+                "<system-reminder>\nCRITICAL: This is a PLANNING task. You MUST NOT modify any files.\n</system-reminder>"
+                    .to_string()
+            ),
+        ]
+    );
+}
