@@ -16,8 +16,13 @@
 //! - `isSidechain` records are flagged [`RecordFlags::sidechain`].
 //! - Every other record kind (`progress`, `file-history-snapshot`, other `system` subtypes, …) is
 //!   skipped and counted by kind; new kinds never fail the import.
+//! - The records form a tree (`uuid` / `parentUuid`); records on branches the user abandoned
+//!   (rewound and re-prompted, or a regenerated response) are dropped at the end of the file and
+//!   counted as `abandoned-branch` (see `conversation_tree`). Usage of abandoned requests still
+//!   counts in the session total: those requests were made.
 
 mod content_blocks;
+mod conversation_tree;
 
 use std::collections::BTreeMap;
 use std::collections::HashSet;
@@ -42,13 +47,20 @@ use crate::record::ReadEvent;
 use crate::record::RecordFlags;
 use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
+use conversation_tree::ConversationTree;
 
 /// The `originator` written into the session header of an imported transcript.
 pub const CLAUDE_CODE_ORIGINATOR: &str = "claude_code";
 
-/// Stateful importer: merges split assistant records and pairs compact boundaries with summaries.
+/// Stateful importer: merges split assistant records, pairs compact boundaries with summaries,
+/// and drops the records of abandoned branches once the whole tree is known.
+///
+/// Which branch a record is on is only known at the end of the transcript (a later record can
+/// fork from any earlier one), so the importer holds its records until [`ClaudeImporter::finish`].
 #[derive(Debug, Default)]
 pub(crate) struct ClaudeImporter {
+    tree: ConversationTree,
+    held: Vec<HeldEvent>,
     meta_emitted: bool,
     pending_assistant: Option<PendingAssistant>,
     pending_boundary: Option<PendingBoundary>,
@@ -56,8 +68,17 @@ pub(crate) struct ClaudeImporter {
     total_usage: TokenUsage,
 }
 
+/// An imported event and the uuid of the record it comes from (none for skipped lines and the
+/// session header, which are always kept).
+#[derive(Debug)]
+struct HeldEvent {
+    source: Option<String>,
+    event: ReadEvent,
+}
+
 #[derive(Debug)]
 struct PendingAssistant {
+    source: Option<String>,
     message_id: Option<String>,
     line_number: usize,
     timestamp: String,
@@ -68,6 +89,7 @@ struct PendingAssistant {
 
 #[derive(Debug)]
 struct PendingBoundary {
+    source: Option<String>,
     line_number: usize,
     timestamp: String,
     flags: RecordFlags,
@@ -75,30 +97,33 @@ struct PendingBoundary {
 }
 
 impl ClaudeImporter {
-    /// Imports one record; records that complete something are pushed to `out`.
+    /// Imports one record; what it yields is held until [`ClaudeImporter::finish`].
     pub(crate) fn decode(
         &mut self,
         line_number: usize,
         value: Value,
-        out: &mut Vec<ReadEvent>,
         ignored: &mut BTreeMap<String, usize>,
     ) {
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            out.push(ReadEvent::Skipped(SkippedLine {
-                line_number,
-                reason: "claude code record without a string `type`".to_string(),
-            }));
+            self.hold(
+                None,
+                ReadEvent::Skipped(SkippedLine {
+                    line_number,
+                    reason: "claude code record without a string `type`".to_string(),
+                }),
+            );
             return;
         };
         let kind = kind.to_string();
+        let source = self.tree.add(&value);
         if !self.meta_emitted && (kind == "user" || kind == "assistant" || kind == "system") {
-            self.emit_meta(line_number, &value, out);
+            self.emit_meta(line_number, &value);
         }
         match kind.as_str() {
-            "assistant" => self.assistant(line_number, &value, out),
+            "assistant" => self.assistant(line_number, source, &value),
             "user" => {
-                self.flush_assistant(out);
-                self.user(line_number, &value, out);
+                self.flush_assistant();
+                self.user(line_number, source, &value);
             }
             "system" => {
                 let subtype = value
@@ -106,9 +131,10 @@ impl ClaudeImporter {
                     .and_then(Value::as_str)
                     .unwrap_or("unknown");
                 if subtype == "compact_boundary" {
-                    self.flush_assistant(out);
-                    self.flush_boundary(out);
+                    self.flush_assistant();
+                    self.flush_boundary();
                     self.pending_boundary = Some(PendingBoundary {
+                        source,
                         line_number,
                         timestamp: timestamp_of(&value),
                         flags: flags_of(&value),
@@ -122,13 +148,42 @@ impl ClaudeImporter {
         }
     }
 
-    /// Emits what is still pending at the end of the file.
-    pub(crate) fn finish(&mut self, out: &mut Vec<ReadEvent>) {
-        self.flush_assistant(out);
-        self.flush_boundary(out);
+    /// Completes what is pending at the end of the file and pushes every held event to `out`,
+    /// except those of abandoned branches, which are counted in `ignored` as `abandoned-branch`
+    /// (one per source record).
+    pub(crate) fn finish(
+        &mut self,
+        out: &mut Vec<ReadEvent>,
+        ignored: &mut BTreeMap<String, usize>,
+    ) {
+        self.flush_assistant();
+        self.flush_boundary();
+        let abandoned = self.tree.abandoned();
+        let mut dropped: HashSet<&str> = HashSet::new();
+        for held in self.held.drain(..) {
+            match held.source.as_deref() {
+                Some(source) if abandoned.contains(source) => {
+                    if let Some(source) = abandoned.get(source) {
+                        dropped.insert(source);
+                    }
+                }
+                Some(_) | None => out.push(held.event),
+            }
+        }
+        if !dropped.is_empty() {
+            tracing::debug!(
+                records = dropped.len(),
+                "dropping abandoned claude code branches"
+            );
+            *ignored.entry("abandoned-branch".to_string()).or_default() += dropped.len();
+        }
     }
 
-    fn emit_meta(&mut self, line_number: usize, value: &Value, out: &mut Vec<ReadEvent>) {
+    fn hold(&mut self, source: Option<String>, event: ReadEvent) {
+        self.held.push(HeldEvent { source, event });
+    }
+
+    fn emit_meta(&mut self, line_number: usize, value: &Value) {
         let Some(session_id) = value.get("sessionId").and_then(Value::as_str) else {
             return;
         };
@@ -150,20 +205,26 @@ impl ClaudeImporter {
             extra,
             ..SessionMetaLine::default()
         };
-        out.push(record(
-            line_number,
-            timestamp,
-            RolloutItem::SessionMeta(meta),
-            RecordFlags::default(),
-        ));
+        self.hold(
+            None,
+            record(
+                line_number,
+                timestamp,
+                RolloutItem::SessionMeta(meta),
+                RecordFlags::default(),
+            ),
+        );
     }
 
-    fn user(&mut self, line_number: usize, value: &Value, out: &mut Vec<ReadEvent>) {
+    fn user(&mut self, line_number: usize, source: Option<String>, value: &Value) {
         let Some(message) = value.get("message") else {
-            out.push(ReadEvent::Skipped(SkippedLine {
-                line_number,
-                reason: "claude code user record without `message`".to_string(),
-            }));
+            self.hold(
+                None,
+                ReadEvent::Skipped(SkippedLine {
+                    line_number,
+                    reason: "claude code user record without `message`".to_string(),
+                }),
+            );
             return;
         };
         let content = message.get("content").unwrap_or(&Value::Null);
@@ -180,22 +241,29 @@ impl ClaudeImporter {
                 replacement_history: Some(vec![ResponseItem::user_text(summary)]),
                 extra: metadata,
             };
-            out.push(record(
-                line_number,
-                timestamp,
-                RolloutItem::Compacted(compacted),
-                flags,
-            ));
+            self.hold(
+                source,
+                record(
+                    line_number,
+                    timestamp,
+                    RolloutItem::Compacted(compacted),
+                    flags,
+                ),
+            );
             return;
         }
-        self.flush_boundary(out);
+        self.flush_boundary();
         let mut parts: Vec<ContentItem> = Vec::new();
         match content {
             Value::String(text) => parts.push(ContentItem::input_text(text.clone())),
             Value::Array(blocks) => {
                 for block in blocks {
                     if block.get("type").and_then(Value::as_str) == Some("tool_result") {
-                        flush_user_parts(&mut parts, line_number, &timestamp, flags, out);
+                        if let Some(event) =
+                            user_parts_record(&mut parts, line_number, &timestamp, flags)
+                        {
+                            self.hold(source.clone(), event);
+                        }
                         let call_id = block
                             .get("tool_use_id")
                             .and_then(Value::as_str)
@@ -206,35 +274,46 @@ impl ClaudeImporter {
                             output: content_blocks::tool_result_output(block),
                             extra: ExtraFields::new(),
                         };
-                        out.push(record(
-                            line_number,
-                            timestamp.clone(),
-                            RolloutItem::ResponseItem(item),
-                            flags,
-                        ));
+                        self.hold(
+                            source.clone(),
+                            record(
+                                line_number,
+                                timestamp.clone(),
+                                RolloutItem::ResponseItem(item),
+                                flags,
+                            ),
+                        );
                     } else {
                         parts.push(content_blocks::user_part(block));
                     }
                 }
             }
             Value::Null => {
-                out.push(ReadEvent::Skipped(SkippedLine {
-                    line_number,
-                    reason: "claude code user message without `content`".to_string(),
-                }));
+                self.hold(
+                    None,
+                    ReadEvent::Skipped(SkippedLine {
+                        line_number,
+                        reason: "claude code user message without `content`".to_string(),
+                    }),
+                );
                 return;
             }
             other => parts.push(ContentItem::Other(other.clone())),
         }
-        flush_user_parts(&mut parts, line_number, &timestamp, flags, out);
+        if let Some(event) = user_parts_record(&mut parts, line_number, &timestamp, flags) {
+            self.hold(source, event);
+        }
     }
 
-    fn assistant(&mut self, line_number: usize, value: &Value, out: &mut Vec<ReadEvent>) {
+    fn assistant(&mut self, line_number: usize, source: Option<String>, value: &Value) {
         let Some(message) = value.get("message") else {
-            out.push(ReadEvent::Skipped(SkippedLine {
-                line_number,
-                reason: "claude code assistant record without `message`".to_string(),
-            }));
+            self.hold(
+                None,
+                ReadEvent::Skipped(SkippedLine {
+                    line_number,
+                    reason: "claude code assistant record without `message`".to_string(),
+                }),
+            );
             return;
         };
         let message_id = message
@@ -246,12 +325,13 @@ impl ClaudeImporter {
             (Some(pending), Some(id)) if pending.message_id.as_deref() == Some(id.as_str())
         );
         if !continues {
-            self.flush_assistant(out);
-            self.flush_boundary(out);
+            self.flush_assistant();
+            self.flush_boundary();
         }
         let pending = self
             .pending_assistant
             .get_or_insert_with(|| PendingAssistant {
+                source,
                 message_id,
                 line_number,
                 timestamp: timestamp_of(value),
@@ -273,17 +353,20 @@ impl ClaudeImporter {
         }
     }
 
-    fn flush_assistant(&mut self, out: &mut Vec<ReadEvent>) {
+    fn flush_assistant(&mut self) {
         let Some(pending) = self.pending_assistant.take() else {
             return;
         };
         for item in pending.items {
-            out.push(record(
-                pending.line_number,
-                pending.timestamp.clone(),
-                RolloutItem::ResponseItem(item),
-                pending.flags,
-            ));
+            self.hold(
+                pending.source.clone(),
+                record(
+                    pending.line_number,
+                    pending.timestamp.clone(),
+                    RolloutItem::ResponseItem(item),
+                    pending.flags,
+                ),
+            );
         }
         let Some(usage) = pending.usage else {
             return;
@@ -310,16 +393,19 @@ impl ClaudeImporter {
             rate_limits: None,
             extra,
         };
-        out.push(record(
-            pending.line_number,
-            pending.timestamp,
-            RolloutItem::EventMsg(EventMsg::TokenCount(event)),
-            pending.flags,
-        ));
+        self.hold(
+            pending.source,
+            record(
+                pending.line_number,
+                pending.timestamp,
+                RolloutItem::EventMsg(EventMsg::TokenCount(event)),
+                pending.flags,
+            ),
+        );
     }
 
     /// A compact boundary without a summary record after it: the model saw an empty history.
-    fn flush_boundary(&mut self, out: &mut Vec<ReadEvent>) {
+    fn flush_boundary(&mut self) {
         let Some(boundary) = self.pending_boundary.take() else {
             return;
         };
@@ -328,12 +414,15 @@ impl ClaudeImporter {
             replacement_history: Some(Vec::new()),
             extra: boundary.metadata,
         };
-        out.push(record(
-            boundary.line_number,
-            boundary.timestamp,
-            RolloutItem::Compacted(compacted),
-            boundary.flags,
-        ));
+        self.hold(
+            boundary.source,
+            record(
+                boundary.line_number,
+                boundary.timestamp,
+                RolloutItem::Compacted(compacted),
+                boundary.flags,
+            ),
+        );
     }
 }
 
@@ -350,15 +439,15 @@ fn record(
     })
 }
 
-fn flush_user_parts(
+/// The user message of the parts gathered so far (which are taken), `None` when there are none.
+fn user_parts_record(
     parts: &mut Vec<ContentItem>,
     line_number: usize,
     timestamp: &str,
     flags: RecordFlags,
-    out: &mut Vec<ReadEvent>,
-) {
+) -> Option<ReadEvent> {
     if parts.is_empty() {
-        return;
+        return None;
     }
     let item = ResponseItem::Message {
         id: None,
@@ -366,12 +455,12 @@ fn flush_user_parts(
         content: std::mem::take(parts),
         extra: ExtraFields::new(),
     };
-    out.push(record(
+    Some(record(
         line_number,
         timestamp.to_string(),
         RolloutItem::ResponseItem(item),
         flags,
-    ));
+    ))
 }
 
 /// Appends text to the last item when it is an assistant message, else starts one.

@@ -48,6 +48,7 @@ pub use discovery::SessionFile;
 pub use discovery::discover_sessions;
 pub use error::RolloutError;
 pub use format::RolloutFormat;
+pub use reader::DEFAULT_MAX_LINE_BYTES;
 pub use reader::RolloutFile;
 pub use reader::RolloutReader;
 pub use reader::read_rollout;

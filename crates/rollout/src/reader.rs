@@ -1,11 +1,15 @@
 //! The tolerant, streaming reader of session files.
 //!
 //! [`RolloutReader`] reads a file line by line through a `BufRead` (memory stays proportional to
-//! the longest line, not the file), detects its [`RolloutFormat`] from the first recognisable
+//! the longest line, not the file, and a line over [`DEFAULT_MAX_LINE_BYTES`] is skipped without
+//! being held), detects its [`RolloutFormat`] from the first recognisable
 //! line, and yields [`ReadEvent`]s: records in the Codex envelope whatever the source format, and
 //! the lines it skipped with their 1-based number and the reason (invalid JSON, invalid UTF-8, a
 //! line of the wrong shape). It never panics on input; only I/O failures end it early, as typed
 //! errors naming the file. [`read_rollout`] collects a whole file into a [`RolloutFile`].
+//!
+//! Codex rollouts stream record by record. A Claude Code transcript is a tree whose abandoned
+//! branches are only known at its end, so its records are yielded once the file is read.
 
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
@@ -30,6 +34,10 @@ use crate::record::SkippedLine;
 
 /// Buffer size of the reader: large enough for typical tool-output lines in one read.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Longest line the reader holds in memory by default; a longer line is skipped (and reported)
+/// without being buffered whole.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 
 /// A whole session file, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +116,17 @@ pub struct RolloutReader<R = BufReader<File>> {
     scratch: Vec<ReadEvent>,
     ignored: BTreeMap<String, usize>,
     finished: bool,
+    max_line_bytes: usize,
+}
+
+/// What one bounded line read found.
+enum LineRead {
+    /// End of input.
+    End,
+    /// A line (in the buffer) of this many bytes, newline included.
+    Line(usize),
+    /// A line longer than the limit, of this many bytes; only its start is in the buffer.
+    TooLong(usize),
 }
 
 #[derive(Debug)]
@@ -145,7 +164,15 @@ impl<R: BufRead> RolloutReader<R> {
             scratch: Vec::new(),
             ignored: BTreeMap::new(),
             finished: false,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
         }
+    }
+
+    /// Sets the longest line held in memory ([`DEFAULT_MAX_LINE_BYTES`] by default); longer
+    /// lines are skipped with their number and length.
+    pub fn with_max_line_bytes(mut self, max_line_bytes: usize) -> Self {
+        self.max_line_bytes = max_line_bytes.max(1);
+        self
     }
 
     /// The file's format, once a recognisable line has been read.
@@ -225,10 +252,47 @@ impl<R: BufRead> RolloutReader<R> {
                 }
             }
             Some(Decoder::ClaudeCode(importer)) => {
-                importer.decode(line_number, value, &mut self.scratch, &mut self.ignored);
-                self.pending.extend(self.scratch.drain(..));
+                importer.decode(line_number, value, &mut self.ignored);
             }
             None => {}
+        }
+    }
+
+    /// Reads one line into the buffer, keeping at most `max_line_bytes` of it; the rest of a
+    /// longer line is consumed and dropped.
+    fn read_line_bounded(&mut self) -> std::io::Result<LineRead> {
+        self.buffer.clear();
+        let mut total = 0usize;
+        loop {
+            let available = match self.source.fill_buf() {
+                Ok(available) => available,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            };
+            if available.is_empty() {
+                return Ok(match total {
+                    0 => LineRead::End,
+                    n if n > self.max_line_bytes => LineRead::TooLong(n),
+                    n => LineRead::Line(n),
+                });
+            }
+            let (chunk, done) = match available.iter().position(|byte| *byte == b'\n') {
+                Some(index) => (index + 1, true),
+                None => (available.len(), false),
+            };
+            let room = self.max_line_bytes.saturating_sub(self.buffer.len());
+            if let Some(kept) = available.get(..chunk.min(room)) {
+                self.buffer.extend_from_slice(kept);
+            }
+            self.source.consume(chunk);
+            total = total.saturating_add(chunk);
+            if done {
+                return Ok(if total > self.max_line_bytes {
+                    LineRead::TooLong(total)
+                } else {
+                    LineRead::Line(total)
+                });
+            }
         }
     }
 
@@ -252,19 +316,28 @@ impl<R: BufRead> Iterator for RolloutReader<R> {
             if self.finished {
                 return None;
             }
-            self.buffer.clear();
-            match self.source.read_until(b'\n', &mut self.buffer) {
-                Ok(0) => {
+            match self.read_line_bounded() {
+                Ok(LineRead::End) => {
                     self.finished = true;
                     if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
-                        importer.finish(&mut self.scratch);
+                        importer.finish(&mut self.scratch, &mut self.ignored);
                         self.pending.extend(self.scratch.drain(..));
                     }
                 }
-                Ok(read) => {
+                Ok(LineRead::Line(read)) => {
                     self.line_number += 1;
                     self.bytes_read = self.bytes_read.saturating_add(read as u64);
                     self.handle_line();
+                }
+                Ok(LineRead::TooLong(read)) => {
+                    self.line_number += 1;
+                    self.bytes_read = self.bytes_read.saturating_add(read as u64);
+                    self.buffer.clear();
+                    let limit = self.max_line_bytes;
+                    self.skip(
+                        self.line_number,
+                        format!("line of {read} bytes is longer than the {limit}-byte limit"),
+                    );
                 }
                 Err(source) => {
                     self.finished = true;

@@ -8,12 +8,14 @@
 )]
 
 mod suite {
+    mod claude_branches;
     mod claude_import;
     mod corrupt_lines;
     mod discovery;
     mod format_detection;
     mod legacy;
     mod never_panics;
+    mod reader_edges;
     mod recorder;
     mod render;
 }
