@@ -45,6 +45,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod blocking;
 mod config;
 pub mod diff;
 pub mod file_content;

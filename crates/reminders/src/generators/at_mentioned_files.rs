@@ -16,13 +16,16 @@
 use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use crate::blocking::run_blocking;
 use crate::file_content::FileExcerpt;
 use crate::file_content::MAX_READ_BYTES;
 use crate::file_content::excerpt;
 use crate::file_content::number_lines;
+use crate::file_tracker::FileTracker;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
@@ -58,7 +61,8 @@ pub fn parse_file_mentions(prompt: &str, is_mcp_server: &dyn Fn(&str) -> bool) -
         if !starts_mention {
             continue;
         }
-        let rest = &prompt[index + 1..];
+        // `@` is one byte, so `index + 1` is a char boundary.
+        let rest = prompt.get(index + 1..).unwrap_or_default();
         let Some((mention, consumed)) = parse_one(rest, is_mcp_server) else {
             continue;
         };
@@ -83,11 +87,9 @@ pub fn parse_file_mentions(prompt: &str, is_mcp_server: &dyn Fn(&str) -> bool) -
 /// Parses the text after `@`; returns the mention and the bytes it used.
 fn parse_one(rest: &str, is_mcp_server: &dyn Fn(&str) -> bool) -> Option<(FileMention, usize)> {
     if let Some(quoted) = rest.strip_prefix('"') {
-        let close = quoted.find('"')?;
-        let path = &quoted[..close];
-        let after = &quoted[close + 1..];
-        let suffix_len = after.find(char::is_whitespace).unwrap_or(after.len());
-        let (line_start, line_end) = after[..suffix_len]
+        let (path, after) = quoted.split_once('"')?;
+        let suffix = after.split(char::is_whitespace).next().unwrap_or_default();
+        let (line_start, line_end) = suffix
             .strip_prefix(':')
             .and_then(|range| parse_range(range.trim_end_matches(TRAILING_PUNCTUATION)))
             .map_or((None, None), |(start, end)| (Some(start), Some(end)));
@@ -99,10 +101,12 @@ fn parse_one(rest: &str, is_mcp_server: &dyn Fn(&str) -> bool) -> Option<(FileMe
             line_start,
             line_end,
         };
-        return Some((mention, close + 2 + suffix_len));
+        // The quotes, the path and the suffix.
+        return Some((mention, path.len() + 2 + suffix.len()));
     }
-    let token_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
-    let token = rest[..token_len].trim_end_matches(TRAILING_PUNCTUATION);
+    let whole_token = rest.split(char::is_whitespace).next().unwrap_or_default();
+    let token_len = whole_token.len();
+    let token = whole_token.trim_end_matches(TRAILING_PUNCTUATION);
     if token.is_empty() || token.starts_with("agent-") {
         return None;
     }
@@ -222,11 +226,18 @@ impl AtMentionedFilesGenerator {
     }
 }
 
+/// The files a turn's mentions are read against.
+struct MentionReader {
+    cwd: PathBuf,
+    tracker: Arc<FileTracker>,
+    turn: i32,
+}
+
 fn render_mention(
-    ctx: &GeneratorContext,
+    reader: &MentionReader,
     mention: &FileMention,
 ) -> Result<Option<String>, GeneratorError> {
-    let path = resolve(&ctx.cwd, &mention.path);
+    let path = resolve(&reader.cwd, &mention.path);
     let metadata = match std::fs::metadata(&path) {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -238,7 +249,7 @@ fn render_mention(
         return list_directory(&path)
             .map(|(entries, omitted)| Some(render_directory(&path, &entries, omitted)));
     }
-    if ctx.file_tracker.is_unchanged_since_read(&path) {
+    if reader.tracker.is_unchanged_since_read(&path) {
         tracing::debug!(path = %path.display(), "already_read_file: unchanged since read");
         return Ok(None);
     }
@@ -252,13 +263,14 @@ fn render_mention(
     };
     let window = excerpt(&text, mention.line_start.unwrap_or(1), mention.line_end);
     if window.is_whole_file() && !window.truncated {
-        ctx.file_tracker
-            .track_read(path.clone(), text.as_str(), ctx.turn_number, None, None);
+        reader
+            .tracker
+            .track_read(path.clone(), text.as_str(), reader.turn, None, None);
     } else {
-        ctx.file_tracker.track_read(
+        reader.tracker.track_read(
             path.clone(),
             window.text.as_str(),
-            ctx.turn_number,
+            reader.turn,
             Some(window.start_line),
             Some(window.num_lines),
         );
@@ -309,16 +321,29 @@ impl AttachmentGenerator for AtMentionedFilesGenerator {
         };
         let mcp = &ctx.providers.mcp;
         let mentions = parse_file_mentions(prompt, &|server| mcp.has_server(server));
-        let mut sections = Vec::new();
-        for mention in &mentions {
-            match render_mention(ctx, mention) {
-                Ok(Some(section)) => sections.push(section),
-                Ok(None) => {}
-                Err(error) => {
-                    tracing::warn!(mention = %mention.path, %error, "skipping mentioned path");
+        if mentions.is_empty() {
+            return Ok(None);
+        }
+        // Reading the files is blocking work: off the async worker, so the timeout holds.
+        let reader = MentionReader {
+            cwd: ctx.cwd.clone(),
+            tracker: Arc::clone(&ctx.file_tracker),
+            turn: ctx.turn_number,
+        };
+        let sections = run_blocking(self.name(), move || {
+            let mut sections = Vec::new();
+            for mention in &mentions {
+                match render_mention(&reader, mention) {
+                    Ok(Some(section)) => sections.push(section),
+                    Ok(None) => {}
+                    Err(error) => {
+                        tracing::warn!(mention = %mention.path, %error, "skipping mentioned path");
+                    }
                 }
             }
-        }
+            sections
+        })
+        .await?;
         if sections.is_empty() {
             return Ok(None);
         }

@@ -10,9 +10,11 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use crate::blocking::run_blocking;
 use crate::diff::DiffOptions;
 use crate::diff::unified_diff_with_line_numbers;
 use crate::file_tracker::FileChange;
@@ -124,11 +126,18 @@ impl AttachmentGenerator for ChangedFilesGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let changes = ctx.file_tracker.detect_changes();
-        if changes.is_empty() {
-            return Ok(None);
-        }
-        let content = self.render(&changes, ctx.changed_files_token_cap);
+        // Detecting and diffing reads files: off the async worker, so the timeout holds. The
+        // changes are acknowledged only once the result is back, so a turn that times out
+        // leaves them to be reported on the next one.
+        let tracker = Arc::clone(&ctx.file_tracker);
+        let generator = self.clone();
+        let token_cap = ctx.changed_files_token_cap;
+        let (changes, content) = run_blocking(self.name(), move || {
+            let changes = tracker.detect_changes();
+            let content = generator.render(&changes, token_cap);
+            (changes, content)
+        })
+        .await?;
         for change in &changes {
             ctx.file_tracker.acknowledge(change);
         }

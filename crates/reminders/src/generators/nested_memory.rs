@@ -10,11 +10,14 @@
 use std::path::Component;
 use std::path::Path;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use crate::blocking::run_blocking;
 use crate::file_content::MAX_READ_BYTES;
 use crate::file_content::excerpt;
+use crate::file_tracker::FileTracker;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
@@ -78,49 +81,54 @@ impl NestedMemoryGenerator {
         ctx: &GeneratorContext,
         triggers: &[PathBuf],
     ) -> Vec<MemoryFile> {
-        let mut found = Vec::new();
-        let cwd = normalize(&ctx.cwd);
-        for trigger in triggers {
-            let trigger = absolute(&cwd, trigger);
-            if is_priority_file(&trigger) {
-                // The model read the memory file itself: it has seen it.
-                ctx.file_tracker.mark_memory_file_loaded(&trigger);
-                continue;
-            }
-            let mut folder = trigger.parent();
-            while let Some(dir) = folder {
-                if !dir.starts_with(&cwd) {
-                    break;
-                }
-                for name in PRIORITY_FILES {
-                    let candidate = dir.join(name);
-                    if ctx.file_tracker.is_memory_file_loaded(&candidate) || !candidate.is_file() {
-                        continue;
-                    }
-                    match read_memory_file(&candidate) {
-                        Ok(bytes) => {
-                            ctx.file_tracker.mark_memory_file_loaded(&candidate);
-                            let text = String::from_utf8_lossy(&bytes);
-                            let window = excerpt(&text, 1, None);
-                            found.push(MemoryFile {
-                                path: candidate,
-                                omitted_lines: window.total_lines - window.num_lines,
-                                content: window.text,
-                            });
-                        }
-                        Err(error) => {
-                            tracing::debug!(path = %candidate.display(), %error, "skipping unreadable memory file");
-                        }
-                    }
-                }
-                if dir == cwd {
-                    break;
-                }
-                folder = dir.parent();
-            }
-        }
-        found
+        find_memory_files(&ctx.cwd, &ctx.file_tracker, triggers)
     }
+}
+
+/// [`NestedMemoryGenerator::find_memory_files`] on the parts of the context it needs.
+fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) -> Vec<MemoryFile> {
+    let mut found = Vec::new();
+    let cwd = normalize(cwd);
+    for trigger in triggers {
+        let trigger = absolute(&cwd, trigger);
+        if is_priority_file(&trigger) {
+            // The model read the memory file itself: it has seen it.
+            tracker.mark_memory_file_loaded(&trigger);
+            continue;
+        }
+        let mut folder = trigger.parent();
+        while let Some(dir) = folder {
+            if !dir.starts_with(&cwd) {
+                break;
+            }
+            for name in PRIORITY_FILES {
+                let candidate = dir.join(name);
+                if tracker.is_memory_file_loaded(&candidate) || !candidate.is_file() {
+                    continue;
+                }
+                match read_memory_file(&candidate) {
+                    Ok(bytes) => {
+                        tracker.mark_memory_file_loaded(&candidate);
+                        let text = String::from_utf8_lossy(&bytes);
+                        let window = excerpt(&text, 1, None);
+                        found.push(MemoryFile {
+                            path: candidate,
+                            omitted_lines: window.total_lines.saturating_sub(window.num_lines),
+                            content: window.text,
+                        });
+                    }
+                    Err(error) => {
+                        tracing::debug!(path = %candidate.display(), %error, "skipping unreadable memory file");
+                    }
+                }
+            }
+            if dir == cwd {
+                break;
+            }
+            folder = dir.parent();
+        }
+    }
+    found
 }
 
 /// `path` made absolute against `cwd` (`join` keeps an absolute `path` as it is), normalized.
@@ -177,7 +185,13 @@ impl AttachmentGenerator for NestedMemoryGenerator {
         if triggers.is_empty() {
             return Ok(None);
         }
-        let files = self.find_memory_files(ctx, &triggers);
+        // The walk reads files: off the async worker, so the timeout holds.
+        let cwd = ctx.cwd.clone();
+        let tracker = Arc::clone(&ctx.file_tracker);
+        let files = run_blocking(self.name(), move || {
+            find_memory_files(&cwd, &tracker, &triggers)
+        })
+        .await?;
         if files.is_empty() {
             return Ok(None);
         }
