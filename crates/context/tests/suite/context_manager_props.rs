@@ -29,6 +29,7 @@ enum Op {
 
 fn response_item() -> impl Strategy<Value = ResponseItem> {
     let call_id = prop::sample::select(vec!["a", "b", "c", "d"]);
+    let ghost_or_call = call_id.clone();
     prop_oneof![
         "[a-z ]{0,40}".prop_map(ResponseItem::user_text),
         "[a-z ]{0,40}".prop_map(ResponseItem::assistant_text),
@@ -36,7 +37,7 @@ fn response_item() -> impl Strategy<Value = ResponseItem> {
         call_id
             .clone()
             .prop_map(|id| ResponseItem::function_call(id, "shell", "{}")),
-        (call_id, "[a-z]{0,300}")
+        (ghost_or_call, "[a-z]{0,300}")
             .prop_map(|(id, text)| ResponseItem::function_call_output(id, text)),
         Just(ResponseItem::Message {
             id: None,
@@ -47,6 +48,35 @@ fn response_item() -> impl Strategy<Value = ResponseItem> {
             }],
             extra: ExtraFields::new(),
         }),
+        Just(ResponseItem::GhostSnapshot {
+            ghost_commit: serde_json::json!({"id": "deadbeef"}),
+            extra: ExtraFields::new(),
+        }),
+        call_id.clone().prop_map(|id| ResponseItem::CustomToolCall {
+            id: None,
+            status: None,
+            call_id: format!("custom-{id}"),
+            name: "apply_patch".to_string(),
+            input: "*** Begin Patch".to_string(),
+            extra: ExtraFields::new(),
+        }),
+        call_id
+            .clone()
+            .prop_map(|id| ResponseItem::CustomToolCallOutput {
+                call_id: format!("custom-{id}"),
+                output: FunctionCallOutputPayload::text("done"),
+                extra: ExtraFields::new(),
+            }),
+        call_id.clone().prop_map(|id| ResponseItem::LocalShellCall {
+            id: None,
+            call_id: Some(format!("shell-{id}")),
+            status: Some("completed".to_string()),
+            action: serde_json::json!({"type": "exec", "command": ["ls"]}),
+            extra: ExtraFields::new(),
+        }),
+        call_id
+            .clone()
+            .prop_map(|id| ResponseItem::function_call_output(format!("shell-{id}"), "listing")),
         Just(ResponseItem::FunctionCallOutput {
             call_id: "a".to_string(),
             output: FunctionCallOutputPayload {
@@ -108,10 +138,28 @@ proptest! {
             let prompt = manager.for_prompt(&InputModality::TEXT_ONLY);
             let mut calls: HashMap<String, i32> = HashMap::new();
             let mut outputs: HashMap<String, i32> = HashMap::new();
-            for item in &prompt {
+            // Only ghost snapshots and outputs are removed; everything else reaches the model.
+            let kept = |item: &&ResponseItem| {
+                !item.is_tool_output() && !matches!(item, ResponseItem::GhostSnapshot { .. })
+            };
+            prop_assert_eq!(
+                prompt.iter().filter(kept).count(),
+                items.iter().filter(kept).count()
+            );
+            for (index, item) in prompt.iter().enumerate() {
+                // A synthetic output sits right after its call.
+                if item.is_tool_output()
+                    && matches!(item, ResponseItem::FunctionCallOutput { extra, .. } | ResponseItem::CustomToolCallOutput { extra, .. } if extra.contains_key("id"))
+                {
+                    let previous = index.checked_sub(1).and_then(|i| prompt.get(i));
+                    prop_assert_eq!(previous.and_then(ResponseItem::call_id), item.call_id());
+                }
                 match item {
-                    ResponseItem::FunctionCall { call_id, .. } => *calls.entry(call_id.clone()).or_default() += 1,
-                    ResponseItem::FunctionCallOutput { call_id, .. } => *outputs.entry(call_id.clone()).or_default() += 1,
+                    ResponseItem::FunctionCall { call_id, .. }
+                    | ResponseItem::CustomToolCall { call_id, .. }
+                    | ResponseItem::LocalShellCall { call_id: Some(call_id), .. } => *calls.entry(call_id.clone()).or_default() += 1,
+                    ResponseItem::FunctionCallOutput { call_id, .. }
+                    | ResponseItem::CustomToolCallOutput { call_id, .. } => *outputs.entry(call_id.clone()).or_default() += 1,
                     ResponseItem::GhostSnapshot { .. } => prop_assert!(false, "ghost snapshot in prompt"),
                     _ => {}
                 }
