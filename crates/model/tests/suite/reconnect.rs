@@ -1,6 +1,7 @@
 //! Streams that drop or stall mid-way are re-requested, and the consumer sees every event
 //! exactly once: the events equal those of an undisturbed stream.
 
+use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
 use agentctx_model::ResponseEvent;
 use agentctx_model::WireApi;
@@ -166,4 +167,27 @@ async fn anthropic_overloaded_event_mid_stream_is_retried_without_duplicates() {
 
     assert_eq!(error, None);
     assert_eq!(events, expected);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dropped_consumer_causes_no_reconnect() {
+    let body = fixture("responses_tool_call.sse");
+    let server = loopback(vec![
+        Loopback::Cut(cut_after(&body, "response.output_text.delta", 25)),
+        Loopback::Full(body.clone()),
+    ])
+    .await;
+    let client = client(provider(WireApi::Responses, &server.base_url), "model");
+
+    let mut stream = client
+        .stream(&rich_prompt(WireApi::Responses))
+        .await
+        .unwrap();
+    let first = futures::StreamExt::next(&mut stream).await;
+    assert!(matches!(first, Some(Ok(_))), "{first:?}");
+    drop(stream);
+    // Far past any backoff: a reconnect would have happened by now.
+    tokio::time::sleep(std::time::Duration::from_secs(600)).await;
+
+    assert_eq!(server.requests.lock().unwrap().len(), 1);
 }

@@ -169,3 +169,33 @@ async fn auth_failures_are_not_retried() {
         })
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_retry_after_beyond_the_limit_is_returned_at_once() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "86400")
+                .set_body_raw(
+                    r#"{"error":{"message":"daily limit reached","type":"rate_limit_error"}}"#,
+                    "application/json",
+                ),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(provider(WireApi::Responses, &server.uri()), "model");
+    let started = Instant::now();
+
+    let error = client.stream(&rich_prompt(WireApi::Responses)).await.err();
+
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert_eq!(
+        error,
+        Some(ModelError::RateLimited {
+            retry_after: Some(Duration::from_secs(86400)),
+            message: "daily limit reached".to_string()
+        })
+    );
+}
