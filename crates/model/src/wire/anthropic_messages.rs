@@ -314,6 +314,7 @@ pub(crate) struct AnthropicParser {
     cached_input_tokens: i64,
     output_tokens: i64,
     blocks: BTreeMap<u64, Block>,
+    stop_reason: Option<String>,
     complete: bool,
 }
 
@@ -481,9 +482,29 @@ impl WireEventParser for AnthropicParser {
                 self.block_delta(index, &delta, out);
             }
             "content_block_stop" => self.block_stop(index, out),
-            "message_delta" => self.read_usage(value.get("usage")),
+            "message_delta" => {
+                if let Some(reason) = value.get("delta").and_then(|d| str_field(d, "stop_reason")) {
+                    self.stop_reason = Some(reason.to_string());
+                }
+                self.read_usage(value.get("usage"));
+            }
             "message_stop" => {
                 self.complete = true;
+                // A response cut short ends with an error, as the Responses API's
+                // `response.incomplete` does; the blocks it has are delivered already.
+                match self.stop_reason.as_deref() {
+                    Some("max_tokens") => {
+                        return Err(ModelError::Incomplete {
+                            reason: "max_tokens".to_string(),
+                        });
+                    }
+                    Some("model_context_window_exceeded") => {
+                        return Err(ModelError::ContextWindowExceeded {
+                            message: "stop_reason model_context_window_exceeded".to_string(),
+                        });
+                    }
+                    _ => {}
+                }
                 let input_tokens = self.input_tokens;
                 let output_tokens = self.output_tokens;
                 out.push(ResponseEvent::Completed {

@@ -165,3 +165,64 @@ fn http_image_urls_become_url_sources() {
         json!({ "type": "image", "source": { "type": "url", "url": "https://example.com/a.png" } })
     );
 }
+
+#[test]
+fn max_tokens_stop_reason_is_incomplete_after_the_blocks() {
+    let (events, end) = feed(&[
+        (
+            "message_start",
+            r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":5,"output_tokens":1}}}"#,
+        ),
+        (
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The answer is"}}"#,
+        ),
+        (
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":0}"#,
+        ),
+        (
+            "message_delta",
+            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}"#,
+        ),
+        ("message_stop", r#"{"type":"message_stop"}"#),
+    ]);
+    assert_eq!(
+        end,
+        Err(ModelError::Incomplete {
+            reason: "max_tokens".to_string()
+        })
+    );
+    assert!(matches!(
+        events.last(),
+        Some(ResponseEvent::OutputItemDone(item)) if item.message_text().as_deref() == Some("The answer is")
+    ));
+    assert!(
+        !events
+            .iter()
+            .any(|event| matches!(event, ResponseEvent::Completed { .. }))
+    );
+}
+
+#[test]
+fn context_window_stop_reason_is_context_window_exceeded() {
+    let (_, end) = feed(&[
+        (
+            "message_start",
+            r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":5}}}"#,
+        ),
+        (
+            "message_delta",
+            r#"{"type":"message_delta","delta":{"stop_reason":"model_context_window_exceeded"}}"#,
+        ),
+        ("message_stop", r#"{"type":"message_stop"}"#),
+    ]);
+    assert!(
+        matches!(end, Err(ModelError::ContextWindowExceeded { .. })),
+        "{end:?}"
+    );
+}

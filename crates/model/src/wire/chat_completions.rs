@@ -239,9 +239,12 @@ pub(crate) struct ChatCompletionsParser {
 }
 
 impl ChatCompletionsParser {
-    fn finish(&mut self, out: &mut Vec<ResponseEvent>) {
+    /// Emits the assembled items and `Completed`; a response cut by the output limit
+    /// (`finish_reason: "length"`) ends with [`ModelError::Incomplete`] instead, as the
+    /// Responses API's `response.incomplete` does.
+    fn finish(&mut self, out: &mut Vec<ResponseEvent>) -> Result<(), ModelError> {
         if self.complete {
-            return;
+            return Ok(());
         }
         if let Some(text) = self.reasoning.take() {
             out.push(ResponseEvent::OutputItemDone(ResponseItem::Reasoning {
@@ -271,10 +274,16 @@ impl ChatCompletionsParser {
             out.push(ResponseEvent::OutputItemDone(item));
         }
         self.complete = true;
+        if self.finish_reason.as_deref() == Some("length") {
+            return Err(ModelError::Incomplete {
+                reason: "length".to_string(),
+            });
+        }
         out.push(ResponseEvent::Completed {
             response_id: self.response_id.clone(),
             token_usage: self.usage,
         });
+        Ok(())
     }
 
     fn on_delta(&mut self, delta: &Value, out: &mut Vec<ResponseEvent>) {
@@ -360,8 +369,7 @@ impl WireEventParser for ChatCompletionsParser {
         out: &mut Vec<ResponseEvent>,
     ) -> Result<(), ModelError> {
         if data.trim() == "[DONE]" {
-            self.finish(out);
-            return Ok(());
+            return self.finish(out);
         }
         let value = parse_json(event, data)?;
         if value.get("error").is_some() || event == "error" {
@@ -396,8 +404,7 @@ impl WireEventParser for ChatCompletionsParser {
         }
         if self.finish_reason.is_some() {
             // Some servers end the stream after the finish reason without `[DONE]`.
-            self.finish(out);
-            return Ok(());
+            return self.finish(out);
         }
         Err(ModelError::StreamDisconnected {
             reason: "stream closed before finish_reason / [DONE]".to_string(),

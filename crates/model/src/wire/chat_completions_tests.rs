@@ -122,3 +122,29 @@ fn parallel_calls_share_one_assistant_message_and_images_in_tool_output() {
     assert_eq!(body.get("tools"), None);
     assert_eq!(body.get("reasoning_effort"), None);
 }
+
+#[test]
+fn length_finish_reason_is_incomplete_with_or_without_done() {
+    let chunks = [
+        r#"{"id":"c1","choices":[{"index":0,"delta":{"content":"The answer is"},"finish_reason":null}]}"#,
+        r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#,
+    ];
+    for done in [true, false] {
+        let mut datas = chunks.to_vec();
+        if done {
+            datas.push("[DONE]");
+        }
+        let (events, end) = feed(&datas);
+        assert_eq!(
+            end,
+            Err(ModelError::Incomplete {
+                reason: "length".to_string()
+            }),
+            "with [DONE]: {done}"
+        );
+        assert!(matches!(
+            events.last(),
+            Some(ResponseEvent::OutputItemDone(item)) if item.message_text().as_deref() == Some("The answer is")
+        ));
+    }
+}
