@@ -69,6 +69,12 @@ pub enum AssetPathError {
         /// The rejected path.
         path: PathBuf,
     },
+    /// The path names a directory (`assets/` itself, or one inside it), not a file.
+    #[error("`{path}` is a directory, not an icon file")]
+    NotAFile {
+        /// The rejected path.
+        path: PathBuf,
+    },
     /// The path resolves (through a symbolic link) outside `assets/`.
     #[error("`{path}` resolves outside assets/")]
     Escapes {
@@ -109,11 +115,16 @@ pub fn parse_skill_interface(skill_dir: &Path, text: &str) -> InterfaceLoad {
     let config: SkillTomlConfig = match toml::from_str(text) {
         Ok(config) => config,
         Err(err) => {
-            let message = err.message().to_string();
+            let message = err.message().trim_end();
+            let at = err
+                .span()
+                .map(|span| line_and_column(text, span.start))
+                .map(|(line, column)| format!(" at line {line}, column {column}"))
+                .unwrap_or_default();
             return InterfaceLoad {
                 interface: None,
                 issues: vec![format!(
-                    "invalid {SKILL_TOML_FILE}: {message}; interface ignored"
+                    "invalid {SKILL_TOML_FILE}{at}: {message}; interface ignored"
                 )],
             };
         }
@@ -179,6 +190,18 @@ pub fn parse_skill_interface(skill_dir: &Path, text: &str) -> InterfaceLoad {
     }
 }
 
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    let column = before
+        .get(line_start..)
+        .map_or(0, |rest| rest.chars().count())
+        + 1;
+    (line, column)
+}
+
 /// Checks that `path` is a relative path to an existing file under `<skill_dir>/assets/`
 /// and returns its full path.
 pub fn validate_asset_path(skill_dir: &Path, path: &Path) -> Result<PathBuf, AssetPathError> {
@@ -201,6 +224,11 @@ pub fn validate_asset_path(skill_dir: &Path, path: &Path) -> Result<PathBuf, Ass
     };
     if !real_full.starts_with(&real_assets) {
         return Err(AssetPathError::Escapes {
+            path: path.to_path_buf(),
+        });
+    }
+    if !real_full.is_file() {
+        return Err(AssetPathError::NotAFile {
             path: path.to_path_buf(),
         });
     }

@@ -150,7 +150,23 @@ fn malformed_or_empty_toml() {
     assert_eq!(load.interface, None);
     assert_eq!(load.issues.len(), 1);
     assert!(
-        load.issues[0].starts_with("invalid SKILL.toml: "),
+        load.issues[0].starts_with("invalid SKILL.toml at line 1, column 11: "),
+        "{:?}",
+        load.issues
+    );
+    assert!(
+        load.issues[0].ends_with("; interface ignored"),
+        "{:?}",
+        load.issues
+    );
+
+    let load = parse_skill_interface(
+        dir.path(),
+        "[interface]\ndisplay_name = \"Ünïcode\"\nbrand_color = 42\n",
+    );
+    assert_eq!(load.interface, None);
+    assert!(
+        load.issues[0].starts_with("invalid SKILL.toml at line 3, column 15: "),
         "{:?}",
         load.issues
     );
@@ -159,6 +175,21 @@ fn malformed_or_empty_toml() {
         parse_skill_interface(dir.path(), "title = 'x'\n"),
         InterfaceLoad::default()
     );
+}
+
+#[test]
+fn icon_must_be_a_file_not_a_directory() {
+    let dir = skill_dir_with_icons();
+    std::fs::create_dir_all(dir.path().join("assets/icons")).unwrap();
+    for path in ["", ".", "icons"] {
+        assert_eq!(
+            validate_asset_path(dir.path(), Path::new(path)),
+            Err(AssetPathError::NotAFile {
+                path: PathBuf::from(path)
+            }),
+            "{path:?}"
+        );
+    }
 }
 
 #[test]
