@@ -81,3 +81,84 @@ fn frontmatter_errors_are_reported() {
         SkillFileError::Frontmatter(FrontmatterError::Unclosed)
     ));
 }
+
+const KEYS: &[&str] = &[
+    "name",
+    "description",
+    "when_to_use",
+    "when-to-use",
+    "whenToUse",
+    "user_invocable",
+    "user-invocable",
+    "disable_model_invocation",
+    "disable-model-invocation",
+    "argument_hint",
+    "argument-hint",
+    "allowed_tools",
+    "allowed-tools",
+    "model",
+    "context",
+    "agent",
+    "aliases",
+    "hooks",
+    "base_dir",
+    "baseDir",
+    "unknown",
+];
+
+const VALUES: &[&str] = &[
+    "",
+    "x",
+    "true",
+    "no",
+    "42",
+    "-1.5e300",
+    "null",
+    "~",
+    "fork",
+    "main",
+    "[a, b]",
+    "[]",
+    "{}",
+    "\"a b\"",
+    "'Bash(git *), Read'",
+    "\n  - one\n  - two",
+    "\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo",
+    "&anchor x",
+    "*anchor",
+    "|\n  block\n  text",
+    "[unclosed",
+    "{a: [b, {c: d}]}",
+    "\"/abs/dir\"",
+    "../up",
+];
+
+proptest::proptest! {
+    /// Any combination of known keys (in every spelling) and values, valid or not, gives a
+    /// skill or a typed error: never a panic.
+    #[test]
+    fn any_frontmatter_gives_a_skill_or_an_error(
+        lines in proptest::collection::vec(
+            (proptest::sample::select(KEYS), proptest::sample::select(VALUES)),
+            0..8,
+        ),
+        body in "\\PC{0,40}",
+        crlf in proptest::bool::ANY,
+    ) {
+        let yaml: String = lines
+            .iter()
+            .map(|(key, value)| format!("{key}: {value}\n"))
+            .collect();
+        let mut text = format!("---\n{yaml}---\n{body}");
+        if crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        match parse_skill_file(Path::new("/skills/fuzz"), &text, SkillSource::Project) {
+            Ok(skill) => {
+                proptest::prop_assert!(!skill.name.is_empty());
+                proptest::prop_assert!(!skill.name.contains('/'));
+            }
+            Err(err) => proptest::prop_assert!(!err.to_string().is_empty()),
+        }
+    }
+}
