@@ -12,52 +12,103 @@ use crate::structured_output::StructuredOutputError;
 pub enum ModelError {
     /// The prompt does not fit the model's context window; compacting the history is the fix.
     #[error("context window exceeded: {message}")]
-    ContextWindowExceeded { message: String },
+    ContextWindowExceeded {
+        /// The provider's message.
+        message: String,
+    },
     /// The provider asked us to slow down.
     #[error("rate limited (retry after {retry_after:?}): {message}")]
     RateLimited {
+        /// The delay the provider named (`retry-after-ms`, `retry-after`, or its message).
         retry_after: Option<Duration>,
+        /// The provider's message.
         message: String,
     },
     /// The account has no quota left; retrying does not help.
     #[error("quota exceeded: {message}")]
-    QuotaExceeded { message: String },
+    QuotaExceeded {
+        /// The provider's message.
+        message: String,
+    },
     /// The provider failed (5xx, overloaded, or an equivalent mid-stream error).
     #[error("server error (status {status}): {body}")]
-    Server { status: u16, body: String },
+    Server {
+        /// The HTTP status (529 for an overloaded event, 500 for other mid-stream errors).
+        status: u16,
+        /// The response body or the error event's message.
+        body: String,
+    },
     /// The provider rejected our credentials (401, 403).
     #[error("authentication failed (status {status}): {body}")]
-    Auth { status: u16, body: String },
+    Auth {
+        /// The HTTP status.
+        status: u16,
+        /// The response body or the error event's message.
+        body: String,
+    },
     /// The provider needs an API key and the environment variable holding it is not set.
     #[error("provider `{provider}` needs an api key: set the environment variable `{env_key}`")]
-    MissingApiKey { provider: String, env_key: String },
+    MissingApiKey {
+        /// The provider's name.
+        provider: String,
+        /// The environment variable that should hold the key.
+        env_key: String,
+    },
     /// The provider rejected the request itself (4xx other than the above).
     #[error("bad request (status {status}): {body}")]
-    BadRequest { status: u16, body: String },
+    BadRequest {
+        /// The HTTP status (400 for a mid-stream error event).
+        status: u16,
+        /// The response body or the error event's code and message.
+        body: String,
+    },
     /// The response stream ended or broke before the response completed.
     #[error("stream disconnected before completion: {reason}")]
-    StreamDisconnected { reason: String },
+    StreamDisconnected {
+        /// What ended the stream.
+        reason: String,
+    },
     /// No data arrived on the stream for the idle timeout.
     #[error("no data on the stream for {after:?}")]
-    Timeout { after: Duration },
+    Timeout {
+        /// The idle timeout that elapsed.
+        after: Duration,
+    },
     /// The request could not be sent or the connection failed before a response arrived.
     #[error("transport error: {message}")]
-    Transport { message: String },
+    Transport {
+        /// The request and the transport's error.
+        message: String,
+    },
     /// An event or body could not be decoded.
     #[error("cannot decode {what}: {message}")]
-    Decode { what: String, message: String },
+    Decode {
+        /// What could not be decoded (an SSE event by name, the stream, a body).
+        what: String,
+        /// The decoder's message, with an excerpt of the input.
+        message: String,
+    },
     /// The response ended without completing (for example `max_output_tokens` was hit).
     #[error("incomplete response: {reason}")]
-    Incomplete { reason: String },
+    Incomplete {
+        /// The provider's reason (`max_output_tokens`, `length`, `max_tokens`, ...).
+        reason: String,
+    },
     /// The provider configuration cannot be used.
     #[error("invalid provider configuration: {message}")]
-    Config { message: String },
+    Config {
+        /// What is wrong, naming the provider.
+        message: String,
+    },
     /// A structured reply did not match the schema it was asked for.
     #[error(transparent)]
     StructuredOutput(#[from] StructuredOutputError),
     /// A [`crate::ScriptedModelClient`] received more requests than it has scripted responses.
     #[error("scripted model client has no response left (served {served})")]
-    ScriptExhausted { served: usize },
+    ScriptExhausted {
+        /// How many responses were served.
+        served: usize,
+    },
 }
 
 impl ModelError {

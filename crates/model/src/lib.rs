@@ -32,6 +32,7 @@
 //! # });
 //! ```
 
+#![warn(missing_docs)]
 mod client;
 mod error;
 mod http_client;

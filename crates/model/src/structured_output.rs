@@ -18,20 +18,34 @@ pub enum StructuredOutputError {
     Empty,
     /// The reply is not JSON.
     #[error("structured reply is not json ({message}): {reply}")]
-    NotJson { message: String, reply: String },
+    NotJson {
+        /// The JSON parser's message.
+        message: String,
+        /// The start of the reply.
+        reply: String,
+    },
     /// A required field is missing.
     #[error("structured reply misses required field `{path}`")]
-    MissingField { path: String },
+    MissingField {
+        /// JSON path of the field, from `$`.
+        path: String,
+    },
     /// A value has the wrong JSON type.
     #[error("structured reply has {found} at `{path}`, expected {expected}")]
     WrongType {
+        /// JSON path of the value, from `$`.
         path: String,
+        /// The type(s) the schema allows.
         expected: String,
+        /// The type found.
         found: String,
     },
     /// The JSON matches the schema's shape but not the Rust type.
     #[error("structured reply does not fit the type: {message}")]
-    Deserialize { message: String },
+    Deserialize {
+        /// serde's message.
+        message: String,
+    },
 }
 
 /// The JSON schema sent as structured output for `T`: draft 2019-09 (`$defs`), without the
