@@ -191,7 +191,7 @@ impl ProviderErrorBody {
     pub(crate) fn parse(body: &str) -> Self {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(body) else {
             return Self {
-                message: body.trim().to_string(),
+                message: body_excerpt(body.trim()),
                 ..Self::default()
             };
         };
@@ -215,7 +215,7 @@ impl ProviderErrorBody {
         Self {
             code: text("code"),
             kind: text("type"),
-            message: text("message").unwrap_or_else(|| body.trim().to_string()),
+            message: text("message").unwrap_or_else(|| body_excerpt(body.trim())),
         }
     }
 
@@ -280,7 +280,7 @@ pub(crate) fn classify_http_error(
     match status {
         401 | 403 => ModelError::Auth {
             status,
-            body: body.to_string(),
+            body: body_excerpt(body),
         },
         429 if code == Some("insufficient_quota") => ModelError::QuotaExceeded {
             message: parsed.message,
@@ -290,16 +290,32 @@ pub(crate) fn classify_http_error(
             message: parsed.message,
         },
         408 => ModelError::Transport {
-            message: format!("http 408 request timeout: {body}"),
+            message: format!("http 408 request timeout: {}", body_excerpt(body)),
         },
         500..=599 => ModelError::Server {
             status,
-            body: body.to_string(),
+            body: body_excerpt(body),
         },
         _ => ModelError::BadRequest {
             status,
-            body: body.to_string(),
+            body: body_excerpt(body),
         },
+    }
+}
+
+/// The longest error body kept in an error, in characters; a proxy's error page can be
+/// megabytes of HTML.
+const MAX_ERROR_BODY_CHARS: usize = 4_000;
+
+/// `body`, cut to [`MAX_ERROR_BODY_CHARS`] characters with a note of how much was left out.
+fn body_excerpt(body: &str) -> String {
+    match body.char_indices().nth(MAX_ERROR_BODY_CHARS) {
+        None => body.to_string(),
+        Some((cut, _)) => format!(
+            "{}… ({} more bytes)",
+            body.get(..cut).unwrap_or(body),
+            body.len() - cut
+        ),
     }
 }
 

@@ -199,3 +199,27 @@ fn request_timeout_is_a_retryable_transport_error() {
     );
     assert!(timeout.is_retryable());
 }
+
+#[test]
+fn huge_error_bodies_are_cut() {
+    // 20013 bytes; the first 4000 characters are 6 + 3994 × 2 = 7994 bytes.
+    let page = format!("<html>{}</html>", "é".repeat(10_000));
+    let ModelError::Server { status, body } = classify_http_error(502, None, &page) else {
+        panic!("expected a server error");
+    };
+    assert_eq!(status, 502);
+    assert_eq!(
+        body.chars().count(),
+        4_000 + "… (12019 more bytes)".chars().count()
+    );
+    assert!(body.starts_with("<html>éé"), "{body}");
+    assert!(body.ends_with("… (12019 more bytes)"), "{body}");
+    let short = r#"{"error":{"message":"bad"}}"#;
+    assert_eq!(
+        classify_http_error(400, None, short),
+        ModelError::BadRequest {
+            status: 400,
+            body: short.to_string()
+        }
+    );
+}
