@@ -33,7 +33,7 @@ impl PayloadFidelity {
     /// Records how `typed` (the typed payload serialized) differs from `original`.
     pub fn between(original: &Value, typed: &Value) -> Self {
         let mut edits = Vec::new();
-        diff(original, typed, &mut String::new(), &mut edits);
+        diff(original, typed, &mut Vec::new(), &mut edits);
         Self { edits }
     }
 
@@ -101,46 +101,61 @@ impl PayloadEdit {
     }
 }
 
+/// One step of the path from the payload to a member.
+#[derive(Clone, Copy)]
+enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
 /// Walks both values together and records the members that differ, as high up as the difference
 /// can be put back (an object member, or an array element when both arrays have one length).
-fn diff(original: &Value, typed: &Value, pointer: &mut String, out: &mut Vec<PayloadEdit>) {
+/// The pointer of a member is only written out when it differs.
+fn diff<'a>(
+    original: &'a Value,
+    typed: &'a Value,
+    path: &mut Vec<Segment<'a>>,
+    out: &mut Vec<PayloadEdit>,
+) {
     match (original, typed) {
         (Value::Object(original), Value::Object(typed)) => {
             for (key, member) in original {
-                let len = push_segment(pointer, key);
+                path.push(Segment::Key(key));
                 match typed.get(key) {
-                    Some(typed_member) => diff(member, typed_member, pointer, out),
+                    Some(typed_member) => diff(member, typed_member, path, out),
                     None => out.push(PayloadEdit {
-                        pointer: pointer.clone(),
+                        pointer: pointer(path),
                         original: Some(member.clone()),
                         typed: None,
                     }),
                 }
-                pointer.truncate(len);
+                path.pop();
             }
-            for (key, typed_member) in typed {
-                if !original.contains_key(key) {
-                    let len = push_segment(pointer, key);
-                    out.push(PayloadEdit {
-                        pointer: pointer.clone(),
-                        original: None,
-                        typed: Some(typed_member.clone()),
-                    });
-                    pointer.truncate(len);
+            if typed.len() > original.len() || typed.keys().any(|key| !original.contains_key(key)) {
+                for (key, typed_member) in typed {
+                    if !original.contains_key(key) {
+                        path.push(Segment::Key(key));
+                        out.push(PayloadEdit {
+                            pointer: pointer(path),
+                            original: None,
+                            typed: Some(typed_member.clone()),
+                        });
+                        path.pop();
+                    }
                 }
             }
         }
         (Value::Array(original), Value::Array(typed)) if original.len() == typed.len() => {
             for (index, (member, typed_member)) in original.iter().zip(typed).enumerate() {
-                let len = push_segment(pointer, &index.to_string());
-                diff(member, typed_member, pointer, out);
-                pointer.truncate(len);
+                path.push(Segment::Index(index));
+                diff(member, typed_member, path, out);
+                path.pop();
             }
         }
         _ => {
             if original != typed {
                 out.push(PayloadEdit {
-                    pointer: pointer.clone(),
+                    pointer: pointer(path),
                     original: Some(original.clone()),
                     typed: Some(typed.clone()),
                 });
@@ -149,18 +164,25 @@ fn diff(original: &Value, typed: &Value, pointer: &mut String, out: &mut Vec<Pay
     }
 }
 
-/// Appends `/segment` (escaped as RFC 6901 says) and returns the length before it.
-fn push_segment(pointer: &mut String, segment: &str) -> usize {
-    let len = pointer.len();
-    pointer.push('/');
-    for character in segment.chars() {
-        match character {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            other => pointer.push(other),
+/// The RFC 6901 pointer of `path`.
+fn pointer(path: &[Segment<'_>]) -> String {
+    let mut pointer = String::new();
+    for segment in path {
+        pointer.push('/');
+        match segment {
+            Segment::Key(key) => {
+                for character in key.chars() {
+                    match character {
+                        '~' => pointer.push_str("~0"),
+                        '/' => pointer.push_str("~1"),
+                        other => pointer.push(other),
+                    }
+                }
+            }
+            Segment::Index(index) => pointer.push_str(&index.to_string()),
         }
     }
-    len
+    pointer
 }
 
 fn unescape(segment: &str) -> String {

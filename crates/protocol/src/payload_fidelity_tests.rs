@@ -1,4 +1,5 @@
 use pretty_assertions::assert_eq;
+use proptest::prelude::*;
 use serde_json::Value;
 use serde_json::json;
 
@@ -66,4 +67,35 @@ fn arrays_of_another_length_are_restored_whole_and_only_when_untouched() {
     let mut edited = json!({"list": [9]});
     fidelity.restore(&mut edited);
     assert_eq!(edited, json!({"list": [9]}));
+}
+
+/// Small JSON values with few distinct keys, so two of them share structure often.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (0i64..4).prop_map(|n| json!(n)),
+        prop::sample::select(vec!["", "a", "~/"]).prop_map(|s| json!(s)),
+    ];
+    leaf.prop_recursive(4, 32, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop::sample::select(vec!["type", "content", "a/b", "x~y", "0"]),
+                inner,
+                0..4
+            )
+            .prop_map(|map| Value::Object(
+                map.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+            )),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn restoring_the_typed_form_gives_back_the_original(original in json_value(), typed in json_value()) {
+        prop_assert_eq!(round_trip(&original, &typed), original.clone());
+        prop_assert_eq!(PayloadFidelity::between(&original, &typed).is_exact(), original == typed);
+    }
 }
