@@ -9,6 +9,8 @@ use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputContentItem;
 use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::ResponseItem;
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::token_estimator::approx_token_count;
 use crate::truncate::truncate_text;
@@ -70,7 +72,9 @@ pub fn truncate_function_output_items_with_policy(
 
 /// Truncates a tool output payload to `policy` (no extra allowance): text bodies are
 /// middle-truncated, structured bodies go through
-/// [`truncate_function_output_items_with_policy`], other JSON shapes are kept verbatim.
+/// [`truncate_function_output_items_with_policy`]; the legacy object shape
+/// (`{content, content_items?, success?}`) has its `content` and `content_items` truncated the
+/// same way, and any other JSON is kept verbatim.
 pub fn truncate_function_output_payload(
     output: &FunctionCallOutputPayload,
     policy: TruncationPolicy,
@@ -82,12 +86,33 @@ pub fn truncate_function_output_payload(
         FunctionCallOutputBody::ContentItems(items) => FunctionCallOutputBody::ContentItems(
             truncate_function_output_items_with_policy(items, policy),
         ),
-        FunctionCallOutputBody::Other(value) => FunctionCallOutputBody::Other(value.clone()),
+        FunctionCallOutputBody::Other(value) => {
+            FunctionCallOutputBody::Other(truncate_legacy_output(value, policy))
+        }
     };
     FunctionCallOutputPayload {
         body,
         success: output.success,
     }
+}
+
+/// The legacy `{content, content_items?, success?}` output with its texts truncated.
+fn truncate_legacy_output(value: &Value, policy: TruncationPolicy) -> Value {
+    let mut value = value.clone();
+    let Value::Object(fields) = &mut value else {
+        return value;
+    };
+    if let Some(Value::String(content)) = fields.get_mut("content") {
+        *content = truncate_text(content, policy);
+    }
+    if let Some(items) = fields.get_mut("content_items")
+        && let Ok(parsed) = Vec::<FunctionCallOutputContentItem>::deserialize(&*items)
+        && let Ok(truncated) =
+            serde_json::to_value(truncate_function_output_items_with_policy(&parsed, policy))
+    {
+        *items = truncated;
+    }
+    value
 }
 
 /// The item as it is recorded into history: tool outputs truncated at `policy * 1.2`, every other

@@ -123,3 +123,23 @@ fn omitted_marker_text() {
         .collect();
     insta::assert_snapshot!("omitted_text_items_marker", rendered.join("\n"));
 }
+
+#[test]
+fn the_legacy_object_output_has_its_texts_truncated_and_keeps_its_other_fields() {
+    let long = "x".repeat(100);
+    let output: FunctionCallOutputPayload = serde_json::from_value(serde_json::json!({
+        "content": long,
+        "content_items": [{"type": "input_text", "text": long}],
+        "success": true,
+    }))
+    .unwrap();
+    let truncated = truncate_function_output_payload(&output, TruncationPolicy::Bytes(10));
+    let expected: FunctionCallOutputPayload = serde_json::from_value(serde_json::json!({
+        "content": "xxxxx…90 chars truncated…xxxxx",
+        "content_items": [{"type": "input_text", "text": "xxxxx…90 chars truncated…xxxxx"}],
+        "success": true,
+    }))
+    .unwrap();
+    assert_eq!(truncated, expected);
+    assert_eq!(truncated.success, Some(true));
+}
