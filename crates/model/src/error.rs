@@ -2,6 +2,7 @@
 //! mid-stream error events.
 
 use std::time::Duration;
+use std::time::SystemTime;
 
 use crate::structured_output::StructuredOutputError;
 
@@ -319,9 +320,12 @@ fn body_excerpt(body: &str) -> String {
     }
 }
 
-/// Reads the delay from `retry-after-ms` (OpenAI) or `retry-after` in seconds (RFC 9110; an
-/// HTTP date is not understood and yields `None`).
-pub(crate) fn retry_after_from_headers(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+/// Reads the delay from `retry-after-ms` (OpenAI) or `retry-after` (RFC 9110: seconds, or an
+/// HTTP date, counted from `now`; a date in the past means "now").
+pub(crate) fn retry_after_from_headers(
+    headers: &reqwest::header::HeaderMap,
+    now: SystemTime,
+) -> Option<Duration> {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     if let Some(delay) = header("retry-after-ms")
         .and_then(|v| v.trim().parse::<f64>().ok())
@@ -329,9 +333,15 @@ pub(crate) fn retry_after_from_headers(headers: &reqwest::header::HeaderMap) -> 
     {
         return Some(delay);
     }
-    header("retry-after")
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .and_then(seconds)
+    let value = header("retry-after")?.trim();
+    match value.parse::<f64>() {
+        Ok(secs) => seconds(secs),
+        Err(_) => {
+            let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+            let at = SystemTime::from(at.with_timezone(&chrono::Utc));
+            Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+        }
+    }
 }
 
 /// A delay of `secs` seconds; `None` when negative, not finite, or too large for a

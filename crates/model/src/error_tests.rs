@@ -1,4 +1,5 @@
 use std::time::Duration;
+use std::time::SystemTime;
 
 use pretty_assertions::assert_eq;
 
@@ -106,12 +107,12 @@ fn headers_retry_after_ms_wins_over_seconds() {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("retry-after", "3".parse().unwrap());
     assert_eq!(
-        retry_after_from_headers(&headers),
+        retry_after_from_headers(&headers, SystemTime::UNIX_EPOCH),
         Some(Duration::from_secs(3))
     );
     headers.insert("retry-after-ms", "120".parse().unwrap());
     assert_eq!(
-        retry_after_from_headers(&headers),
+        retry_after_from_headers(&headers, SystemTime::UNIX_EPOCH),
         Some(Duration::from_millis(120))
     );
     let mut date = reqwest::header::HeaderMap::new();
@@ -119,7 +120,19 @@ fn headers_retry_after_ms_wins_over_seconds() {
         "retry-after",
         "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
     );
-    assert_eq!(retry_after_from_headers(&date), None);
+    // 2015-10-21T07:28:00Z is 1445412480 seconds after the epoch.
+    let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+    assert_eq!(
+        retry_after_from_headers(&date, at - Duration::from_secs(90)),
+        Some(Duration::from_secs(90))
+    );
+    assert_eq!(
+        retry_after_from_headers(&date, at + Duration::from_secs(5)),
+        Some(Duration::ZERO)
+    );
+    let mut garbage = reqwest::header::HeaderMap::new();
+    garbage.insert("retry-after", "soon".parse().unwrap());
+    assert_eq!(retry_after_from_headers(&garbage, at), None);
 }
 
 #[test]
@@ -128,14 +141,14 @@ fn absurd_retry_after_values_never_panic() {
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("retry-after", value.parse().unwrap());
         assert_eq!(
-            retry_after_from_headers(&headers),
+            retry_after_from_headers(&headers, SystemTime::UNIX_EPOCH),
             None,
             "retry-after: {value}"
         );
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("retry-after-ms", value.parse().unwrap());
         assert_eq!(
-            retry_after_from_headers(&headers),
+            retry_after_from_headers(&headers, SystemTime::UNIX_EPOCH),
             None,
             "retry-after-ms: {value}"
         );

@@ -192,7 +192,8 @@ impl PreparedRequest {
         if status.is_success() {
             return Ok(response);
         }
-        let retry_after = retry_after_from_headers(response.headers());
+        let retry_after =
+            retry_after_from_headers(response.headers(), std::time::SystemTime::now());
         let body = match response.text().await {
             Ok(body) => body,
             Err(err) => format!("(the error body could not be read: {err})"),
