@@ -245,10 +245,23 @@ impl MessageHistory {
             return Ok(HistoryMetadata::default());
         };
         let log_id = file_identity(&file).map_err(|source| self.read_error(source))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(|source| self.read_error(source))?;
-        let entry_count = bytes.iter().filter(|byte| **byte == b'\n').count();
+        // Count newlines chunk by chunk: the history can be large and is never loaded whole here.
+        let mut chunk = [0u8; 64 * 1024];
+        let mut entry_count = 0usize;
+        loop {
+            let read = match file.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => return Err(self.read_error(source)),
+            };
+            entry_count += chunk
+                .get(..read)
+                .unwrap_or_default()
+                .iter()
+                .filter(|byte| **byte == b'\n')
+                .count();
+        }
         Ok(HistoryMetadata {
             log_id,
             entry_count,
