@@ -8,11 +8,12 @@ use agentctx_rollout::ReadEvent;
 use agentctx_rollout::RolloutReader;
 use proptest::prelude::*;
 
-const FIXTURES: [&str; 4] = [
+const FIXTURES: [&str; 5] = [
     include_str!("../fixtures/codex_current.jsonl"),
     include_str!("../fixtures/codex_legacy.jsonl"),
     include_str!("../fixtures/claude_1x.jsonl"),
     include_str!("../fixtures/claude_2x.jsonl"),
+    include_str!("../fixtures/claude_rewind.jsonl"),
 ];
 
 fn read_all(bytes: Vec<u8>) -> (usize, usize) {
@@ -52,5 +53,82 @@ proptest! {
         }
         let (records, skipped) = read_all(bytes);
         prop_assert!(records + skipped > 0 || original.len() < 64);
+    }
+}
+
+/// The indices of the generated records whose item was read (from `… {index}` texts and
+/// `t{index}` call ids).
+fn kept_indices(bytes: Vec<u8>) -> std::collections::HashSet<usize> {
+    let reader = RolloutReader::new(Path::new("tree.jsonl"), Cursor::new(bytes));
+    reader
+        .filter_map(|event| match event.unwrap() {
+            ReadEvent::Record(record) => record.response_item().cloned(),
+            ReadEvent::Skipped(_) => None,
+        })
+        .filter_map(|item| {
+            let tag = match item.call_id() {
+                Some(call_id) => call_id.trim_start_matches('t').to_string(),
+                None => item.message_text()?.rsplit(' ').next()?.to_string(),
+            };
+            tag.parse().ok()
+        })
+        .collect()
+}
+
+/// A Claude Code record linked to `parent`.
+fn claude_record(uuid: usize, parent: Option<usize>, kind: u8) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"u{p}\""));
+    match kind % 3 {
+        0 => format!(
+            r#"{{"type":"user","sessionId":"s","uuid":"u{uuid}","parentUuid":{parent},"message":{{"role":"user","content":"prompt {uuid}"}}}}"#
+        ),
+        1 => format!(
+            r#"{{"type":"assistant","sessionId":"s","uuid":"u{uuid}","parentUuid":{parent},"message":{{"id":"m{uuid}","role":"assistant","content":[{{"type":"text","text":"answer {uuid}"}}]}}}}"#
+        ),
+        _ => format!(
+            r#"{{"type":"user","sessionId":"s","uuid":"u{uuid}","parentUuid":{parent},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{uuid}","content":"ok"}}]}}}}"#
+        ),
+    }
+}
+
+proptest! {
+    #[test]
+    fn any_claude_tree_reads_and_a_linear_chain_loses_nothing(
+        links in proptest::collection::vec((any::<prop::sample::Index>(), any::<bool>(), 0u8..3), 1..40),
+    ) {
+        // Random trees (parents point anywhere earlier, even forward ids that do not exist).
+        let lines: Vec<String> = links
+            .iter()
+            .enumerate()
+            .map(|(index, (parent, dangling, kind))| {
+                let parent = if index == 0 { None } else if *dangling { Some(index + 1000) } else { Some(parent.index(index)) };
+                claude_record(index, parent, *kind)
+            })
+            .collect();
+        let (records, skipped) = read_all(lines.join("\n").into_bytes());
+        prop_assert_eq!(skipped, 0);
+        prop_assert!(records >= 1);
+        // Every record on the path from the newest record to its root is kept.
+        let parents: Vec<Option<usize>> = links
+            .iter()
+            .enumerate()
+            .map(|(index, (parent, dangling, _))| (index > 0 && !*dangling).then(|| parent.index(index)))
+            .collect();
+        let kept = kept_indices(lines.join("\n").into_bytes());
+        let mut current = Some(links.len() - 1);
+        while let Some(index) = current {
+            prop_assert!(kept.contains(&index), "record {} of the path was dropped", index);
+            current = parents[index];
+        }
+
+        // The same records as one chain: every message is kept.
+        let chain: Vec<String> = links
+            .iter()
+            .enumerate()
+            .map(|(index, (_, _, kind))| claude_record(index, index.checked_sub(1), *kind))
+            .collect();
+        let (records, _) = read_all(chain.join("\n").into_bytes());
+        // One session header plus one item per record.
+        prop_assert_eq!(records, links.len() + 1);
     }
 }
