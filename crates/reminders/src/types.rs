@@ -107,10 +107,11 @@ attachment_types! {
     ChangedFiles => "changed_files", Core, SystemReminder;
     /// Instruction files (AGENTS.md, CLAUDE.md, …) near files that were read.
     NestedMemory => "nested_memory", Core, SystemReminder;
+    /// Re-entering plan mode after having left it; before the plan mode reminder, as spec
+    /// §6.2.2 pushes it first.
+    PlanModeReentry => "plan_mode_reentry", Core, SystemReminder;
     /// Plan mode instructions (full or sparse, main agent or sub-agent).
     PlanMode => "plan_mode", Core, SystemReminder;
-    /// Re-entering plan mode after having left it.
-    PlanModeReentry => "plan_mode_reentry", Core, SystemReminder;
     /// Just left plan mode.
     PlanModeExit => "plan_mode_exit", Core, SystemReminder;
     /// Delegate (team lead) mode is active.

@@ -108,3 +108,29 @@ fn the_catalogue_is_complete_and_ordered_by_tier() {
         ]
     );
 }
+
+#[test]
+fn every_attachment_type_has_exactly_one_default_generator_and_no_generator_lacks_a_type() {
+    let generators = agentctx_reminders::default_generators();
+    let mut types: Vec<AttachmentType> = generators
+        .iter()
+        .map(|generator| generator.attachment_type())
+        .collect();
+    types.sort();
+    assert_eq!(types, AttachmentType::ALL.to_vec());
+    let mut names: Vec<&str> = generators
+        .iter()
+        .map(|generator| generator.name())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), generators.len(), "generator names are unique");
+    for generator in &generators {
+        assert_eq!(
+            generator.tier(),
+            generator.attachment_type().tier(),
+            "{}",
+            generator.name()
+        );
+    }
+}
