@@ -24,6 +24,7 @@
 
 mod loop_event;
 mod models;
+mod payload_compare;
 mod payload_fidelity;
 mod permission_mode;
 mod reminder_tags;

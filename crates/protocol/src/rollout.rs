@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::models::ExtraFields;
 use crate::models::ResponseItem;
+use crate::payload_compare::serializes_to;
 use crate::payload_fidelity::PayloadFidelity;
 use crate::token_usage::TokenUsageInfo;
 
@@ -82,6 +83,9 @@ impl RolloutItem {
     pub fn from_parts_with_fidelity(kind: &str, payload: Value) -> (Self, PayloadFidelity) {
         match Self::parse_typed(kind, &payload) {
             Some(item) => {
+                if item.payload_serializes_to(&payload) {
+                    return (item, PayloadFidelity::default());
+                }
                 let fidelity = item
                     .payload_value()
                     .map(|typed| PayloadFidelity::between(&payload, &typed))
@@ -112,6 +116,18 @@ impl RolloutItem {
             "turn_context" => typed(payload, Self::TurnContext),
             "event_msg" => typed(payload, Self::EventMsg),
             _ => None,
+        }
+    }
+
+    /// True when the payload serializes to exactly `expected` (no tree is built).
+    pub(crate) fn payload_serializes_to(&self, expected: &Value) -> bool {
+        match self {
+            Self::SessionMeta(meta) => serializes_to(expected, meta),
+            Self::ResponseItem(item) => serializes_to(expected, item),
+            Self::Compacted(compacted) => serializes_to(expected, compacted),
+            Self::TurnContext(context) => serializes_to(expected, context),
+            Self::EventMsg(event) => serializes_to(expected, event),
+            Self::Unknown { payload, .. } => payload == expected,
         }
     }
 
