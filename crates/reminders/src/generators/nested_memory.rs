@@ -6,6 +6,8 @@
 //! [`PRIORITY_FILES`] it finds, nearest folder first. Each memory file is included once per
 //! session; a host that already put the root `AGENTS.md` into the user instructions marks it with
 //! [`crate::FileTracker::mark_memory_file_loaded`]. Reading a memory file directly marks it too.
+//! A memory file's `@path` imports follow it, up to [`MAX_IMPORT_DEPTH`] levels, inside the
+//! working directory.
 
 use std::path::Component;
 use std::path::Path;
@@ -21,6 +23,7 @@ use crate::file_tracker::FileTracker;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
+use crate::generators::at_mentioned_files::parse_file_mentions;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
@@ -35,6 +38,9 @@ pub const PRIORITY_FILES: &[&str] = &[
     "CLAUDE.local.md",
     ".claude/CLAUDE.md",
 ];
+
+/// Most levels of `@path` imports followed from a memory file (`MAX_IMPORT_DEPTH`).
+pub const MAX_IMPORT_DEPTH: usize = 5;
 
 /// A memory file found for a trigger.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,25 +108,7 @@ fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) ->
                 break;
             }
             for name in PRIORITY_FILES {
-                let candidate = dir.join(name);
-                if tracker.is_memory_file_loaded(&candidate) || !candidate.is_file() {
-                    continue;
-                }
-                match read_memory_file(&candidate) {
-                    Ok(bytes) => {
-                        tracker.mark_memory_file_loaded(&candidate);
-                        let text = String::from_utf8_lossy(&bytes);
-                        let window = excerpt(&text, 1, None);
-                        found.push(MemoryFile {
-                            path: candidate,
-                            omitted_lines: window.total_lines.saturating_sub(window.num_lines),
-                            content: window.text,
-                        });
-                    }
-                    Err(error) => {
-                        tracing::debug!(path = %candidate.display(), %error, "skipping unreadable memory file");
-                    }
-                }
+                include(&dir.join(name), &cwd, tracker, 0, &mut found);
             }
             if dir == cwd {
                 break;
@@ -129,6 +117,68 @@ fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) ->
         }
     }
     found
+}
+
+/// Includes the memory file `path` unless it was already included or is not a readable file,
+/// then the files it imports (`@path` on a line outside code fences, relative to its folder),
+/// up to [`MAX_IMPORT_DEPTH`] levels. Imports stay inside `cwd`; including a file marks it
+/// loaded, so an import cycle ends.
+fn include(
+    path: &Path,
+    cwd: &Path,
+    tracker: &FileTracker,
+    depth: usize,
+    found: &mut Vec<MemoryFile>,
+) {
+    if tracker.is_memory_file_loaded(path) || !path.is_file() {
+        return;
+    }
+    let bytes = match read_memory_file(path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            tracing::debug!(path = %path.display(), %error, "skipping unreadable memory file");
+            return;
+        }
+    };
+    tracker.mark_memory_file_loaded(path);
+    let text = String::from_utf8_lossy(&bytes);
+    let window = excerpt(&text, 1, None);
+    found.push(MemoryFile {
+        path: path.to_path_buf(),
+        omitted_lines: window.total_lines.saturating_sub(window.num_lines),
+        content: window.text,
+    });
+    if depth >= MAX_IMPORT_DEPTH {
+        return;
+    }
+    let folder = path.parent().unwrap_or(cwd);
+    for import in parse_file_mentions(&outside_code_fences(&text), &|_| false) {
+        if import.path.starts_with('~') {
+            // The home folder is the host's business, not a project import.
+            continue;
+        }
+        let imported = absolute(folder, Path::new(&import.path));
+        if imported.starts_with(cwd) {
+            include(&imported, cwd, tracker, depth + 1, found);
+        }
+    }
+}
+
+/// The lines of `text` outside fenced code blocks (an `@` in code is not an import).
+fn outside_code_fences(text: &str) -> String {
+    let mut in_fence = false;
+    let mut kept = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if !in_fence {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
 }
 
 /// `path` made absolute against `cwd` (`join` keeps an absolute `path` as it is), normalized.

@@ -138,3 +138,44 @@ async fn symlink_loops_and_odd_memory_files_do_not_stop_the_walk() {
     assert!(content.contains("root agents"), "{content}");
     assert!(!content.contains("outside the project"), "{content}");
 }
+
+#[tokio::test]
+async fn imports_follow_their_memory_file_up_to_five_levels_once_each_inside_cwd() {
+    let (outer, ctx) = setup();
+    let docs = ctx.cwd.join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    // AGENTS.md imports level1, which imports level2, ... level6 (one level too deep); level3
+    // imports AGENTS.md back (a cycle); a fenced `@` and an import outside cwd are ignored.
+    fs::write(
+        ctx.cwd.join("AGENTS.md"),
+        "root agents\nSee @docs/level1.md.\n```\n@docs/fenced.md\n```\n@../AGENTS.md\n",
+    )
+    .unwrap();
+    for level in 1..=6 {
+        let next = if level == 3 {
+            format!("level {level} @level{}.md @../AGENTS.md\n", level + 1)
+        } else {
+            format!("level {level} @level{}.md\n", level + 1)
+        };
+        fs::write(docs.join(format!("level{level}.md")), next).unwrap();
+    }
+    fs::write(docs.join("fenced.md"), "fenced\n").unwrap();
+    ctx.file_tracker
+        .track_read(ctx.cwd.join("main.rs"), "\n", 1, None, None);
+    let content = generate(&ctx, outer.path()).await.unwrap();
+    let included: Vec<&str> = content
+        .lines()
+        .filter_map(|line| line.strip_prefix("Contents of "))
+        .collect();
+    assert_eq!(
+        included,
+        [
+            "[TMP]/project/AGENTS.md:",
+            "[TMP]/project/docs/level1.md:",
+            "[TMP]/project/docs/level2.md:",
+            "[TMP]/project/docs/level3.md:",
+            "[TMP]/project/docs/level4.md:",
+            "[TMP]/project/docs/level5.md:",
+        ]
+    );
+}
