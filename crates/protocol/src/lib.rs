@@ -5,7 +5,8 @@
 //! ([`RolloutLine`], [`RolloutItem`]), token usage, todo items, the permission mode, thinking levels,
 //! loop events and the reminder XML tags. Its JSON is that of codex-rs: a real `~/.codex/sessions`
 //! file reads and writes back unchanged, because unknown variants and unknown fields are kept
-//! verbatim.
+//! verbatim, and whatever a typed payload cannot hold (a `null`, a field of a nested content part,
+//! an alias) is kept beside it in [`RolloutLine::fidelity`] and put back on write.
 //!
 //! ```
 //! use agentctx_protocol::RolloutItem;

@@ -52,7 +52,8 @@ pub struct RolloutFile {
     pub records: Vec<RolloutRecord>,
     /// Lines that could not be used.
     pub skipped: Vec<SkippedLine>,
-    /// Records skipped by rule (bookkeeping kinds that carry no conversation), counted by kind.
+    /// Records skipped by rule, counted by kind: bookkeeping kinds that carry no conversation,
+    /// and (as `abandoned-branch`) records of Claude Code branches the user abandoned.
     pub ignored: BTreeMap<String, usize>,
 }
 
