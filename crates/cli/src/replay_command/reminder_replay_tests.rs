@@ -218,7 +218,7 @@ fn background_shells_are_reported_when_their_status_changes() {
             .map(|reminder| reminder.text.as_str())
             .collect::<Vec<_>>(),
         vec![
-            "<system-reminder>\nBackground Bash 3f1a9c (command: cargo test) (status: completed) (exit code: 0)\n</system-reminder>"
+            "<system-reminder>\nBackground Bash 3f1a9c (command: cargo test) (status: completed) (exit code: 0)\n\n</system-reminder>"
         ]
     );
     // A sub-agent turn sees no main-agent reminders.
