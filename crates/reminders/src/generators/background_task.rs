@@ -44,7 +44,7 @@ pub fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
 pub fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) -> String {
     if task.status == BackgroundTaskStatus::Killed {
         return format!(
-            "Task \"{}\" ({}) was stopped by the user.",
+            "Task \"{}\" ({}) was stopped before it finished.",
             task.description, task.task_id
         );
     }
