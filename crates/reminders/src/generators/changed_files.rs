@@ -126,6 +126,11 @@ impl AttachmentGenerator for ChangedFilesGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
+        // Nothing tracked, nothing to detect: skip the hop to the blocking pool, which costs
+        // more than the whole of an idle turn's other work.
+        if ctx.file_tracker.is_empty() {
+            return Ok(None);
+        }
         // Detecting and diffing reads files: off the async worker, so the timeout holds. The
         // changes are acknowledged only once the result is back, so a turn that times out
         // leaves them to be reported on the next one.
