@@ -44,7 +44,9 @@ impl ReminderPlacement {
 pub struct SystemReminderConfig {
     /// Master switch (default true).
     pub enabled: bool,
-    /// A user-defined instruction injected on every turn when set.
+    /// A user-defined instruction, injected on every turn with `AfterEnvironmentContext`
+    /// placement, and with `Tail` placement when set, changed, or after compaction (the copy
+    /// already in the history serves the turns between).
     pub critical_instruction: Option<String>,
     /// Per-type switches.
     pub attachments: AttachmentSettings,

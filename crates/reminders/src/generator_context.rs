@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use crate::config::DEFAULT_CHANGED_FILES_TOKEN_CAP;
+use crate::config::ReminderPlacement;
 use crate::config::SystemReminderConfig;
 use crate::file_tracker::FileTracker;
 use crate::providers::Providers;
@@ -72,6 +73,10 @@ pub struct GeneratorContext {
     pub ultramemory: Option<String>,
     /// Token cap of the `changed_files` reminder per turn.
     pub changed_files_token_cap: usize,
+    /// Where this turn's reminders will be placed (copied from the config). Under
+    /// [`ReminderPlacement::Tail`] reminders stay in the history, so standing ones (the critical
+    /// instruction) are repeated only when they change or after compaction.
+    pub placement: ReminderPlacement,
     /// Outside-state providers.
     pub providers: Providers,
 }
@@ -105,6 +110,7 @@ impl GeneratorContext {
             ultramemory: None,
             changed_files_token_cap: DEFAULT_CHANGED_FILES_TOKEN_CAP,
             providers: Providers::default(),
+            placement: ReminderPlacement::default(),
         }
     }
 
@@ -121,6 +127,7 @@ impl GeneratorContext {
             self.critical_instruction = config.critical_instruction.clone();
         }
         self.changed_files_token_cap = config.changed_files_token_cap;
+        self.placement = config.placement;
         self
     }
 

@@ -151,17 +151,24 @@ impl SystemReminderOrchestrator {
         if !self.config.enabled {
             return GenerationReport::default();
         }
-        // The config's critical instruction applies even when the host did not copy it into the
-        // context with `GeneratorContext::with_config`; a context's own (a sub-agent's) wins.
+        // The config's critical instruction and placement apply even when the host did not copy
+        // them into the context with `GeneratorContext::with_config`; a context's own critical
+        // instruction (a sub-agent's) wins.
         let configured;
-        let ctx = match (&ctx.critical_instruction, &self.config.critical_instruction) {
-            (None, Some(instruction)) => {
-                let mut with_instruction = ctx.clone();
-                with_instruction.critical_instruction = Some(instruction.clone());
-                configured = with_instruction;
-                &configured
+        let missing_instruction =
+            ctx.critical_instruction.is_none() && self.config.critical_instruction.is_some();
+        let ctx = if missing_instruction || ctx.placement != self.config.placement {
+            let mut with_config = ctx.clone();
+            if missing_instruction {
+                with_config
+                    .critical_instruction
+                    .clone_from(&self.config.critical_instruction);
             }
-            _ => ctx,
+            with_config.placement = self.config.placement;
+            configured = with_config;
+            &configured
+        } else {
+            ctx
         };
         let eligible: Vec<&Arc<dyn AttachmentGenerator>> = self
             .generators

@@ -1,9 +1,18 @@
 //! The critical instruction (catalogue #13 `critical_system_reminder`, spec §6.2.6): the user's
 //! always-on instruction from the config, or a sub-agent definition's `critical_system_reminder`.
-//! It is injected on every turn while set.
+//!
+//! With the spec's placement ([`ReminderPlacement::AfterEnvironmentContext`]) reminders are
+//! rebuilt into every prompt, so the instruction is injected on every turn while set. With
+//! [`ReminderPlacement::Tail`] (the default) reminders stay in the history: the instruction is
+//! injected when it is first set, when it changes, and again after compaction ([`reset`]), never
+//! as one more copy per turn of text the model already has.
+//!
+//! [`reset`]: AttachmentGenerator::reset
 
 use async_trait::async_trait;
 
+use super::last_reported::LastReported;
+use crate::config::ReminderPlacement;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
@@ -11,13 +20,16 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// Generates the critical instruction.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CriticalInstructionGenerator;
+#[derive(Debug, Default)]
+pub struct CriticalInstructionGenerator {
+    /// The instruction last put into the history (tail placement only).
+    last: LastReported<Option<String>>,
+}
 
 impl CriticalInstructionGenerator {
     /// A new generator; the instruction comes from [`GeneratorContext::critical_instruction`].
     pub fn new() -> Self {
-        Self
+        Self::default()
     }
 }
 
@@ -31,18 +43,28 @@ impl AttachmentGenerator for CriticalInstructionGenerator {
         AttachmentType::CriticalInstruction
     }
 
+    /// After compaction the history no longer holds the instruction: inject it again.
+    fn reset(&self) {
+        self.last.forget();
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        Ok(ctx
+        let instruction = ctx
             .critical_instruction
             .as_deref()
             .map(str::trim)
-            .filter(|instruction| !instruction.is_empty())
-            .map(|instruction| {
-                SystemReminder::new(AttachmentType::CriticalInstruction, instruction)
-            }))
+            .filter(|instruction| !instruction.is_empty());
+        let changed = self.last.changed(&instruction.map(str::to_string));
+        let repeat = match ctx.placement {
+            ReminderPlacement::AfterEnvironmentContext => true,
+            ReminderPlacement::Tail => changed,
+        };
+        Ok(instruction.filter(|_| repeat).map(|instruction| {
+            SystemReminder::new(AttachmentType::CriticalInstruction, instruction)
+        }))
     }
 }
 

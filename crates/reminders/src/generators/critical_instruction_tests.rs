@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::config::ReminderPlacement;
 use crate::config::SystemReminderConfig;
 use crate::types::ReminderTier;
 
@@ -22,11 +23,11 @@ async fn ac_20_critical_instruction_injected_when_config_set() {
 }
 
 #[tokio::test]
-async fn ac_17_critical_instruction_absent_when_unset_and_repeated_every_turn_when_set() {
+async fn ac_17_critical_instruction_absent_when_unset_and_repeated_every_turn_when_rebuilt() {
     let generator = CriticalInstructionGenerator::new();
-    let ctx = GeneratorContext::new("/work/project");
+    let mut ctx = GeneratorContext::new("/work/project");
+    ctx.placement = ReminderPlacement::AfterEnvironmentContext;
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
-    let mut ctx = ctx;
     ctx.critical_instruction = Some("   ".to_string());
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.critical_instruction = Some(INSTRUCTION.to_string());
@@ -34,6 +35,35 @@ async fn ac_17_critical_instruction_absent_when_unset_and_repeated_every_turn_wh
         ctx.turn_number = turn;
         assert!(generator.generate(&ctx).await.unwrap().is_some());
     }
+}
+
+#[tokio::test]
+async fn with_tail_placement_the_instruction_is_injected_on_change_and_after_reset_only() {
+    let generator = CriticalInstructionGenerator::new();
+    let mut ctx = GeneratorContext::new("/work/project");
+    assert_eq!(ctx.placement, ReminderPlacement::Tail);
+    ctx.critical_instruction = Some(INSTRUCTION.to_string());
+    let fired = |ctx: &GeneratorContext| {
+        let ctx = ctx.clone();
+        let generator = &generator;
+        async move { generator.generate(&ctx).await.unwrap().is_some() }
+    };
+    // Set: injected once; the copy in the history serves the following turns.
+    assert!(fired(&ctx).await);
+    assert!(!fired(&ctx).await);
+    assert!(!fired(&ctx).await);
+    // Changed: injected again.
+    ctx.critical_instruction = Some("Never push to main.".to_string());
+    assert!(fired(&ctx).await);
+    assert!(!fired(&ctx).await);
+    // Compaction drops the old copy: injected again after reset.
+    generator.reset();
+    assert!(fired(&ctx).await);
+    // Unset then set again is a change too.
+    ctx.critical_instruction = None;
+    assert!(!fired(&ctx).await);
+    ctx.critical_instruction = Some("Never push to main.".to_string());
+    assert!(fired(&ctx).await);
 }
 
 #[tokio::test]

@@ -149,6 +149,7 @@ async fn ac_17_critical_instruction_injected_when_set() {
     );
 
     config.critical_instruction = Some("Never push to main.".to_string());
+    config.placement = ReminderPlacement::AfterEnvironmentContext;
     let orchestrator = SystemReminderOrchestrator::new(config.clone());
     for turn in 1..=3 {
         let mut ctx = GeneratorContext::new("/p").with_config(&config);
@@ -166,6 +167,33 @@ async fn ac_17_critical_instruction_injected_when_set() {
             "turn {turn}"
         );
     }
+}
+
+#[tokio::test]
+async fn ac_17_with_tail_placement_the_critical_instruction_is_injected_once_per_change() {
+    let mut config = SystemReminderConfig {
+        critical_instruction: Some("Never push to main.".to_string()),
+        ..SystemReminderConfig::default()
+    };
+    assert_eq!(config.placement, ReminderPlacement::Tail);
+    let orchestrator = SystemReminderOrchestrator::new(config.clone());
+    let mut fired_on = Vec::new();
+    for turn in 1..=4 {
+        if turn == 3 {
+            config.critical_instruction = Some("Never push to main or release.".to_string());
+        }
+        let mut ctx = GeneratorContext::new("/p").with_config(&config);
+        ctx.turn_number = turn;
+        if orchestrator
+            .generate_all(&ctx)
+            .await
+            .iter()
+            .any(|reminder| reminder.attachment_type == AttachmentType::CriticalInstruction)
+        {
+            fired_on.push(turn);
+        }
+    }
+    assert_eq!(fired_on, vec![1, 3]);
 }
 
 #[test]

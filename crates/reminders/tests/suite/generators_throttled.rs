@@ -10,6 +10,7 @@ use agentctx_reminders::BackgroundTaskInfo;
 use agentctx_reminders::BackgroundTaskStatus;
 use agentctx_reminders::BackgroundTaskType;
 use agentctx_reminders::GeneratorContext;
+use agentctx_reminders::ReminderPlacement;
 use agentctx_reminders::SystemReminder;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
@@ -162,8 +163,10 @@ async fn ac_25_background_task_only_for_main_agent_through_the_orchestrator() {
 
 #[tokio::test]
 async fn ac_20_critical_instruction_from_config_on_every_turn() {
+    // Every turn with the spec's placement, where reminders are rebuilt into each prompt.
     let config = SystemReminderConfig {
         critical_instruction: Some("Never push to main.".to_string()),
+        placement: ReminderPlacement::AfterEnvironmentContext,
         ..SystemReminderConfig::default()
     };
     let orchestrator = SystemReminderOrchestrator::new(config.clone());

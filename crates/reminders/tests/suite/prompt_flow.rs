@@ -157,7 +157,9 @@ async fn tail_placement_makes_each_prompt_a_byte_identical_extension_of_the_prev
     assert!(third_bytes.starts_with(&second_bytes));
     assert_eq!(second[..first.len()], first[..]);
     let tail: Vec<String> = rendered(&second[first.len()..]);
-    assert_eq!(tail.len(), 6, "{tail:#?}");
+    // The call, its output, the answer, the new input and the changed-file note: the critical
+    // instruction of turn 1 is still in the history, so it is not appended again.
+    assert_eq!(tail.len(), 5, "{tail:#?}");
     assert!(
         tail[4].starts_with("user:<system-reminder>\nNote: "),
         "{tail:#?}"
@@ -241,7 +243,8 @@ async fn ac_36_critical_reminders_re_injected_after_compaction() {
     ));
     assert!(!request_bytes(&compacted).contains(CRITICAL));
     session.history = compacted;
-    session.ctx.throttle.reset();
+    // What core does after a compaction.
+    session.orchestrator.reset(&session.ctx);
     let prompt = session.turn(2, "continue").await;
     let critical = prompt
         .iter()
