@@ -13,6 +13,7 @@ mod suite {
     mod reconnect;
     mod responses;
     mod retries;
+    mod schema;
     mod scripted;
     mod structured;
     pub(crate) mod support;

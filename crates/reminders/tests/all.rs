@@ -14,6 +14,7 @@ mod suite {
     mod multi_llm;
     mod orchestrator;
     mod prompt_flow;
+    mod schema;
     mod scripted;
     mod spec_texts;
     mod types;

@@ -14,4 +14,5 @@ mod suite {
     mod loading;
     mod registry;
     mod running;
+    mod schema;
 }
