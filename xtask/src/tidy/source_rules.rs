@@ -13,7 +13,7 @@ use crate::finding::Finding;
 pub(crate) struct Rules {
     /// (e) library crate code: no `println!`, `eprintln!`, `print!`, `eprint!`, `dbg!`.
     pub(crate) no_print: bool,
-    /// (f) code under `src/`: no `todo!(` or `unimplemented!(`.
+    /// (f) code under `src/`: no `todo!` or `unimplemented!` macro calls.
     pub(crate) no_placeholders: bool,
     /// (h) anything but a `process.rs`, xtask or tests: no `std::process::Command::new`.
     pub(crate) no_process_command: bool,
