@@ -1,26 +1,11 @@
 //! The committed JSON schema of this crate's config must match the code.
 //!
-//! Regenerate with `cargo xtask schema` (which sets `AGENTCTX_UPDATE_SCHEMAS=1` for this test).
+//! Regenerate with `cargo xtask schema`.
 
-use std::path::PathBuf;
-
-use pretty_assertions::assert_eq;
+use agentctx_skills::SkillsConfig;
+use agentctx_test_support::assert_schema_fresh;
 
 #[test]
 fn schema_is_fresh() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/schema/skills-config.schema.json");
-    let schema = schemars::schema_for!(agentctx_skills::SkillsConfig);
-    let generated = format!("{}\n", serde_json::to_string_pretty(&schema).unwrap());
-    if std::env::var_os("AGENTCTX_UPDATE_SCHEMAS").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(
-        committed,
-        generated,
-        "{} is stale: run `cargo xtask schema`",
-        path.display()
-    );
+    assert_schema_fresh::<SkillsConfig>("skills-config");
 }
