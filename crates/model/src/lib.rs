@@ -34,9 +34,11 @@
 
 #![warn(missing_docs)]
 mod client;
+mod context_overflow;
 mod error;
 mod http_client;
 mod model_info;
+mod model_table;
 mod prompt;
 mod provider_config;
 mod response_event;
@@ -52,9 +54,11 @@ mod wire;
 pub use client::ModelClient;
 pub use client::complete_prompt;
 pub use client::complete_structured;
+pub use context_overflow::ContextOverflow;
 pub use error::ModelError;
 pub use http_client::HttpModelClient;
 pub use model_info::DEFAULT_CONTEXT_WINDOW;
+pub use model_info::MaxTokensField;
 pub use model_info::ModelInfo;
 pub use prompt::Prompt;
 pub use prompt::ReasoningEffort;
@@ -68,6 +72,7 @@ pub use provider_config::DEFAULT_STREAM_MAX_RETRIES;
 pub use provider_config::MAX_RETRIES_CAP;
 pub use provider_config::ModelConfig;
 pub use provider_config::ProviderConfig;
+pub use provider_config::SystemMessageMode;
 pub use provider_config::WireApi;
 pub use response_event::RateLimitSnapshot;
 pub use response_event::ResponseEvent;

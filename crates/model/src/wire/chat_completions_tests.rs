@@ -70,7 +70,7 @@ fn arguments_sent_as_an_object_are_kept_as_json_text() {
 }
 
 #[test]
-fn parallel_calls_share_one_assistant_message_and_images_in_tool_output() {
+fn parallel_calls_share_one_assistant_message_and_tool_images_follow_as_user() {
     let prompt = Prompt {
         input: vec![
             ResponseItem::assistant_text("Checking both."),
@@ -109,11 +109,11 @@ fn parallel_calls_share_one_assistant_message_and_images_in_tool_output() {
                 ]
             },
             { "role": "tool", "tool_call_id": "a", "content": "one" },
+            { "role": "tool", "tool_call_id": "b", "content": "screenshot" },
             {
-                "role": "tool",
-                "tool_call_id": "b",
+                "role": "user",
                 "content": [
-                    { "type": "text", "text": "screenshot" },
+                    { "type": "text", "text": "Images returned by tool call b:" },
                     { "type": "image_url", "image_url": { "url": "data:image/png;base64,AAA", "detail": "low" } },
                 ]
             },
