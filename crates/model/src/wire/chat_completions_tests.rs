@@ -148,3 +148,34 @@ fn length_finish_reason_is_incomplete_with_or_without_done() {
         ));
     }
 }
+
+#[test]
+fn tool_call_names_repeated_cumulative_or_fragmented_assemble_once() {
+    let chunk = |name: &str, arguments: &str| {
+        format!(
+            r#"{{"id":"c3","choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"id":"t1","function":{{"name":"{name}","arguments":"{arguments}"}}}}]}}}}]}}"#
+        )
+    };
+    let cases = [
+        // Repeated in every chunk (some vLLM and llama.cpp versions).
+        (["read_file", "read_file", "read_file"], "read_file"),
+        // Cumulative.
+        (["read", "read_f", "read_file"], "read_file"),
+        // Fragments, sent once each.
+        (["read", "_fi", "le"], "read_file"),
+    ];
+    for (pieces, expected) in cases {
+        let chunks: Vec<String> = pieces.iter().map(|piece| chunk(piece, "")).collect();
+        let mut datas: Vec<&str> = chunks.iter().map(String::as_str).collect();
+        datas
+            .push(r#"{"id":"c3","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#);
+        let (out, result) = feed(&datas);
+        assert_eq!(result, Ok(()));
+        assert!(
+            out.contains(&ResponseEvent::OutputItemDone(ResponseItem::function_call(
+                "t1", expected, "{}"
+            ))),
+            "{pieces:?}: {out:?}"
+        );
+    }
+}
