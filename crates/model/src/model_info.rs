@@ -11,7 +11,7 @@ use crate::provider_config::SystemMessageMode;
 use crate::thinking::ThinkingCapabilityOverride;
 
 /// The context window assumed for a model nobody configured.
-pub const DEFAULT_CONTEXT_WINDOW: i64 = 128_000;
+pub(crate) const DEFAULT_CONTEXT_WINDOW: i64 = 128_000;
 
 /// Facts about one model, configured per provider under `models.<slug>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

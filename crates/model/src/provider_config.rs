@@ -17,15 +17,15 @@ use crate::thinking::ThinkingCapabilityOverride;
 use crate::thinking::ThinkingSettings;
 
 /// Request retries when `request_max_retries` is not set (as codex).
-pub const DEFAULT_REQUEST_MAX_RETRIES: u64 = 4;
+pub(crate) const DEFAULT_REQUEST_MAX_RETRIES: u64 = 4;
 /// Stream reconnects when `stream_max_retries` is not set (as codex).
-pub const DEFAULT_STREAM_MAX_RETRIES: u64 = 5;
+pub(crate) const DEFAULT_STREAM_MAX_RETRIES: u64 = 5;
 /// Idle timeout of a response stream when `stream_idle_timeout_ms` is not set (as codex).
-pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: u64 = 300_000;
+pub(crate) const DEFAULT_STREAM_IDLE_TIMEOUT_MS: u64 = 300_000;
 /// Upper bound on configured retries, so a typo cannot retry forever.
-pub const MAX_RETRIES_CAP: u64 = 100;
+pub(crate) const MAX_RETRIES_CAP: u64 = 100;
 /// `anthropic-version` header sent when the configuration does not set one.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// Which wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -94,14 +94,14 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
-    /// Retries of a failed request, capped at [`MAX_RETRIES_CAP`].
+    /// Retries of a failed request, capped at 100 so a typo cannot retry forever.
     pub fn request_max_retries(&self) -> u64 {
         self.request_max_retries
             .unwrap_or(DEFAULT_REQUEST_MAX_RETRIES)
             .min(MAX_RETRIES_CAP)
     }
 
-    /// Reconnects of a dropped stream, capped at [`MAX_RETRIES_CAP`].
+    /// Reconnects of a dropped stream, capped at 100 so a typo cannot retry forever.
     pub fn stream_max_retries(&self) -> u64 {
         self.stream_max_retries
             .unwrap_or(DEFAULT_STREAM_MAX_RETRIES)

@@ -282,8 +282,9 @@ impl ChatMessages {
         }
     }
 
-    /// The messages; in the strict modes consecutive user messages are merged, since the
-    /// strictest templates (Mistral, Gemma) require user and assistant turns to alternate.
+    /// The messages; in the strict modes consecutive user messages are merged into one message
+    /// of text (and image) parts, since the strictest templates (Mistral, Gemma) require user
+    /// and assistant turns to alternate.
     fn finish(mut self) -> Vec<Value> {
         self.flush_images();
         if self.mode == SystemMessageMode::AsIs {
@@ -305,21 +306,18 @@ impl ChatMessages {
     }
 }
 
-/// Two user contents as one: strings joined by a blank line, else the parts of both.
+/// Two user contents as one list of parts. Each text stays its own part, so a reminder or a
+/// converted developer message remains a text of its own (servers that flatten parts for a
+/// template join them with a newline).
 fn merge_content(first: Value, second: Value) -> Value {
-    match (first, second) {
-        (Value::String(a), Value::String(b)) => Value::String(format!("{a}\n\n{b}")),
-        (a, b) => {
-            let parts = |content: Value| match content {
-                Value::Array(parts) => parts,
-                Value::String(text) => vec![json!({ "type": "text", "text": text })],
-                _ => Vec::new(),
-            };
-            let mut all = parts(a);
-            all.extend(parts(b));
-            Value::Array(all)
-        }
-    }
+    let parts = |content: Value| match content {
+        Value::Array(parts) => parts,
+        Value::String(text) => vec![json!({ "type": "text", "text": text })],
+        _ => Vec::new(),
+    };
+    let mut all = parts(first);
+    all.extend(parts(second));
+    Value::Array(all)
 }
 
 /// Text-only content becomes one string (parts joined by newlines); content with images

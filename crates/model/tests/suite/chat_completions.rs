@@ -257,7 +257,7 @@ impl wiremock::Respond for Strict {
             }
             if model == "gpt-5" && body["reasoning_effort"] == "xhigh" {
                 return ResponseTemplate::new(400).set_body_json(json!({ "error": {
-                    "message": "Unsupported value: 'reasoning_effort' does not support 'xhigh' with this model. Supported values are: 'minimal', 'low', 'medium', and 'high'.",
+                    "message": "Unsupported value: 'xhigh' is not supported with the 'gpt-5' model. Supported values are: 'minimal', 'low', 'medium', and 'high'.",
                     "type": "invalid_request_error", "param": "reasoning_effort", "code": "unsupported_value",
                 }}));
             }

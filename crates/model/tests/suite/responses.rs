@@ -267,8 +267,9 @@ async fn reasoning_is_stripped_for_models_that_cannot_reason() {
     assert_eq!(client.slug(), "gpt-4.1");
 }
 
-/// The reasoning efforts the OpenAI API accepts per model, as its 400 errors enforce them
-/// (codex-rs `openai_models/model_presets.rs`, and the API reference of `reasoning.effort`).
+/// The reasoning efforts the OpenAI API accepts per model, as its 400 errors list them
+/// ("Unsupported value: 'xhigh' is not supported with the 'gpt-5-codex' model. Supported values
+/// are: 'low', 'medium', and 'high'."; codex-rs `openai_models/model_presets.rs`).
 fn accepted_efforts(model: &str) -> &'static [&'static str] {
     match model {
         "gpt-5" => &["minimal", "low", "medium", "high"],
@@ -286,10 +287,12 @@ fn openai_400(message: &str, param: &str, code: &str) -> ResponseTemplate {
 }
 
 /// A Responses endpoint that checks a request the way the OpenAI API does with `store: false`:
-/// an effort the model does not take, raw reasoning text sent back, a reasoning item without
-/// encrypted content, or any item carrying a server id (nothing is stored, so the id points at
-/// nothing) is a 400. The reasoning item it answers with carries `encrypted_content` only when
-/// the request asked for it in `include`, as the real API does.
+/// an effort the model does not take, a reasoning item without encrypted content, or any item
+/// carrying a server id (nothing is stored, so the id points at nothing) is a 400. It also
+/// refuses raw reasoning text: OpenAI models only ever hand out summaries and encrypted state,
+/// so raw text in the input is another model's thinking posing as this one's. The reasoning
+/// item it answers with carries `encrypted_content` only when the request asked for it in
+/// `include`, as the real API does.
 struct OpenAiResponses;
 
 impl wiremock::Respond for OpenAiResponses {
@@ -299,10 +302,15 @@ impl wiremock::Respond for OpenAiResponses {
         if let Some(effort) = body["reasoning"]["effort"].as_str()
             && !accepted_efforts(model).contains(&effort)
         {
+            let values: Vec<String> = accepted_efforts(model)
+                .iter()
+                .map(|value| format!("'{value}'"))
+                .collect();
+            let (last, rest) = values.split_last().unwrap();
             return openai_400(
                 &format!(
-                    "Unsupported value: 'reasoning.effort' does not support '{effort}' with this model. Supported values are: {:?}.",
-                    accepted_efforts(model)
+                    "Unsupported value: '{effort}' is not supported with the '{model}' model. Supported values are: {}, and {last}.",
+                    rest.join(", ")
                 ),
                 "reasoning.effort",
                 "unsupported_value",
