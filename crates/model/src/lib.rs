@@ -6,8 +6,11 @@
 //!   [`ModelClient::complete`] / [`ModelClient::complete_structured`] for one-shot calls;
 //! - [`HttpModelClient`], real HTTP + SSE providers for the OpenAI Responses API,
 //!   OpenAI-compatible Chat Completions (Ollama, LM Studio, vLLM, llama.cpp server) and the
-//!   Anthropic Messages API, configured by [`ProviderConfig`] as codex `model_providers` are;
-//! - classified errors ([`ModelError`]), retries with exponential backoff and jitter, and
+//!   Anthropic Messages API, configured by [`ProviderConfig`] as codex `model_providers` are,
+//!   with a built-in model table (windows, output limits, accepted reasoning efforts) behind
+//!   [`ProviderConfig::model_info`];
+//! - classified errors ([`ModelError`], with [`ModelError::context_overflow`] for the numbers of
+//!   a context-window error), retries with exponential backoff and jitter, and
 //!   reconnection of dropped streams without duplicating delivered items;
 //! - [`thinking`]: the specification's thinking levels, keywords, session toggle, priority chain
 //!   and provider mappings (application layer; the transport only sends final parameters);
@@ -34,9 +37,11 @@
 
 #![warn(missing_docs)]
 mod client;
+mod context_overflow;
 mod error;
 mod http_client;
 mod model_info;
+mod model_table;
 mod prompt;
 mod provider_config;
 mod response_event;
@@ -52,22 +57,19 @@ mod wire;
 pub use client::ModelClient;
 pub use client::complete_prompt;
 pub use client::complete_structured;
+pub use context_overflow::ContextOverflow;
 pub use error::ModelError;
 pub use http_client::HttpModelClient;
-pub use model_info::DEFAULT_CONTEXT_WINDOW;
+pub use model_info::MaxTokensField;
 pub use model_info::ModelInfo;
 pub use prompt::Prompt;
 pub use prompt::ReasoningEffort;
 pub use prompt::ReasoningOptions;
 pub use prompt::ReasoningSummaryMode;
 pub use prompt::ToolSpec;
-pub use provider_config::ANTHROPIC_VERSION;
-pub use provider_config::DEFAULT_REQUEST_MAX_RETRIES;
-pub use provider_config::DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-pub use provider_config::DEFAULT_STREAM_MAX_RETRIES;
-pub use provider_config::MAX_RETRIES_CAP;
 pub use provider_config::ModelConfig;
 pub use provider_config::ProviderConfig;
+pub use provider_config::SystemMessageMode;
 pub use provider_config::WireApi;
 pub use response_event::RateLimitSnapshot;
 pub use response_event::ResponseEvent;

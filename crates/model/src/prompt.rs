@@ -22,6 +22,10 @@ pub struct Prompt {
     pub reasoning: Option<ReasoningOptions>,
     /// A JSON schema the reply must follow (structured output).
     pub output_schema: Option<Value>,
+    /// The session (conversation) this request belongs to. The Responses API receives it as
+    /// `prompt_cache_key`, so consecutive requests of one session are routed to the same
+    /// prompt cache; the other wire formats do not send it.
+    pub session_id: Option<String>,
 }
 
 impl Prompt {
@@ -46,8 +50,11 @@ pub struct ToolSpec {
     pub parameters: Value,
 }
 
-/// OpenAI reasoning effort (Responses `reasoning.effort`, Chat `reasoning_effort`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// OpenAI reasoning effort (Responses `reasoning.effort`, Chat `reasoning_effort`), ordered from
+/// the least to the most reasoning.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ReasoningEffort {
     /// `minimal`.

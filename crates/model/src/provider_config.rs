@@ -10,20 +10,22 @@ use serde::Serialize;
 
 use crate::error::ModelError;
 use crate::model_info::ModelInfo;
+use crate::model_table::known_model;
+use crate::model_table::known_models;
 use crate::thinking::BudgetByLevel;
 use crate::thinking::ThinkingCapabilityOverride;
 use crate::thinking::ThinkingSettings;
 
 /// Request retries when `request_max_retries` is not set (as codex).
-pub const DEFAULT_REQUEST_MAX_RETRIES: u64 = 4;
+pub(crate) const DEFAULT_REQUEST_MAX_RETRIES: u64 = 4;
 /// Stream reconnects when `stream_max_retries` is not set (as codex).
-pub const DEFAULT_STREAM_MAX_RETRIES: u64 = 5;
+pub(crate) const DEFAULT_STREAM_MAX_RETRIES: u64 = 5;
 /// Idle timeout of a response stream when `stream_idle_timeout_ms` is not set (as codex).
-pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: u64 = 300_000;
+pub(crate) const DEFAULT_STREAM_IDLE_TIMEOUT_MS: u64 = 300_000;
 /// Upper bound on configured retries, so a typo cannot retry forever.
-pub const MAX_RETRIES_CAP: u64 = 100;
+pub(crate) const MAX_RETRIES_CAP: u64 = 100;
 /// `anthropic-version` header sent when the configuration does not set one.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// Which wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -36,6 +38,26 @@ pub enum WireApi {
     Chat,
     /// Anthropic Messages: `POST {base_url}/v1/messages`.
     Anthropic,
+}
+
+/// Where a Chat Completions request puts the developer and system messages of the history.
+///
+/// Strict chat templates (Qwen3, Gemma, Mistral as vLLM, llama.cpp and LM Studio apply them)
+/// reject a system message anywhere but first, and some reject two user turns in a row. In the
+/// two strict modes, developer messages before the first user or assistant turn join the
+/// leading system message (they are part of the stable preamble), and consecutive user
+/// messages are merged into one. See docs/design/model-providers.md, "Chat Completions".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SystemMessageMode {
+    /// A later developer message becomes user text at its place in the conversation: the
+    /// prompt prefix the server cached stays byte-identical and the message keeps its moment.
+    #[default]
+    AsUser,
+    /// A later developer message is appended to the leading system message.
+    MergeIntoSystem,
+    /// Every developer message is sent as a `system` message where it is (OpenAI itself).
+    AsIs,
 }
 
 /// One model provider (an entry of `[model_providers.<id>]`).
@@ -66,17 +88,20 @@ pub struct ProviderConfig {
     pub stream_idle_timeout_ms: Option<u64>,
     /// Known models by slug.
     pub models: BTreeMap<String, ModelInfo>,
+    /// Chat Completions: where developer and system messages of the history go (default
+    /// `as_user`, which every chat template accepts); a model entry may override it.
+    pub system_messages: Option<SystemMessageMode>,
 }
 
 impl ProviderConfig {
-    /// Retries of a failed request, capped at [`MAX_RETRIES_CAP`].
+    /// Retries of a failed request, capped at 100 so a typo cannot retry forever.
     pub fn request_max_retries(&self) -> u64 {
         self.request_max_retries
             .unwrap_or(DEFAULT_REQUEST_MAX_RETRIES)
             .min(MAX_RETRIES_CAP)
     }
 
-    /// Reconnects of a dropped stream, capped at [`MAX_RETRIES_CAP`].
+    /// Reconnects of a dropped stream, capped at 100 so a typo cannot retry forever.
     pub fn stream_max_retries(&self) -> u64 {
         self.stream_max_retries
             .unwrap_or(DEFAULT_STREAM_MAX_RETRIES)
@@ -94,18 +119,28 @@ impl ProviderConfig {
         }
     }
 
-    /// The model info of `slug`: an exact entry, else the longest configured slug that prefixes
-    /// it (so `gpt-5-2025-08-07` finds `gpt-5`), else the defaults.
+    /// The model info of `slug`: an exact configured entry, else the longest configured slug
+    /// that prefixes it (so `gpt-5-2025-08-07` finds `gpt-5`), else the built-in model table,
+    /// else the defaults. The provider's `system_messages` fills in when the model sets none.
+    ///
+    /// The table fallback serves the OpenAI wire formats (an Azure deployment or a router
+    /// serving `gpt-5` must get its efforts clamped too). An Anthropic endpoint other than the
+    /// preset (a proxy) is left at the defaults: the Messages request sizes `max_tokens` from
+    /// the output limit, and a proxy's limits are its own.
     pub fn model_info(&self, slug: &str) -> ModelInfo {
-        if let Some(info) = self.models.get(slug) {
-            return info.clone();
-        }
-        self.models
-            .iter()
-            .filter(|(known, _)| slug.starts_with(known.as_str()))
-            .max_by_key(|(known, _)| known.len())
-            .map(|(_, info)| info.clone())
-            .unwrap_or_default()
+        let configured = self.models.get(slug).or_else(|| {
+            self.models
+                .iter()
+                .filter(|(known, _)| slug.starts_with(known.as_str()))
+                .max_by_key(|(known, _)| known.len())
+                .map(|(_, info)| info)
+        });
+        let mut info = configured
+            .cloned()
+            .or_else(|| known_model(slug).filter(|_| self.wire_api != WireApi::Anthropic))
+            .unwrap_or_default();
+        info.system_messages = info.system_messages.or(self.system_messages);
+        info
     }
 
     /// Reads the API key through `env` (never the process environment directly).
@@ -149,34 +184,17 @@ impl ProviderConfig {
         Ok(url)
     }
 
-    /// The OpenAI preset: Responses API with `OPENAI_API_KEY`.
+    /// The OpenAI preset: Responses API with `OPENAI_API_KEY`, the OpenAI rows of the model
+    /// table.
     pub fn openai() -> Self {
-        let reasoning = |context_window: i64, max_output_tokens: i64| ModelInfo {
-            context_window,
-            max_output_tokens: Some(max_output_tokens),
-            supports_reasoning: Some(true),
-            ..ModelInfo::default()
-        };
+        let mut models = known_models("gpt-");
+        models.extend(known_models("o"));
         Self {
             name: "OpenAI".to_string(),
             base_url: "https://api.openai.com/v1".to_string(),
             env_key: Some("OPENAI_API_KEY".to_string()),
             wire_api: WireApi::Responses,
-            models: BTreeMap::from([
-                ("gpt-5".to_string(), reasoning(272_000, 128_000)),
-                ("gpt-5-codex".to_string(), reasoning(272_000, 128_000)),
-                ("o3".to_string(), reasoning(200_000, 100_000)),
-                ("o4-mini".to_string(), reasoning(200_000, 100_000)),
-                (
-                    "gpt-4.1".to_string(),
-                    ModelInfo {
-                        context_window: 1_047_576,
-                        max_output_tokens: Some(32_768),
-                        supports_reasoning: Some(false),
-                        ..ModelInfo::default()
-                    },
-                ),
-            ]),
+            models: models.into_iter().collect(),
             ..Self::default()
         }
     }
@@ -187,6 +205,7 @@ impl ProviderConfig {
             name: "Ollama".to_string(),
             base_url: "http://localhost:11434/v1".to_string(),
             wire_api: WireApi::Chat,
+            system_messages: Some(SystemMessageMode::AsUser),
             ..Self::default()
         }
     }
@@ -197,19 +216,14 @@ impl ProviderConfig {
             name: "LM Studio".to_string(),
             base_url: "http://localhost:1234/v1".to_string(),
             wire_api: WireApi::Chat,
+            system_messages: Some(SystemMessageMode::AsUser),
             ..Self::default()
         }
     }
 
-    /// The Anthropic preset: Messages API with `ANTHROPIC_API_KEY`.
+    /// The Anthropic preset: Messages API with `ANTHROPIC_API_KEY`, the Claude rows of the model
+    /// table.
     pub fn anthropic() -> Self {
-        let claude = |max_output_tokens: i64, thinking_override| ModelInfo {
-            context_window: 200_000,
-            max_output_tokens: Some(max_output_tokens),
-            supports_reasoning: Some(true),
-            default_thinking_level: None,
-            thinking_override,
-        };
         // The specification's per-model override example, verbatim.
         let sonnet_4_override = ThinkingCapabilityOverride {
             supported_levels: vec![ThinkingLevel::DeepThink, ThinkingLevel::UltraThink],
@@ -220,6 +234,15 @@ impl ProviderConfig {
                 ultra_think: 64_000,
             }),
         };
+        let models = known_models("claude-")
+            .into_iter()
+            .map(|(slug, mut info)| {
+                if slug == "claude-sonnet-4" {
+                    info.thinking_override = Some(sonnet_4_override.clone());
+                }
+                (slug, info)
+            })
+            .collect();
         Self {
             name: "Anthropic".to_string(),
             base_url: "https://api.anthropic.com".to_string(),
@@ -229,15 +252,7 @@ impl ProviderConfig {
                 "anthropic-version".to_string(),
                 ANTHROPIC_VERSION.to_string(),
             )]),
-            models: BTreeMap::from([
-                (
-                    "claude-sonnet-4".to_string(),
-                    claude(64_000, Some(sonnet_4_override)),
-                ),
-                ("claude-sonnet-4-5".to_string(), claude(64_000, None)),
-                ("claude-opus-4-1".to_string(), claude(32_000, None)),
-                ("claude-haiku-4-5".to_string(), claude(64_000, None)),
-            ]),
+            models,
             ..Self::default()
         }
     }

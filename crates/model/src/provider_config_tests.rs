@@ -230,7 +230,54 @@ fn config_has_a_json_schema() {
         "stream_max_retries",
         "stream_idle_timeout_ms",
         "models",
+        "system_messages",
     ] {
         assert!(providers.get(field).is_some(), "schema lacks {field}");
     }
+}
+
+#[test]
+fn chat_shaping_and_efforts_are_configurable_per_provider_and_model() {
+    let config: ModelConfig = toml::from_str(
+        r#"
+[model_providers.vllm]
+base_url = "http://gpu-box:8000/v1"
+wire_api = "chat"
+system_messages = "merge_into_system"
+
+[model_providers.vllm.models."Qwen/Qwen3-32B"]
+context_window = 40960
+reasoning_efforts = ["low", "medium", "high"]
+
+[model_providers.vllm.models."gpt-oss-120b"]
+system_messages = "as_is"
+max_tokens_field = "max_completion_tokens"
+"#,
+    )
+    .unwrap();
+    let vllm = config.provider("vllm").unwrap();
+    let qwen = vllm.model_info("Qwen/Qwen3-32B");
+    assert_eq!(
+        qwen.reasoning_efforts,
+        vec![
+            crate::prompt::ReasoningEffort::Low,
+            crate::prompt::ReasoningEffort::Medium,
+            crate::prompt::ReasoningEffort::High
+        ]
+    );
+    assert_eq!(
+        qwen.system_messages,
+        Some(SystemMessageMode::MergeIntoSystem)
+    );
+    let oss = vllm.model_info("gpt-oss-120b");
+    assert_eq!(oss.system_messages, Some(SystemMessageMode::AsIs));
+    assert_eq!(
+        oss.max_tokens_field,
+        crate::model_info::MaxTokensField::MaxCompletionTokens
+    );
+    // An unconfigured OpenAI slug on a chat provider still gets the table's efforts.
+    assert_eq!(
+        vllm.model_info("openai/gpt-5").reasoning_efforts.last(),
+        Some(&crate::prompt::ReasoningEffort::High)
+    );
 }

@@ -125,26 +125,58 @@ fn arb_event() -> impl Strategy<Value = (String, String)> {
         })
 }
 
-fn feed(mut parser: Box<dyn WireEventParser>, events: &[(String, String)]) {
+/// Feeds `events` and checks the contract every parser keeps whatever the input:
+///
+/// - `Completed` appears at most once, and nothing follows it;
+/// - a stream that ended without error ended with `Completed`, and the parser says complete;
+/// - every `OutputItemDone` comes before `Completed` (no item after the end of the response).
+fn feed(
+    mut parser: Box<dyn WireEventParser>,
+    events: &[(String, String)],
+) -> Result<(), TestCaseError> {
     let mut out = Vec::new();
+    let mut result = Ok(());
     for (event, data) in events {
-        if parser.on_event(event, data, &mut out).is_err() {
-            return;
+        result = parser.on_event(event, data, &mut out);
+        if result.is_err() || parser.is_complete() {
+            break;
         }
     }
-    let _ = parser.on_end(&mut out);
+    if result.is_ok() {
+        result = parser.on_end(&mut out);
+    }
+    let completed: Vec<usize> = out
+        .iter()
+        .enumerate()
+        .filter(|(_, event)| matches!(event, ResponseEvent::Completed { .. }))
+        .map(|(index, _)| index)
+        .collect();
+    prop_assert!(completed.len() <= 1, "completed twice: {out:?}");
+    if let Some(&at) = completed.first() {
+        prop_assert_eq!(at + 1, out.len(), "events after completed: {:?}", out);
+    }
+    if result.is_ok() {
+        prop_assert!(parser.is_complete(), "ended without error but not complete");
+        prop_assert_eq!(
+            completed.len(),
+            1,
+            "ended without error but no completed: {:?}",
+            out
+        );
+    }
+    Ok(())
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn parsers_never_panic_on_arbitrary_events(
+    fn parsers_keep_their_contract_on_arbitrary_events(
         events in proptest::collection::vec(arb_event(), 0..24),
     ) {
-        feed(Box::<ResponsesParser>::default(), &events);
-        feed(Box::<ChatCompletionsParser>::default(), &events);
-        feed(Box::<AnthropicParser>::default(), &events);
+        feed(Box::<ResponsesParser>::default(), &events)?;
+        feed(Box::<ChatCompletionsParser>::default(), &events)?;
+        feed(Box::<AnthropicParser>::default(), &events)?;
     }
 }
 

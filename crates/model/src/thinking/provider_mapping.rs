@@ -4,6 +4,11 @@
 //! |------------|----------------|--------------|-------------|
 //! | DeepThink  | 10K-20K budget | high effort  | medium/high |
 //! | UltraThink | 32K-64K budget | xhigh effort | high        |
+//!
+//! The OpenAI effort is what the level asks for; not every model takes it (`xhigh` exists only
+//! from gpt-5.1-codex-max on). The transport clamps it to the model's accepted efforts (the
+//! model table, or `reasoning_efforts` of the model's configuration) with a warning, so a
+//! level never turns into a 400. See docs/design/model-providers.md, "Thinking levels and the capability table".
 
 use std::ops::RangeInclusive;
 
@@ -48,7 +53,8 @@ pub fn anthropic_budget_tokens(result: &ThinkingResult) -> Option<i32> {
     )
 }
 
-/// OpenAI reasoning effort: DeepThink → `high`, UltraThink → `xhigh`, None → none.
+/// OpenAI reasoning effort: DeepThink → `high`, UltraThink → `xhigh`, None → none (before the
+/// transport clamps it to what the model accepts).
 pub fn openai_reasoning_effort(level: ThinkingLevel) -> Option<ReasoningEffort> {
     match level {
         ThinkingLevel::None => None,

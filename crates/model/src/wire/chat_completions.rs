@@ -7,6 +7,7 @@ use agentctx_protocol::ContentItem;
 use agentctx_protocol::ExtraFields;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputContentItem;
+use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::ReasoningContent;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
@@ -17,7 +18,10 @@ use serde_json::json;
 use crate::error::ModelError;
 use crate::error::ProviderErrorBody;
 use crate::model_info::ModelInfo;
+use crate::model_info::clamp_effort;
 use crate::prompt::Prompt;
+use crate::prompt::ReasoningEffort;
+use crate::provider_config::SystemMessageMode;
 use crate::response_event::ResponseEvent;
 use crate::wire::WireEventParser;
 use crate::wire::int_field;
@@ -25,12 +29,26 @@ use crate::wire::parse_json;
 use crate::wire::responses::OUTPUT_SCHEMA_NAME;
 use crate::wire::str_field;
 
+/// The efforts every OpenAI-compatible server takes in `reasoning_effort` (vLLM validates
+/// exactly these; Ollama and LM Studio take them too), used when the model's own list is
+/// unknown.
+const CHAT_EFFORTS: &[ReasoningEffort] = &[
+    ReasoningEffort::Low,
+    ReasoningEffort::Medium,
+    ReasoningEffort::High,
+];
+
 /// The request body: `messages` converted from the history, tools as `function` tools, usage
 /// requested in the stream.
+///
+/// The effort is clamped to what the model accepts ([`CHAT_EFFORTS`] when unknown), and the
+/// output limit goes in `max_completion_tokens` for OpenAI reasoning models, which reject
+/// `max_tokens` (https://platform.openai.com/docs/api-reference/chat/create).
 pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(slug));
-    body.insert("messages".into(), Value::Array(messages(prompt)));
+    let mode = model_info.system_messages.unwrap_or_default();
+    body.insert("messages".into(), Value::Array(messages(prompt, mode)));
     body.insert("stream".into(), json!(true));
     body.insert("stream_options".into(), json!({ "include_usage": true }));
     if !prompt.tools.is_empty() {
@@ -56,10 +74,19 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
         .filter(|_| model_info.may_reason())
         .and_then(|options| options.effort)
     {
+        let accepted = if model_info.reasoning_efforts.is_empty() {
+            CHAT_EFFORTS
+        } else {
+            model_info.reasoning_efforts.as_slice()
+        };
+        let effort = clamp_effort(accepted, slug, effort);
         body.insert("reasoning_effort".into(), json!(effort.as_str()));
     }
     if let Some(max_tokens) = model_info.max_output_tokens {
-        body.insert("max_tokens".into(), json!(max_tokens));
+        body.insert(
+            model_info.max_tokens_field.as_str().into(),
+            json!(max_tokens),
+        );
     }
     if let Some(schema) = &prompt.output_schema {
         body.insert(
@@ -75,63 +102,51 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
 
 /// Converts the history into chat messages.
 ///
-/// Developer and system messages become `system` messages; function (and custom / local shell)
-/// calls become `tool_calls` of an assistant message, merged into the assistant message just
-/// before them; outputs become `tool` messages. Reasoning, web search, compaction, ghost
-/// snapshots and unknown items have no chat form and are left out.
-fn messages(prompt: &Prompt) -> Vec<Value> {
-    let mut messages: Vec<Value> = Vec::new();
+/// Developer and system messages are placed by `mode` (see [`SystemMessageMode`]); function
+/// (and custom / local shell) calls become `tool_calls` of an assistant message, merged into
+/// the assistant message just before them; outputs become `tool` messages, whose content is
+/// text only (OpenAI rejects images there), so their images follow in a user message after the
+/// run of tool messages. Reasoning, web search, compaction, ghost snapshots and unknown items
+/// have no chat form and are left out.
+fn messages(prompt: &Prompt, mode: SystemMessageMode) -> Vec<Value> {
+    let mut out = ChatMessages {
+        mode,
+        ..ChatMessages::default()
+    };
     if !prompt.instructions.is_empty() {
-        messages.push(json!({ "role": "system", "content": prompt.instructions }));
+        out.list
+            .push(json!({ "role": "system", "content": prompt.instructions }));
     }
     for item in &prompt.input {
         match item {
-            ResponseItem::Message { role, content, .. } => {
-                let role = match role.as_str() {
-                    "developer" | "system" => "system",
-                    "assistant" => "assistant",
-                    _ => "user",
-                };
-                messages.push(json!({ "role": role, "content": message_content(content) }));
-            }
+            ResponseItem::Message { role, content, .. } => match role.as_str() {
+                "developer" | "system" => out.system(content),
+                "assistant" => out.push("assistant", message_content(content)),
+                _ => out.push("user", message_content(content)),
+            },
             ResponseItem::FunctionCall {
                 name,
                 arguments,
                 call_id,
                 ..
-            } => push_tool_call(&mut messages, call_id, name, arguments),
+            } => out.tool_call(call_id, name, arguments),
             ResponseItem::CustomToolCall {
                 call_id,
                 name,
                 input,
                 ..
-            } => push_tool_call(&mut messages, call_id, name, input),
+            } => out.tool_call(call_id, name, input),
             ResponseItem::LocalShellCall {
                 call_id: Some(call_id),
                 action,
                 ..
-            } => push_tool_call(&mut messages, call_id, "local_shell", &action.to_string()),
+            } => out.tool_call(call_id, "local_shell", &action.to_string()),
             ResponseItem::FunctionCallOutput {
                 call_id, output, ..
             }
             | ResponseItem::CustomToolCallOutput {
                 call_id, output, ..
-            } => {
-                let content = match &output.body {
-                    FunctionCallOutputBody::ContentItems(items)
-                        if items.iter().any(|item| {
-                            matches!(item, FunctionCallOutputContentItem::InputImage { .. })
-                        }) =>
-                    {
-                        Value::Array(items.iter().filter_map(output_part).collect())
-                    }
-                    FunctionCallOutputBody::Text(_)
-                    | FunctionCallOutputBody::ContentItems(_)
-                    | FunctionCallOutputBody::Other(_) => Value::String(output.text_content()),
-                };
-                messages
-                    .push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
-            }
+            } => out.tool_output(call_id, output),
             ResponseItem::LocalShellCall { call_id: None, .. }
             | ResponseItem::Reasoning { .. }
             | ResponseItem::WebSearchCall { .. }
@@ -145,7 +160,164 @@ fn messages(prompt: &Prompt) -> Vec<Value> {
             }
         }
     }
-    messages
+    out.finish()
+}
+
+/// Chat messages being built from the history.
+#[derive(Debug, Default)]
+struct ChatMessages {
+    list: Vec<Value>,
+    mode: SystemMessageMode,
+    /// True once a user, assistant or tool message was pushed.
+    conversation_started: bool,
+    /// Image parts of tool outputs, waiting for the end of the run of tool messages.
+    pending_images: Vec<Value>,
+}
+
+impl ChatMessages {
+    fn push(&mut self, role: &str, content: Value) {
+        self.flush_images();
+        self.conversation_started = true;
+        self.list.push(json!({ "role": role, "content": content }));
+    }
+
+    /// A developer or system message of the history, placed by the mode.
+    fn system(&mut self, content: &[ContentItem]) {
+        let text = content
+            .iter()
+            .filter_map(ContentItem::as_text)
+            .collect::<Vec<_>>()
+            .join("\n");
+        match self.mode {
+            SystemMessageMode::AsIs => {
+                self.flush_images();
+                self.list.push(json!({ "role": "system", "content": text }));
+            }
+            SystemMessageMode::AsUser if self.conversation_started => {
+                self.push("user", Value::String(text));
+            }
+            SystemMessageMode::AsUser | SystemMessageMode::MergeIntoSystem => {
+                self.append_to_leading_system(&text);
+            }
+        }
+    }
+
+    fn append_to_leading_system(&mut self, text: &str) {
+        if let Some(Value::Object(first)) = self.list.first_mut()
+            && first.get("role").and_then(Value::as_str) == Some("system")
+        {
+            let joined = match first.get("content").and_then(Value::as_str) {
+                Some(existing) if !existing.is_empty() => format!("{existing}\n\n{text}"),
+                _ => text.to_string(),
+            };
+            first.insert("content".into(), Value::String(joined));
+            return;
+        }
+        self.list
+            .insert(0, json!({ "role": "system", "content": text }));
+    }
+
+    /// Appends a tool call to the last assistant message when it is the previous message,
+    /// else starts a new assistant message.
+    fn tool_call(&mut self, call_id: &str, name: &str, arguments: &str) {
+        self.flush_images();
+        self.conversation_started = true;
+        let call = json!({
+            "id": call_id,
+            "type": "function",
+            "function": { "name": name, "arguments": arguments },
+        });
+        if let Some(Value::Object(last)) = self.list.last_mut()
+            && last.get("role").and_then(Value::as_str) == Some("assistant")
+        {
+            match last.get_mut("tool_calls") {
+                Some(Value::Array(calls)) => calls.push(call),
+                _ => {
+                    last.insert("tool_calls".into(), json!([call]));
+                }
+            }
+            return;
+        }
+        self.list
+            .push(json!({ "role": "assistant", "content": null, "tool_calls": [call] }));
+    }
+
+    /// A `tool` message with the output's text; its images wait for the following user
+    /// message.
+    fn tool_output(&mut self, call_id: &str, output: &FunctionCallOutputPayload) {
+        self.conversation_started = true;
+        let images: Vec<Value> = match &output.body {
+            FunctionCallOutputBody::ContentItems(items) => items
+                .iter()
+                .filter_map(|item| match item {
+                    FunctionCallOutputContentItem::InputImage { image_url, detail } => {
+                        Some(image_part(image_url, detail.as_deref()))
+                    }
+                    FunctionCallOutputContentItem::InputText { .. }
+                    | FunctionCallOutputContentItem::Other(_) => None,
+                })
+                .collect(),
+            FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => Vec::new(),
+        };
+        let mut text = output.text_content();
+        if !images.is_empty() {
+            if text.is_empty() {
+                text = format!("(the output of {call_id} is the image in the next message)");
+            }
+            self.pending_images.push(json!({
+                "type": "text",
+                "text": format!("Images returned by tool call {call_id}:"),
+            }));
+            self.pending_images.extend(images);
+        }
+        self.list
+            .push(json!({ "role": "tool", "tool_call_id": call_id, "content": text }));
+    }
+
+    fn flush_images(&mut self) {
+        if !self.pending_images.is_empty() {
+            let parts = std::mem::take(&mut self.pending_images);
+            self.list
+                .push(json!({ "role": "user", "content": Value::Array(parts) }));
+        }
+    }
+
+    /// The messages; in the strict modes consecutive user messages are merged into one message
+    /// of text (and image) parts, since the strictest templates (Mistral, Gemma) require user
+    /// and assistant turns to alternate.
+    fn finish(mut self) -> Vec<Value> {
+        self.flush_images();
+        if self.mode == SystemMessageMode::AsIs {
+            return self.list;
+        }
+        let mut merged: Vec<Value> = Vec::with_capacity(self.list.len());
+        for message in self.list {
+            let is_user = |m: &Value| m.get("role").and_then(Value::as_str) == Some("user");
+            match merged.last_mut() {
+                Some(last) if is_user(last) && is_user(&message) => {
+                    let previous = last.get("content").cloned().unwrap_or(Value::Null);
+                    let next = message.get("content").cloned().unwrap_or(Value::Null);
+                    last["content"] = merge_content(previous, next);
+                }
+                _ => merged.push(message),
+            }
+        }
+        merged
+    }
+}
+
+/// Two user contents as one list of parts. Each text stays its own part, so a reminder or a
+/// converted developer message remains a text of its own (servers that flatten parts for a
+/// template join them with a newline).
+fn merge_content(first: Value, second: Value) -> Value {
+    let parts = |content: Value| match content {
+        Value::Array(parts) => parts,
+        Value::String(text) => vec![json!({ "type": "text", "text": text })],
+        _ => Vec::new(),
+    };
+    let mut all = parts(first);
+    all.extend(parts(second));
+    Value::Array(all)
 }
 
 /// Text-only content becomes one string (parts joined by newlines); content with images
@@ -174,18 +346,6 @@ fn message_content(content: &[ContentItem]) -> Value {
     )
 }
 
-fn output_part(item: &FunctionCallOutputContentItem) -> Option<Value> {
-    match item {
-        FunctionCallOutputContentItem::InputText { text } => {
-            Some(json!({ "type": "text", "text": text }))
-        }
-        FunctionCallOutputContentItem::InputImage { image_url, detail } => {
-            Some(image_part(image_url, detail.as_deref()))
-        }
-        FunctionCallOutputContentItem::Other(_) => None,
-    }
-}
-
 fn image_part(url: &str, detail: Option<&str>) -> Value {
     let mut image = Map::new();
     image.insert("url".into(), json!(url));
@@ -193,28 +353,6 @@ fn image_part(url: &str, detail: Option<&str>) -> Value {
         image.insert("detail".into(), json!(detail));
     }
     json!({ "type": "image_url", "image_url": image })
-}
-
-/// Appends a tool call to the last assistant message when it is the previous message, else
-/// starts a new assistant message.
-fn push_tool_call(messages: &mut Vec<Value>, call_id: &str, name: &str, arguments: &str) {
-    let call = json!({
-        "id": call_id,
-        "type": "function",
-        "function": { "name": name, "arguments": arguments },
-    });
-    if let Some(Value::Object(last)) = messages.last_mut()
-        && last.get("role").and_then(Value::as_str) == Some("assistant")
-    {
-        match last.get_mut("tool_calls") {
-            Some(Value::Array(calls)) => calls.push(call),
-            _ => {
-                last.insert("tool_calls".into(), json!([call]));
-            }
-        }
-        return;
-    }
-    messages.push(json!({ "role": "assistant", "content": null, "tool_calls": [call] }));
 }
 
 /// A tool call being assembled from `delta.tool_calls` fragments.
@@ -324,7 +462,7 @@ impl ChatCompletionsParser {
                 }
                 if let Some(function) = call.get("function") {
                     if let Some(name) = str_field(function, "name") {
-                        parts.name.push_str(name);
+                        merge_name(&mut parts.name, name);
                     }
                     match function.get("arguments") {
                         Some(Value::String(piece)) => parts.arguments.push_str(piece),
@@ -337,6 +475,20 @@ impl ChatCompletionsParser {
                 }
             }
         }
+    }
+}
+
+/// Adds a `name` piece of a tool-call delta. OpenAI sends the whole name once; some vLLM and
+/// llama.cpp versions repeat it in every chunk, and a few send it cumulatively, so a piece equal
+/// to or extending what is known replaces it and only a genuinely new fragment is appended.
+fn merge_name(name: &mut String, piece: &str) {
+    if piece.is_empty() || name.as_str() == piece {
+        return;
+    }
+    if name.is_empty() || piece.starts_with(name.as_str()) {
+        *name = piece.to_string();
+    } else {
+        name.push_str(piece);
     }
 }
 

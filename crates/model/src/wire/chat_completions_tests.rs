@@ -70,7 +70,7 @@ fn arguments_sent_as_an_object_are_kept_as_json_text() {
 }
 
 #[test]
-fn parallel_calls_share_one_assistant_message_and_images_in_tool_output() {
+fn parallel_calls_share_one_assistant_message_and_tool_images_follow_as_user() {
     let prompt = Prompt {
         input: vec![
             ResponseItem::assistant_text("Checking both."),
@@ -109,11 +109,11 @@ fn parallel_calls_share_one_assistant_message_and_images_in_tool_output() {
                 ]
             },
             { "role": "tool", "tool_call_id": "a", "content": "one" },
+            { "role": "tool", "tool_call_id": "b", "content": "screenshot" },
             {
-                "role": "tool",
-                "tool_call_id": "b",
+                "role": "user",
                 "content": [
-                    { "type": "text", "text": "screenshot" },
+                    { "type": "text", "text": "Images returned by tool call b:" },
                     { "type": "image_url", "image_url": { "url": "data:image/png;base64,AAA", "detail": "low" } },
                 ]
             },
@@ -146,5 +146,36 @@ fn length_finish_reason_is_incomplete_with_or_without_done() {
             events.last(),
             Some(ResponseEvent::OutputItemDone(item)) if item.message_text().as_deref() == Some("The answer is")
         ));
+    }
+}
+
+#[test]
+fn tool_call_names_repeated_cumulative_or_fragmented_assemble_once() {
+    let chunk = |name: &str, arguments: &str| {
+        format!(
+            r#"{{"id":"c3","choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"id":"t1","function":{{"name":"{name}","arguments":"{arguments}"}}}}]}}}}]}}"#
+        )
+    };
+    let cases = [
+        // Repeated in every chunk (some vLLM and llama.cpp versions).
+        (["read_file", "read_file", "read_file"], "read_file"),
+        // Cumulative.
+        (["read", "read_f", "read_file"], "read_file"),
+        // Fragments, sent once each.
+        (["read", "_fi", "le"], "read_file"),
+    ];
+    for (pieces, expected) in cases {
+        let chunks: Vec<String> = pieces.iter().map(|piece| chunk(piece, "")).collect();
+        let mut datas: Vec<&str> = chunks.iter().map(String::as_str).collect();
+        datas
+            .push(r#"{"id":"c3","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#);
+        let (out, result) = feed(&datas);
+        assert_eq!(result, Ok(()));
+        assert!(
+            out.contains(&ResponseEvent::OutputItemDone(ResponseItem::function_call(
+                "t1", expected, "{}"
+            ))),
+            "{pieces:?}: {out:?}"
+        );
     }
 }

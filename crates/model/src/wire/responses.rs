@@ -19,14 +19,21 @@ use crate::wire::str_field;
 /// Name of the structured-output format sent in `text.format`.
 pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output";
 
-/// The request body. Input items pass through as codex writes them, minus item ids (requests
-/// are not stored, so ids would point at nothing) and ghost snapshots (harness-only).
+/// The request body. Input items pass through as codex writes them, shaped for a request
+/// that is not stored (`store: false`, see [`input_item`]).
+///
+/// A reasoning model always gets `include: ["reasoning.encrypted_content"]`: without it the
+/// reasoning items come back empty and the model loses its reasoning state between turns
+/// (https://platform.openai.com/docs/guides/reasoning, "Encrypted reasoning items"). The
+/// requested effort is clamped to what the model accepts, and `prompt_cache_key` carries the
+/// session id so consecutive requests of a session share the prompt cache
+/// (https://platform.openai.com/docs/guides/prompt-caching).
 pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
     let input: Vec<Value> = prompt
         .input
         .iter()
-        .filter(|item| !matches!(item, ResponseItem::GhostSnapshot { .. }))
-        .map(|item| serde_json::to_value(without_id(item)).unwrap_or(Value::Null))
+        .filter_map(|item| input_item(item, model_info))
+        .filter_map(|item| serde_json::to_value(item).ok())
         .filter(|value| !value.is_null())
         .collect();
     let tools: Vec<Value> = prompt
@@ -57,16 +64,22 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
     if let Some(options) = reasoning {
         let mut value = Map::new();
         if let Some(effort) = options.effort {
+            let effort = model_info.clamp_effort(slug, effort);
             value.insert("effort".into(), json!(effort.as_str()));
         }
         if let Some(summary) = options.summary {
             value.insert("summary".into(), json!(summary.as_str()));
         }
         body.insert("reasoning".into(), Value::Object(value));
+    }
+    if reasoning.is_some() || model_info.supports_reasoning == Some(true) {
         body.insert("include".into(), json!(["reasoning.encrypted_content"]));
     }
     body.insert("store".into(), json!(false));
     body.insert("stream".into(), json!(true));
+    if let Some(session_id) = prompt.session_id.as_deref().filter(|id| !id.is_empty()) {
+        body.insert("prompt_cache_key".into(), json!(session_id));
+    }
     if let Some(schema) = &prompt.output_schema {
         body.insert(
             "text".into(),
@@ -83,22 +96,55 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
     Value::Object(body)
 }
 
-fn without_id(item: &ResponseItem) -> ResponseItem {
+/// One history item as a request that is not stored may carry it, or `None` to leave it out.
+///
+/// - Item ids are removed: nothing is stored, so an id points at nothing and the API answers
+///   "Item with id ... not found".
+/// - Reasoning goes back only as its encrypted state (with its summary): raw reasoning text is
+///   never sent, and reasoning without encrypted content (from a Chat Completions server, or a
+///   request made without `include`) has nothing the API can use, so it is left out. A model
+///   that does not reason gets no reasoning items at all.
+/// - Ghost snapshots are harness-only; unknown item types that carry a server id are left out
+///   for the same reason as ids.
+fn input_item(item: &ResponseItem, model_info: &ModelInfo) -> Option<ResponseItem> {
     let mut item = item.clone();
     match &mut item {
+        ResponseItem::Reasoning {
+            id,
+            content,
+            encrypted_content,
+            ..
+        } => {
+            if !model_info.may_reason() || encrypted_content.as_deref().is_none_or(str::is_empty) {
+                tracing::debug!("reasoning item without encrypted content left out");
+                return None;
+            }
+            *id = None;
+            *content = None;
+        }
         ResponseItem::Message { id, .. }
-        | ResponseItem::Reasoning { id, .. }
         | ResponseItem::LocalShellCall { id, .. }
         | ResponseItem::FunctionCall { id, .. }
         | ResponseItem::CustomToolCall { id, .. }
         | ResponseItem::WebSearchCall { id, .. } => *id = None,
+        ResponseItem::GhostSnapshot { .. } => return None,
+        ResponseItem::Other(value) if value.get("id").is_some() => {
+            let kind = value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
+            tracing::debug!(
+                item = kind,
+                "unknown item with a server id left out (requests are not stored)"
+            );
+            return None;
+        }
         ResponseItem::FunctionCallOutput { .. }
         | ResponseItem::CustomToolCallOutput { .. }
-        | ResponseItem::GhostSnapshot { .. }
         | ResponseItem::Compaction { .. }
         | ResponseItem::Other(_) => {}
     }
-    item
+    Some(item)
 }
 
 /// Token usage of a `response.completed` event.

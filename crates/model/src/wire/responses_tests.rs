@@ -82,7 +82,7 @@ fn undecodable_payload_is_a_decode_error() {
 }
 
 #[test]
-fn ids_and_ghost_snapshots_are_not_sent() {
+fn ids_ghost_snapshots_and_unknown_items_with_ids_are_not_sent() {
     let prompt = Prompt {
         input: vec![
             ResponseItem::Reasoning {
@@ -96,7 +96,8 @@ fn ids_and_ghost_snapshots_are_not_sent() {
                 ghost_commit: json!({}),
                 extra: agentctx_protocol::ExtraFields::new(),
             },
-            ResponseItem::Other(json!({ "type": "future_item", "id": "keep" })),
+            ResponseItem::Other(json!({ "type": "future_item", "id": "fi_1" })),
+            ResponseItem::Other(json!({ "type": "future_item", "note": "no id" })),
         ],
         ..Prompt::default()
     };
@@ -105,7 +106,7 @@ fn ids_and_ghost_snapshots_are_not_sent() {
         body["input"],
         json!([
             { "type": "reasoning", "summary": [], "encrypted_content": "enc" },
-            { "type": "future_item", "id": "keep" },
+            { "type": "future_item", "note": "no id" },
         ])
     );
     assert_eq!(body.get("reasoning"), None);

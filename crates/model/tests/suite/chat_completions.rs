@@ -1,15 +1,24 @@
 //! OpenAI-compatible Chat Completions (vLLM / DeepSeek `reasoning_content`, Ollama `reasoning`)
 //! against a wiremock server serving real SSE bodies.
 
+use agentctx_model::ContextOverflow;
+use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
 use agentctx_model::Prompt;
 use agentctx_model::ResponseEvent;
+use agentctx_model::SystemMessageMode;
 use agentctx_model::WireApi;
+use agentctx_protocol::ExtraFields;
+use agentctx_protocol::FunctionCallOutputBody;
+use agentctx_protocol::FunctionCallOutputContentItem;
+use agentctx_protocol::FunctionCallOutputPayload;
+use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use wiremock::Mock;
 use wiremock::MockServer;
+use wiremock::ResponseTemplate;
 use wiremock::matchers::body_partial_json;
 use wiremock::matchers::header;
 use wiremock::matchers::method;
@@ -175,5 +184,328 @@ async fn error_chunk_mid_stream_is_classified() {
     assert!(
         matches!(&error, Some(ModelError::ContextWindowExceeded { message }) if message.starts_with("This model's maximum context length is 4096")),
         "{error:?}"
+    );
+}
+
+/// What a strict OpenAI-compatible server enforces on a request.
+#[derive(Clone, Copy)]
+struct Strict {
+    /// Chat templates of Qwen3, Gemma and Mistral (vLLM, llama.cpp, LM Studio): one system
+    /// message, first; user and assistant turns alternate.
+    template: bool,
+    /// The OpenAI API: `role: "tool"` content is text only; reasoning models refuse
+    /// `max_tokens`; the effort must be one the model accepts.
+    openai: bool,
+}
+
+/// A 400 as vLLM writes it (`{"object":"error",...}`).
+fn vllm_400(message: &str) -> ResponseTemplate {
+    ResponseTemplate::new(400).set_body_json(json!({
+        "object": "error", "message": message, "type": "BadRequestError", "param": null, "code": 400
+    }))
+}
+
+impl wiremock::Respond for Strict {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let body: serde_json::Value = request.body_json().unwrap();
+        let messages = body["messages"].as_array().unwrap();
+        if self.template {
+            // The Qwen3 template raises this for a system message after the first position.
+            if messages.iter().skip(1).any(|m| m["role"] == "system") {
+                return vllm_400("System message must be at the beginning.");
+            }
+            let turns: Vec<&str> = messages
+                .iter()
+                .filter_map(|m| m["role"].as_str())
+                .filter(|role| *role == "user" || *role == "assistant")
+                .collect();
+            if turns
+                .windows(2)
+                .any(|pair| pair[0] == pair[1] && pair[0] == "user")
+            {
+                return vllm_400(
+                    "After the optional system message, conversation roles must alternate user/assistant/user/assistant/...",
+                );
+            }
+            if let Some(effort) = body["reasoning_effort"].as_str()
+                && !["low", "medium", "high"].contains(&effort)
+            {
+                return vllm_400(&format!(
+                    "1 validation error for ChatCompletionRequest\nreasoning_effort\n  Input should be 'low', 'medium' or 'high' [type=literal_error, input_value='{effort}', input_type=str]"
+                ));
+            }
+        }
+        if self.openai {
+            for (index, message) in messages.iter().enumerate() {
+                let has_image = message["content"]
+                    .as_array()
+                    .is_some_and(|parts| parts.iter().any(|p| p["type"] != "text"));
+                if message["role"] == "tool" && has_image {
+                    return ResponseTemplate::new(400).set_body_json(json!({ "error": {
+                        "message": format!("Invalid 'messages[{index}]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL."),
+                        "type": "invalid_request_error", "param": format!("messages[{index}]"), "code": "invalid_value",
+                    }}));
+                }
+            }
+            let model = body["model"].as_str().unwrap_or_default();
+            let reasoning_model = model.starts_with("gpt-5") || model.starts_with('o');
+            if reasoning_model && body.get("max_tokens").is_some() {
+                return ResponseTemplate::new(400).set_body_json(json!({ "error": {
+                    "message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                    "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter",
+                }}));
+            }
+            if model == "gpt-5" && body["reasoning_effort"] == "xhigh" {
+                return ResponseTemplate::new(400).set_body_json(json!({ "error": {
+                    "message": "Unsupported value: 'xhigh' is not supported with the 'gpt-5' model. Supported values are: 'minimal', 'low', 'medium', and 'high'.",
+                    "type": "invalid_request_error", "param": "reasoning_effort", "code": "unsupported_value",
+                }}));
+            }
+        }
+        sse(fixture("chat_ollama_reasoning.sse"))
+    }
+}
+
+async fn strict_server(strict: Strict) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(strict)
+        .mount(&server)
+        .await;
+    server
+}
+
+async fn sent_messages(server: &MockServer) -> serde_json::Value {
+    let requests = server.received_requests().await.unwrap();
+    let body: serde_json::Value = requests.last().unwrap().body_json().unwrap();
+    body["messages"].clone()
+}
+
+/// A history with a developer message in mid-conversation (a reminder, a permission change).
+fn mid_conversation_developer_prompt() -> Prompt {
+    Prompt {
+        instructions: "You are a coding agent.".to_string(),
+        input: vec![
+            ResponseItem::developer_text("<permissions>read-only</permissions>"),
+            ResponseItem::user_text("What is in src?"),
+            ResponseItem::assistant_text("lib.rs and main.rs."),
+            ResponseItem::developer_text("<permissions>workspace-write</permissions>"),
+            ResponseItem::user_text("Now edit lib.rs."),
+        ],
+        ..Prompt::default()
+    }
+}
+
+#[tokio::test]
+async fn mid_conversation_developer_message_becomes_user_text_for_strict_templates() {
+    let server = strict_server(Strict {
+        template: true,
+        openai: false,
+    })
+    .await;
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "Qwen/Qwen3-32B",
+    );
+
+    let (_, error) = collect(&client, &mid_conversation_developer_prompt()).await;
+
+    assert_eq!(error, None);
+    insta::assert_json_snapshot!("strict_template_as_user", sent_messages(&server).await);
+}
+
+#[tokio::test]
+async fn mid_conversation_developer_message_merges_into_the_system_message_when_configured() {
+    let server = strict_server(Strict {
+        template: true,
+        openai: false,
+    })
+    .await;
+    let mut provider = provider(WireApi::Chat, &format!("{}/v1", server.uri()));
+    provider.system_messages = Some(SystemMessageMode::MergeIntoSystem);
+    let client = client(provider, "Qwen/Qwen3-32B");
+
+    let (_, error) = collect(&client, &mid_conversation_developer_prompt()).await;
+
+    assert_eq!(error, None);
+    insta::assert_json_snapshot!("strict_template_merged", sent_messages(&server).await);
+}
+
+#[tokio::test]
+async fn developer_messages_keep_their_place_where_the_server_accepts_them() {
+    let server = strict_server(Strict {
+        template: false,
+        openai: true,
+    })
+    .await;
+    let mut provider = provider(WireApi::Chat, &format!("{}/v1", server.uri()));
+    provider.system_messages = Some(SystemMessageMode::AsIs);
+    let client = client(provider, "gpt-4.1");
+
+    let (_, error) = collect(&client, &mid_conversation_developer_prompt()).await;
+
+    assert_eq!(error, None);
+    let roles: Vec<serde_json::Value> = sent_messages(&server)
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].clone())
+        .collect();
+    assert_eq!(
+        roles,
+        vec![
+            json!("system"),
+            json!("system"),
+            json!("user"),
+            json!("assistant"),
+            json!("system"),
+            json!("user")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn images_in_tool_output_go_in_a_following_user_message() {
+    let server = strict_server(Strict {
+        template: false,
+        openai: true,
+    })
+    .await;
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "gpt-4.1",
+    );
+    let screenshot = |call_id: &str, text: &str| ResponseItem::FunctionCallOutput {
+        call_id: call_id.to_string(),
+        output: FunctionCallOutputPayload {
+            body: FunctionCallOutputBody::ContentItems(vec![
+                FunctionCallOutputContentItem::InputText {
+                    text: text.to_string(),
+                },
+                FunctionCallOutputContentItem::InputImage {
+                    image_url: "data:image/png;base64,iVBORw0KGgo=".to_string(),
+                    detail: Some("low".to_string()),
+                },
+            ]),
+            success: Some(true),
+        },
+        extra: ExtraFields::new(),
+    };
+    let prompt = Prompt {
+        instructions: "You are a coding agent.".to_string(),
+        input: vec![
+            ResponseItem::user_text("Screenshot both pages."),
+            ResponseItem::function_call("call_a", "screenshot", r#"{"page":"a"}"#),
+            ResponseItem::function_call("call_b", "screenshot", r#"{"page":"b"}"#),
+            screenshot("call_a", "page a"),
+            screenshot("call_b", "page b"),
+        ],
+        ..Prompt::default()
+    };
+
+    let (_, error) = collect(&client, &prompt).await;
+
+    assert_eq!(error, None);
+    insta::assert_json_snapshot!("tool_images_in_user_message", sent_messages(&server).await);
+}
+
+#[tokio::test]
+async fn openai_reasoning_models_get_max_completion_tokens_and_an_accepted_effort() {
+    let server = strict_server(Strict {
+        template: false,
+        openai: true,
+    })
+    .await;
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "gpt-5",
+    );
+
+    let (_, error) = collect(&client, &rich_prompt(WireApi::Chat)).await;
+
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    let body: serde_json::Value = requests[0].body_json().unwrap();
+    assert_eq!(body.get("max_tokens"), None);
+    assert_eq!(body["max_completion_tokens"], json!(128_000));
+    assert_eq!(body["reasoning_effort"], json!("high"));
+}
+
+#[tokio::test]
+async fn ultrathink_on_a_local_server_sends_an_effort_it_accepts() {
+    let server = strict_server(Strict {
+        template: true,
+        openai: false,
+    })
+    .await;
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "Qwen/Qwen3-32B",
+    );
+    let prompt = Prompt {
+        reasoning: rich_prompt(WireApi::Chat).reasoning,
+        ..Prompt::system_and_user("Be brief.", "ultrathink: why?")
+    };
+
+    let (_, error) = collect(&client, &prompt).await;
+
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    let body: serde_json::Value = requests[0].body_json().unwrap();
+    assert_eq!(body["reasoning_effort"], json!("high"));
+}
+
+#[tokio::test]
+async fn tool_call_name_repeated_in_every_chunk_is_not_concatenated() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture("chat_vllm_repeated_name.sse")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(provider(WireApi::Chat, &server.uri()), "Qwen/Qwen3-32B");
+
+    let (events, error) = collect(&client, &Prompt::system_and_user("Be brief.", "ls")).await;
+
+    assert_eq!(error, None);
+    assert_eq!(
+        done_items(&events),
+        vec![json!({
+            "type": "function_call",
+            "name": "shell",
+            "arguments": "{\"command\": [\"ls\"]}",
+            "call_id": "chatcmpl-tool-91a",
+        })]
+    );
+}
+
+#[tokio::test]
+async fn vllm_context_length_error_is_classified_with_both_numbers() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(vllm_400("This model's maximum context length is 32768 tokens. However, you requested 33000 tokens (28904 in the messages, 4096 in the completion). Please reduce the length of the messages or completion."))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(provider(WireApi::Chat, &server.uri()), "Qwen/Qwen3-32B");
+
+    let error = client
+        .stream(&Prompt::system_and_user("Be brief.", "hi"))
+        .await
+        .err()
+        .unwrap();
+
+    assert!(
+        matches!(&error, ModelError::ContextWindowExceeded { .. }),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.context_overflow(),
+        Some(ContextOverflow {
+            limit: 32_768,
+            requested: 33_000
+        })
     );
 }

@@ -3,10 +3,15 @@
 use agentctx_model::HttpModelClient;
 use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
+use agentctx_model::Prompt;
 use agentctx_model::ProviderConfig;
 use agentctx_model::RateLimitSnapshot;
 use agentctx_model::ResponseEvent;
 use agentctx_model::WireApi;
+use agentctx_model::thinking::reasoning_options_for;
+use agentctx_protocol::ExtraFields;
+use agentctx_protocol::ReasoningContent;
+use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -28,6 +33,7 @@ use super::support::provider;
 use super::support::rich_prompt;
 use super::support::sse;
 use super::support::trace;
+use super::support::ultrathink;
 
 #[tokio::test]
 async fn tool_call_reasoning_usage_and_request_body() {
@@ -259,4 +265,244 @@ async fn reasoning_is_stripped_for_models_that_cannot_reason() {
     assert_eq!(body.get("include"), None);
     assert_eq!(client.context_window(), 1_047_576);
     assert_eq!(client.slug(), "gpt-4.1");
+}
+
+/// The reasoning efforts the OpenAI API accepts per model, as its 400 errors list them
+/// ("Unsupported value: 'xhigh' is not supported with the 'gpt-5-codex' model. Supported values
+/// are: 'low', 'medium', and 'high'."; codex-rs `openai_models/model_presets.rs`).
+fn accepted_efforts(model: &str) -> &'static [&'static str] {
+    match model {
+        "gpt-5" => &["minimal", "low", "medium", "high"],
+        "gpt-5-codex" | "o3" | "o4-mini" => &["low", "medium", "high"],
+        "gpt-5.1-codex-max" => &["low", "medium", "high", "xhigh"],
+        _ => &["minimal", "low", "medium", "high", "xhigh"],
+    }
+}
+
+/// A 400 as the OpenAI API writes it.
+fn openai_400(message: &str, param: &str, code: &str) -> ResponseTemplate {
+    ResponseTemplate::new(400).set_body_json(json!({
+        "error": { "message": message, "type": "invalid_request_error", "param": param, "code": code }
+    }))
+}
+
+/// A Responses endpoint that checks a request the way the OpenAI API does with `store: false`:
+/// an effort the model does not take, a reasoning item without encrypted content, or any item
+/// carrying a server id (nothing is stored, so the id points at nothing) is a 400. It also
+/// refuses raw reasoning text: OpenAI models only ever hand out summaries and encrypted state,
+/// so raw text in the input is another model's thinking posing as this one's. The reasoning
+/// item it answers with carries `encrypted_content` only when the request asked for it in
+/// `include`, as the real API does.
+struct OpenAiResponses;
+
+impl wiremock::Respond for OpenAiResponses {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let body: serde_json::Value = request.body_json().unwrap();
+        let model = body["model"].as_str().unwrap_or_default();
+        if let Some(effort) = body["reasoning"]["effort"].as_str()
+            && !accepted_efforts(model).contains(&effort)
+        {
+            let values: Vec<String> = accepted_efforts(model)
+                .iter()
+                .map(|value| format!("'{value}'"))
+                .collect();
+            let (last, rest) = values.split_last().unwrap();
+            return openai_400(
+                &format!(
+                    "Unsupported value: '{effort}' is not supported with the '{model}' model. Supported values are: {}, and {last}.",
+                    rest.join(", ")
+                ),
+                "reasoning.effort",
+                "unsupported_value",
+            );
+        }
+        for (index, item) in body["input"].as_array().unwrap().iter().enumerate() {
+            if let Some(id) = item.get("id").and_then(|id| id.as_str()) {
+                return openai_400(
+                    &format!(
+                        "Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."
+                    ),
+                    "input",
+                    "invalid_request_error",
+                );
+            }
+            if item["type"] == "reasoning" {
+                if item
+                    .get("content")
+                    .is_some_and(|content| !content.is_null())
+                {
+                    return openai_400(
+                        &format!(
+                            "Invalid 'input[{index}].content': raw reasoning text cannot be sent back."
+                        ),
+                        &format!("input[{index}].content"),
+                        "invalid_value",
+                    );
+                }
+                if item["encrypted_content"].as_str().is_none_or(str::is_empty) {
+                    return openai_400(
+                        &format!("Missing required parameter: 'input[{index}].encrypted_content'."),
+                        &format!("input[{index}].encrypted_content"),
+                        "missing_required_parameter",
+                    );
+                }
+            }
+        }
+        let encrypted = body["store"] == json!(false)
+            && body["include"]
+                .as_array()
+                .is_some_and(|include| include.contains(&json!("reasoning.encrypted_content")));
+        let mut reasoning = json!({ "id": "rs_new", "type": "reasoning", "summary": [] });
+        if encrypted {
+            reasoning["encrypted_content"] = json!("gAAAAABo-new-state");
+        }
+        let message = json!({
+            "id": "msg_new", "type": "message", "status": "completed", "role": "assistant",
+            "content": [{ "type": "output_text", "text": "Done." }],
+        });
+        let events = [
+            json!({ "type": "response.created", "response": { "id": "resp_new" } }),
+            json!({ "type": "response.output_item.done", "output_index": 0, "item": reasoning }),
+            json!({ "type": "response.output_item.done", "output_index": 1, "item": message }),
+            json!({ "type": "response.completed", "response": { "id": "resp_new", "usage": { "input_tokens": 10, "output_tokens": 5, "total_tokens": 15 } } }),
+        ];
+        sse(events
+            .iter()
+            .map(|event| {
+                format!(
+                    "event: {}\ndata: {event}\n\n",
+                    event["type"].as_str().unwrap()
+                )
+            })
+            .collect())
+    }
+}
+
+async fn openai_responses_server() -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/responses"))
+        .respond_with(OpenAiResponses)
+        .mount(&server)
+        .await;
+    server
+}
+
+async fn last_body(server: &MockServer) -> serde_json::Value {
+    let requests = server.received_requests().await.unwrap();
+    requests.last().unwrap().body_json().unwrap()
+}
+
+#[tokio::test]
+async fn ultrathink_is_clamped_to_the_highest_effort_the_model_accepts() {
+    let server = openai_responses_server().await;
+    for (model, sent) in [
+        ("gpt-5", "high"),
+        ("gpt-5-codex", "high"),
+        ("o3", "high"),
+        ("o4-mini", "high"),
+        ("gpt-5.1-codex-max", "xhigh"),
+    ] {
+        let client = client(
+            provider(WireApi::Responses, &format!("{}/v1", server.uri())),
+            model,
+        );
+        let prompt = Prompt {
+            reasoning: reasoning_options_for(&ultrathink(), WireApi::Responses),
+            ..Prompt::system_and_user("Be brief.", "ultrathink: why?")
+        };
+
+        let (_, error) = collect(&client, &prompt).await;
+
+        assert_eq!(error, None, "{model}");
+        assert_eq!(
+            last_body(&server).await["reasoning"]["effort"],
+            json!(sent),
+            "{model}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn reasoning_state_is_sent_back_encrypted_and_never_raw() {
+    let server = openai_responses_server().await;
+    let client = client(
+        provider(WireApi::Responses, &format!("{}/v1", server.uri())),
+        "gpt-5",
+    );
+    let prompt = Prompt {
+        instructions: "Be brief.".to_string(),
+        input: vec![
+            ResponseItem::user_text("first"),
+            // From an earlier OpenAI turn: encrypted state plus raw text.
+            ResponseItem::Reasoning {
+                id: Some("rs_old".to_string()),
+                summary: Vec::new(),
+                content: Some(vec![ReasoningContent::ReasoningText {
+                    text: "raw chain of thought".to_string(),
+                }]),
+                encrypted_content: Some("gAAAAABo-old-state".to_string()),
+                extra: ExtraFields::new(),
+            },
+            // From a local server through Chat Completions: raw text only.
+            ResponseItem::Reasoning {
+                id: None,
+                summary: Vec::new(),
+                content: Some(vec![ReasoningContent::ReasoningText {
+                    text: "local thinking".to_string(),
+                }]),
+                encrypted_content: None,
+                extra: ExtraFields::new(),
+            },
+            // An item type this crate does not know, carrying a server id.
+            ResponseItem::Other(
+                json!({ "type": "mcp_list_tools", "id": "mcpl_1", "server_label": "docs", "tools": [] }),
+            ),
+            ResponseItem::assistant_text("ok"),
+            ResponseItem::user_text("second"),
+        ],
+        // No thinking asked for: a reasoning model reasons anyway, and its state must survive.
+        ..Prompt::default()
+    };
+
+    let (events, error) = collect(&client, &prompt).await;
+
+    assert_eq!(error, None);
+    let body = last_body(&server).await;
+    assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+    assert_eq!(body["store"], json!(false));
+    assert_eq!(
+        body["input"],
+        json!([
+            { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "first" }] },
+            { "type": "reasoning", "summary": [], "encrypted_content": "gAAAAABo-old-state" },
+            { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "ok" }] },
+            { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "second" }] },
+        ])
+    );
+    assert_eq!(
+        done_items(&events)[0],
+        json!({ "id": "rs_new", "type": "reasoning", "summary": [], "encrypted_content": "gAAAAABo-new-state" })
+    );
+}
+
+#[tokio::test]
+async fn prompt_cache_key_is_the_session_id() {
+    let server = openai_responses_server().await;
+    let client = client(
+        provider(WireApi::Responses, &format!("{}/v1", server.uri())),
+        "gpt-5",
+    );
+    let prompt = Prompt {
+        session_id: Some("0199a1b2-session".to_string()),
+        ..Prompt::system_and_user("Be brief.", "hello")
+    };
+
+    let (_, error) = collect(&client, &prompt).await;
+
+    assert_eq!(error, None);
+    assert_eq!(
+        last_body(&server).await["prompt_cache_key"],
+        json!("0199a1b2-session")
+    );
 }

@@ -1,0 +1,58 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn efforts(slug: &str) -> Vec<ReasoningEffort> {
+    known_model(slug)
+        .map(|info| info.reasoning_efforts)
+        .unwrap_or_default()
+}
+
+#[test]
+fn efforts_per_model_match_the_vendor_lists() {
+    assert_eq!(efforts("gpt-5"), vec![Minimal, Low, Medium, High]);
+    assert_eq!(efforts("gpt-5-codex"), vec![Low, Medium, High]);
+    assert_eq!(efforts("o3"), vec![Low, Medium, High]);
+    assert_eq!(efforts("o4-mini"), vec![Low, Medium, High]);
+    assert_eq!(efforts("gpt-5.1-codex-max"), vec![Low, Medium, High, XHigh]);
+    assert_eq!(efforts("gpt-5.2"), vec![Low, Medium, High, XHigh]);
+    assert_eq!(efforts("gpt-4.1"), Vec::new());
+}
+
+#[test]
+fn dated_snapshots_and_router_prefixes_find_their_row() {
+    assert_eq!(efforts("gpt-5-2025-08-07"), efforts("gpt-5"));
+    assert_eq!(
+        efforts("openai/gpt-5.1-codex-max"),
+        efforts("gpt-5.1-codex-max")
+    );
+    // The longest row wins: gpt-5.1-codex-mini is not gpt-5.1-codex.
+    assert_eq!(efforts("gpt-5.1-codex-mini"), vec![Medium, High]);
+    assert_eq!(known_model("qwen3:8b"), None);
+}
+
+#[test]
+fn openai_reasoning_models_take_max_completion_tokens() {
+    let field = |slug: &str| known_model(slug).map(|info| info.max_tokens_field);
+    assert_eq!(field("o3"), Some(MaxTokensField::MaxCompletionTokens));
+    assert_eq!(field("gpt-5"), Some(MaxTokensField::MaxCompletionTokens));
+    assert_eq!(field("gpt-4.1"), Some(MaxTokensField::MaxTokens));
+    assert_eq!(field("claude-sonnet-4-5"), Some(MaxTokensField::MaxTokens));
+}
+
+#[test]
+fn windows_and_output_limits() {
+    let limits =
+        |slug: &str| known_model(slug).map(|info| (info.context_window, info.max_output_tokens));
+    assert_eq!(limits("gpt-5"), Some((272_000, Some(128_000))));
+    assert_eq!(limits("o3"), Some((200_000, Some(100_000))));
+    assert_eq!(limits("gpt-4.1"), Some((1_047_576, Some(32_768))));
+    assert_eq!(
+        limits("claude-opus-4-1-20250805"),
+        Some((200_000, Some(32_000)))
+    );
+    assert_eq!(
+        limits("claude-sonnet-4-5-20250929"),
+        Some((200_000, Some(64_000)))
+    );
+}
