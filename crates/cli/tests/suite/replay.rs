@@ -456,9 +456,17 @@ fn other_jsonl_files_in_a_directory_are_noted_and_skipped() {
 }
 
 #[test]
-fn a_path_is_required() {
-    let output = replay(&[]).output().unwrap();
-    assert!(!output.status.success());
+fn a_path_is_required_and_its_absence_is_a_usage_error_not_a_panic() {
+    let output = replay(&[]).env("RUST_BACKTRACE", "1").output().unwrap();
+    // clap's usage errors exit with 2; a panic would exit with 101.
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "error: the following required arguments were not provided:\n  <PATHS>...\n\nUsage: agentctx replay <PATHS>...\n\nFor more information, try '--help'.\n"
+    );
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"));
 }
 
 #[test]
