@@ -160,7 +160,7 @@ proptest::proptest! {
                     proptest::prop_assert!(validate_command_name(alias).is_ok(), "{}", alias);
                 }
                 // The body after the closing line, untouched.
-                let body = if crlf { body.replace('\n', "\r\n") } else { body.clone() };
+                let body = if crlf { body.replace('\n', "\r\n") } else { body };
                 proptest::prop_assert_eq!(skill.content, body.trim_start_matches(['\n', '\r']));
                 proptest::prop_assert_eq!(skill.path, Some(Path::new("/skills/fuzz").join(SKILL_MD_FILE)));
                 proptest::prop_assert_eq!(skill.source, SkillSource::Project);
