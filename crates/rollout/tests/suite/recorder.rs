@@ -143,6 +143,7 @@ fn concurrent_writers_never_tear_lines() {
         .items()
         .filter_map(ResponseItem::message_text)
         .collect();
+    assert_eq!(items.len(), 4 * 25 * 2);
     for pair in items.chunks(2) {
         assert!(pair[0].starts_with(&format!("{}-", pair[1])));
     }
