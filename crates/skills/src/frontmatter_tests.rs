@@ -30,8 +30,8 @@ fn name_field() {
         name: Some("deploy".to_string()),
         ..Default::default()
     };
-    // `name` is one word: both styles spell it the same.
-    both_styles("name: deploy", "name: deploy", &expected);
+    // `name` is one word: both styles spell it the same, so check a quoted value instead.
+    both_styles("name: deploy", "name: \"deploy\"", &expected);
 }
 
 #[test]
