@@ -138,12 +138,33 @@ pub struct HistoryMetadata {
     pub entry_count: usize,
 }
 
+/// How often, and how far apart, the file lock is tried before giving up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LockRetry {
+    /// Attempts before [`MessageHistoryError::LockTimeout`].
+    pub(crate) attempts: u32,
+    /// Pause between attempts.
+    pub(crate) pause: Duration,
+}
+
+impl Default for LockRetry {
+    fn default() -> Self {
+        Self {
+            attempts: MAX_LOCK_RETRIES,
+            pause: LOCK_RETRY_SLEEP,
+        }
+    }
+}
+
 /// The prompt history file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageHistory {
     path: PathBuf,
     max_bytes: Option<u64>,
     persistence: HistoryPersistence,
+    /// Always the default outside tests; tests set it so that no outcome depends on how
+    /// fast a loaded machine runs the other lock holders.
+    lock_retry: LockRetry,
 }
 
 impl MessageHistory {
@@ -153,6 +174,7 @@ impl MessageHistory {
             path: path.into(),
             max_bytes: None,
             persistence: HistoryPersistence::SaveAll,
+            lock_retry: LockRetry::default(),
         }
     }
 
@@ -172,6 +194,13 @@ impl MessageHistory {
     /// Sets the soft cap.
     pub fn with_max_bytes(mut self, max_bytes: Option<u64>) -> Self {
         self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Sets the lock retry policy.
+    #[cfg(test)]
+    pub(crate) fn with_lock_retry(mut self, lock_retry: LockRetry) -> Self {
+        self.lock_retry = lock_retry;
         self
     }
 
@@ -297,19 +326,23 @@ impl MessageHistory {
     /// Opens the file for appending (created `0600`) and takes the exclusive lock. Starts over
     /// when the file was swapped by a trim while this writer waited for the lock.
     fn open_locked_for_append(&self) -> Result<File, MessageHistoryError> {
+        let budget = self.lock_retry.attempts;
         let mut attempts = 0;
         loop {
             let file = self.open_for_append()?;
             attempts += lock_with_retries(
                 &file,
                 LockKind::Exclusive,
-                MAX_LOCK_RETRIES.saturating_sub(attempts),
+                LockRetry {
+                    attempts: budget.saturating_sub(attempts),
+                    pause: self.lock_retry.pause,
+                },
             )
-            .map_err(|err| self.lock_error(err, MAX_LOCK_RETRIES))?;
+            .map_err(|err| self.lock_error(err, attempts))?;
             if self.is_current(&file) {
                 return Ok(file);
             }
-            if attempts >= MAX_LOCK_RETRIES {
+            if attempts >= budget {
                 return Err(MessageHistoryError::LockTimeout {
                     path: self.path.clone(),
                     attempts,
@@ -339,8 +372,8 @@ impl MessageHistory {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(self.open_error(source)),
         };
-        lock_with_retries(&file, LockKind::Shared, MAX_LOCK_RETRIES)
-            .map_err(|err| self.lock_error(err, MAX_LOCK_RETRIES))?;
+        lock_with_retries(&file, LockKind::Shared, self.lock_retry)
+            .map_err(|err| self.lock_error(err, 0))?;
         Ok(Some(file))
     }
 
@@ -430,11 +463,13 @@ impl MessageHistory {
         }
     }
 
-    fn lock_error(&self, err: LockFailure, attempts: u32) -> MessageHistoryError {
+    /// The error of a failed lock; `earlier` counts the tries made before on a file that was
+    /// then swapped, so the error reports every try.
+    fn lock_error(&self, err: LockFailure, earlier: u32) -> MessageHistoryError {
         match err {
-            LockFailure::Busy => MessageHistoryError::LockTimeout {
+            LockFailure::Busy { tries } => MessageHistoryError::LockTimeout {
                 path: self.path.clone(),
-                attempts,
+                attempts: earlier.saturating_add(tries),
             },
             LockFailure::Io(source) => MessageHistoryError::Lock {
                 path: self.path.clone(),
@@ -480,29 +515,33 @@ enum LockKind {
 }
 
 enum LockFailure {
-    Busy,
+    /// Still locked by another holder after this many tries.
+    Busy {
+        tries: u32,
+    },
     Io(std::io::Error),
 }
 
-/// Tries to lock up to `attempts` times, sleeping between tries; returns the tries used.
-fn lock_with_retries(file: &File, kind: LockKind, attempts: u32) -> Result<u32, LockFailure> {
-    let attempts = attempts.max(1);
-    for attempt in 1..=attempts {
+/// Tries to lock up to `retry.attempts` times (at least once), pausing between tries; returns
+/// the tries used.
+fn lock_with_retries(file: &File, kind: LockKind, retry: LockRetry) -> Result<u32, LockFailure> {
+    let attempts = retry.attempts.max(1);
+    let mut tries = 0;
+    loop {
+        tries += 1;
         let result = match kind {
             LockKind::Exclusive => file.try_lock(),
             LockKind::Shared => file.try_lock_shared(),
         };
         match result {
-            Ok(()) => return Ok(attempt),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                if attempt < attempts {
-                    thread::sleep(LOCK_RETRY_SLEEP);
-                }
+            Ok(()) => return Ok(tries),
+            Err(std::fs::TryLockError::WouldBlock) if tries >= attempts => {
+                return Err(LockFailure::Busy { tries });
             }
+            Err(std::fs::TryLockError::WouldBlock) => thread::sleep(retry.pause),
             Err(std::fs::TryLockError::Error(err)) => return Err(LockFailure::Io(err)),
         }
     }
-    Err(LockFailure::Busy)
 }
 
 #[cfg(unix)]

@@ -2,6 +2,21 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
+/// A lock policy under which a writer waits as long as it takes: every other holder finishes
+/// its append, so waiting always ends, and whether an append succeeds cannot depend on how
+/// fast a loaded machine runs the other threads (with the default 10 × 100 ms, a writer
+/// starved for a second failed the test).
+const WAIT_FOR_THE_LOCK: LockRetry = LockRetry {
+    attempts: u32::MAX,
+    pause: Duration::from_millis(1),
+};
+
+/// A policy that gives up at once, without sleeping, after three tries.
+const THREE_QUICK_TRIES: LockRetry = LockRetry {
+    attempts: 3,
+    pause: Duration::ZERO,
+};
+
 fn entry(index: usize) -> HistoryEntry {
     HistoryEntry {
         session_id: "0190c3e0-0000-7000-8000-000000000001".to_string(),
@@ -143,7 +158,7 @@ fn concurrent_appenders_never_tear_lines() {
     let per_thread = 25;
     let handles: Vec<_> = (0..threads)
         .map(|thread_index| {
-            let history = MessageHistory::new(&path);
+            let history = MessageHistory::new(&path).with_lock_retry(WAIT_FOR_THE_LOCK);
             std::thread::spawn(move || {
                 for index in 0..per_thread {
                     let text = format!("thread {thread_index} prompt {index} {}", "x".repeat(2000));
@@ -182,7 +197,9 @@ fn concurrent_appenders_with_trimming_keep_whole_lines() {
     let max_bytes = 20_000;
     let handles: Vec<_> = (0..4)
         .map(|thread_index| {
-            let history = MessageHistory::new(&path).with_max_bytes(Some(max_bytes));
+            let history = MessageHistory::new(&path)
+                .with_max_bytes(Some(max_bytes))
+                .with_lock_retry(WAIT_FOR_THE_LOCK);
             std::thread::spawn(move || {
                 for index in 0..40 {
                     history
@@ -223,21 +240,49 @@ fn concurrent_appenders_with_trimming_keep_whole_lines() {
 }
 
 #[test]
-fn lock_timeout_names_the_file() {
+fn the_default_lock_policy_is_ten_tries_a_tenth_of_a_second_apart() {
+    assert_eq!(
+        LockRetry::default(),
+        LockRetry {
+            attempts: 10,
+            pause: Duration::from_millis(100),
+        }
+    );
+    assert_eq!(
+        MessageHistory::new("h.jsonl").lock_retry,
+        LockRetry::default()
+    );
+}
+
+#[test]
+fn lock_timeout_names_the_file_and_the_attempts() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.jsonl");
-    let history = MessageHistory::new(&path);
+    let history = MessageHistory::new(&path).with_lock_retry(THREE_QUICK_TRIES);
     history.append_entry(&entry(0)).unwrap();
     let holder = File::open(&path).unwrap();
     holder.lock().unwrap();
     let err = history.append_entry(&entry(1)).unwrap_err();
     assert!(
-        matches!(err, MessageHistoryError::LockTimeout { attempts: 10, .. }),
+        matches!(&err, MessageHistoryError::LockTimeout { path: p, attempts: 3 } if p == &path),
         "{err}"
     );
-    assert!(err.to_string().contains("history.jsonl"));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "history file {} stayed locked after 3 attempts",
+            path.display()
+        )
+    );
+    // Readers wait for a writer the same way.
+    let err = history.entries().unwrap_err();
+    assert!(
+        matches!(&err, MessageHistoryError::LockTimeout { path: p, attempts: 3 } if p == &path),
+        "{err}"
+    );
     holder.unlock().unwrap();
     history.append_entry(&entry(1)).unwrap();
+    assert_eq!(history.entries().unwrap().entries, vec![entry(0), entry(1)]);
 }
 
 #[test]

@@ -31,9 +31,25 @@ fn restores_nulls_dropped_fields_defaults_and_renamed_values_at_any_depth() {
 }
 
 #[test]
-fn an_exact_payload_records_nothing() {
-    let value = json!({"a": [1, {"b": null}], "c": "d"});
-    assert!(PayloadFidelity::between(&value, &value).is_exact());
+fn equal_payloads_record_nothing_and_any_one_difference_is_recorded() {
+    let original = json!({"a": [1, {"b": null}], "c": "d"});
+    // Built separately, so nothing is compared with itself.
+    let same: Value = serde_json::from_str(r#"{"c":"d","a":[1,{"b":null}]}"#).unwrap();
+    assert!(PayloadFidelity::between(&original, &same).is_exact());
+    for typed in [
+        json!({"a": [1, {}], "c": "d"}),
+        json!({"a": [1, {"b": null}]}),
+        json!({"a": [1, {"b": null}], "c": "d", "e": 1}),
+        json!({"a": [1.0, {"b": null}], "c": "d"}),
+        json!({"a": [1], "c": "d"}),
+        json!({"a": [1, {"b": false}], "c": "d"}),
+        json!({"a": [1, {"b": null}], "c": "D"}),
+        json!([1]),
+    ] {
+        let fidelity = PayloadFidelity::between(&original, &typed);
+        assert!(!fidelity.is_exact(), "{typed} recorded as exact");
+        assert_eq!(round_trip(&original, &typed), original, "{typed}");
+    }
 }
 
 #[test]
@@ -92,9 +108,55 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// `value` with its `index`-th node (pre-order, modulo the node count) replaced.
+fn replace_node(value: &Value, index: usize, replacement: &Value) -> Value {
+    fn count(value: &Value) -> usize {
+        1 + match value {
+            Value::Array(elements) => elements.iter().map(count).sum(),
+            Value::Object(members) => members.values().map(count).sum(),
+            _ => 0,
+        }
+    }
+    fn walk(value: &mut Value, target: &mut usize, replacement: &Value) -> bool {
+        if *target == 0 {
+            *value = replacement.clone();
+            return true;
+        }
+        *target -= 1;
+        match value {
+            Value::Array(elements) => elements
+                .iter_mut()
+                .any(|element| walk(element, target, replacement)),
+            Value::Object(members) => members
+                .values_mut()
+                .any(|member| walk(member, target, replacement)),
+            _ => false,
+        }
+    }
+    let mut edited = value.clone();
+    let mut target = index % count(value);
+    walk(&mut edited, &mut target, replacement);
+    edited
+}
+
+/// A payload and a typed form of it: an equal copy, the payload with one node replaced (the
+/// usual case: a null dropped, a field renamed), or an unrelated value.
+fn payload_pair() -> impl Strategy<Value = (Value, Value)> {
+    (json_value(), 0usize..3, any::<usize>(), json_value()).prop_map(
+        |(original, shape, index, other)| {
+            let typed = match shape {
+                0 => serde_json::from_str(&original.to_string()).unwrap(),
+                1 => replace_node(&original, index, &other),
+                _ => other,
+            };
+            (original, typed)
+        },
+    )
+}
+
 proptest! {
     #[test]
-    fn restoring_the_typed_form_gives_back_the_original(original in json_value(), typed in json_value()) {
+    fn restoring_the_typed_form_gives_back_the_original((original, typed) in payload_pair()) {
         prop_assert_eq!(&round_trip(&original, &typed), &original);
         prop_assert_eq!(PayloadFidelity::between(&original, &typed).is_exact(), original == typed);
     }

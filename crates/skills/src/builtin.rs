@@ -39,7 +39,7 @@ pub struct LocalCommand {
 }
 
 /// The builtin local commands. Their names are reserved: a skill cannot replace them.
-pub fn builtin_local_commands() -> Vec<LocalCommand> {
+pub(crate) fn builtin_local_commands() -> Vec<LocalCommand> {
     vec![
         LocalCommand {
             name: "help".to_string(),
@@ -67,7 +67,7 @@ pub fn builtin_local_commands() -> Vec<LocalCommand> {
 }
 
 /// The builtin prompt skills. A loaded skill of the same name replaces them.
-pub fn builtin_prompt_skills() -> Vec<SkillPromptCommand> {
+pub(crate) fn builtin_prompt_skills() -> Vec<SkillPromptCommand> {
     vec![
         builtin_prompt(
             "commit",

@@ -24,11 +24,11 @@ type Stamp = Option<(Option<SystemTime>, u64)>;
 
 /// The state of every file and directory a load reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFingerprint(Vec<(PathBuf, Stamp)>);
+pub(crate) struct SourceFingerprint(Vec<(PathBuf, Stamp)>);
 
 impl SourceFingerprint {
     /// Takes the fingerprint of `roots` now.
-    pub fn of(roots: &SkillRoots) -> Self {
+    pub(crate) fn of(roots: &SkillRoots) -> Self {
         let mut stamps = Vec::new();
         for root in roots.roots() {
             stamps.push((root.dir.clone(), stamp(&root.dir)));

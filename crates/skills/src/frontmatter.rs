@@ -66,49 +66,49 @@ pub struct HookDefinition {
 /// The parsed frontmatter of a `SKILL.md`. Every field is optional; unknown keys are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
-pub struct SkillFrontmatter {
+pub(crate) struct SkillFrontmatter {
     /// Command name; defaults to the skill's directory name.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Description; falls back to the first markdown heading.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Guidance telling the model when to use the skill.
     #[serde(alias = "when-to-use", alias = "whenToUse")]
-    pub when_to_use: Option<String>,
+    pub(crate) when_to_use: Option<String>,
     /// `false` blocks `/name` invocation by the user (default `true`).
     #[serde(alias = "user-invocable", alias = "userInvocable")]
-    pub user_invocable: Option<bool>,
+    pub(crate) user_invocable: Option<bool>,
     /// `true` keeps the model from invoking the skill (default `false`).
     #[serde(alias = "disable-model-invocation", alias = "disableModelInvocation")]
-    pub disable_model_invocation: Option<bool>,
+    pub(crate) disable_model_invocation: Option<bool>,
     /// Usage hint shown in `/help`.
     #[serde(alias = "argument-hint", alias = "argumentHint")]
-    pub argument_hint: Option<String>,
+    pub(crate) argument_hint: Option<String>,
     /// Tools the skill may use, as a list or a comma-separated string.
     #[serde(
         alias = "allowed-tools",
         alias = "allowedTools",
         deserialize_with = "one_or_many_tools"
     )]
-    pub allowed_tools: Option<Vec<String>>,
+    pub(crate) allowed_tools: Option<Vec<String>>,
     /// Model override: `haiku`, `sonnet`, `opus` or `inherit`.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Execution context: `main` (default) or `fork`.
-    pub context: Option<SkillContext>,
+    pub(crate) context: Option<SkillContext>,
     /// Agent type for the `fork` context.
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Alternative command names, as a list or a single string.
     #[serde(deserialize_with = "one_or_many_names")]
-    pub aliases: Option<Vec<String>>,
+    pub(crate) aliases: Option<Vec<String>>,
     /// Skill-level hooks.
-    pub hooks: Option<SkillHooksConfig>,
+    pub(crate) hooks: Option<SkillHooksConfig>,
     /// Base directory override; relative paths are resolved against the skill directory.
     #[serde(alias = "base-dir", alias = "baseDir")]
-    pub base_dir: Option<PathBuf>,
+    pub(crate) base_dir: Option<PathBuf>,
 }
 
 /// Why a `SKILL.md` could not be parsed.
 #[derive(Debug, thiserror::Error)]
-pub enum FrontmatterError {
+pub(crate) enum FrontmatterError {
     /// The file opens a `---` frontmatter block that is never closed.
     #[error("frontmatter opened with `---` on line 1 is not closed by a `---` line")]
     Unclosed,
@@ -122,18 +122,18 @@ pub enum FrontmatterError {
 
 /// A `SKILL.md` split into its frontmatter text (if any) and its markdown body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SplitSkillFile<'a> {
+pub(crate) struct SplitSkillFile<'a> {
     /// The YAML between the `---` lines, `None` when the file has no frontmatter.
-    pub frontmatter: Option<&'a str>,
+    pub(crate) frontmatter: Option<&'a str>,
     /// The markdown after the frontmatter.
-    pub body: &'a str,
+    pub(crate) body: &'a str,
 }
 
 /// Splits a `SKILL.md` into frontmatter and body.
 ///
 /// A frontmatter block starts with a `---` line as the first line of the file (after an
 /// optional byte-order mark) and ends with the next `---` line.
-pub fn split_frontmatter(text: &str) -> Result<SplitSkillFile<'_>, FrontmatterError> {
+pub(crate) fn split_frontmatter(text: &str) -> Result<SplitSkillFile<'_>, FrontmatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     let Some(first) = lines.next() else {
@@ -165,7 +165,7 @@ pub fn split_frontmatter(text: &str) -> Result<SplitSkillFile<'_>, FrontmatterEr
 }
 
 /// Parses frontmatter YAML. Empty frontmatter gives all defaults.
-pub fn parse_skill_frontmatter(yaml: &str) -> Result<SkillFrontmatter, FrontmatterError> {
+pub(crate) fn parse_skill_frontmatter(yaml: &str) -> Result<SkillFrontmatter, FrontmatterError> {
     if yaml.trim().is_empty() {
         return Ok(SkillFrontmatter::default());
     }
@@ -178,7 +178,7 @@ pub fn parse_skill_frontmatter(yaml: &str) -> Result<SkillFrontmatter, Frontmatt
 }
 
 /// The text of the first markdown heading (`# Title`, `## Title`, ...) outside code fences.
-pub fn first_heading(body: &str) -> Option<String> {
+pub(crate) fn first_heading(body: &str) -> Option<String> {
     let mut in_fence = false;
     for line in body.lines() {
         let trimmed = line.trim_start();
@@ -239,7 +239,7 @@ where
 }
 
 /// Splits `Bash(git add:*), Read` on commas outside parentheses.
-pub fn split_tool_list(text: &str) -> Vec<String> {
+pub(crate) fn split_tool_list(text: &str) -> Vec<String> {
     let mut tools = Vec::new();
     let mut depth = 0usize;
     let mut current = String::new();

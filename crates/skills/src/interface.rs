@@ -1,9 +1,9 @@
 //! Optional interface metadata of a skill (`SKILL.toml`), for UI presentation.
 //!
-//! Validation follows the spec: icon paths must stay under the skill's `assets/`
-//! directory (no absolute paths, no `..`), the brand colour must be `#RRGGBB`, and text
-//! fields have length limits. An invalid field is dropped and reported; it never makes
-//! the skill itself unusable.
+//! Validation (the rules and limits are explained in docs/design/skills.md): icon paths
+//! must stay under the skill's `assets/` directory (no absolute paths, no `..`), the brand
+//! colour must be `#RRGGBB`, and text fields have length limits. An invalid field is
+//! dropped and reported; it never makes the skill itself unusable.
 
 use std::path::Component;
 use std::path::Path;
@@ -14,17 +14,17 @@ use serde::Deserialize;
 use serde::Serialize;
 
 /// File name of the interface metadata, next to `SKILL.md`.
-pub const SKILL_TOML_FILE: &str = "SKILL.toml";
+pub(crate) const SKILL_TOML_FILE: &str = "SKILL.toml";
 /// Directory (inside the skill directory) that icon paths are relative to.
-pub const ASSETS_DIR: &str = "assets";
+pub(crate) const ASSETS_DIR: &str = "assets";
 /// Maximum length of `display_name`, in characters.
-pub const MAX_DISPLAY_NAME_CHARS: usize = 64;
+pub(crate) const MAX_DISPLAY_NAME_CHARS: usize = 64;
 /// Maximum length of `short_description`, in characters.
-pub const MAX_SHORT_DESCRIPTION_CHARS: usize = 1024;
+pub(crate) const MAX_SHORT_DESCRIPTION_CHARS: usize = 1024;
 /// Maximum length of `default_prompt`, in characters.
-pub const MAX_DEFAULT_PROMPT_CHARS: usize = 256;
+pub(crate) const MAX_DEFAULT_PROMPT_CHARS: usize = 256;
 /// Maximum length of `brand_color` (`#RRGGBB`), in characters.
-pub const MAX_BRAND_COLOR_CHARS: usize = 7;
+pub(crate) const MAX_BRAND_COLOR_CHARS: usize = 7;
 
 /// Rich UI metadata for skill presentation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -50,7 +50,7 @@ struct SkillTomlConfig {
 
 /// Why an icon path was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum AssetPathError {
+pub(crate) enum AssetPathError {
     /// The path is absolute.
     #[error("`{path}` is an absolute path; icons must be relative to assets/")]
     Absolute {
@@ -85,15 +85,15 @@ pub enum AssetPathError {
 
 /// The result of reading a `SKILL.toml`: the validated interface and one message per problem.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InterfaceLoad {
+pub(crate) struct InterfaceLoad {
     /// The interface, `None` when the file is absent, unreadable or has no `[interface]`.
-    pub interface: Option<SkillInterface>,
+    pub(crate) interface: Option<SkillInterface>,
     /// Problems found; each names the field and says what was dropped.
-    pub issues: Vec<String>,
+    pub(crate) issues: Vec<String>,
 }
 
 /// Loads and validates `<skill_dir>/SKILL.toml`, if present.
-pub fn load_skill_interface(skill_dir: &Path) -> InterfaceLoad {
+pub(crate) fn load_skill_interface(skill_dir: &Path) -> InterfaceLoad {
     let path = skill_dir.join(SKILL_TOML_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -111,7 +111,7 @@ pub fn load_skill_interface(skill_dir: &Path) -> InterfaceLoad {
 }
 
 /// Parses and validates the text of a `SKILL.toml` belonging to `skill_dir`.
-pub fn parse_skill_interface(skill_dir: &Path, text: &str) -> InterfaceLoad {
+pub(crate) fn parse_skill_interface(skill_dir: &Path, text: &str) -> InterfaceLoad {
     let config: SkillTomlConfig = match toml::from_str(text) {
         Ok(config) => config,
         Err(err) => {
@@ -204,7 +204,10 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
 
 /// Checks that `path` is a relative path to an existing file under `<skill_dir>/assets/`
 /// and returns its full path.
-pub fn validate_asset_path(skill_dir: &Path, path: &Path) -> Result<PathBuf, AssetPathError> {
+pub(crate) fn validate_asset_path(
+    skill_dir: &Path,
+    path: &Path,
+) -> Result<PathBuf, AssetPathError> {
     if path.is_absolute() || path.has_root() {
         return Err(AssetPathError::Absolute {
             path: path.to_path_buf(),
@@ -236,7 +239,7 @@ pub fn validate_asset_path(skill_dir: &Path, path: &Path) -> Result<PathBuf, Ass
 }
 
 /// Whether `color` is `#RRGGBB` (exactly seven characters, six hex digits).
-pub fn is_valid_hex_color(color: &str) -> bool {
+pub(crate) fn is_valid_hex_color(color: &str) -> bool {
     match color.strip_prefix('#') {
         Some(hex) => {
             color.len() == MAX_BRAND_COLOR_CHARS && hex.chars().all(|c| c.is_ascii_hexdigit())

@@ -11,13 +11,13 @@ use crate::skill::SkillPromptCommand;
 use crate::source::SkillSource;
 
 /// Maximum characters of a skill prompt.
-pub const SKILL_PROMPT_MAX_CHARS: usize = 15000;
+pub(crate) const SKILL_PROMPT_MAX_CHARS: usize = 15000;
 /// The placeholder replaced by the invocation's arguments.
-pub const ARGUMENTS_PLACEHOLDER: &str = "$ARGUMENTS";
+pub(crate) const ARGUMENTS_PLACEHOLDER: &str = "$ARGUMENTS";
 
 /// Substitutes `$ARGUMENTS` with `args`; without the placeholder, non-empty arguments are
 /// appended as `\n\nARGUMENTS: <args>` (after the content's trailing whitespace).
-pub fn inject_arguments(content: &str, args: &str) -> String {
+pub(crate) fn inject_arguments(content: &str, args: &str) -> String {
     let args = args.trim();
     if content.contains(ARGUMENTS_PLACEHOLDER) {
         content.replace(ARGUMENTS_PLACEHOLDER, args)
@@ -30,7 +30,7 @@ pub fn inject_arguments(content: &str, args: &str) -> String {
 
 /// Truncates `content` to [`SKILL_PROMPT_MAX_CHARS`] characters and appends the
 /// truncation notice when it is longer. Counts characters, so it never splits one.
-pub fn apply_skill_token_budget(content: &str) -> String {
+pub(crate) fn apply_skill_token_budget(content: &str) -> String {
     match content.char_indices().nth(SKILL_PROMPT_MAX_CHARS) {
         None => content.to_string(),
         Some((cut, _)) => {
@@ -43,13 +43,13 @@ pub fn apply_skill_token_budget(content: &str) -> String {
 }
 
 /// The line announcing a skill's directory, so relative paths in it can be resolved.
-pub fn base_dir_prefix(base_dir: &Path) -> String {
+pub(crate) fn base_dir_prefix(base_dir: &Path) -> String {
     format!("Base directory for this skill: {}\n\n", base_dir.display())
 }
 
 /// The full prompt of `skill` invoked with `args`: base-directory prefix, content with
 /// arguments injected, then the budget.
-pub fn build_skill_prompt(skill: &SkillPromptCommand, args: &str) -> String {
+pub(crate) fn build_skill_prompt(skill: &SkillPromptCommand, args: &str) -> String {
     let mut prompt = String::new();
     if let Some(base_dir) = &skill.base_dir {
         prompt.push_str(&base_dir_prefix(base_dir));

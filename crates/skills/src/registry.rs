@@ -1,5 +1,6 @@
-//! [`CommandRegistry`]: the unified registry of every slash command, with the spec's
-//! filtering functions and dispatch.
+//! [`CommandRegistry`]: the unified registry of every slash command, with the filtering
+//! functions for user and model invocation and dispatch (why the rules are what they are:
+//! docs/design/skills.md).
 //!
 //! Order of [`CommandRegistry::get_all_commands`]: loaded skills in priority order
 //! (policy, user, project, plugin, bundled), then builtin prompt skills, then local

@@ -13,11 +13,11 @@ use serde::Serialize;
 use crate::source::SkillSource;
 
 /// Sub-directory of the agentctx home holding the user's skills.
-pub const USER_SKILLS_DIR: &str = "skills";
+pub(crate) const USER_SKILLS_DIR: &str = "skills";
 /// Sub-directory of the agentctx home holding bundled skills.
-pub const BUNDLED_SKILLS_DIR: &str = "skills-bundled";
+pub(crate) const BUNDLED_SKILLS_DIR: &str = "skills-bundled";
 /// Project skill directories, relative to the project directory, in priority order.
-pub const PROJECT_SKILLS_DIRS: [&str; 2] = [".agentctx/skills", ".claude/skills"];
+pub(crate) const PROJECT_SKILLS_DIRS: [&str; 2] = [".agentctx/skills", ".claude/skills"];
 
 /// A plugin's skill directory.
 #[derive(
@@ -47,11 +47,11 @@ pub struct SkillRoots {
 
 /// One directory of skills and the source its skills get.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub struct SkillRoot {
+pub(crate) struct SkillRoot {
     /// Directory whose sub-directories hold `SKILL.md` files.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Source of the skills found there.
-    pub source: SkillSource,
+    pub(crate) source: SkillSource,
 }
 
 impl SkillRoots {
@@ -66,7 +66,7 @@ impl SkillRoots {
 
     /// Every skill directory in priority order: policy, user, project (`.agentctx`, then
     /// `.claude`), plugins, bundled.
-    pub fn roots(&self) -> Vec<SkillRoot> {
+    pub(crate) fn roots(&self) -> Vec<SkillRoot> {
         let mut roots = Vec::new();
         let mut push = |dir: PathBuf, source: SkillSource| roots.push(SkillRoot { dir, source });
         if let Some(dir) = &self.policy_dir {

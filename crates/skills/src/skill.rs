@@ -11,7 +11,7 @@ use crate::source::LoadedFrom;
 use crate::source::SkillSource;
 
 /// The model value meaning "use the session's model".
-pub const INHERIT_MODEL: &str = "inherit";
+pub(crate) const INHERIT_MODEL: &str = "inherit";
 
 /// A skill: a prompt command of the unified slash-command registry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -11,11 +11,11 @@ use crate::source::LoadedFrom;
 use crate::source::SkillSource;
 
 /// File name of a skill, case-sensitive.
-pub const SKILL_MD_FILE: &str = "SKILL.md";
+pub(crate) const SKILL_MD_FILE: &str = "SKILL.md";
 
 /// Why a `SKILL.md` was rejected.
 #[derive(Debug, thiserror::Error)]
-pub enum SkillFileError {
+pub(crate) enum SkillFileError {
     /// The frontmatter is malformed.
     #[error(transparent)]
     Frontmatter(#[from] FrontmatterError),
@@ -31,7 +31,7 @@ pub enum SkillFileError {
 
 /// Parses a `SKILL.md`'s text. `skill_dir` is the directory holding it (its name is the
 /// default command name); the returned skill has no interface metadata yet.
-pub fn parse_skill_file(
+pub(crate) fn parse_skill_file(
     skill_dir: &Path,
     text: &str,
     source: SkillSource,
@@ -87,7 +87,7 @@ pub fn parse_skill_file(
 }
 
 /// Checks that `name` can be typed as `/name`: not empty, no whitespace, no `/`.
-pub fn validate_command_name(name: &str) -> Result<(), SkillFileError> {
+pub(crate) fn validate_command_name(name: &str) -> Result<(), SkillFileError> {
     let reason = if name.is_empty() {
         "it is empty"
     } else if name.chars().any(char::is_whitespace) {

@@ -142,7 +142,7 @@ proptest::proptest! {
             (proptest::sample::select(KEYS), proptest::sample::select(VALUES)),
             0..8,
         ),
-        body in "\\PC{0,40}",
+        body in "[ \\n]{0,2}\\PC{0,40}",
         crlf in proptest::bool::ANY,
     ) {
         let yaml: String = lines
@@ -155,10 +155,27 @@ proptest::proptest! {
         }
         match parse_skill_file(Path::new("/skills/fuzz"), &text, SkillSource::Project) {
             Ok(skill) => {
-                proptest::prop_assert!(!skill.name.is_empty());
-                proptest::prop_assert!(!skill.name.contains('/'));
+                proptest::prop_assert!(validate_command_name(&skill.name).is_ok(), "{}", skill.name);
+                for alias in &skill.aliases {
+                    proptest::prop_assert!(validate_command_name(alias).is_ok(), "{}", alias);
+                }
+                // The body after the closing line, untouched.
+                let body = if crlf { body.replace('\n', "\r\n") } else { body };
+                proptest::prop_assert_eq!(skill.content, body.trim_start_matches(['\n', '\r']));
+                proptest::prop_assert_eq!(skill.path, Some(Path::new("/skills/fuzz").join(SKILL_MD_FILE)));
+                proptest::prop_assert_eq!(skill.source, SkillSource::Project);
             }
-            Err(err) => proptest::prop_assert!(!err.to_string().is_empty()),
+            // The block is always closed: only bad YAML or a name that cannot be typed is
+            // rejected, and a rejected name really is one.
+            Err(SkillFileError::Frontmatter(FrontmatterError::Yaml { message })) => {
+                proptest::prop_assert!(!message.is_empty());
+            }
+            Err(SkillFileError::InvalidName { name, reason }) => {
+                proptest::prop_assert!(validate_command_name(&name).is_err(), "{} rejected: {}", name, reason);
+            }
+            Err(err @ SkillFileError::Frontmatter(FrontmatterError::Unclosed)) => {
+                proptest::prop_assert!(false, "closed frontmatter read as unclosed: {}", err);
+            }
         }
     }
 }

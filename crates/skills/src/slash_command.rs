@@ -72,16 +72,16 @@ impl SlashCommand {
 
 /// `/name args` split into its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParsedSlashCommand<'a> {
+pub(crate) struct ParsedSlashCommand<'a> {
     /// The name without the slash.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// Everything after the name, trimmed.
-    pub args: &'a str,
+    pub(crate) args: &'a str,
 }
 
 /// Parses user input as a slash command; `None` when it is not one (no leading `/`, an
 /// empty name, or a path such as `/usr/bin/env`).
-pub fn parse_slash_command(input: &str) -> Option<ParsedSlashCommand<'_>> {
+pub(crate) fn parse_slash_command(input: &str) -> Option<ParsedSlashCommand<'_>> {
     let rest = input.trim_start().strip_prefix('/')?;
     let (name, args) = match rest.find(char::is_whitespace) {
         Some(end) => (rest.get(..end)?, rest.get(end..)?),

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 /// Default half-life of a use, in days.
-pub const DEFAULT_USAGE_HALF_LIFE_DAYS: f64 = 7.0;
+pub(crate) const DEFAULT_USAGE_HALF_LIFE_DAYS: f64 = 7.0;
 const SECONDS_PER_DAY: f64 = 86_400.0;
 const USAGE_FILE_VERSION: u32 = 1;
 
@@ -85,7 +85,7 @@ impl Default for SkillUsageTracker {
 
 impl SkillUsageTracker {
     /// An empty tracker. A half-life that is not a positive finite number falls back to
-    /// [`DEFAULT_USAGE_HALF_LIFE_DAYS`].
+    /// the default of 7 days (that of [`crate::SkillsConfig`]).
     pub fn new(half_life_days: f64) -> Self {
         let half_life_days = if half_life_days.is_finite() && half_life_days > 0.0 {
             half_life_days

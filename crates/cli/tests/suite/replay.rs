@@ -332,11 +332,26 @@ fn an_unreadable_reminders_config_is_an_error() {
         config.to_str().unwrap(),
         CLAUDE_SAMPLE,
     ])
+    .env("RUST_BACKTRACE", "1")
     .output()
     .unwrap();
-    assert!(!output.status.success());
+    assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("invalid reminder settings in "), "{stderr}");
+    assert_eq!(
+        stderr.lines().next(),
+        Some(
+            format!(
+                "error: invalid reminder settings in {}: invalid system reminder config: TOML parse error at line 2, column 11",
+                config.display()
+            )
+            .as_str()
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
     assert!(output.stdout.is_empty());
 }
 
@@ -416,17 +431,13 @@ fn a_corrupt_line_is_reported_with_file_and_line_and_the_replay_goes_on() {
 #[test]
 fn a_missing_named_file_fails_after_the_others_are_replayed() {
     let output = replay(&["--json", "no/such/rollout.jsonl", CLAUDE_SAMPLE])
+        .env("RUST_BACKTRACE", "1")
         .output()
         .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(
-        stderr.starts_with("no/such/rollout.jsonl: cannot open no/such/rollout.jsonl: "),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("1 of 2 files could not be replayed"),
-        "{stderr}"
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "no/such/rollout.jsonl: cannot open no/such/rollout.jsonl: No such file or directory (os error 2)\nerror: 1 of 2 files could not be replayed\n"
     );
     assert_eq!(json_lines(&output.stdout).len(), 1);
 }
@@ -456,9 +467,17 @@ fn other_jsonl_files_in_a_directory_are_noted_and_skipped() {
 }
 
 #[test]
-fn a_path_is_required() {
-    let output = replay(&[]).output().unwrap();
-    assert!(!output.status.success());
+fn a_path_is_required_and_its_absence_is_a_usage_error_not_a_panic() {
+    let output = replay(&[]).env("RUST_BACKTRACE", "1").output().unwrap();
+    // clap's usage errors exit with 2; a panic would exit with 101.
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "error: the following required arguments were not provided:\n  <PATHS>...\n\nUsage: agentctx replay <PATHS>...\n\nFor more information, try '--help'.\n"
+    );
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"));
 }
 
 #[test]

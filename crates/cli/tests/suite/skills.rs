@@ -126,14 +126,26 @@ fn show_json_includes_the_prompt() {
     assert!(prompt.ends_with("\n\nARGUMENTS: src/lib.rs"), "{prompt}");
 }
 
+/// Asserts that the run failed with exit code 1 and printed nothing but `line` on stderr:
+/// no panic message, no backtrace (asked for with `RUST_BACKTRACE=1`).
+#[track_caller]
+fn assert_fails_with_one_line(output: &std::process::Output, line: &str) {
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(text(&output.stdout), "");
+    assert_eq!(stderr, format!("{line}\n"));
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"));
+}
+
 #[test]
-fn show_unknown_command_fails() {
-    let output = skills(&["show", "nope"]).output().expect("runs");
-    assert!(!output.status.success());
-    assert!(
-        text(&output.stderr).contains("unknown command `nope`"),
-        "{}",
-        text(&output.stderr)
+fn show_unknown_command_is_a_one_line_error() {
+    let output = skills(&["show", "nope"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("runs");
+    assert_fails_with_one_line(
+        &output,
+        "error: unknown command `nope`; see `agentctx skills list`",
     );
 }
 
@@ -154,12 +166,14 @@ fn home_defaults_to_agentctx_home() {
     let output = Command::cargo_bin("agentctx")
         .expect("binary")
         .env("AGENTCTX_HOME", empty.path())
+        .env("RUST_BACKTRACE", "1")
         .current_dir(fixtures.join("project"))
         .args(["skills", "show", "explain"])
         .output()
         .expect("runs");
-    assert!(
-        !output.status.success(),
-        "explain is a user skill; this home has none"
+    // `explain` is a user skill; this home has none.
+    assert_fails_with_one_line(
+        &output,
+        "error: unknown command `explain`; see `agentctx skills list`",
     );
 }

@@ -2,6 +2,7 @@ use agentctx_protocol::EventMsg;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
+use agentctx_protocol::RolloutLineError;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -229,7 +230,23 @@ fn known_type_with_unexpected_payload_is_kept_verbatim() {
 
 #[test]
 fn lines_without_envelope_are_rejected_with_typed_errors() {
-    assert!(serde_json::from_str::<RolloutLine>("[1]").is_err());
-    assert!(serde_json::from_str::<RolloutLine>(r#"{"payload":{}}"#).is_err());
-    assert!(serde_json::from_str::<RolloutLine>(r#"{"type":"x"}"#).is_err());
+    for (raw, expected) in [
+        ("[1]", RolloutLineError::NotAnObject),
+        (r#"{"payload":{}}"#, RolloutLineError::MissingType),
+        (r#"{"type":7,"payload":{}}"#, RolloutLineError::MissingType),
+        (
+            r#"{"type":"x"}"#,
+            RolloutLineError::MissingPayload("x".to_string()),
+        ),
+    ] {
+        // Deserializing reports the same reason.
+        let err = serde_json::from_str::<RolloutLine>(raw).unwrap_err();
+        assert_eq!(err.to_string(), expected.to_string(), "{raw}");
+        let value: Value = serde_json::from_str(raw).unwrap();
+        assert_eq!(
+            RolloutLine::from_value(value).map(|_| ()),
+            Err(expected),
+            "{raw}"
+        );
+    }
 }

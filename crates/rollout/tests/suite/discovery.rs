@@ -3,6 +3,7 @@ use std::path::Path;
 use std::time::Duration;
 use std::time::SystemTime;
 
+use agentctx_rollout::RolloutError;
 use agentctx_rollout::discover_sessions;
 use agentctx_rollout::parse_rollout_file_time;
 use pretty_assertions::assert_eq;
@@ -107,6 +108,18 @@ fn rollout_file_times_parse_only_from_rollout_names() {
 #[test]
 fn a_missing_directory_is_a_typed_error() {
     let home = tempfile::tempdir().unwrap();
-    let err = discover_sessions(&home.path().join("absent")).unwrap_err();
+    let absent = home.path().join("absent");
+    let err = discover_sessions(&absent).unwrap_err();
+    match &err {
+        RolloutError::Walk { path, source } => {
+            assert_eq!(path, &absent);
+            assert_eq!(source.path(), Some(absent.as_path()));
+            assert_eq!(
+                source.io_error().map(std::io::Error::kind),
+                Some(std::io::ErrorKind::NotFound)
+            );
+        }
+        other => panic!("expected a walk error, got {other:?}"),
+    }
     assert!(err.to_string().contains("absent"), "{err}");
 }

@@ -89,7 +89,7 @@ fn a_file_with_no_recognisable_line_is_a_typed_error() {
     std::fs::write(&path, "{\"session_id\":\"s\",\"ts\":1,\"text\":\"hi\"}\n\n").unwrap();
     let err = read_rollout(&path).unwrap_err();
     assert!(
-        matches!(err, RolloutError::UnrecognizedFormat { lines: 2, .. }),
+        matches!(&err, RolloutError::UnrecognizedFormat { path: p, lines: 2 } if p == &path),
         "{err:?}"
     );
     assert!(err.to_string().contains("history.jsonl"));
@@ -98,7 +98,12 @@ fn a_file_with_no_recognisable_line_is_a_typed_error() {
 #[test]
 fn a_missing_file_is_a_typed_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let err = read_rollout(&dir.path().join("gone.jsonl")).unwrap_err();
-    assert!(matches!(err, RolloutError::Open { .. }), "{err:?}");
+    let gone = dir.path().join("gone.jsonl");
+    let err = read_rollout(&gone).unwrap_err();
+    assert!(
+        matches!(&err, RolloutError::Open { path, source }
+            if path == &gone && source.kind() == std::io::ErrorKind::NotFound),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("gone.jsonl"));
 }

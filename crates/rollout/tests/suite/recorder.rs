@@ -4,6 +4,7 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
 use agentctx_protocol::SessionMetaLine;
+use agentctx_rollout::RolloutError;
 use agentctx_rollout::RolloutFormat;
 use agentctx_rollout::RolloutRecorder;
 use agentctx_rollout::read_rollout;
@@ -98,6 +99,13 @@ fn resume_of_a_missing_file_is_a_typed_error_naming_it() {
     let home = tempfile::tempdir().unwrap();
     let missing = home.path().join("nope.jsonl");
     let err = RolloutRecorder::resume(&missing, "x").unwrap_err();
+    match &err {
+        RolloutError::Open { path, source } => {
+            assert_eq!(path, &missing);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("expected an open error, got {other:?}"),
+    }
     assert!(err.to_string().contains("nope.jsonl"), "{err}");
 }
 
@@ -135,6 +143,7 @@ fn concurrent_writers_never_tear_lines() {
         .items()
         .filter_map(ResponseItem::message_text)
         .collect();
+    assert_eq!(items.len(), 4 * 25 * 2);
     for pair in items.chunks(2) {
         assert!(pair[0].starts_with(&format!("{}-", pair[1])));
     }
