@@ -68,9 +68,34 @@ where
     Ok(parse_structured(&reply, &schema)?)
 }
 
+/// How many times [`complete_prompt`] sends the prompt again when a stream asks for the turn to
+/// be redone ([`ModelError::TurnRestartRequired`]); the stream itself has already retried what it
+/// could, so this only covers breaks after an item completed.
+const TURN_RESTARTS: usize = 2;
+
 /// Streams `prompt` to completion and returns the assistant's text: the text of the completed
 /// assistant messages joined by newlines, or the streamed text deltas when no message completed.
+///
+/// Honours the stream's resume contract: the partial output of an abandoned attempt is dropped,
+/// and a stream that asks for the turn to be redone is sent again from the start (at most
+/// [`TURN_RESTARTS`] times), so the reply is always one whole sample.
 pub async fn complete_prompt<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
+where
+    C: ModelClient + ?Sized,
+{
+    let mut restarts = 0;
+    loop {
+        match complete_once(client, prompt).await {
+            Err(error) if error.requires_turn_restart() && restarts < TURN_RESTARTS => {
+                restarts += 1;
+                tracing::warn!(%error, restarts, "model stream must be redone; sending the prompt again");
+            }
+            result => return result,
+        }
+    }
+}
+
+async fn complete_once<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
 where
     C: ModelClient + ?Sized,
 {
@@ -85,6 +110,8 @@ where
             }
             ResponseEvent::OutputTextDelta(piece) => deltas.push_str(&piece),
             ResponseEvent::Completed { .. } => completed = true,
+            // No item of the abandoned attempt completed; only its deltas are void.
+            ResponseEvent::AttemptAbandoned { .. } => deltas.clear(),
             ResponseEvent::Created
             | ResponseEvent::OutputItemAdded(_)
             | ResponseEvent::OutputItemDone(_)

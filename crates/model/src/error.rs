@@ -69,6 +69,16 @@ pub enum ModelError {
         /// What ended the stream.
         reason: String,
     },
+    /// The stream broke after output items had completed. A request sent again would be a new
+    /// sample whose items cannot be joined to those already delivered, so the stream ends here:
+    /// discard every item this stream delivered and send the prompt again (the whole turn).
+    #[error("stream broke after {completed_items} completed item(s); redo the turn: {reason}")]
+    TurnRestartRequired {
+        /// How many items the stream had completed (and the consumer must discard).
+        completed_items: usize,
+        /// The error that broke the stream.
+        reason: String,
+    },
     /// No data arrived on the stream for the idle timeout.
     #[error("no data on the stream for {after:?}")]
     Timeout {
@@ -120,6 +130,7 @@ impl ModelError {
             Self::RateLimited { .. }
             | Self::Server { .. }
             | Self::StreamDisconnected { .. }
+            | Self::TurnRestartRequired { .. }
             | Self::Timeout { .. }
             | Self::Transport { .. } => true,
             Self::ContextWindowExceeded { .. }
@@ -133,6 +144,12 @@ impl ModelError {
             | Self::StructuredOutput(_)
             | Self::ScriptExhausted { .. } => false,
         }
+    }
+
+    /// True when the consumer must throw away the items this stream delivered and send the
+    /// prompt again: the stream broke after items had completed and could not be resumed.
+    pub fn requires_turn_restart(&self) -> bool {
+        matches!(self, Self::TurnRestartRequired { .. })
     }
 
     /// The delay the provider asked for, when it named one.

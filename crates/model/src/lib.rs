@@ -8,7 +8,8 @@
 //!   OpenAI-compatible Chat Completions (Ollama, LM Studio, vLLM, llama.cpp server) and the
 //!   Anthropic Messages API, configured by [`ProviderConfig`] as codex `model_providers` are;
 //! - classified errors ([`ModelError`]), retries with exponential backoff and jitter, and
-//!   reconnection of dropped streams without duplicating delivered items;
+//!   dropped streams sent again only while no output item has completed (a new request is a
+//!   new sample; after an item completed the turn must be redone whole);
 //! - [`thinking`]: the specification's thinking levels, keywords, session toggle, priority chain
 //!   and provider mappings (application layer; the transport only sends final parameters);
 //! - [`ScriptedModelClient`], which replays scripted responses for tests of the crates above.

@@ -313,14 +313,28 @@ pub(crate) struct AnthropicParser {
     input_tokens: i64,
     cached_input_tokens: i64,
     output_tokens: i64,
+    usage_seen: bool,
     blocks: BTreeMap<u64, Block>,
     stop_reason: Option<String>,
     complete: bool,
 }
 
 impl AnthropicParser {
+    /// The usage read so far: `message_start` carries the input side, each `message_delta`
+    /// the output tokens produced until then.
+    fn token_usage(&self) -> TokenUsage {
+        TokenUsage {
+            input_tokens: self.input_tokens,
+            cached_input_tokens: self.cached_input_tokens,
+            output_tokens: self.output_tokens,
+            reasoning_output_tokens: 0,
+            total_tokens: self.input_tokens.saturating_add(self.output_tokens),
+        }
+    }
+
     fn read_usage(&mut self, usage: Option<&Value>) {
         let Some(usage) = usage else { return };
+        self.usage_seen = true;
         let has = |key: &str| usage.get(key).and_then(Value::as_i64).is_some();
         if has("input_tokens") || has("cache_read_input_tokens") {
             self.input_tokens = int_field(Some(usage), "input_tokens")
@@ -505,17 +519,9 @@ impl WireEventParser for AnthropicParser {
                     }
                     _ => {}
                 }
-                let input_tokens = self.input_tokens;
-                let output_tokens = self.output_tokens;
                 out.push(ResponseEvent::Completed {
                     response_id: self.message_id.clone(),
-                    token_usage: Some(TokenUsage {
-                        input_tokens,
-                        cached_input_tokens: self.cached_input_tokens,
-                        output_tokens,
-                        reasoning_output_tokens: 0,
-                        total_tokens: input_tokens.saturating_add(output_tokens),
-                    }),
+                    token_usage: Some(self.token_usage()),
                 });
             }
             "error" => return Err(ProviderErrorBody::parse(data).into_stream_error()),
@@ -537,6 +543,10 @@ impl WireEventParser for AnthropicParser {
 
     fn is_complete(&self) -> bool {
         self.complete
+    }
+
+    fn usage_so_far(&self) -> Option<TokenUsage> {
+        self.usage_seen.then(|| self.token_usage())
     }
 }
 

@@ -144,7 +144,20 @@ async fn overloaded_error_event_without_retries_left() {
 
     let (events, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
 
-    assert_eq!(trace(&events), vec!["created"]);
+    // message_start reported 472 input tokens and 1 output token before the error.
+    assert_eq!(trace(&events), vec!["created", "abandoned"]);
+    assert_eq!(
+        events[1],
+        agentctx_model::ResponseEvent::AttemptAbandoned {
+            usage: Some(TokenUsage {
+                input_tokens: 472,
+                cached_input_tokens: 0,
+                output_tokens: 1,
+                reasoning_output_tokens: 0,
+                total_tokens: 473,
+            })
+        }
+    );
     assert_eq!(
         error,
         Some(ModelError::Server {
