@@ -236,3 +236,53 @@ fn huge_error_bodies_are_cut() {
         }
     );
 }
+
+#[test]
+fn context_overflow_numbers_are_read_from_each_providers_message() {
+    let overflow = |message: &str| {
+        ModelError::ContextWindowExceeded {
+            message: message.to_string(),
+        }
+        .context_overflow()
+    };
+    assert_eq!(
+        overflow(
+            "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again"
+        ),
+        Some(ContextOverflow {
+            input_tokens: Some(199_759),
+            max_tokens: Some(8_192),
+            context_window: Some(200_000),
+        })
+    );
+    assert_eq!(
+        overflow("prompt is too long: 208310 tokens > 200000 maximum"),
+        Some(ContextOverflow {
+            input_tokens: Some(208_310),
+            max_tokens: None,
+            context_window: Some(200_000),
+        })
+    );
+    assert_eq!(
+        overflow(
+            "This model's maximum context length is 8192 tokens. However, you requested 8202 tokens (7202 in the messages, 1000 in the completion). Please reduce the length of the messages or completion."
+        ),
+        Some(ContextOverflow {
+            input_tokens: Some(7_202),
+            max_tokens: Some(1_000),
+            context_window: Some(8_192),
+        })
+    );
+    assert_eq!(
+        overflow("Request exceeds the maximum allowed number of bytes."),
+        None
+    );
+    assert_eq!(
+        ModelError::Server {
+            status: 500,
+            body: "1 + 2 > 3".to_string()
+        }
+        .context_overflow(),
+        None
+    );
+}

@@ -21,12 +21,19 @@ use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
 use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::WireEventParser;
+use crate::wire::anthropic_messages_max_tokens::SizingInput;
+use crate::wire::anthropic_messages_max_tokens::estimate_input_tokens;
+use crate::wire::anthropic_messages_max_tokens::size_output;
 use crate::wire::int_field;
 use crate::wire::parse_json;
 use crate::wire::str_field;
 
-/// `max_tokens` when the model info names no output limit.
+/// `max_tokens` when the model info names no output limit (then capped to fit the window, see
+/// [`crate::wire::anthropic_messages_max_tokens`]).
 pub const DEFAULT_ANTHROPIC_MAX_TOKENS: i64 = 8_192;
+/// The smallest `max_tokens` sent, however full the window is (see
+/// docs/design/model-streaming.md, "Anthropic max_tokens").
+pub const MIN_ANTHROPIC_MAX_TOKENS: i64 = 4_096;
 /// The tool a structured-output request forces; its input is the structured reply.
 pub const STRUCTURED_OUTPUT_TOOL: &str = "structured_output";
 /// The beta header value that turns on interleaved thinking.
@@ -39,27 +46,12 @@ pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 /// the requested schema; Anthropic refuses forced tool use with thinking, so such a request
 /// carries no thinking.
 pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
-    let mut max_tokens = model_info
-        .max_output_tokens
-        .unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
-    let budget = prompt
+    let requested_budget = prompt
         .reasoning
         .filter(|_| model_info.may_reason() && prompt.output_schema.is_none())
         .and_then(|options| options.budget_tokens)
         .map(|budget| i64::from(budget.max(ANTHROPIC_MIN_BUDGET_TOKENS)));
     let interleaved = prompt.reasoning.is_some_and(|options| options.interleaved);
-    let budget = budget.map(|budget| {
-        if interleaved || budget < max_tokens {
-            budget
-        } else if model_info.max_output_tokens.is_some() {
-            // The model cannot write more: leave room for the answer.
-            (max_tokens - i64::from(ANTHROPIC_MIN_BUDGET_TOKENS))
-                .max(i64::from(ANTHROPIC_MIN_BUDGET_TOKENS))
-        } else {
-            max_tokens = budget + DEFAULT_ANTHROPIC_MAX_TOKENS;
-            budget
-        }
-    });
 
     let mut tools: Vec<Value> = prompt
         .tools
@@ -80,15 +72,31 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
         }));
     }
 
+    let system = (!prompt.instructions.is_empty()).then(|| json!(prompt.instructions));
+    let messages = Value::Array(messages(&prompt.input));
+    let tools = (!tools.is_empty()).then_some(Value::Array(tools));
+    let input_bytes = [system.as_ref(), Some(&messages), tools.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(|value| value.to_string().len())
+        .sum();
+    let output = size_output(SizingInput {
+        model_max_output: model_info.max_output_tokens,
+        context_window: model_info.context_window,
+        estimated_input_tokens: estimate_input_tokens(input_bytes),
+        thinking_budget: requested_budget,
+        interleaved,
+    });
+
     let mut body = Map::new();
     body.insert("model".into(), json!(slug));
-    body.insert("max_tokens".into(), json!(max_tokens));
-    if !prompt.instructions.is_empty() {
-        body.insert("system".into(), json!(prompt.instructions));
+    body.insert("max_tokens".into(), json!(output.max_tokens));
+    if let Some(system) = system {
+        body.insert("system".into(), system);
     }
-    body.insert("messages".into(), Value::Array(messages(&prompt.input)));
-    if !tools.is_empty() {
-        body.insert("tools".into(), Value::Array(tools));
+    body.insert("messages".into(), messages);
+    if let Some(tools) = tools {
+        body.insert("tools".into(), tools);
     }
     if prompt.output_schema.is_some() {
         body.insert(
@@ -96,7 +104,7 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
             json!({ "type": "tool", "name": STRUCTURED_OUTPUT_TOOL }),
         );
     }
-    if let Some(budget) = budget {
+    if let Some(budget) = output.thinking_budget {
         body.insert(
             "thinking".into(),
             json!({ "type": "enabled", "budget_tokens": budget }),

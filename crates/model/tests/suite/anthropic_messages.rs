@@ -213,3 +213,129 @@ fn thinking_budget_leaves_room_for_the_answer() {
         json!({ "type": "enabled", "budget_tokens": 30_976 })
     );
 }
+
+/// A prompt whose user message is `bytes` long.
+fn long_prompt(bytes: usize) -> agentctx_model::Prompt {
+    let mut prompt = rich_prompt(WireApi::Anthropic);
+    prompt.reasoning = None;
+    prompt
+        .input
+        .push(agentctx_protocol::ResponseItem::user_text(
+            "x".repeat(bytes),
+        ));
+    prompt
+}
+
+fn anthropic_client(slug: &str) -> HttpModelClient {
+    HttpModelClient::new(
+        ProviderConfig::anthropic(),
+        slug,
+        &env(&[("ANTHROPIC_API_KEY", "k")]),
+    )
+    .unwrap()
+}
+
+#[test]
+fn max_tokens_shrinks_so_a_long_input_still_fits_the_window() {
+    let client = anthropic_client("claude-sonnet-4-5");
+    // About 140k tokens of input: the model's 64k maximum would overflow the 200k window.
+    let body = client.request_body(&long_prompt(420_000));
+
+    let max_tokens = body["max_tokens"].as_i64().unwrap();
+    let input_bytes = serde_json::to_string(&body["messages"]).unwrap().len()
+        + serde_json::to_string(&body["system"]).unwrap().len()
+        + serde_json::to_string(&body["tools"]).unwrap().len();
+    assert!(max_tokens < 64_000, "{max_tokens}");
+    assert!(
+        max_tokens + (input_bytes as i64 + 2) / 3 <= 200_000,
+        "{max_tokens} + {input_bytes} bytes"
+    );
+}
+
+#[test]
+fn max_tokens_keeps_the_model_maximum_when_the_input_is_short() {
+    let client = anthropic_client("claude-sonnet-4-5");
+    let body = client.request_body(&long_prompt(1_000));
+    assert_eq!(body["max_tokens"], json!(64_000));
+}
+
+#[test]
+fn max_tokens_never_drops_below_the_floor_and_the_thinking_budget_shrinks_under_it() {
+    let client = anthropic_client("claude-sonnet-4-5");
+    let mut prompt = long_prompt(900_000);
+    prompt.reasoning = rich_prompt(WireApi::Anthropic).reasoning;
+
+    let body = client.request_body(&prompt);
+
+    // The input alone overflows the window: the server's answer is the context error that
+    // starts compaction; a floor keeps the request well-formed until then.
+    assert_eq!(
+        body["max_tokens"],
+        json!(agentctx_model::MIN_ANTHROPIC_MAX_TOKENS)
+    );
+    assert_eq!(
+        body["thinking"],
+        json!({ "type": "enabled", "budget_tokens": agentctx_model::MIN_ANTHROPIC_MAX_TOKENS - 1_024 })
+    );
+}
+
+#[tokio::test]
+async fn input_and_max_tokens_over_the_limit_is_context_window_exceeded() {
+    let server = MockServer::start().await;
+    let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again"},"request_id":"req_011CUB2XUHWkFnQzxcKBbjpF"}"#;
+    Mock::given(method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(400).set_body_raw(body, "application/json"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
+
+    let error = agentctx_model::ModelClient::stream(&client, &rich_prompt(WireApi::Anthropic))
+        .await
+        .err()
+        .unwrap();
+
+    assert_eq!(
+        error,
+        ModelError::ContextWindowExceeded {
+            message: "input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again".to_string()
+        }
+    );
+    assert_eq!(
+        error.context_overflow(),
+        Some(agentctx_model::ContextOverflow {
+            input_tokens: Some(178_959),
+            max_tokens: Some(64_000),
+            context_window: Some(200_000),
+        })
+    );
+}
+
+#[tokio::test]
+async fn request_too_large_is_context_window_exceeded() {
+    let server = MockServer::start().await;
+    let body = r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}"#;
+    Mock::given(method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(413).set_body_raw(body, "application/json"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
+
+    let error = agentctx_model::ModelClient::stream(&client, &rich_prompt(WireApi::Anthropic))
+        .await
+        .err();
+
+    assert_eq!(
+        error,
+        Some(ModelError::ContextWindowExceeded {
+            message: "Request exceeds the maximum allowed number of bytes.".to_string()
+        })
+    );
+}
