@@ -123,12 +123,27 @@ pub(crate) fn wants_interleaved_thinking(prompt: &Prompt, model_info: &ModelInfo
             .is_some_and(|options| options.interleaved && options.budget_tokens.is_some())
 }
 
+/// The `id` prefix of the reasoning items this parser makes. Anthropic's thinking blocks have no
+/// id of their own; the prefix is how a later request tells Anthropic's reasoning (whose
+/// signature Anthropic verifies) from another provider's encrypted reasoning after a provider
+/// switch. The Responses API request drops item ids, so the marker never reaches OpenAI.
+pub(crate) const ANTHROPIC_REASONING_ID_PREFIX: &str = "anthropic_thinking_";
+
+/// True for a reasoning item made from an Anthropic thinking block.
+fn is_anthropic_reasoning(id: Option<&str>) -> bool {
+    id.is_some_and(|id| id.starts_with(ANTHROPIC_REASONING_ID_PREFIX))
+}
+
 /// Converts the history into Anthropic messages, merging consecutive blocks of one role.
 ///
 /// Developer and system messages in the history become user text (the top-level `system` is the
-/// prompt's instructions). Reasoning with raw text and a signature becomes a `thinking` block,
-/// reasoning with only encrypted content a `redacted_thinking` block; reasoning without either
-/// cannot be verified by the API and is left out.
+/// prompt's instructions). Anthropic's own reasoning (marked by
+/// [`ANTHROPIC_REASONING_ID_PREFIX`]) goes back as it came: raw text and a signature as a
+/// `thinking` block, encrypted data alone as a `redacted_thinking` block, unchanged as the API
+/// requires (https://docs.claude.com/en/docs/build-with-claude/extended-thinking, "Preserving
+/// thinking blocks"). Reasoning of another provider (OpenAI's `encrypted_content`, a local
+/// model's raw text) would fail Anthropic's signature check and is left out, as is reasoning
+/// without a signature.
 fn messages(input: &[ResponseItem]) -> Vec<Value> {
     let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
     let mut push = |role: &str, block: Value| match messages.last_mut() {
@@ -148,6 +163,12 @@ fn messages(input: &[ResponseItem]) -> Vec<Value> {
                         push(role, block);
                     }
                 }
+            }
+            ResponseItem::Reasoning { id, .. } if !is_anthropic_reasoning(id.as_deref()) => {
+                tracing::debug!(
+                    id = id.as_deref().unwrap_or_default(),
+                    "reasoning of another provider has no anthropic form; left out"
+                );
             }
             ResponseItem::Reasoning {
                 content,
@@ -328,6 +349,11 @@ pub(crate) struct AnthropicParser {
 }
 
 impl AnthropicParser {
+    /// The id of the reasoning item of content block `index`.
+    fn reasoning_id(&self, index: u64) -> String {
+        format!("{ANTHROPIC_REASONING_ID_PREFIX}{}_{index}", self.message_id)
+    }
+
     /// The usage read so far: `message_start` carries the input side, each `message_delta`
     /// the output tokens produced until then.
     fn token_usage(&self) -> TokenUsage {
@@ -369,7 +395,11 @@ impl AnthropicParser {
                 Block::Text(text)
             }
             "thinking" => {
-                out.push(ResponseEvent::OutputItemAdded(reasoning_item(None, None)));
+                out.push(ResponseEvent::OutputItemAdded(reasoning_item(
+                    self.reasoning_id(index),
+                    None,
+                    None,
+                )));
                 Block::Thinking {
                     text: str_field(block, "thinking").unwrap_or_default().to_string(),
                     signature: str_field(block, "signature")
@@ -378,7 +408,11 @@ impl AnthropicParser {
                 }
             }
             "redacted_thinking" => {
-                out.push(ResponseEvent::OutputItemAdded(reasoning_item(None, None)));
+                out.push(ResponseEvent::OutputItemAdded(reasoning_item(
+                    self.reasoning_id(index),
+                    None,
+                    None,
+                )));
                 Block::RedactedThinking(str_field(block, "data").unwrap_or_default().to_string())
             }
             "tool_use" if str_field(block, "name") == Some(STRUCTURED_OUTPUT_TOOL) => {
@@ -445,10 +479,14 @@ impl AnthropicParser {
         };
         let item = match block {
             Block::Text(text) | Block::StructuredOutput(text) => ResponseItem::assistant_text(text),
-            Block::Thinking { text, signature } => {
-                reasoning_item(Some(text), (!signature.is_empty()).then_some(signature))
+            Block::Thinking { text, signature } => reasoning_item(
+                self.reasoning_id(index),
+                Some(text),
+                (!signature.is_empty()).then_some(signature),
+            ),
+            Block::RedactedThinking(data) => {
+                reasoning_item(self.reasoning_id(index), None, Some(data))
             }
-            Block::RedactedThinking(data) => reasoning_item(None, Some(data)),
             Block::ToolUse { id, name, json } => {
                 let arguments = if json.trim().is_empty() {
                     "{}".to_string()
@@ -464,10 +502,14 @@ impl AnthropicParser {
 }
 
 /// A reasoning item: thinking text as `reasoning_text` content, the signature (or redacted
-/// data) as `encrypted_content`.
-fn reasoning_item(text: Option<String>, encrypted_content: Option<String>) -> ResponseItem {
+/// data) as `encrypted_content`, and an id marking it as Anthropic's.
+fn reasoning_item(
+    id: String,
+    text: Option<String>,
+    encrypted_content: Option<String>,
+) -> ResponseItem {
     ResponseItem::Reasoning {
-        id: None,
+        id: Some(id),
         summary: Vec::new(),
         content: text.map(|text| vec![ReasoningContent::ReasoningText { text }]),
         encrypted_content,

@@ -55,7 +55,11 @@ fn redacted_thinking_and_empty_tool_input() {
     assert_eq!(
         done,
         vec![
-            &reasoning_item(None, Some("EmwKAhgB".to_string())),
+            &reasoning_item(
+                "anthropic_thinking_m_0".to_string(),
+                None,
+                Some("EmwKAhgB".to_string())
+            ),
             &ResponseItem::function_call("toolu_9", "now", "{}"),
         ]
     );
@@ -105,7 +109,11 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
     let prompt = Prompt {
         input: vec![
             ResponseItem::user_text("go"),
-            reasoning_item(None, Some("redacted".to_string())),
+            reasoning_item(
+                "anthropic_thinking_m_0".to_string(),
+                None,
+                Some("redacted".to_string()),
+            ),
             ResponseItem::Reasoning {
                 id: None,
                 summary: vec![ReasoningSummary::SummaryText {

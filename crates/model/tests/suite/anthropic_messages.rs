@@ -70,6 +70,7 @@ async fn thinking_text_and_tool_use_with_usage() {
         vec![
             json!({
                 "type": "reasoning",
+                "id": "anthropic_thinking_msg_01XFDUDYJgAACzvnptvVoYEL_0",
                 "summary": [],
                 "content": [{ "type": "reasoning_text", "text": "The user wants the files. I'll run ls." }],
                 "encrypted_content": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
@@ -338,4 +339,98 @@ async fn request_too_large_is_context_window_exceeded() {
             message: "Request exceeds the maximum allowed number of bytes.".to_string()
         })
     );
+}
+
+#[tokio::test]
+async fn a_configured_anthropic_beta_header_is_merged_with_ours() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture("anthropic_tool_use.sse")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let mut provider = provider(WireApi::Anthropic, &server.uri());
+    provider.http_headers.insert(
+        "anthropic-beta".to_string(),
+        "context-1m-2025-08-07, interleaved-thinking-2025-05-14".to_string(),
+    );
+    let client = client(provider, "claude-sonnet-4-5");
+    let mut prompt = rich_prompt(WireApi::Anthropic);
+    if let Some(options) = prompt.reasoning.as_mut() {
+        options.interleaved = true;
+    }
+
+    let (_, error) = collect(&client, &prompt).await;
+
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    let betas: Vec<&str> = requests[0]
+        .headers
+        .get_all("anthropic-beta")
+        .iter()
+        .map(|value| value.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        betas,
+        vec!["context-1m-2025-08-07,interleaved-thinking-2025-05-14"]
+    );
+}
+
+/// The completed items a provider of `wire_api` streams for `fixture_name`.
+async fn streamed_items(
+    wire_api: WireApi,
+    fixture_name: &str,
+) -> Vec<agentctx_protocol::ResponseItem> {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture(fixture_name)))
+        .mount(&server)
+        .await;
+    let client = client(provider(wire_api, &server.uri()), "model");
+    let (events, error) = collect(&client, &rich_prompt(wire_api)).await;
+    assert_eq!(error, None);
+    events
+        .into_iter()
+        .filter_map(|event| match event {
+            ResponseEvent::OutputItemDone(item) => Some(item),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn encrypted_reasoning_of_another_provider_is_dropped_after_a_switch() {
+    // A session that ran on OpenAI (reasoning with encrypted_content), then on Anthropic.
+    let openai_turn = streamed_items(WireApi::Responses, "responses_tool_call.sse").await;
+    let anthropic_turn = streamed_items(WireApi::Anthropic, "anthropic_tool_use.sse").await;
+    let mut prompt = agentctx_model::Prompt::system_and_user("s", "list src");
+    prompt.input.extend(openai_turn);
+    prompt
+        .input
+        .push(agentctx_protocol::ResponseItem::function_call_output(
+            "call_abc", "lib.rs",
+        ));
+    prompt.input.extend(anthropic_turn);
+    let client = anthropic_client("claude-sonnet-4-5");
+
+    let body = client.request_body(&prompt);
+
+    let blocks: Vec<&serde_json::Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|message| message["content"].as_array().unwrap())
+        .filter(|block| block["type"] == "thinking" || block["type"] == "redacted_thinking")
+        .collect();
+    // Only Anthropic's own thinking goes back, with its signature; OpenAI's encrypted
+    // reasoning would fail Anthropic's signature check.
+    assert_eq!(
+        blocks,
+        vec![&json!({
+            "type": "thinking",
+            "thinking": "The user wants the files. I'll run ls.",
+            "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
+        })]
+    );
+    assert!(!body.to_string().contains("gAAAAABo-encrypted-reasoning"));
 }
