@@ -117,7 +117,8 @@ where
             | ResponseEvent::OutputItemDone(_)
             | ResponseEvent::ReasoningSummaryDelta(_)
             | ResponseEvent::ReasoningContentDelta(_)
-            | ResponseEvent::RateLimits(_) => {}
+            | ResponseEvent::RateLimits(_)
+            | ResponseEvent::PromptCache { .. } => {}
         }
     }
     if !completed {

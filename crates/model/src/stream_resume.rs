@@ -90,6 +90,7 @@ impl AttemptState {
             | ResponseEvent::ReasoningSummaryDelta(_)
             | ResponseEvent::ReasoningContentDelta(_)
             | ResponseEvent::RateLimits(_)
+            | ResponseEvent::PromptCache { .. }
             | ResponseEvent::AttemptAbandoned { .. }) => Some(event),
         }
     }

@@ -2,6 +2,7 @@
 //! that turn server-sent events into [`crate::ResponseEvent`]s.
 
 pub(crate) mod anthropic_messages;
+pub(crate) mod anthropic_messages_cache;
 pub(crate) mod anthropic_messages_max_tokens;
 pub(crate) mod chat_completions;
 pub(crate) mod responses;

@@ -21,6 +21,7 @@ use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
 use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::WireEventParser;
+use crate::wire::anthropic_messages_cache::add_cache_breakpoints;
 use crate::wire::anthropic_messages_max_tokens::SizingInput;
 use crate::wire::anthropic_messages_max_tokens::estimate_input_tokens;
 use crate::wire::anthropic_messages_max_tokens::size_output;
@@ -72,9 +73,9 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
         }));
     }
 
-    let system = (!prompt.instructions.is_empty()).then(|| json!(prompt.instructions));
-    let messages = Value::Array(messages(&prompt.input));
-    let tools = (!tools.is_empty()).then_some(Value::Array(tools));
+    let mut system = (!prompt.instructions.is_empty()).then(|| json!(prompt.instructions));
+    let mut messages = Value::Array(messages(&prompt.input));
+    let mut tools = (!tools.is_empty()).then_some(Value::Array(tools));
     let input_bytes = [system.as_ref(), Some(&messages), tools.as_ref()]
         .into_iter()
         .flatten()
@@ -87,6 +88,7 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
         thinking_budget: requested_budget,
         interleaved,
     });
+    add_cache_breakpoints(tools.as_mut(), system.as_mut(), &mut messages);
 
     let mut body = Map::new();
     body.insert("model".into(), json!(slug));
@@ -343,6 +345,8 @@ pub(crate) struct AnthropicParser {
     cached_input_tokens: i64,
     output_tokens: i64,
     usage_seen: bool,
+    /// `cache_read_input_tokens` and `cache_creation_input_tokens`, once reported.
+    cache: Option<(i64, i64)>,
     blocks: BTreeMap<u64, Block>,
     stop_reason: Option<String>,
     complete: bool,
@@ -375,6 +379,12 @@ impl AnthropicParser {
                 .saturating_add(int_field(Some(usage), "cache_read_input_tokens"))
                 .saturating_add(int_field(Some(usage), "cache_creation_input_tokens"));
             self.cached_input_tokens = int_field(Some(usage), "cache_read_input_tokens");
+            if has("cache_read_input_tokens") || has("cache_creation_input_tokens") {
+                self.cache = Some((
+                    int_field(Some(usage), "cache_read_input_tokens"),
+                    int_field(Some(usage), "cache_creation_input_tokens"),
+                ));
+            }
         }
         if has("output_tokens") {
             self.output_tokens = int_field(Some(usage), "output_tokens");
@@ -568,6 +578,12 @@ impl WireEventParser for AnthropicParser {
                         });
                     }
                     _ => {}
+                }
+                if let Some((read_input_tokens, creation_input_tokens)) = self.cache {
+                    out.push(ResponseEvent::PromptCache {
+                        read_input_tokens,
+                        creation_input_tokens,
+                    });
                 }
                 out.push(ResponseEvent::Completed {
                     response_id: self.message_id.clone(),

@@ -142,7 +142,10 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
     assert_eq!(
         body["messages"],
         json!([
-            { "role": "user", "content": [{ "type": "text", "text": "go" }] },
+            {
+                "role": "user",
+                "content": [{ "type": "text", "text": "go", "cache_control": { "type": "ephemeral" } }]
+            },
             {
                 "role": "assistant",
                 "content": [
@@ -156,7 +159,11 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
                 "content": [
                     { "type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": true },
                     { "type": "tool_result", "tool_use_id": "t2", "content": "ok" },
-                    { "type": "text", "text": "<system-reminder>x</system-reminder>" },
+                    {
+                        "type": "text",
+                        "text": "<system-reminder>x</system-reminder>",
+                        "cache_control": { "type": "ephemeral" }
+                    },
                 ]
             },
         ])

@@ -62,6 +62,7 @@ async fn thinking_text_and_tool_use_with_usage() {
             "done:message",
             "added:function_call",
             "done:function_call",
+            "prompt_cache",
             "completed:msg_01XFDUDYJgAACzvnptvVoYEL",
         ]
     );
@@ -433,4 +434,133 @@ async fn encrypted_reasoning_of_another_provider_is_dropped_after_a_switch() {
         })]
     );
     assert!(!body.to_string().contains("gAAAAABo-encrypted-reasoning"));
+}
+
+/// `value` without its `cache_control` markers: what the cache compares.
+fn without_cache_control(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .filter(|(key, _)| *key != "cache_control")
+                .map(|(key, value)| (key.clone(), without_cache_control(value)))
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(without_cache_control).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Where the message breakpoints of a request body are: (message index, block index).
+fn message_breakpoints(body: &serde_json::Value) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (m, message) in body["messages"].as_array().unwrap().iter().enumerate() {
+        for (b, block) in message["content"].as_array().unwrap().iter().enumerate() {
+            if block.get("cache_control").is_some() {
+                assert_eq!(block["cache_control"], json!({ "type": "ephemeral" }));
+                found.push((m, b));
+            }
+        }
+    }
+    found
+}
+
+/// The Anthropic tool-use answer with these cache figures in its usage.
+fn answer_with_cache(created: i64, read: i64) -> String {
+    fixture("anthropic_tool_use.sse").replace(
+        r#""cache_creation_input_tokens":0,"cache_read_input_tokens":2048"#,
+        &format!(r#""cache_creation_input_tokens":{created},"cache_read_input_tokens":{read}"#),
+    )
+}
+
+#[tokio::test]
+async fn prompt_cache_breakpoints_move_forward_while_the_prefix_stays_byte_identical() {
+    let server = MockServer::start().await;
+    // A real server writes the prefix on the first turn and reads it back on the next ones.
+    for (created, read) in [(3_000, 0), (900, 3_000), (700, 3_900)] {
+        Mock::given(method("POST"))
+            .respond_with(sse(answer_with_cache(created, read)))
+            .up_to_n_times(1)
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
+    let mut prompt = rich_prompt(WireApi::Anthropic);
+    prompt.input.truncate(2); // developer text and the first user message
+    let mut cache_usage = Vec::new();
+    for turn in 1..=3 {
+        let (events, error) = collect(&client, &prompt).await;
+        assert_eq!(error, None);
+        for event in events {
+            match event {
+                ResponseEvent::OutputItemDone(item) => prompt.input.push(item),
+                ResponseEvent::PromptCache {
+                    read_input_tokens,
+                    creation_input_tokens,
+                } => cache_usage.push((creation_input_tokens, read_input_tokens)),
+                _ => {}
+            }
+        }
+        prompt
+            .input
+            .push(agentctx_protocol::ResponseItem::function_call_output(
+                "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+                format!("lib.rs\nmain.rs (turn {turn})"),
+            ));
+    }
+
+    let bodies: Vec<serde_json::Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|request| request.body_json().unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 3);
+    // Tools and system carry one breakpoint each and never change, marker included.
+    for body in &bodies {
+        let tools = body["tools"].as_array().unwrap();
+        assert_eq!(
+            tools.last().unwrap()["cache_control"],
+            json!({ "type": "ephemeral" })
+        );
+        assert_eq!(
+            body["system"],
+            json!([{
+                "type": "text",
+                "text": "You are a coding agent. Be concise.",
+                "cache_control": { "type": "ephemeral" },
+            }])
+        );
+        assert_eq!(body["tools"].to_string(), bodies[0]["tools"].to_string());
+        assert_eq!(body["system"].to_string(), bodies[0]["system"].to_string());
+    }
+    // The message breakpoints sit on the newest two user turns and move forward.
+    assert_eq!(message_breakpoints(&bodies[0]), vec![(0, 1)]);
+    assert_eq!(message_breakpoints(&bodies[1]), vec![(0, 1), (2, 0)]);
+    assert_eq!(message_breakpoints(&bodies[2]), vec![(2, 0), (4, 0)]);
+    // Four breakpoints at most.
+    for body in &bodies {
+        assert!(message_breakpoints(body).len() + 2 <= 4);
+    }
+    // Each request is the previous one plus new messages, byte for byte once the markers
+    // (which the cache does not compare) are set aside.
+    for pair in bodies.windows(2) {
+        let earlier = pair[0]["messages"].as_array().unwrap();
+        let later = pair[1]["messages"].as_array().unwrap();
+        assert!(later.len() > earlier.len());
+        for (old, new) in earlier.iter().zip(later) {
+            assert_eq!(
+                without_cache_control(old).to_string(),
+                without_cache_control(new).to_string()
+            );
+        }
+    }
+    // What the server reported about its cache reaches the consumer.
+    assert_eq!(cache_usage, vec![(3_000, 0), (900, 3_000), (700, 3_900)]);
 }

@@ -295,6 +295,7 @@ pub(crate) fn trace(events: &[ResponseEvent]) -> Vec<String> {
             ResponseEvent::Completed { response_id, .. } => format!("completed:{response_id}"),
             ResponseEvent::RateLimits(_) => "rate_limits".to_string(),
             ResponseEvent::AttemptAbandoned { .. } => "abandoned".to_string(),
+            ResponseEvent::PromptCache { .. } => "prompt_cache".to_string(),
         })
         .collect()
 }
