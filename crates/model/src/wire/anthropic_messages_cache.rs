@@ -26,6 +26,9 @@ pub(crate) const MAX_CACHE_BREAKPOINTS: usize = 4;
 /// it reads what the previous request wrote.
 pub(crate) const USER_TURN_BREAKPOINTS: usize = 2;
 
+// Tools and system take one breakpoint each; the user turns must fit in what is left.
+const _: () = assert!(USER_TURN_BREAKPOINTS + 2 <= MAX_CACHE_BREAKPOINTS);
+
 fn ephemeral() -> Value {
     json!({ "type": "ephemeral" })
 }

@@ -68,5 +68,4 @@ fn thinking_blocks_are_never_marked_and_the_total_stays_at_four() {
             marked("2"),
         ])
     );
-    assert!(USER_TURN_BREAKPOINTS + 2 <= MAX_CACHE_BREAKPOINTS);
 }
