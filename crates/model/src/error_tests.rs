@@ -83,7 +83,12 @@ fn rate_limit_keeps_retry_after_and_quota_is_not_retryable() {
         None,
         r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
     );
-    assert!(matches!(quota, ModelError::QuotaExceeded { .. }));
+    assert_eq!(
+        quota,
+        ModelError::QuotaExceeded {
+            message: "You exceeded your current quota".to_string()
+        }
+    );
     assert!(!quota.is_retryable());
 }
 
@@ -182,7 +187,12 @@ fn stream_error_events_are_classified() {
         r#"{"code":"context_length_exceeded","message":"Your input exceeds the context window of this model."}"#,
     )
     .into_stream_error();
-    assert!(matches!(too_long, ModelError::ContextWindowExceeded { .. }));
+    assert_eq!(
+        too_long,
+        ModelError::ContextWindowExceeded {
+            message: "Your input exceeds the context window of this model.".to_string()
+        }
+    );
     let not_json = ProviderErrorBody::parse("upstream exploded");
     assert_eq!(not_json.message, "upstream exploded");
 }
