@@ -33,7 +33,7 @@ use crate::wire::str_field;
 /// [`crate::wire::anthropic_messages_max_tokens`]).
 pub const DEFAULT_ANTHROPIC_MAX_TOKENS: i64 = 8_192;
 /// The smallest `max_tokens` sent, however full the window is (see
-/// docs/design/model-streaming.md, "Anthropic max_tokens").
+/// docs/design/model-streaming.md, "Anthropic request shaping").
 pub const MIN_ANTHROPIC_MAX_TOKENS: i64 = 4_096;
 /// The tool a structured-output request forces; its input is the structured reply.
 pub const STRUCTURED_OUTPUT_TOOL: &str = "structured_output";

@@ -14,7 +14,7 @@
 //! wrote, and writes one more. The markers themselves are not part of what the cache compares,
 //! so moving them does not break the prefix.
 //!
-//! See docs/design/model-streaming.md, "Anthropic prompt caching".
+//! See docs/design/model-streaming.md, "Prompt caching".
 
 use serde_json::Value;
 use serde_json::json;

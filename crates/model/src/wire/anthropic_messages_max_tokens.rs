@@ -11,7 +11,7 @@
 //! https://docs.claude.com/en/docs/build-with-claude/extended-thinking), so the budget shrinks
 //! with it and is left out when the minimum budget no longer fits.
 //!
-//! See docs/design/model-streaming.md, "Anthropic max_tokens".
+//! See docs/design/model-streaming.md, "Anthropic request shaping".
 
 use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::anthropic_messages::DEFAULT_ANTHROPIC_MAX_TOKENS;
