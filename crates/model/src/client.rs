@@ -78,7 +78,7 @@ const TURN_RESTARTS: usize = 2;
 ///
 /// Honours the stream's resume contract: the partial output of an abandoned attempt is dropped,
 /// and a stream that asks for the turn to be redone is sent again from the start (at most
-/// [`TURN_RESTARTS`] times), so the reply is always one whole sample.
+/// `TURN_RESTARTS` times), so the reply is always one whole sample.
 pub async fn complete_prompt<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
 where
     C: ModelClient + ?Sized,

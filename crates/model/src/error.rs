@@ -397,7 +397,7 @@ pub(crate) fn classify_http_error(
     let parsed = ProviderErrorBody::parse(body);
     let code = parsed.code.as_deref().or(parsed.kind.as_deref());
     // 413 is a body over the size limit (Anthropic `request_too_large`: 32 MB for the Messages
-    // API, https://docs.claude.com/en/api/errors): only a shorter history fixes it, as for a
+    // API, <https://docs.claude.com/en/api/errors>): only a shorter history fixes it, as for a
     // prompt over the context window, so compaction is what must start.
     if status == 413
         || ((status == 400 || status == 422) && is_context_window_message(code, &parsed.message))

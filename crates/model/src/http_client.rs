@@ -170,7 +170,7 @@ impl HttpModelClient {
 /// Adds `value` to the comma-separated list header `name`, keeping the values already there
 /// (the user's configured `anthropic-beta` features, for one) and dropping duplicates. Anthropic
 /// reads several betas from one comma-separated `anthropic-beta` header
-/// (https://docs.claude.com/en/api/beta-headers); overwriting it would silently turn off the
+/// (<https://docs.claude.com/en/api/beta-headers>); overwriting it would silently turn off the
 /// user's betas.
 fn merge_list_header(
     headers: &mut HeaderMap,

@@ -30,7 +30,7 @@ use crate::wire::parse_json;
 use crate::wire::str_field;
 
 /// `max_tokens` when the model info names no output limit (then capped to fit the window, see
-/// [`crate::wire::anthropic_messages_max_tokens`]).
+/// `wire/anthropic_messages_max_tokens.rs`).
 pub const DEFAULT_ANTHROPIC_MAX_TOKENS: i64 = 8_192;
 /// The smallest `max_tokens` sent, however full the window is (see
 /// docs/design/model-streaming.md, "Anthropic request shaping").
@@ -142,7 +142,7 @@ fn is_anthropic_reasoning(id: Option<&str>) -> bool {
 /// prompt's instructions). Anthropic's own reasoning (marked by
 /// [`ANTHROPIC_REASONING_ID_PREFIX`]) goes back as it came: raw text and a signature as a
 /// `thinking` block, encrypted data alone as a `redacted_thinking` block, unchanged as the API
-/// requires (https://docs.claude.com/en/docs/build-with-claude/extended-thinking, "Preserving
+/// requires (<https://docs.claude.com/en/docs/build-with-claude/extended-thinking>, "Preserving
 /// thinking blocks"). Reasoning of another provider (OpenAI's `encrypted_content`, a local
 /// model's raw text) would fail Anthropic's signature check and is left out, as is reasoning
 /// without a signature.

@@ -5,7 +5,7 @@
 //! prefix up to a marked block is byte-identical reads it back at a tenth of the input price.
 //! A request may carry at most 4 breakpoints, and a breakpoint finds an earlier cache entry by
 //! looking back at most 20 blocks
-//! (https://docs.claude.com/en/docs/build-with-claude/prompt-caching).
+//! (<https://docs.claude.com/en/docs/build-with-claude/prompt-caching>).
 //!
 //! The breakpoints placed here: the last tool definition, the system prompt, and the last block
 //! of each of the newest [`USER_TURN_BREAKPOINTS`] user messages. The history is append-only

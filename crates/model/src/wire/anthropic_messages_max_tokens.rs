@@ -2,13 +2,13 @@
 //!
 //! The Messages API refuses a request whose input plus `max_tokens` exceed the context window
 //! ("input length and `max_tokens` exceed context limit: A + B > C", see
-//! https://docs.claude.com/en/api/errors and the `max_tokens` parameter of
-//! https://docs.claude.com/en/api/messages). Sending the model's full output maximum (64k for
+//! <https://docs.claude.com/en/api/errors> and the `max_tokens` parameter of
+//! <https://docs.claude.com/en/api/messages>). Sending the model's full output maximum (64k for
 //! Sonnet 4) therefore breaks every request past about 136k input tokens, long before the
 //! window is full. `max_tokens` is the model's maximum, capped by the room the input leaves,
 //! never below [`MIN_ANTHROPIC_MAX_TOKENS`]. Thinking counts against `max_tokens` and its budget
 //! must stay below it (except with interleaved thinking, where the budget spans the whole turn:
-//! https://docs.claude.com/en/docs/build-with-claude/extended-thinking), so the budget shrinks
+//! <https://docs.claude.com/en/docs/build-with-claude/extended-thinking>), so the budget shrinks
 //! with it and is left out when the minimum budget no longer fits.
 //!
 //! See docs/design/model-streaming.md, "Anthropic request shaping".
