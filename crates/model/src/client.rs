@@ -10,6 +10,7 @@ use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
 use crate::response_event::ResponseStream;
+use crate::retry::backoff;
 use crate::structured_output::output_schema_for;
 use crate::structured_output::parse_structured;
 
@@ -88,7 +89,9 @@ where
         match complete_once(client, prompt).await {
             Err(error) if error.requires_turn_restart() && restarts < TURN_RESTARTS => {
                 restarts += 1;
-                tracing::warn!(%error, restarts, "model stream must be redone; sending the prompt again");
+                let delay = backoff(restarts);
+                tracing::warn!(%error, restarts, ?delay, "model stream must be redone; sending the prompt again");
+                tokio::time::sleep(delay).await;
             }
             result => return result,
         }

@@ -140,7 +140,7 @@ async fn usable_as_a_trait_object() {
     assert_eq!(model.complete("s", "u").await.unwrap(), "a\nb");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn complete_redoes_a_turn_whose_stream_broke_after_an_item() {
     let model = ScriptedModelClient::with_responses(
         "scripted",
@@ -156,4 +156,5 @@ async fn complete_redoes_a_turn_whose_stream_broke_after_an_item() {
     let reply = model.complete("s", "u").await;
 
     assert_eq!(reply, Ok("Hi there".to_string()));
+    assert_eq!(model.served(), 2);
 }
