@@ -72,7 +72,7 @@ where
 /// How many times [`complete_prompt`] sends the prompt again when a stream asks for the turn to
 /// be redone ([`ModelError::TurnRestartRequired`]); the stream itself has already retried what it
 /// could, so this only covers breaks after an item completed.
-const TURN_RESTARTS: usize = 2;
+const TURN_RESTARTS: u64 = 2;
 
 /// Streams `prompt` to completion and returns the assistant's text: the text of the completed
 /// assistant messages joined by newlines, or the streamed text deltas when no message completed.
