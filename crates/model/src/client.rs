@@ -10,6 +10,7 @@ use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
 use crate::response_event::ResponseStream;
+use crate::retry::backoff;
 use crate::structured_output::output_schema_for;
 use crate::structured_output::parse_structured;
 
@@ -68,9 +69,36 @@ where
     Ok(parse_structured(&reply, &schema)?)
 }
 
+/// How many times [`complete_prompt`] sends the prompt again when a stream asks for the turn to
+/// be redone ([`ModelError::TurnRestartRequired`]); the stream itself has already retried what it
+/// could, so this only covers breaks after an item completed.
+const TURN_RESTARTS: u64 = 2;
+
 /// Streams `prompt` to completion and returns the assistant's text: the text of the completed
 /// assistant messages joined by newlines, or the streamed text deltas when no message completed.
+///
+/// Honours the stream's resume contract: the partial output of an abandoned attempt is dropped,
+/// and a stream that asks for the turn to be redone is sent again from the start (at most
+/// `TURN_RESTARTS` times), so the reply is always one whole sample.
 pub async fn complete_prompt<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
+where
+    C: ModelClient + ?Sized,
+{
+    let mut restarts = 0;
+    loop {
+        match complete_once(client, prompt).await {
+            Err(error) if error.requires_turn_restart() && restarts < TURN_RESTARTS => {
+                restarts += 1;
+                let delay = backoff(restarts);
+                tracing::warn!(%error, restarts, ?delay, "model stream must be redone; sending the prompt again");
+                tokio::time::sleep(delay).await;
+            }
+            result => return result,
+        }
+    }
+}
+
+async fn complete_once<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
 where
     C: ModelClient + ?Sized,
 {
@@ -85,12 +113,15 @@ where
             }
             ResponseEvent::OutputTextDelta(piece) => deltas.push_str(&piece),
             ResponseEvent::Completed { .. } => completed = true,
+            // No item of the abandoned attempt completed; only its deltas are void.
+            ResponseEvent::AttemptAbandoned { .. } => deltas.clear(),
             ResponseEvent::Created
             | ResponseEvent::OutputItemAdded(_)
             | ResponseEvent::OutputItemDone(_)
             | ResponseEvent::ReasoningSummaryDelta(_)
             | ResponseEvent::ReasoningContentDelta(_)
-            | ResponseEvent::RateLimits(_) => {}
+            | ResponseEvent::RateLimits(_)
+            | ResponseEvent::PromptCache { .. } => {}
         }
     }
     if !completed {

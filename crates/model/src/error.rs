@@ -69,6 +69,16 @@ pub enum ModelError {
         /// What ended the stream.
         reason: String,
     },
+    /// The stream broke after output items had completed. A request sent again would be a new
+    /// sample whose items cannot be joined to those already delivered, so the stream ends here:
+    /// discard every item this stream delivered and send the prompt again (the whole turn).
+    #[error("stream broke after {completed_items} completed item(s); redo the turn: {reason}")]
+    TurnRestartRequired {
+        /// How many items the stream had completed (and the consumer must discard).
+        completed_items: usize,
+        /// The error that broke the stream.
+        reason: String,
+    },
     /// No data arrived on the stream for the idle timeout.
     #[error("no data on the stream for {after:?}")]
     Timeout {
@@ -120,6 +130,7 @@ impl ModelError {
             Self::RateLimited { .. }
             | Self::Server { .. }
             | Self::StreamDisconnected { .. }
+            | Self::TurnRestartRequired { .. }
             | Self::Timeout { .. }
             | Self::Transport { .. } => true,
             Self::ContextWindowExceeded { .. }
@@ -132,6 +143,21 @@ impl ModelError {
             | Self::Config { .. }
             | Self::StructuredOutput(_)
             | Self::ScriptExhausted { .. } => false,
+        }
+    }
+
+    /// True when the consumer must throw away the items this stream delivered and send the
+    /// prompt again: the stream broke after items had completed and could not be resumed.
+    pub fn requires_turn_restart(&self) -> bool {
+        matches!(self, Self::TurnRestartRequired { .. })
+    }
+
+    /// The numbers of a [`ModelError::ContextWindowExceeded`] when the provider's message named
+    /// them (input tokens, requested output tokens, context window); `None` for other errors.
+    pub fn context_overflow(&self) -> Option<ContextOverflow> {
+        match self {
+            Self::ContextWindowExceeded { message } => ContextOverflow::parse(message),
+            _ => None,
         }
     }
 
@@ -149,6 +175,105 @@ impl ModelError {
     }
 }
 
+/// The numbers a provider gave when it refused a prompt as too long; each is `None` when the
+/// message did not name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ContextOverflow {
+    /// Tokens of the input (the prompt).
+    pub input_tokens: Option<i64>,
+    /// The output tokens the request asked for (`max_tokens` or the completion).
+    pub max_tokens: Option<i64>,
+    /// The model's context window.
+    pub context_window: Option<i64>,
+}
+
+impl ContextOverflow {
+    /// Reads the numbers out of a provider's message:
+    ///
+    /// - Anthropic: "input length and `max_tokens` exceed context limit: A + B > C" and
+    ///   "prompt is too long: A tokens > C maximum";
+    /// - OpenAI-compatible servers (vLLM, OpenAI): "maximum context length is C tokens. However,
+    ///   you requested N tokens (A in the messages, B in the completion)" and "you requested B
+    ///   output tokens and your prompt contains at least A input tokens".
+    ///
+    /// `None` when no number was found.
+    pub fn parse(message: &str) -> Option<Self> {
+        let lower = message.to_lowercase();
+        let mut overflow = Self::default();
+        if let Some(rest) = text_after(&lower, "context limit:") {
+            // "A + B > C"
+            let (a, rest) = leading_number(rest)?;
+            let rest = rest.trim_start().strip_prefix('+')?;
+            let (b, rest) = leading_number(rest)?;
+            let rest = rest.trim_start().strip_prefix('>')?;
+            let (c, _) = leading_number(rest)?;
+            overflow = Self {
+                input_tokens: Some(a),
+                max_tokens: Some(b),
+                context_window: Some(c),
+            };
+        } else if let Some(rest) = text_after(&lower, "prompt is too long:") {
+            // "A tokens > C maximum"
+            let (a, rest) = leading_number(rest)?;
+            overflow.input_tokens = Some(a);
+            overflow.context_window = rest
+                .split_once('>')
+                .and_then(|(_, after)| leading_number(after))
+                .map(|(c, _)| c);
+        } else {
+            overflow.context_window = text_after(&lower, "maximum context length is")
+                .and_then(leading_number)
+                .map(|(c, _)| c);
+            if let Some(rest) =
+                text_after(&lower, "tokens (").filter(|rest| rest.contains("in the messages"))
+            {
+                // "(A in the messages, B in the completion)"
+                overflow.input_tokens = leading_number(rest).map(|(a, _)| a);
+                overflow.max_tokens = text_after(rest, ",")
+                    .and_then(leading_number)
+                    .map(|(b, _)| b);
+            } else {
+                // "you requested B output tokens and your prompt contains at least A input
+                // tokens" (OpenAI); "your request has A input tokens" and "your messages
+                // resulted in A tokens" (vLLM), with "'max_tokens' ... is too large: B" when the
+                // requested output is what overflowed.
+                overflow.max_tokens = text_after(&lower, "you requested")
+                    .and_then(leading_number)
+                    .filter(|(_, rest)| rest.trim_start().starts_with("output"))
+                    .or_else(|| text_after(&lower, "is too large:").and_then(leading_number))
+                    .map(|(b, _)| b);
+                overflow.input_tokens = ["contains at least", "your request has", "resulted in"]
+                    .iter()
+                    .find_map(|marker| text_after(&lower, marker).and_then(leading_number))
+                    .map(|(a, _)| a);
+            }
+        }
+        (overflow != Self::default()).then_some(overflow)
+    }
+}
+
+/// The text after the first `marker`.
+fn text_after<'a>(text: &'a str, marker: &str) -> Option<&'a str> {
+    text.find(marker)
+        .and_then(|at| text.get(at + marker.len()..))
+}
+
+/// The decimal number at the start of `text` (after spaces; `,` and `_` separators allowed)
+/// and the rest of the text.
+fn leading_number(text: &str) -> Option<(i64, &str)> {
+    let text = text.trim_start();
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '_'))
+        .unwrap_or(text.len());
+    let digits: String = text
+        .get(..end)?
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let number = digits.parse().ok()?;
+    Some((number, text.get(end..).unwrap_or_default()))
+}
+
 /// Message fragments (lowercase) by which providers say the prompt is too long.
 const CONTEXT_WINDOW_MESSAGES: &[&str] = &[
     "context_length_exceeded",
@@ -159,13 +284,21 @@ const CONTEXT_WINDOW_MESSAGES: &[&str] = &[
     "context window",
     "input is too long",
     "too many tokens in the prompt",
+    // Anthropic, when input plus `max_tokens` overflow the window:
+    // "input length and `max_tokens` exceed context limit: A + B > C".
+    "exceed context limit",
 ];
 
 /// True when a provider error code or message says the prompt exceeded the context window.
 pub(crate) fn is_context_window_message(code: Option<&str>, message: &str) -> bool {
     if matches!(
         code,
-        Some("context_length_exceeded" | "exceed_context_size_error" | "string_above_max_length")
+        Some(
+            "context_length_exceeded"
+                | "exceed_context_size_error"
+                | "string_above_max_length"
+                | "request_too_large"
+        )
     ) {
         return true;
     }
@@ -271,8 +404,11 @@ pub(crate) fn classify_http_error(
 ) -> ModelError {
     let parsed = ProviderErrorBody::parse(body);
     let code = parsed.code.as_deref().or(parsed.kind.as_deref());
-    if (status == 400 || status == 413 || status == 422)
-        && is_context_window_message(code, &parsed.message)
+    // 413 is a body over the size limit (Anthropic `request_too_large`: 32 MB for the Messages
+    // API, <https://docs.claude.com/en/api/errors>): only a shorter history fixes it, as for a
+    // prompt over the context window, so compaction is what must start.
+    if status == 413
+        || ((status == 400 || status == 422) && is_context_window_message(code, &parsed.message))
     {
         return ModelError::ContextWindowExceeded {
             message: parsed.message,

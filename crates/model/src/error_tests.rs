@@ -83,7 +83,12 @@ fn rate_limit_keeps_retry_after_and_quota_is_not_retryable() {
         None,
         r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
     );
-    assert!(matches!(quota, ModelError::QuotaExceeded { .. }));
+    assert_eq!(
+        quota,
+        ModelError::QuotaExceeded {
+            message: "You exceeded your current quota".to_string()
+        }
+    );
     assert!(!quota.is_retryable());
 }
 
@@ -182,7 +187,12 @@ fn stream_error_events_are_classified() {
         r#"{"code":"context_length_exceeded","message":"Your input exceeds the context window of this model."}"#,
     )
     .into_stream_error();
-    assert!(matches!(too_long, ModelError::ContextWindowExceeded { .. }));
+    assert_eq!(
+        too_long,
+        ModelError::ContextWindowExceeded {
+            message: "Your input exceeds the context window of this model.".to_string()
+        }
+    );
     let not_json = ProviderErrorBody::parse("upstream exploded");
     assert_eq!(not_json.message, "upstream exploded");
 }
@@ -235,4 +245,113 @@ fn huge_error_bodies_are_cut() {
             body: short.to_string()
         }
     );
+}
+
+#[test]
+fn context_overflow_numbers_are_read_from_each_providers_message() {
+    let overflow = |message: &str| {
+        ModelError::ContextWindowExceeded {
+            message: message.to_string(),
+        }
+        .context_overflow()
+    };
+    assert_eq!(
+        overflow(
+            "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again"
+        ),
+        Some(ContextOverflow {
+            input_tokens: Some(199_759),
+            max_tokens: Some(8_192),
+            context_window: Some(200_000),
+        })
+    );
+    assert_eq!(
+        overflow("prompt is too long: 208310 tokens > 200000 maximum"),
+        Some(ContextOverflow {
+            input_tokens: Some(208_310),
+            max_tokens: None,
+            context_window: Some(200_000),
+        })
+    );
+    assert_eq!(
+        overflow(
+            "This model's maximum context length is 8192 tokens. However, you requested 8202 tokens (7202 in the messages, 1000 in the completion). Please reduce the length of the messages or completion."
+        ),
+        Some(ContextOverflow {
+            input_tokens: Some(7_202),
+            max_tokens: Some(1_000),
+            context_window: Some(8_192),
+        })
+    );
+    assert_eq!(
+        overflow("Request exceeds the maximum allowed number of bytes."),
+        None
+    );
+    assert_eq!(
+        ModelError::Server {
+            status: 500,
+            body: "1 + 2 > 3".to_string()
+        }
+        .context_overflow(),
+        None
+    );
+}
+
+#[test]
+fn vllm_overflow_messages_give_window_input_and_output() {
+    let overflow = |message: &str| {
+        ModelError::ContextWindowExceeded {
+            message: message.to_string(),
+        }
+        .context_overflow()
+    };
+    let numbers = |input: Option<i64>, output: Option<i64>, window: i64| {
+        Some(ContextOverflow {
+            input_tokens: input,
+            max_tokens: output,
+            context_window: Some(window),
+        })
+    };
+    assert_eq!(
+        overflow(
+            "This model's maximum context length is 40960 tokens. However, your request has 41000 input tokens. Please reduce the length of the input messages."
+        ),
+        numbers(Some(41_000), None, 40_960)
+    );
+    assert_eq!(
+        overflow(
+            "'max_tokens' or 'max_completion_tokens' is too large: 4096. This model's maximum context length is 32768 tokens and your request has 30000 input tokens (4096 > 32768 - 30000)."
+        ),
+        numbers(Some(30_000), Some(4_096), 32_768)
+    );
+    assert_eq!(
+        overflow(
+            "This model's maximum context length is 8,192 tokens. However, your messages resulted in 9,000 tokens."
+        ),
+        numbers(Some(9_000), None, 8_192)
+    );
+    assert_eq!(
+        overflow("This model's maximum context length is 4096 tokens."),
+        Some(ContextOverflow {
+            input_tokens: None,
+            max_tokens: None,
+            context_window: Some(4_096),
+        })
+    );
+    assert_eq!(overflow("prompt is too long"), None);
+}
+
+#[test]
+fn a_vllm_http_400_is_a_context_window_error_with_its_numbers() {
+    let body = r#"{"object":"error","message":"This model's maximum context length is 32768 tokens. However, you requested 33000 tokens (28904 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}"#;
+    let error = classify_http_error(400, None, body);
+    assert_eq!(
+        error.context_overflow(),
+        Some(ContextOverflow {
+            input_tokens: Some(28_904),
+            max_tokens: Some(4_096),
+            context_window: Some(32_768),
+        })
+    );
+    assert!(!error.is_retryable());
 }

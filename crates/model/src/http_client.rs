@@ -151,10 +151,11 @@ impl HttpModelClient {
         if self.provider.wire_api == WireApi::Anthropic
             && anthropic_messages::wants_interleaved_thinking(prompt, &self.model_info)
         {
-            headers.insert(
+            merge_list_header(
+                &mut headers,
                 HeaderName::from_static("anthropic-beta"),
-                HeaderValue::from_static(anthropic_messages::INTERLEAVED_THINKING_BETA),
-            );
+                anthropic_messages::INTERLEAVED_THINKING_BETA,
+            )?;
         }
         Ok(PreparedRequest {
             http: self.http.clone(),
@@ -164,6 +165,38 @@ impl HttpModelClient {
             request_max_retries: self.provider.request_max_retries(),
         })
     }
+}
+
+/// Adds `value` to the comma-separated list header `name`, keeping the values already there
+/// (the user's configured `anthropic-beta` features, for one) and dropping duplicates. Anthropic
+/// reads several betas from one comma-separated `anthropic-beta` header
+/// (<https://docs.claude.com/en/api/beta-headers>); overwriting it would silently turn off the
+/// user's betas.
+fn merge_list_header(
+    headers: &mut HeaderMap,
+    name: HeaderName,
+    value: &str,
+) -> Result<(), ModelError> {
+    let mut values: Vec<String> = Vec::new();
+    let existing = headers
+        .get_all(&name)
+        .iter()
+        .filter_map(|header| header.to_str().ok())
+        .flat_map(|header| header.split(','))
+        .chain(std::iter::once(value));
+    for item in existing.map(str::trim).filter(|item| !item.is_empty()) {
+        if !values.iter().any(|seen| seen == item) {
+            values.push(item.to_string());
+        }
+    }
+    let sensitive = headers.get(&name).is_some_and(HeaderValue::is_sensitive);
+    let mut merged =
+        HeaderValue::from_str(&values.join(",")).map_err(|err| ModelError::Config {
+            message: format!("header `{name}` value: {err}"),
+        })?;
+    merged.set_sensitive(sensitive);
+    headers.insert(name, merged);
+    Ok(())
 }
 
 /// Everything needed to (re)send one request.

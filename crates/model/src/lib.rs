@@ -10,8 +10,9 @@
 //!   with a built-in model table (windows, output limits, accepted reasoning efforts) behind
 //!   [`ProviderConfig::model_info`];
 //! - classified errors ([`ModelError`], with [`ModelError::context_overflow`] for the numbers of
-//!   a context-window error), retries with exponential backoff and jitter, and
-//!   reconnection of dropped streams without duplicating delivered items;
+//!   a context-window error), retries with exponential backoff and jitter, and dropped streams
+//!   sent again only while no output item has completed (a new request is a new sample; after
+//!   an item completed the turn must be redone whole);
 //! - [`thinking`]: the specification's thinking levels, keywords, session toggle, priority chain
 //!   and provider mappings (application layer; the transport only sends final parameters);
 //! - [`ScriptedModelClient`], which replays scripted responses for tests of the crates above.
@@ -37,7 +38,6 @@
 
 #![warn(missing_docs)]
 mod client;
-mod context_overflow;
 mod error;
 mod http_client;
 mod model_info;
@@ -57,7 +57,7 @@ mod wire;
 pub use client::ModelClient;
 pub use client::complete_prompt;
 pub use client::complete_structured;
-pub use context_overflow::ContextOverflow;
+pub use error::ContextOverflow;
 pub use error::ModelError;
 pub use http_client::HttpModelClient;
 pub use model_info::MaxTokensField;
@@ -87,4 +87,5 @@ pub use structured_output::output_schema_for;
 pub use structured_output::parse_structured;
 pub use wire::anthropic_messages::DEFAULT_ANTHROPIC_MAX_TOKENS;
 pub use wire::anthropic_messages::INTERLEAVED_THINKING_BETA;
+pub use wire::anthropic_messages::MIN_ANTHROPIC_MAX_TOKENS;
 pub use wire::anthropic_messages::STRUCTURED_OUTPUT_TOOL;

@@ -37,6 +37,29 @@ pub enum ResponseEvent {
     },
     /// Rate-limit figures read from the response headers.
     RateLimits(RateLimitSnapshot),
+    /// What the provider's prompt cache did for this request (Anthropic's
+    /// `cache_creation_input_tokens` and `cache_read_input_tokens`), sent before `Completed`.
+    /// Both are included in the `input_tokens` of the completed usage; the reads also in its
+    /// `cached_input_tokens`.
+    PromptCache {
+        /// Input tokens read from the cache (billed at a tenth of the input price).
+        read_input_tokens: i64,
+        /// Input tokens written to the cache (billed at 1.25 times the input price for 5 min).
+        creation_input_tokens: i64,
+    },
+    /// The attempt streaming this response broke and was given up. A request sent again is a
+    /// new sample (new ids, other items, other text), so nothing of the abandoned attempt may be
+    /// spliced with what follows: discard the partial output shown since `Created` (text and
+    /// reasoning deltas, items added but not done). No item of the attempt had completed when
+    /// the stream goes on after this event: a new attempt starts from the beginning. When an
+    /// error follows instead, the error says what to do (see
+    /// [`ModelError::requires_turn_restart`]). See docs/design/model-streaming.md, "Resume".
+    AttemptAbandoned {
+        /// What the abandoned attempt consumed, as far as the provider reported it before the
+        /// break (Anthropic reports input at `message_start` and output as it goes; the
+        /// Responses and Chat Completions APIs report usage only at completion, so `None`).
+        usage: Option<TokenUsage>,
+    },
 }
 
 /// Rate-limit headers of a response (`x-ratelimit-*` for OpenAI-compatible servers,

@@ -47,11 +47,40 @@ fn a_line_longer_than_the_limit_is_a_decode_error() {
 #[test]
 fn line_breaks_reset_the_line_length() {
     let mut decoder = SseTextDecoder::with_max_line_bytes(10);
+    let mut decoded = String::new();
     for _ in 0..100 {
-        decoder.decode(ok(b"data: 12\n")).unwrap();
-        decoder.decode(ok(b"data: 34\r\n\r\n")).unwrap();
+        decoded.push_str(&decoder.decode(ok(b"data: 12\n")).unwrap());
+        decoded.push_str(&decoder.decode(ok(b"data: 34\r\n\r\n")).unwrap());
     }
-    decoder.decode(ok(b"\rdata: 123")).unwrap();
+    // A lone `\r` ends a line too (the SSE grammar allows CR, LF and CRLF).
+    decoded.push_str(&decoder.decode(ok(b"\rdata: 123")).unwrap());
+    assert_eq!(
+        decoded,
+        format!("{}\rdata: 123", "data: 12\ndata: 34\r\n\r\n".repeat(100))
+    );
+    // 200 lines of 8 bytes never summed up to the 10-byte limit; the last line is 9 bytes.
+    assert_eq!(
+        decoder.decode(ok(b"45")),
+        Err(ModelError::Decode {
+            what: "sse stream".to_string(),
+            message: "a line is longer than 10 bytes without a line break".to_string(),
+        })
+    );
+}
+
+#[test]
+fn every_chunking_of_a_body_decodes_to_the_same_text() {
+    let body = "event: a\ndata: {\"t\":\"h\u{e9}llo \u{4e16}\u{754c} \u{1f642}\"}\n\n";
+    let bytes = body.as_bytes();
+    for size in 1..=bytes.len() {
+        let mut decoder = SseTextDecoder::default();
+        let decoded: String = bytes
+            .chunks(size)
+            .map(|chunk| decoder.decode(ok(chunk)).unwrap())
+            .collect();
+        assert_eq!(decoded, body, "chunks of {size} bytes");
+        assert_eq!(decoder.replaced(), 0);
+    }
 }
 
 #[test]

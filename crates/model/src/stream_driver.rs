@@ -1,5 +1,8 @@
 //! [`StreamDriver`]: reads one response stream on a task, turns its bytes into
-//! [`ResponseEvent`]s, and reconnects when it drops without delivering anything twice.
+//! [`ResponseEvent`]s, and sends the request again when the stream drops before any output item
+//! completed. After an item completed it ends the stream with
+//! [`ModelError::TurnRestartRequired`] instead (see [`crate::stream_resume`] and
+//! docs/design/model-streaming.md, "Resume").
 
 use std::fmt::Display;
 use std::time::Duration;
@@ -17,7 +20,7 @@ use crate::response_event::RateLimitSnapshot;
 use crate::response_event::ResponseEvent;
 use crate::retry::retry_delay;
 use crate::sse_text::SseTextDecoder;
-use crate::stream_resume::ResumeFilter;
+use crate::stream_resume::AttemptState;
 use crate::wire::WireEventParser;
 use crate::wire::anthropic_messages;
 use crate::wire::chat_completions;
@@ -70,42 +73,65 @@ impl StreamDriver {
         }
     }
 
-    /// Reads `first`, then reconnects as long as the stream drops with a retryable error.
+    /// Reads `first`; when it drops with a retryable error before any item completed, reports
+    /// the abandoned attempt and reads a new one, at most `stream_max_retries` times.
     pub(crate) async fn run(self, first: reqwest::Response) {
-        let mut filter = ResumeFilter::default();
+        let mut state = AttemptState::default();
         let mut response = first;
         let mut reconnects = 0;
         loop {
-            filter.new_attempt();
-            match self.read(response, &mut filter).await {
+            state.new_attempt();
+            let error = match self.read(response, &mut state).await {
                 AttemptEnd::Completed | AttemptEnd::ConsumerGone => return,
-                AttemptEnd::Failed(error)
-                    if error.is_retryable() && reconnects < self.stream_max_retries =>
-                {
-                    reconnects += 1;
-                    let Some(delay) = retry_delay(&error, reconnects) else {
-                        let _ = self.tx.send(Err(error)).await;
-                        return;
-                    };
-                    tracing::warn!(%error, reconnects, ?delay, "model stream dropped; reconnecting");
-                    // A consumer that went away must not cause another (billed) request.
-                    let next = tokio::select! {
-                        biased;
-                        () = self.tx.closed() => return,
-                        next = async {
-                            tokio::time::sleep(delay).await;
-                            self.request.send().await
-                        } => next,
-                    };
-                    match next {
-                        Ok(next) => response = next,
-                        Err(error) => {
-                            let _ = self.tx.send(Err(error)).await;
-                            return;
-                        }
-                    }
-                }
+                AttemptEnd::Failed(error) if error.is_retryable() => error,
                 AttemptEnd::Failed(error) => {
+                    let _ = self.tx.send(Err(error)).await;
+                    return;
+                }
+            };
+            // The attempt is given up whatever happens next: report what it cost, and tell the
+            // consumer to drop the partial output it was shown.
+            let abandoned = ResponseEvent::AttemptAbandoned {
+                usage: state.usage(),
+            };
+            if self.tx.send(Ok(abandoned)).await.is_err() {
+                return;
+            }
+            let completed_items = state.items_completed();
+            if completed_items > 0 {
+                // A new request would be a new sample whose items cannot follow these.
+                tracing::warn!(%error, completed_items, "model stream broke after items completed; the turn must be redone");
+                let _ = self
+                    .tx
+                    .send(Err(ModelError::TurnRestartRequired {
+                        completed_items,
+                        reason: error.to_string(),
+                    }))
+                    .await;
+                return;
+            }
+            if reconnects >= self.stream_max_retries {
+                let _ = self.tx.send(Err(error)).await;
+                return;
+            }
+            reconnects += 1;
+            let Some(delay) = retry_delay(&error, reconnects) else {
+                let _ = self.tx.send(Err(error)).await;
+                return;
+            };
+            tracing::warn!(%error, reconnects, ?delay, "model stream dropped before any item completed; sending the request again");
+            // A consumer that went away must not cause another (billed) request.
+            let next = tokio::select! {
+                biased;
+                () = self.tx.closed() => return,
+                next = async {
+                    tokio::time::sleep(delay).await;
+                    self.request.send().await
+                } => next,
+            };
+            match next {
+                Ok(next) => response = next,
+                Err(error) => {
                     let _ = self.tx.send(Err(error)).await;
                     return;
                 }
@@ -113,9 +139,9 @@ impl StreamDriver {
         }
     }
 
-    async fn deliver(&self, filter: &mut ResumeFilter, events: Vec<ResponseEvent>) -> bool {
+    async fn deliver(&self, state: &mut AttemptState, events: Vec<ResponseEvent>) -> bool {
         for event in events {
-            if let Some(event) = filter.admit(event)
+            if let Some(event) = state.admit(event)
                 && self.tx.send(Ok(event)).await.is_err()
             {
                 return false;
@@ -124,25 +150,26 @@ impl StreamDriver {
         true
     }
 
-    async fn read(&self, response: reqwest::Response, filter: &mut ResumeFilter) -> AttemptEnd {
+    async fn read(&self, response: reqwest::Response, state: &mut AttemptState) -> AttemptEnd {
         if let Some(snapshot) = RateLimitSnapshot::from_headers(response.headers())
             && !self
-                .deliver(filter, vec![ResponseEvent::RateLimits(snapshot)])
+                .deliver(state, vec![ResponseEvent::RateLimits(snapshot)])
                 .await
         {
             return AttemptEnd::ConsumerGone;
         }
-        self.read_body(response.bytes_stream(), SseTextDecoder::default(), filter)
+        self.read_body(response.bytes_stream(), SseTextDecoder::default(), state)
             .await
     }
 
     /// Parses a response body (`bytes`, in whatever chunks the transport cut it) and delivers
-    /// its events through `filter`.
+    /// its events through `state`; a failed attempt leaves in `state` the usage the provider
+    /// reported before the failure.
     pub(crate) async fn read_body<S, B, E>(
         &self,
         bytes: S,
-        mut decoder: SseTextDecoder,
-        filter: &mut ResumeFilter,
+        decoder: SseTextDecoder,
+        state: &mut AttemptState,
     ) -> AttemptEnd
     where
         S: Stream<Item = Result<B, E>> + Unpin,
@@ -150,6 +177,27 @@ impl StreamDriver {
         E: Display,
     {
         let mut parser = new_parser(self.wire_api);
+        let end = self
+            .read_events(bytes, decoder, parser.as_mut(), state)
+            .await;
+        if matches!(end, AttemptEnd::Failed(_)) {
+            state.record_usage(parser.usage_so_far());
+        }
+        end
+    }
+
+    async fn read_events<S, B, E>(
+        &self,
+        bytes: S,
+        mut decoder: SseTextDecoder,
+        parser: &mut dyn WireEventParser,
+        state: &mut AttemptState,
+    ) -> AttemptEnd
+    where
+        S: Stream<Item = Result<B, E>> + Unpin,
+        B: AsRef<[u8]>,
+        E: Display,
+    {
         let mut events = bytes.map(move |chunk| decoder.decode(chunk)).eventsource();
         loop {
             let next = tokio::select! {
@@ -173,7 +221,7 @@ impl StreamDriver {
             let result = match next {
                 None => {
                     let result = parser.on_end(&mut out);
-                    if !self.deliver(filter, out).await {
+                    if !self.deliver(state, out).await {
                         return AttemptEnd::ConsumerGone;
                     }
                     return match result {
@@ -195,13 +243,13 @@ impl StreamDriver {
                     parser.on_event(&event.event, &event.data, &mut out)
                 }
             };
-            if !self.deliver(filter, out).await {
+            if !self.deliver(state, out).await {
                 return AttemptEnd::ConsumerGone;
             }
             if let Err(error) = result {
                 return AttemptEnd::Failed(error);
             }
-            if parser.is_complete() || filter.completed() {
+            if parser.is_complete() || state.completed() {
                 return AttemptEnd::Completed;
             }
         }

@@ -94,7 +94,7 @@ async fn read_chunks(wire_api: WireApi, chunks: Vec<Vec<u8>>) -> Collected {
             .read_body(
                 body,
                 SseTextDecoder::default(),
-                &mut ResumeFilter::default(),
+                &mut AttemptState::default(),
             )
             .await;
         if let AttemptEnd::Failed(error) = end {
@@ -274,7 +274,7 @@ fn an_endless_line_is_a_decode_error() {
     let end = block_on(driver.read_body(
         body,
         SseTextDecoder::with_max_line_bytes(100),
-        &mut ResumeFilter::default(),
+        &mut AttemptState::default(),
     ));
     assert!(
         matches!(&end, AttemptEnd::Failed(ModelError::Decode { message, .. }) if message.contains("longer than 100 bytes")),
@@ -294,7 +294,7 @@ async fn a_dropped_consumer_ends_the_read_of_a_stalled_body() {
         driver.read_body(
             body,
             SseTextDecoder::default(),
-            &mut ResumeFilter::default(),
+            &mut AttemptState::default(),
         ),
     )
     .await;
@@ -309,7 +309,7 @@ async fn a_stalled_body_hits_the_idle_timeout() {
         .read_body(
             body,
             SseTextDecoder::default(),
-            &mut ResumeFilter::default(),
+            &mut AttemptState::default(),
         )
         .await;
     assert!(

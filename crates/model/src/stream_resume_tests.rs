@@ -3,140 +3,75 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
-fn run(filter: &mut ResumeFilter, events: Vec<ResponseEvent>) -> Vec<ResponseEvent> {
-    filter.new_attempt();
+fn run(state: &mut AttemptState, events: Vec<ResponseEvent>) -> Vec<ResponseEvent> {
+    state.new_attempt();
     events
         .into_iter()
-        .filter_map(|event| filter.admit(event))
+        .filter_map(|event| state.admit(event))
         .collect()
 }
 
-fn message(id: &str, text: &str) -> ResponseItem {
-    let ResponseItem::Message {
-        role,
-        content,
-        extra,
-        ..
-    } = ResponseItem::assistant_text(text)
-    else {
-        unreachable!("assistant_text builds a message")
-    };
-    ResponseItem::Message {
-        id: Some(id.to_string()),
-        role,
-        content,
-        extra,
-    }
-}
-
 #[test]
-fn replayed_items_and_partial_text_are_not_duplicated() {
-    let mut filter = ResumeFilter::default();
+fn events_of_a_new_attempt_pass_untouched_except_a_second_created() {
+    let mut state = AttemptState::default();
     let first = run(
-        &mut filter,
+        &mut state,
         vec![
             ResponseEvent::Created,
-            ResponseEvent::OutputItemAdded(message("a", "")),
-            ResponseEvent::OutputTextDelta("Hel".into()),
-            ResponseEvent::OutputTextDelta("lo".into()),
-            ResponseEvent::OutputItemDone(message("a", "Hello")),
-            ResponseEvent::OutputItemAdded(message("b", "")),
-            ResponseEvent::OutputTextDelta("Wor".into()),
+            ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")),
+            ResponseEvent::OutputTextDelta("Hello wor".into()),
         ],
     );
-    assert_eq!(first.len(), 7);
-    let second = run(
-        &mut filter,
-        vec![
-            ResponseEvent::Created,
-            ResponseEvent::OutputItemAdded(message("a2", "")),
-            ResponseEvent::OutputTextDelta("Hello".into()),
-            ResponseEvent::OutputItemDone(message("a2", "Hello")),
-            ResponseEvent::OutputItemAdded(message("b2", "")),
-            ResponseEvent::OutputTextDelta("W".into()),
-            ResponseEvent::OutputTextDelta("orld".into()),
-            ResponseEvent::OutputItemDone(message("b2", "World")),
-            ResponseEvent::Completed {
-                response_id: "r2".into(),
-                token_usage: None,
-            },
-        ],
-    );
-    assert_eq!(
-        second,
-        vec![
-            ResponseEvent::OutputTextDelta("ld".into()),
-            ResponseEvent::OutputItemDone(message("b2", "World")),
-            ResponseEvent::Completed {
-                response_id: "r2".into(),
-                token_usage: None,
-            },
-        ]
-    );
-    assert!(filter.completed());
+    assert_eq!(first.len(), 3);
+    assert_eq!(state.items_completed(), 0);
+
+    let second_events = vec![
+        ResponseEvent::Created,
+        ResponseEvent::OutputItemAdded(ResponseItem::assistant_text("")),
+        ResponseEvent::OutputTextDelta("Hi there".into()),
+        ResponseEvent::OutputItemDone(ResponseItem::assistant_text("Hi there")),
+        ResponseEvent::Completed {
+            response_id: "r2".into(),
+            token_usage: None,
+        },
+    ];
+    let second = run(&mut state, second_events.clone());
+
+    // Nothing is skipped or cut by position: the new sample arrives whole.
+    assert_eq!(second, second_events[1..].to_vec());
+    assert_eq!(state.items_completed(), 1);
+    assert!(state.completed());
 }
 
 #[test]
-fn an_item_whose_id_was_delivered_is_skipped() {
-    let mut filter = ResumeFilter::default();
+fn a_new_attempt_forgets_the_usage_and_items_of_the_last() {
+    let mut state = AttemptState::default();
     run(
-        &mut filter,
-        vec![ResponseEvent::OutputItemDone(message("same", "x"))],
+        &mut state,
+        vec![ResponseEvent::OutputItemDone(ResponseItem::assistant_text(
+            "a",
+        ))],
     );
-    // A replay that inserts a new item first would shift the count; the id still catches the
-    // duplicate.
-    let second = run(
-        &mut filter,
-        vec![
-            ResponseEvent::OutputItemDone(message("new", "y")),
-            ResponseEvent::OutputItemDone(message("same", "x")),
-        ],
-    );
-    assert_eq!(second, vec![]);
+    state.record_usage(Some(agentctx_protocol::TokenUsage {
+        input_tokens: 10,
+        ..agentctx_protocol::TokenUsage::default()
+    }));
+    assert_eq!(state.items_completed(), 1);
+    assert_eq!(state.usage().map(|usage| usage.input_tokens), Some(10));
+
+    state.new_attempt();
+
+    assert_eq!(state.items_completed(), 0);
+    assert_eq!(state.usage(), None);
 }
 
 #[test]
-fn diverging_replay_passes_deltas_on() {
-    let mut filter = ResumeFilter::default();
-    run(
-        &mut filter,
-        vec![ResponseEvent::OutputTextDelta("abc".into())],
-    );
-    let second = run(
-        &mut filter,
-        vec![
-            ResponseEvent::OutputTextDelta("ab".into()),
-            ResponseEvent::OutputTextDelta("X".into()),
-        ],
-    );
-    assert_eq!(second, vec![ResponseEvent::OutputTextDelta("X".into())]);
-}
-
-#[test]
-fn kinds_are_tracked_separately_and_rate_limits_pass() {
-    let mut filter = ResumeFilter::default();
-    run(
-        &mut filter,
-        vec![
-            ResponseEvent::ReasoningContentDelta("think".into()),
-            ResponseEvent::OutputTextDelta("ans".into()),
-        ],
-    );
-    let second = run(
-        &mut filter,
-        vec![
-            ResponseEvent::RateLimits(crate::RateLimitSnapshot::default()),
-            ResponseEvent::ReasoningContentDelta("think".into()),
-            ResponseEvent::ReasoningSummaryDelta("sum".into()),
-            ResponseEvent::OutputTextDelta("answer".into()),
-        ],
-    );
-    assert_eq!(
-        second,
-        vec![
-            ResponseEvent::RateLimits(crate::RateLimitSnapshot::default()),
-            ResponseEvent::ReasoningSummaryDelta("sum".into()),
-            ResponseEvent::OutputTextDelta("wer".into()),
-        ]
-    );
+fn completed_is_delivered_once() {
+    let mut state = AttemptState::default();
+    let completed = ResponseEvent::Completed {
+        response_id: "r".into(),
+        token_usage: None,
+    };
+    assert_eq!(state.admit(completed.clone()), Some(completed.clone()));
+    assert_eq!(state.admit(completed), None);
 }

@@ -2,8 +2,12 @@
 //! that turn server-sent events into [`crate::ResponseEvent`]s.
 
 pub(crate) mod anthropic_messages;
+pub(crate) mod anthropic_messages_cache;
+pub(crate) mod anthropic_messages_max_tokens;
 pub(crate) mod chat_completions;
 pub(crate) mod responses;
+
+use agentctx_protocol::TokenUsage;
 
 use crate::error::ModelError;
 use crate::response_event::ResponseEvent;
@@ -25,6 +29,12 @@ pub(crate) trait WireEventParser: Send {
 
     /// True once the response completed; the reader stops there.
     fn is_complete(&self) -> bool;
+
+    /// The usage the provider reported so far, for an attempt that breaks before completing.
+    /// `None` for providers that report usage only with the completed response.
+    fn usage_so_far(&self) -> Option<TokenUsage> {
+        None
+    }
 }
 
 /// Parses an event payload as JSON, naming the event on failure.

@@ -21,12 +21,20 @@ use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
 use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::WireEventParser;
+use crate::wire::anthropic_messages_cache::add_cache_breakpoints;
+use crate::wire::anthropic_messages_max_tokens::SizingInput;
+use crate::wire::anthropic_messages_max_tokens::estimate_input_tokens;
+use crate::wire::anthropic_messages_max_tokens::size_output;
 use crate::wire::int_field;
 use crate::wire::parse_json;
 use crate::wire::str_field;
 
-/// `max_tokens` when the model info names no output limit.
+/// `max_tokens` when the model info names no output limit (then capped to fit the window, see
+/// `wire/anthropic_messages_max_tokens.rs`).
 pub const DEFAULT_ANTHROPIC_MAX_TOKENS: i64 = 8_192;
+/// The smallest `max_tokens` sent, however full the window is (see
+/// docs/design/model-streaming.md, "Anthropic request shaping").
+pub const MIN_ANTHROPIC_MAX_TOKENS: i64 = 4_096;
 /// The tool a structured-output request forces; its input is the structured reply.
 pub const STRUCTURED_OUTPUT_TOOL: &str = "structured_output";
 /// The beta header value that turns on interleaved thinking.
@@ -39,27 +47,12 @@ pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 /// the requested schema; Anthropic refuses forced tool use with thinking, so such a request
 /// carries no thinking.
 pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
-    let mut max_tokens = model_info
-        .max_output_tokens
-        .unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
-    let budget = prompt
+    let requested_budget = prompt
         .reasoning
         .filter(|_| model_info.may_reason() && prompt.output_schema.is_none())
         .and_then(|options| options.budget_tokens)
         .map(|budget| i64::from(budget.max(ANTHROPIC_MIN_BUDGET_TOKENS)));
     let interleaved = prompt.reasoning.is_some_and(|options| options.interleaved);
-    let budget = budget.map(|budget| {
-        if interleaved || budget < max_tokens {
-            budget
-        } else if model_info.max_output_tokens.is_some() {
-            // The model cannot write more: leave room for the answer.
-            (max_tokens - i64::from(ANTHROPIC_MIN_BUDGET_TOKENS))
-                .max(i64::from(ANTHROPIC_MIN_BUDGET_TOKENS))
-        } else {
-            max_tokens = budget + DEFAULT_ANTHROPIC_MAX_TOKENS;
-            budget
-        }
-    });
 
     let mut tools: Vec<Value> = prompt
         .tools
@@ -80,15 +73,32 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
         }));
     }
 
+    let mut system = (!prompt.instructions.is_empty()).then(|| json!(prompt.instructions));
+    let mut messages = Value::Array(messages(&prompt.input));
+    let mut tools = (!tools.is_empty()).then_some(Value::Array(tools));
+    let input_bytes = [system.as_ref(), Some(&messages), tools.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(|value| value.to_string().len())
+        .sum();
+    let output = size_output(SizingInput {
+        model_max_output: model_info.max_output_tokens,
+        context_window: model_info.context_window,
+        estimated_input_tokens: estimate_input_tokens(input_bytes),
+        thinking_budget: requested_budget,
+        interleaved,
+    });
+    add_cache_breakpoints(tools.as_mut(), system.as_mut(), &mut messages);
+
     let mut body = Map::new();
     body.insert("model".into(), json!(slug));
-    body.insert("max_tokens".into(), json!(max_tokens));
-    if !prompt.instructions.is_empty() {
-        body.insert("system".into(), json!(prompt.instructions));
+    body.insert("max_tokens".into(), json!(output.max_tokens));
+    if let Some(system) = system {
+        body.insert("system".into(), system);
     }
-    body.insert("messages".into(), Value::Array(messages(&prompt.input)));
-    if !tools.is_empty() {
-        body.insert("tools".into(), Value::Array(tools));
+    body.insert("messages".into(), messages);
+    if let Some(tools) = tools {
+        body.insert("tools".into(), tools);
     }
     if prompt.output_schema.is_some() {
         body.insert(
@@ -96,7 +106,7 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
             json!({ "type": "tool", "name": STRUCTURED_OUTPUT_TOOL }),
         );
     }
-    if let Some(budget) = budget {
+    if let Some(budget) = output.thinking_budget {
         body.insert(
             "thinking".into(),
             json!({ "type": "enabled", "budget_tokens": budget }),
@@ -115,12 +125,27 @@ pub(crate) fn wants_interleaved_thinking(prompt: &Prompt, model_info: &ModelInfo
             .is_some_and(|options| options.interleaved && options.budget_tokens.is_some())
 }
 
+/// The `id` prefix of the reasoning items this parser makes. Anthropic's thinking blocks have no
+/// id of their own; the prefix is how a later request tells Anthropic's reasoning (whose
+/// signature Anthropic verifies) from another provider's encrypted reasoning after a provider
+/// switch. The Responses API request drops item ids, so the marker never reaches OpenAI.
+pub(crate) const ANTHROPIC_REASONING_ID_PREFIX: &str = "anthropic_thinking_";
+
+/// True for a reasoning item made from an Anthropic thinking block.
+pub(crate) fn is_anthropic_reasoning(id: Option<&str>) -> bool {
+    id.is_some_and(|id| id.starts_with(ANTHROPIC_REASONING_ID_PREFIX))
+}
+
 /// Converts the history into Anthropic messages, merging consecutive blocks of one role.
 ///
 /// Developer and system messages in the history become user text (the top-level `system` is the
-/// prompt's instructions). Reasoning with raw text and a signature becomes a `thinking` block,
-/// reasoning with only encrypted content a `redacted_thinking` block; reasoning without either
-/// cannot be verified by the API and is left out.
+/// prompt's instructions). Anthropic's own reasoning (marked by
+/// [`ANTHROPIC_REASONING_ID_PREFIX`]) goes back as it came: raw text and a signature as a
+/// `thinking` block, encrypted data alone as a `redacted_thinking` block, unchanged as the API
+/// requires (<https://docs.claude.com/en/docs/build-with-claude/extended-thinking>, "Preserving
+/// thinking blocks"). Reasoning of another provider (OpenAI's `encrypted_content`, a local
+/// model's raw text) would fail Anthropic's signature check and is left out, as is reasoning
+/// without a signature.
 fn messages(input: &[ResponseItem]) -> Vec<Value> {
     let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
     let mut push = |role: &str, block: Value| match messages.last_mut() {
@@ -140,6 +165,12 @@ fn messages(input: &[ResponseItem]) -> Vec<Value> {
                         push(role, block);
                     }
                 }
+            }
+            ResponseItem::Reasoning { id, .. } if !is_anthropic_reasoning(id.as_deref()) => {
+                tracing::debug!(
+                    id = id.as_deref().unwrap_or_default(),
+                    "reasoning of another provider has no anthropic form; left out"
+                );
             }
             ResponseItem::Reasoning {
                 content,
@@ -313,20 +344,47 @@ pub(crate) struct AnthropicParser {
     input_tokens: i64,
     cached_input_tokens: i64,
     output_tokens: i64,
+    usage_seen: bool,
+    /// `cache_read_input_tokens` and `cache_creation_input_tokens`, once reported.
+    cache: Option<(i64, i64)>,
     blocks: BTreeMap<u64, Block>,
     stop_reason: Option<String>,
     complete: bool,
 }
 
 impl AnthropicParser {
+    /// The id of the reasoning item of content block `index`.
+    fn reasoning_id(&self, index: u64) -> String {
+        format!("{ANTHROPIC_REASONING_ID_PREFIX}{}_{index}", self.message_id)
+    }
+
+    /// The usage read so far: `message_start` carries the input side, each `message_delta`
+    /// the output tokens produced until then.
+    fn token_usage(&self) -> TokenUsage {
+        TokenUsage {
+            input_tokens: self.input_tokens,
+            cached_input_tokens: self.cached_input_tokens,
+            output_tokens: self.output_tokens,
+            reasoning_output_tokens: 0,
+            total_tokens: self.input_tokens.saturating_add(self.output_tokens),
+        }
+    }
+
     fn read_usage(&mut self, usage: Option<&Value>) {
         let Some(usage) = usage else { return };
+        self.usage_seen = true;
         let has = |key: &str| usage.get(key).and_then(Value::as_i64).is_some();
         if has("input_tokens") || has("cache_read_input_tokens") {
             self.input_tokens = int_field(Some(usage), "input_tokens")
                 .saturating_add(int_field(Some(usage), "cache_read_input_tokens"))
                 .saturating_add(int_field(Some(usage), "cache_creation_input_tokens"));
             self.cached_input_tokens = int_field(Some(usage), "cache_read_input_tokens");
+            if has("cache_read_input_tokens") || has("cache_creation_input_tokens") {
+                self.cache = Some((
+                    int_field(Some(usage), "cache_read_input_tokens"),
+                    int_field(Some(usage), "cache_creation_input_tokens"),
+                ));
+            }
         }
         if has("output_tokens") {
             self.output_tokens = int_field(Some(usage), "output_tokens");
@@ -347,7 +405,11 @@ impl AnthropicParser {
                 Block::Text(text)
             }
             "thinking" => {
-                out.push(ResponseEvent::OutputItemAdded(reasoning_item(None, None)));
+                out.push(ResponseEvent::OutputItemAdded(reasoning_item(
+                    self.reasoning_id(index),
+                    None,
+                    None,
+                )));
                 Block::Thinking {
                     text: str_field(block, "thinking").unwrap_or_default().to_string(),
                     signature: str_field(block, "signature")
@@ -356,7 +418,11 @@ impl AnthropicParser {
                 }
             }
             "redacted_thinking" => {
-                out.push(ResponseEvent::OutputItemAdded(reasoning_item(None, None)));
+                out.push(ResponseEvent::OutputItemAdded(reasoning_item(
+                    self.reasoning_id(index),
+                    None,
+                    None,
+                )));
                 Block::RedactedThinking(str_field(block, "data").unwrap_or_default().to_string())
             }
             "tool_use" if str_field(block, "name") == Some(STRUCTURED_OUTPUT_TOOL) => {
@@ -423,10 +489,14 @@ impl AnthropicParser {
         };
         let item = match block {
             Block::Text(text) | Block::StructuredOutput(text) => ResponseItem::assistant_text(text),
-            Block::Thinking { text, signature } => {
-                reasoning_item(Some(text), (!signature.is_empty()).then_some(signature))
+            Block::Thinking { text, signature } => reasoning_item(
+                self.reasoning_id(index),
+                Some(text),
+                (!signature.is_empty()).then_some(signature),
+            ),
+            Block::RedactedThinking(data) => {
+                reasoning_item(self.reasoning_id(index), None, Some(data))
             }
-            Block::RedactedThinking(data) => reasoning_item(None, Some(data)),
             Block::ToolUse { id, name, json } => {
                 let arguments = if json.trim().is_empty() {
                     "{}".to_string()
@@ -442,10 +512,14 @@ impl AnthropicParser {
 }
 
 /// A reasoning item: thinking text as `reasoning_text` content, the signature (or redacted
-/// data) as `encrypted_content`.
-fn reasoning_item(text: Option<String>, encrypted_content: Option<String>) -> ResponseItem {
+/// data) as `encrypted_content`, and an id marking it as Anthropic's.
+fn reasoning_item(
+    id: String,
+    text: Option<String>,
+    encrypted_content: Option<String>,
+) -> ResponseItem {
     ResponseItem::Reasoning {
-        id: None,
+        id: Some(id),
         summary: Vec::new(),
         content: text.map(|text| vec![ReasoningContent::ReasoningText { text }]),
         encrypted_content,
@@ -505,17 +579,15 @@ impl WireEventParser for AnthropicParser {
                     }
                     _ => {}
                 }
-                let input_tokens = self.input_tokens;
-                let output_tokens = self.output_tokens;
+                if let Some((read_input_tokens, creation_input_tokens)) = self.cache {
+                    out.push(ResponseEvent::PromptCache {
+                        read_input_tokens,
+                        creation_input_tokens,
+                    });
+                }
                 out.push(ResponseEvent::Completed {
                     response_id: self.message_id.clone(),
-                    token_usage: Some(TokenUsage {
-                        input_tokens,
-                        cached_input_tokens: self.cached_input_tokens,
-                        output_tokens,
-                        reasoning_output_tokens: 0,
-                        total_tokens: input_tokens.saturating_add(output_tokens),
-                    }),
+                    token_usage: Some(self.token_usage()),
                 });
             }
             "error" => return Err(ProviderErrorBody::parse(data).into_stream_error()),
@@ -537,6 +609,10 @@ impl WireEventParser for AnthropicParser {
 
     fn is_complete(&self) -> bool {
         self.complete
+    }
+
+    fn usage_so_far(&self) -> Option<TokenUsage> {
+        self.usage_seen.then(|| self.token_usage())
     }
 }
 

@@ -55,7 +55,11 @@ fn redacted_thinking_and_empty_tool_input() {
     assert_eq!(
         done,
         vec![
-            &reasoning_item(None, Some("EmwKAhgB".to_string())),
+            &reasoning_item(
+                "anthropic_thinking_m_0".to_string(),
+                None,
+                Some("EmwKAhgB".to_string())
+            ),
             &ResponseItem::function_call("toolu_9", "now", "{}"),
         ]
     );
@@ -80,7 +84,12 @@ fn stream_ending_before_message_stop_is_a_disconnect() {
         "message_start",
         r#"{"type":"message_start","message":{"id":"m","usage":{"input_tokens":5,"output_tokens":1}}}"#,
     )]);
-    assert!(matches!(result, Err(ModelError::StreamDisconnected { .. })));
+    assert_eq!(
+        result,
+        Err(ModelError::StreamDisconnected {
+            reason: "stream closed before message_stop".to_string()
+        })
+    );
 }
 
 #[test]
@@ -105,7 +114,11 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
     let prompt = Prompt {
         input: vec![
             ResponseItem::user_text("go"),
-            reasoning_item(None, Some("redacted".to_string())),
+            reasoning_item(
+                "anthropic_thinking_m_0".to_string(),
+                None,
+                Some("redacted".to_string()),
+            ),
             ResponseItem::Reasoning {
                 id: None,
                 summary: vec![ReasoningSummary::SummaryText {
@@ -134,7 +147,10 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
     assert_eq!(
         body["messages"],
         json!([
-            { "role": "user", "content": [{ "type": "text", "text": "go" }] },
+            {
+                "role": "user",
+                "content": [{ "type": "text", "text": "go", "cache_control": { "type": "ephemeral" } }]
+            },
             {
                 "role": "assistant",
                 "content": [
@@ -148,7 +164,11 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
                 "content": [
                     { "type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": true },
                     { "type": "tool_result", "tool_use_id": "t2", "content": "ok" },
-                    { "type": "text", "text": "<system-reminder>x</system-reminder>" },
+                    {
+                        "type": "text",
+                        "text": "<system-reminder>x</system-reminder>",
+                        "cache_control": { "type": "ephemeral" }
+                    },
                 ]
             },
         ])
@@ -221,8 +241,10 @@ fn context_window_stop_reason_is_context_window_exceeded() {
         ),
         ("message_stop", r#"{"type":"message_stop"}"#),
     ]);
-    assert!(
-        matches!(end, Err(ModelError::ContextWindowExceeded { .. })),
-        "{end:?}"
+    assert_eq!(
+        end,
+        Err(ModelError::ContextWindowExceeded {
+            message: "stop_reason model_context_window_exceeded".to_string()
+        })
     );
 }

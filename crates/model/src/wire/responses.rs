@@ -104,6 +104,8 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
 ///   never sent, and reasoning without encrypted content (from a Chat Completions server, or a
 ///   request made without `include`) has nothing the API can use, so it is left out. A model
 ///   that does not reason gets no reasoning items at all.
+/// - Reasoning made from an Anthropic thinking block (after a provider switch) is left out: its
+///   signature is Anthropic's, not OpenAI's encrypted state.
 /// - Ghost snapshots are harness-only; unknown item types that carry a server id are left out
 ///   for the same reason as ids.
 fn input_item(item: &ResponseItem, model_info: &ModelInfo) -> Option<ResponseItem> {
@@ -117,6 +119,12 @@ fn input_item(item: &ResponseItem, model_info: &ModelInfo) -> Option<ResponseIte
         } => {
             if !model_info.may_reason() || encrypted_content.as_deref().is_none_or(str::is_empty) {
                 tracing::debug!("reasoning item without encrypted content left out");
+                return None;
+            }
+            if super::anthropic_messages::is_anthropic_reasoning(id.as_deref()) {
+                // After a switch from Anthropic: its thinking signature is not OpenAI's
+                // encrypted state, and the API would reject it as undecryptable.
+                tracing::debug!("anthropic thinking left out of an openai request");
                 return None;
             }
             *id = None;

@@ -112,3 +112,26 @@ fn ids_ghost_snapshots_and_unknown_items_with_ids_are_not_sent() {
     assert_eq!(body.get("reasoning"), None);
     assert_eq!(body.get("text"), None);
 }
+
+#[test]
+fn anthropic_thinking_signatures_are_not_sent_to_openai_after_a_switch() {
+    let reasoning = |id: &str, encrypted: &str| ResponseItem::Reasoning {
+        id: Some(id.to_string()),
+        summary: Vec::new(),
+        content: None,
+        encrypted_content: Some(encrypted.to_string()),
+        extra: agentctx_protocol::ExtraFields::new(),
+    };
+    let prompt = Prompt {
+        input: vec![
+            reasoning("anthropic_thinking_msg_1_0", "anthropic-signature"),
+            reasoning("rs_2", "openai-encrypted"),
+        ],
+        ..Prompt::default()
+    };
+    let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
+    assert_eq!(
+        body["input"],
+        json!([{ "type": "reasoning", "summary": [], "encrypted_content": "openai-encrypted" }])
+    );
+}

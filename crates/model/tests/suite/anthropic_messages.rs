@@ -62,6 +62,7 @@ async fn thinking_text_and_tool_use_with_usage() {
             "done:message",
             "added:function_call",
             "done:function_call",
+            "prompt_cache",
             "completed:msg_01XFDUDYJgAACzvnptvVoYEL",
         ]
     );
@@ -70,6 +71,7 @@ async fn thinking_text_and_tool_use_with_usage() {
         vec![
             json!({
                 "type": "reasoning",
+                "id": "anthropic_thinking_msg_01XFDUDYJgAACzvnptvVoYEL_0",
                 "summary": [],
                 "content": [{ "type": "reasoning_text", "text": "The user wants the files. I'll run ls." }],
                 "encrypted_content": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
@@ -144,7 +146,20 @@ async fn overloaded_error_event_without_retries_left() {
 
     let (events, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
 
-    assert_eq!(trace(&events), vec!["created"]);
+    // message_start reported 472 input tokens and 1 output token before the error.
+    assert_eq!(trace(&events), vec!["created", "abandoned"]);
+    assert_eq!(
+        events[1],
+        agentctx_model::ResponseEvent::AttemptAbandoned {
+            usage: Some(TokenUsage {
+                input_tokens: 472,
+                cached_input_tokens: 0,
+                output_tokens: 1,
+                reasoning_output_tokens: 0,
+                total_tokens: 473,
+            })
+        }
+    );
     assert_eq!(
         error,
         Some(ModelError::Server {
@@ -199,4 +214,353 @@ fn thinking_budget_leaves_room_for_the_answer() {
         body["thinking"],
         json!({ "type": "enabled", "budget_tokens": 30_976 })
     );
+}
+
+/// A prompt whose user message is `bytes` long.
+fn long_prompt(bytes: usize) -> agentctx_model::Prompt {
+    let mut prompt = rich_prompt(WireApi::Anthropic);
+    prompt.reasoning = None;
+    prompt
+        .input
+        .push(agentctx_protocol::ResponseItem::user_text(
+            "x".repeat(bytes),
+        ));
+    prompt
+}
+
+fn anthropic_client(slug: &str) -> HttpModelClient {
+    HttpModelClient::new(
+        ProviderConfig::anthropic(),
+        slug,
+        &env(&[("ANTHROPIC_API_KEY", "k")]),
+    )
+    .unwrap()
+}
+
+#[test]
+fn max_tokens_shrinks_so_a_long_input_still_fits_the_window() {
+    let client = anthropic_client("claude-sonnet-4-5");
+    // About 140k tokens of input: the model's 64k maximum would overflow the 200k window.
+    let body = client.request_body(&long_prompt(420_000));
+
+    let max_tokens = body["max_tokens"].as_i64().unwrap();
+    let input_bytes = serde_json::to_string(&body["messages"]).unwrap().len()
+        + serde_json::to_string(&body["system"]).unwrap().len()
+        + serde_json::to_string(&body["tools"]).unwrap().len();
+    assert!(max_tokens < 64_000, "{max_tokens}");
+    assert!(
+        max_tokens + (input_bytes as i64 + 2) / 3 <= 200_000,
+        "{max_tokens} + {input_bytes} bytes"
+    );
+}
+
+#[test]
+fn max_tokens_keeps_the_model_maximum_when_the_input_is_short() {
+    let client = anthropic_client("claude-sonnet-4-5");
+    let body = client.request_body(&long_prompt(1_000));
+    assert_eq!(body["max_tokens"], json!(64_000));
+}
+
+#[test]
+fn max_tokens_never_drops_below_the_floor_and_the_thinking_budget_shrinks_under_it() {
+    let client = anthropic_client("claude-sonnet-4-5");
+    let mut prompt = long_prompt(900_000);
+    prompt.reasoning = rich_prompt(WireApi::Anthropic).reasoning;
+
+    let body = client.request_body(&prompt);
+
+    // The input alone overflows the window: the server's answer is the context error that
+    // starts compaction; a floor keeps the request well-formed until then.
+    assert_eq!(
+        body["max_tokens"],
+        json!(agentctx_model::MIN_ANTHROPIC_MAX_TOKENS)
+    );
+    assert_eq!(
+        body["thinking"],
+        json!({ "type": "enabled", "budget_tokens": agentctx_model::MIN_ANTHROPIC_MAX_TOKENS - 1_024 })
+    );
+}
+
+#[tokio::test]
+async fn input_and_max_tokens_over_the_limit_is_context_window_exceeded() {
+    let server = MockServer::start().await;
+    let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again"},"request_id":"req_011CUB2XUHWkFnQzxcKBbjpF"}"#;
+    Mock::given(method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(400).set_body_raw(body, "application/json"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
+
+    let error = agentctx_model::ModelClient::stream(&client, &rich_prompt(WireApi::Anthropic))
+        .await
+        .err()
+        .unwrap();
+
+    assert_eq!(
+        error,
+        ModelError::ContextWindowExceeded {
+            message: "input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again".to_string()
+        }
+    );
+    assert_eq!(
+        error.context_overflow(),
+        Some(agentctx_model::ContextOverflow {
+            input_tokens: Some(178_959),
+            max_tokens: Some(64_000),
+            context_window: Some(200_000),
+        })
+    );
+}
+
+#[tokio::test]
+async fn request_too_large_is_context_window_exceeded() {
+    let server = MockServer::start().await;
+    let body = r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}"#;
+    Mock::given(method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(413).set_body_raw(body, "application/json"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
+
+    let error = agentctx_model::ModelClient::stream(&client, &rich_prompt(WireApi::Anthropic))
+        .await
+        .err();
+
+    assert_eq!(
+        error,
+        Some(ModelError::ContextWindowExceeded {
+            message: "Request exceeds the maximum allowed number of bytes.".to_string()
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_configured_anthropic_beta_header_is_merged_with_ours() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture("anthropic_tool_use.sse")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let mut provider = provider(WireApi::Anthropic, &server.uri());
+    provider.http_headers.insert(
+        "anthropic-beta".to_string(),
+        "context-1m-2025-08-07, interleaved-thinking-2025-05-14".to_string(),
+    );
+    let client = client(provider, "claude-sonnet-4-5");
+    let mut prompt = rich_prompt(WireApi::Anthropic);
+    if let Some(options) = prompt.reasoning.as_mut() {
+        options.interleaved = true;
+    }
+
+    let (_, error) = collect(&client, &prompt).await;
+
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    let betas: Vec<&str> = requests[0]
+        .headers
+        .get_all("anthropic-beta")
+        .iter()
+        .map(|value| value.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        betas,
+        vec!["context-1m-2025-08-07,interleaved-thinking-2025-05-14"]
+    );
+}
+
+/// The completed items a provider of `wire_api` streams for `fixture_name`.
+async fn streamed_items(
+    wire_api: WireApi,
+    fixture_name: &str,
+) -> Vec<agentctx_protocol::ResponseItem> {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture(fixture_name)))
+        .mount(&server)
+        .await;
+    let client = client(provider(wire_api, &server.uri()), "model");
+    let (events, error) = collect(&client, &rich_prompt(wire_api)).await;
+    assert_eq!(error, None);
+    events
+        .into_iter()
+        .filter_map(|event| match event {
+            ResponseEvent::OutputItemDone(item) => Some(item),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn encrypted_reasoning_of_another_provider_is_dropped_after_a_switch() {
+    // A session that ran on OpenAI (reasoning with encrypted_content), then on Anthropic.
+    let openai_turn = streamed_items(WireApi::Responses, "responses_tool_call.sse").await;
+    let anthropic_turn = streamed_items(WireApi::Anthropic, "anthropic_tool_use.sse").await;
+    let mut prompt = agentctx_model::Prompt::system_and_user("s", "list src");
+    prompt.input.extend(openai_turn);
+    prompt
+        .input
+        .push(agentctx_protocol::ResponseItem::function_call_output(
+            "call_abc", "lib.rs",
+        ));
+    prompt.input.extend(anthropic_turn);
+    let client = anthropic_client("claude-sonnet-4-5");
+
+    let body = client.request_body(&prompt);
+
+    let blocks: Vec<&serde_json::Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|message| message["content"].as_array().unwrap())
+        .filter(|block| block["type"] == "thinking" || block["type"] == "redacted_thinking")
+        .collect();
+    // Only Anthropic's own thinking goes back, with its signature; OpenAI's encrypted
+    // reasoning would fail Anthropic's signature check.
+    assert_eq!(
+        blocks,
+        vec![&json!({
+            "type": "thinking",
+            "thinking": "The user wants the files. I'll run ls.",
+            "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
+        })]
+    );
+    assert!(!body.to_string().contains("gAAAAABo-encrypted-reasoning"));
+}
+
+/// `value` without its `cache_control` markers: what the cache compares.
+fn without_cache_control(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .filter(|(key, _)| *key != "cache_control")
+                .map(|(key, value)| (key.clone(), without_cache_control(value)))
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(without_cache_control).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Where the message breakpoints of a request body are: (message index, block index).
+fn message_breakpoints(body: &serde_json::Value) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (m, message) in body["messages"].as_array().unwrap().iter().enumerate() {
+        for (b, block) in message["content"].as_array().unwrap().iter().enumerate() {
+            if block.get("cache_control").is_some() {
+                assert_eq!(block["cache_control"], json!({ "type": "ephemeral" }));
+                found.push((m, b));
+            }
+        }
+    }
+    found
+}
+
+/// The Anthropic tool-use answer with these cache figures in its usage.
+fn answer_with_cache(created: i64, read: i64) -> String {
+    fixture("anthropic_tool_use.sse").replace(
+        r#""cache_creation_input_tokens":0,"cache_read_input_tokens":2048"#,
+        &format!(r#""cache_creation_input_tokens":{created},"cache_read_input_tokens":{read}"#),
+    )
+}
+
+#[tokio::test]
+async fn prompt_cache_breakpoints_move_forward_while_the_prefix_stays_byte_identical() {
+    let server = MockServer::start().await;
+    // A real server writes the prefix on the first turn and reads it back on the next ones.
+    for (created, read) in [(3_000, 0), (900, 3_000), (700, 3_900)] {
+        Mock::given(method("POST"))
+            .respond_with(sse(answer_with_cache(created, read)))
+            .up_to_n_times(1)
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
+    let mut prompt = rich_prompt(WireApi::Anthropic);
+    prompt.input.truncate(2); // developer text and the first user message
+    let mut cache_usage = Vec::new();
+    for turn in 1..=3 {
+        let (events, error) = collect(&client, &prompt).await;
+        assert_eq!(error, None);
+        for event in events {
+            match event {
+                ResponseEvent::OutputItemDone(item) => prompt.input.push(item),
+                ResponseEvent::PromptCache {
+                    read_input_tokens,
+                    creation_input_tokens,
+                } => cache_usage.push((creation_input_tokens, read_input_tokens)),
+                _ => {}
+            }
+        }
+        prompt
+            .input
+            .push(agentctx_protocol::ResponseItem::function_call_output(
+                "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+                format!("lib.rs\nmain.rs (turn {turn})"),
+            ));
+    }
+
+    let bodies: Vec<serde_json::Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|request| request.body_json().unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 3);
+    // Tools and system carry one breakpoint each and never change, marker included.
+    for body in &bodies {
+        let tools = body["tools"].as_array().unwrap();
+        assert_eq!(
+            tools.last().unwrap()["cache_control"],
+            json!({ "type": "ephemeral" })
+        );
+        assert_eq!(
+            body["system"],
+            json!([{
+                "type": "text",
+                "text": "You are a coding agent. Be concise.",
+                "cache_control": { "type": "ephemeral" },
+            }])
+        );
+        assert_eq!(body["tools"].to_string(), bodies[0]["tools"].to_string());
+        assert_eq!(body["system"].to_string(), bodies[0]["system"].to_string());
+    }
+    // The message breakpoints sit on the newest two user turns and move forward.
+    assert_eq!(message_breakpoints(&bodies[0]), vec![(0, 1)]);
+    assert_eq!(message_breakpoints(&bodies[1]), vec![(0, 1), (2, 0)]);
+    assert_eq!(message_breakpoints(&bodies[2]), vec![(2, 0), (4, 0)]);
+    // Four breakpoints at most.
+    for body in &bodies {
+        assert!(message_breakpoints(body).len() + 2 <= 4);
+    }
+    // Each request is the previous one plus new messages, byte for byte once the markers
+    // (which the cache does not compare) are set aside.
+    for pair in bodies.windows(2) {
+        let earlier = pair[0]["messages"].as_array().unwrap();
+        let later = pair[1]["messages"].as_array().unwrap();
+        assert!(later.len() > earlier.len());
+        for (old, new) in earlier.iter().zip(later) {
+            assert_eq!(
+                without_cache_control(old).to_string(),
+                without_cache_control(new).to_string()
+            );
+        }
+    }
+    // What the server reported about its cache reaches the consumer.
+    assert_eq!(cache_usage, vec![(3_000, 0), (900, 3_000), (700, 3_900)]);
 }

@@ -504,8 +504,9 @@ async fn vllm_context_length_error_is_classified_with_both_numbers() {
     assert_eq!(
         error.context_overflow(),
         Some(ContextOverflow {
-            limit: 32_768,
-            requested: 33_000
+            input_tokens: Some(28_904),
+            max_tokens: Some(4_096),
+            context_window: Some(32_768),
         })
     );
 }

@@ -1,11 +1,15 @@
-//! Streams that drop or stall mid-way are re-requested, and the consumer sees every event
-//! exactly once: the events equal those of an undisturbed stream.
+//! Streams that drop or stall mid-way, against servers that behave like real ones: a request
+//! sent again (`store: false`) is a new sample, with new ids, other items and other text. The
+//! consumer's history must equal exactly one of the server's answers, never a splice of two.
 
 use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
+use agentctx_model::Prompt;
 use agentctx_model::ResponseEvent;
 use agentctx_model::WireApi;
+use futures::StreamExt;
 use pretty_assertions::assert_eq;
+use serde_json::Value;
 use wiremock::Mock;
 use wiremock::MockServer;
 use wiremock::matchers::method;
@@ -14,16 +18,71 @@ use super::support::Loopback;
 use super::support::client;
 use super::support::collect;
 use super::support::cut_after;
+use super::support::done_items;
 use super::support::fixture;
 use super::support::loopback;
 use super::support::provider;
 use super::support::rich_prompt;
 use super::support::sse;
 use super::support::text_deltas;
-use super::support::trace;
 
-/// The events of the fixture served whole.
-async fn undisturbed(wire_api: WireApi, body: &str) -> Vec<ResponseEvent> {
+/// What a consumer that honours the stream's contract ends up with after one turn.
+#[derive(Debug, Default)]
+struct Turn {
+    /// The completed items, in order: what goes into the conversation history.
+    history: Vec<Value>,
+    /// The assistant text shown while streaming, after any reset.
+    text: String,
+    /// The reasoning summary shown while streaming, after any reset.
+    summary: String,
+    /// Times the whole turn was sent again because the stream asked for it.
+    restarts: usize,
+    /// Attempts the stream abandoned and reported.
+    abandoned: usize,
+    /// The error that ended the turn, if any.
+    error: Option<ModelError>,
+}
+
+/// Runs one turn like an agent loop does: items go to the history, deltas to the screen; an
+/// abandoned attempt clears what was shown of it; an error that asks for the turn to be redone
+/// throws the turn's items away and sends the prompt again (at most twice).
+async fn run_turn(client: &dyn ModelClient, prompt: &Prompt) -> Turn {
+    let mut turn = Turn::default();
+    'attempts: for _ in 0..3 {
+        turn.history.clear();
+        turn.text.clear();
+        turn.summary.clear();
+        let mut stream = client.stream(prompt).await.unwrap();
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(ResponseEvent::OutputItemDone(item)) => {
+                    turn.history.push(serde_json::to_value(item).unwrap());
+                }
+                Ok(ResponseEvent::OutputTextDelta(piece)) => turn.text.push_str(&piece),
+                Ok(ResponseEvent::ReasoningSummaryDelta(piece)) => turn.summary.push_str(&piece),
+                Ok(ResponseEvent::AttemptAbandoned { .. }) => {
+                    turn.abandoned += 1;
+                    turn.text.clear();
+                    turn.summary.clear();
+                }
+                Ok(_) => {}
+                Err(error) if error.requires_turn_restart() => {
+                    turn.restarts += 1;
+                    continue 'attempts;
+                }
+                Err(error) => {
+                    turn.error = Some(error);
+                    return turn;
+                }
+            }
+        }
+        return turn;
+    }
+    turn
+}
+
+/// The completed items of `body` served whole.
+async fn items_of(wire_api: WireApi, body: &str) -> Vec<Value> {
     let server = loopback(vec![Loopback::Full(body.to_string())]).await;
     let (events, error) = collect(
         &client(provider(wire_api, &server.base_url), "model"),
@@ -31,77 +90,144 @@ async fn undisturbed(wire_api: WireApi, body: &str) -> Vec<ResponseEvent> {
     )
     .await;
     assert_eq!(error, None);
-    events
+    done_items(&events)
 }
 
-async fn dropped_then_whole(wire_api: WireApi, fixture_name: &str, marker: &str) {
-    let body = fixture(fixture_name);
-    let expected = undisturbed(wire_api, &body).await;
-    // Cut 25 bytes into the event after the marker: a partial event line is lost.
+#[tokio::test(start_paused = true)]
+async fn responses_drop_after_a_completed_item_redoes_the_turn_whole() {
+    let first = fixture("responses_tool_call.sse");
+    let second = fixture("responses_second_sample.sse");
+    // The first answer breaks inside its message, after its reasoning item completed.
     let server = loopback(vec![
-        Loopback::Cut(cut_after(&body, marker, 25)),
-        Loopback::Full(body.clone()),
+        Loopback::Cut(cut_after(&first, r#""delta":"Let me list ""#, 25)),
+        Loopback::Full(second.clone()),
     ])
     .await;
-    let client = client(provider(wire_api, &server.base_url), "model");
+    let client = client(provider(WireApi::Responses, &server.base_url), "model");
 
-    let (events, error) = collect(&client, &rich_prompt(wire_api)).await;
+    let turn = run_turn(&client, &rich_prompt(WireApi::Responses)).await;
 
-    assert_eq!(error, None);
-    assert_eq!(trace(&events), trace(&expected));
-    assert_eq!(events, expected);
+    assert_eq!(turn.error, None);
+    assert_eq!(turn.history, items_of(WireApi::Responses, &second).await);
+    assert_eq!(turn.text, "Hi there");
+    assert_eq!(turn.restarts, 1);
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[0], requests[1]);
 }
 
 #[tokio::test(start_paused = true)]
-async fn responses_drop_after_partial_text() {
-    dropped_then_whole(
-        WireApi::Responses,
-        "responses_tool_call.sse",
-        r#""delta":"Let me list ""#,
-    )
-    .await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn responses_drop_after_a_completed_item() {
-    dropped_then_whole(
-        WireApi::Responses,
-        "responses_tool_call.sse",
-        "\"sequence_number\":14,",
-    )
-    .await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn chat_drop_while_tool_call_arguments_stream() {
-    dropped_then_whole(
-        WireApi::Chat,
-        "chat_tool_call.sse",
-        r#"{\"command\": [\"ls\", "#,
-    )
-    .await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn anthropic_drop_after_thinking_and_partial_text() {
-    dropped_then_whole(
-        WireApi::Anthropic,
-        "anthropic_tool_use.sse",
-        r#""text":"Let me list ""#,
-    )
-    .await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn stalled_stream_hits_the_idle_timeout_and_reconnects() {
-    let body = fixture("responses_tool_call.sse");
-    let expected = undisturbed(WireApi::Responses, &body).await;
+async fn responses_drop_before_any_item_completed_resumes_with_the_new_sample() {
+    let first = fixture("responses_tool_call.sse");
+    let second = fixture("responses_second_sample.sse");
+    // Half of the first reasoning summary was shown; nothing completed.
     let server = loopback(vec![
-        Loopback::Stall(cut_after(&body, "\"sequence_number\":7,", 0)),
-        Loopback::Full(body.clone()),
+        Loopback::Cut(cut_after(&first, "\"sequence_number\":4,", 25)),
+        Loopback::Full(second.clone()),
+    ])
+    .await;
+    let client = client(provider(WireApi::Responses, &server.base_url), "model");
+
+    let turn = run_turn(&client, &rich_prompt(WireApi::Responses)).await;
+
+    assert_eq!(turn.error, None);
+    assert_eq!(turn.restarts, 0);
+    assert_eq!(turn.abandoned, 1);
+    assert_eq!(turn.history, items_of(WireApi::Responses, &second).await);
+    assert_eq!(
+        turn.summary,
+        "**Checking hidden files**\n\nList everything, dotfiles too."
+    );
+    assert_eq!(turn.text, "Hi there");
+}
+
+#[tokio::test(start_paused = true)]
+async fn chat_drop_while_tool_call_arguments_stream_resumes_with_the_new_sample() {
+    let first = fixture("chat_tool_call.sse");
+    let second = fixture("chat_ollama_reasoning.sse");
+    let server = loopback(vec![
+        Loopback::Cut(cut_after(&first, r#"{\"command\": [\"ls\", "#, 25)),
+        Loopback::Full(second.clone()),
+    ])
+    .await;
+    let client = client(provider(WireApi::Chat, &server.base_url), "model");
+
+    let turn = run_turn(&client, &rich_prompt(WireApi::Chat)).await;
+
+    assert_eq!(turn.error, None);
+    assert_eq!(turn.history, items_of(WireApi::Chat, &second).await);
+}
+
+#[tokio::test(start_paused = true)]
+async fn anthropic_drop_after_a_completed_block_redoes_the_turn_whole() {
+    let first = fixture("anthropic_tool_use.sse");
+    let second = fixture("anthropic_second_sample.sse");
+    // The thinking block completed, the text block was cut.
+    let server = loopback(vec![
+        Loopback::Cut(cut_after(&first, r#""text":"Let me list ""#, 25)),
+        Loopback::Full(second.clone()),
+    ])
+    .await;
+    let client = client(provider(WireApi::Anthropic, &server.base_url), "model");
+
+    let turn = run_turn(&client, &rich_prompt(WireApi::Anthropic)).await;
+
+    assert_eq!(turn.error, None);
+    assert_eq!(turn.history, items_of(WireApi::Anthropic, &second).await);
+    assert_eq!(turn.text, "Hi there");
+    assert_eq!(turn.restarts, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_that_must_restart_reports_the_abandoned_attempts_usage() {
+    let first = fixture("anthropic_tool_use.sse");
+    let server = loopback(vec![Loopback::Cut(cut_after(
+        &first,
+        r#""text":"Let me list ""#,
+        25,
+    ))])
+    .await;
+    let client = client(provider(WireApi::Anthropic, &server.base_url), "model");
+
+    let (events, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
+
+    // What was shown of the broken text block; the consumer drops it on `AttemptAbandoned`.
+    assert_eq!(text_deltas(&events), "Let me list ");
+    // message_start reported 472 fresh + 2048 cached input tokens and 2 output tokens so far.
+    let abandoned: Vec<&ResponseEvent> = events
+        .iter()
+        .filter(|event| matches!(event, ResponseEvent::AttemptAbandoned { .. }))
+        .collect();
+    assert_eq!(
+        abandoned,
+        vec![&ResponseEvent::AttemptAbandoned {
+            usage: Some(agentctx_protocol::TokenUsage {
+                input_tokens: 2520,
+                cached_input_tokens: 2048,
+                output_tokens: 2,
+                reasoning_output_tokens: 0,
+                total_tokens: 2522,
+            }),
+        }]
+    );
+    assert_eq!(
+        error,
+        Some(ModelError::TurnRestartRequired {
+            completed_items: 1,
+            reason: "stream disconnected before completion: error decoding response body"
+                .to_string(),
+        })
+    );
+    assert_eq!(server.requests.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn stalled_stream_hits_the_idle_timeout_and_resumes_with_the_new_sample() {
+    let first = fixture("responses_tool_call.sse");
+    let second = fixture("responses_second_sample.sse");
+    let server = loopback(vec![
+        Loopback::Stall(cut_after(&first, "\"sequence_number\":5,", 0)),
+        Loopback::Full(second.clone()),
     ])
     .await;
     let mut provider = provider(WireApi::Responses, &server.base_url);
@@ -109,17 +235,17 @@ async fn stalled_stream_hits_the_idle_timeout_and_reconnects() {
     let client = client(provider, "model");
     let started = tokio::time::Instant::now();
 
-    let (events, error) = collect(&client, &rich_prompt(WireApi::Responses)).await;
+    let turn = run_turn(&client, &rich_prompt(WireApi::Responses)).await;
 
-    assert_eq!(error, None);
-    assert_eq!(events, expected);
+    assert_eq!(turn.error, None);
+    assert_eq!(turn.history, items_of(WireApi::Responses, &second).await);
     assert!(started.elapsed() >= std::time::Duration::from_secs(5));
 }
 
 #[tokio::test(start_paused = true)]
 async fn reconnects_are_bounded() {
     let body = fixture("responses_tool_call.sse");
-    let partial = cut_after(&body, r#""delta":"Let me list ""#, 0);
+    let partial = cut_after(&body, "\"sequence_number\":4,", 0);
     let server = loopback(vec![
         Loopback::Cut(partial.clone()),
         Loopback::Cut(partial.clone()),
@@ -131,23 +257,23 @@ async fn reconnects_are_bounded() {
 
     let (events, error) = collect(&client, &rich_prompt(WireApi::Responses)).await;
 
-    assert!(
-        matches!(error, Some(ModelError::StreamDisconnected { .. })),
-        "{error:?}"
-    );
-    assert_eq!(text_deltas(&events), "Let me list ");
     assert_eq!(
-        trace(&events)
-            .iter()
-            .filter(|kind| *kind == "done:reasoning")
-            .count(),
-        1
+        error,
+        Some(ModelError::StreamDisconnected {
+            reason: "error decoding response body".to_string()
+        })
     );
+    let abandoned = events
+        .iter()
+        .filter(|event| matches!(event, ResponseEvent::AttemptAbandoned { usage: None }))
+        .count();
+    assert_eq!(abandoned, 3);
+    assert_eq!(done_items(&events), Vec::<Value>::new());
     assert_eq!(server.requests.lock().unwrap().len(), 3);
 }
 
 #[tokio::test(start_paused = true)]
-async fn anthropic_overloaded_event_mid_stream_is_retried_without_duplicates() {
+async fn anthropic_overloaded_event_mid_stream_is_retried_with_the_new_sample() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(sse(fixture("anthropic_overloaded.sse")))
@@ -160,21 +286,24 @@ async fn anthropic_overloaded_event_mid_stream_is_retried_without_duplicates() {
         .expect(1)
         .mount(&server)
         .await;
-    let expected = undisturbed(WireApi::Anthropic, &fixture("anthropic_tool_use.sse")).await;
     let client = client(provider(WireApi::Anthropic, &server.uri()), "model");
 
-    let (events, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
+    let turn = run_turn(&client, &rich_prompt(WireApi::Anthropic)).await;
 
-    assert_eq!(error, None);
-    assert_eq!(events, expected);
+    assert_eq!(turn.error, None);
+    assert_eq!(turn.abandoned, 1);
+    assert_eq!(
+        turn.history,
+        items_of(WireApi::Anthropic, &fixture("anthropic_tool_use.sse")).await
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_dropped_consumer_causes_no_reconnect() {
     let body = fixture("responses_tool_call.sse");
     let server = loopback(vec![
-        Loopback::Cut(cut_after(&body, "response.output_text.delta", 25)),
-        Loopback::Full(body.clone()),
+        Loopback::Cut(cut_after(&body, "\"sequence_number\":4,", 25)),
+        Loopback::Full(fixture("responses_second_sample.sse")),
     ])
     .await;
     let client = client(provider(WireApi::Responses, &server.base_url), "model");
@@ -183,8 +312,8 @@ async fn a_dropped_consumer_causes_no_reconnect() {
         .stream(&rich_prompt(WireApi::Responses))
         .await
         .unwrap();
-    let first = futures::StreamExt::next(&mut stream).await;
-    assert!(matches!(first, Some(Ok(_))), "{first:?}");
+    let first = stream.next().await;
+    assert_eq!(first, Some(Ok(ResponseEvent::Created)));
     drop(stream);
     // Far past any backoff: a reconnect would have happened by now.
     tokio::time::sleep(std::time::Duration::from_secs(600)).await;

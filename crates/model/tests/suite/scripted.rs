@@ -139,3 +139,22 @@ async fn usable_as_a_trait_object() {
         ));
     assert_eq!(model.complete("s", "u").await.unwrap(), "a\nb");
 }
+
+#[tokio::test(start_paused = true)]
+async fn complete_redoes_a_turn_whose_stream_broke_after_an_item() {
+    let model = ScriptedModelClient::with_responses(
+        "scripted",
+        [
+            ScriptedResponse::text("Hello wor").then_fail(ModelError::TurnRestartRequired {
+                completed_items: 1,
+                reason: "scripted".to_string(),
+            }),
+            ScriptedResponse::text("Hi there"),
+        ],
+    );
+
+    let reply = model.complete("s", "u").await;
+
+    assert_eq!(reply, Ok("Hi there".to_string()));
+    assert_eq!(model.served(), 2);
+}

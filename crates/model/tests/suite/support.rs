@@ -295,6 +295,8 @@ pub(crate) fn trace(events: &[ResponseEvent]) -> Vec<String> {
             ResponseEvent::ReasoningContentDelta(piece) => format!("thinking:{piece}"),
             ResponseEvent::Completed { response_id, .. } => format!("completed:{response_id}"),
             ResponseEvent::RateLimits(_) => "rate_limits".to_string(),
+            ResponseEvent::AttemptAbandoned { .. } => "abandoned".to_string(),
+            ResponseEvent::PromptCache { .. } => "prompt_cache".to_string(),
         })
         .collect()
 }
