@@ -56,8 +56,10 @@ impl GeneratorError {
 /// then awaits [`AttachmentGenerator::generate`] under a timeout, catching errors and panics.
 #[async_trait]
 pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
-    /// A unique name, used in logs and telemetry.
-    fn name(&self) -> &str;
+    /// A unique name, used in logs and telemetry; defaults to the attachment type's name.
+    fn name(&self) -> &str {
+        self.attachment_type().as_str()
+    }
 
     /// The type of attachment this generator produces (its throttle and config key).
     fn attachment_type(&self) -> AttachmentType;

@@ -43,19 +43,8 @@ pub fn render_agent_mention(agent_type: &str) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct AgentMentionsGenerator;
 
-impl AgentMentionsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for AgentMentionsGenerator {
-    fn name(&self) -> &str {
-        "agent_mentions"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AgentMentions
     }

@@ -40,19 +40,8 @@ pub struct AsyncAgentStatusGenerator {
     notified: Mutex<HashSet<String>>,
 }
 
-impl AsyncAgentStatusGenerator {
-    /// A new generator that has announced nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for AsyncAgentStatusGenerator {
-    fn name(&self) -> &str {
-        "async_agent_status"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AsyncAgentStatus
     }

@@ -28,19 +28,8 @@ pub fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct AsyncHookResponsesGenerator;
 
-impl AsyncHookResponsesGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for AsyncHookResponsesGenerator {
-    fn name(&self) -> &str {
-        "async_hook_responses"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AsyncHookResponses
     }

@@ -219,13 +219,6 @@ pub fn render_directory(path: &Path, entries: &[String], omitted: usize) -> Stri
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AtMentionedFilesGenerator;
 
-impl AtMentionedFilesGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 /// The files a turn's mentions are read against.
 struct MentionReader {
     cwd: PathBuf,
@@ -304,10 +297,6 @@ fn list_directory(path: &Path) -> Result<(Vec<String>, usize), GeneratorError> {
 
 #[async_trait]
 impl AttachmentGenerator for AtMentionedFilesGenerator {
-    fn name(&self) -> &str {
-        "at_mentioned_files"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AtMentionedFiles
     }

@@ -59,7 +59,7 @@ impl Fixture {
     }
 
     async fn generate(&self, ctx: &GeneratorContext) -> Option<String> {
-        AtMentionedFilesGenerator::new()
+        AtMentionedFilesGenerator
             .generate(ctx)
             .await
             .unwrap()

@@ -99,11 +99,6 @@ pub struct BackgroundTaskGenerator {
 }
 
 impl BackgroundTaskGenerator {
-    /// A new generator that has reported nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// The lines for the tasks whose state changed since they were last reported; records them.
     fn updates(&self, tasks: &[BackgroundTaskInfo]) -> Vec<String> {
         let mut reported = self.reported.lock().unwrap_or_else(PoisonError::into_inner);
@@ -135,10 +130,6 @@ impl BackgroundTaskGenerator {
 
 #[async_trait]
 impl AttachmentGenerator for BackgroundTaskGenerator {
-    fn name(&self) -> &str {
-        "background_task"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::BackgroundTask
     }

@@ -36,19 +36,8 @@ pub struct BudgetUsdGenerator {
     last: LastReported<Option<String>>,
 }
 
-impl BudgetUsdGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for BudgetUsdGenerator {
-    fn name(&self) -> &str {
-        "budget_usd"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::BudgetUsd
     }

@@ -64,11 +64,6 @@ pub struct ChangedFilesGenerator {
 }
 
 impl ChangedFilesGenerator {
-    /// A generator with default diff options (3 context lines, 200 ms diff deadline).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// A generator with the given diff options.
     pub fn with_diff_options(diff_options: DiffOptions) -> Self {
         Self { diff_options }
@@ -114,10 +109,6 @@ impl ChangedFilesGenerator {
 
 #[async_trait]
 impl AttachmentGenerator for ChangedFilesGenerator {
-    fn name(&self) -> &str {
-        "changed_files"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::ChangedFiles
     }

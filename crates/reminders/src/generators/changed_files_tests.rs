@@ -34,7 +34,7 @@ impl Fixture {
     }
 
     async fn generate(&self) -> Option<String> {
-        ChangedFilesGenerator::new()
+        ChangedFilesGenerator::default()
             .generate(&self.ctx)
             .await
             .unwrap()
@@ -164,7 +164,7 @@ async fn partial_reads_are_not_reported() {
 
 #[test]
 fn render_without_changes_is_none() {
-    assert_eq!(ChangedFilesGenerator::new().render(&[], 5_000), None);
+    assert_eq!(ChangedFilesGenerator::default().render(&[], 5_000), None);
     let same = FileChange {
         path: Path::new("/p/a").to_path_buf(),
         kind: FileChangeKind::Modified {
@@ -176,5 +176,8 @@ fn render_without_changes_is_none() {
             },
         },
     };
-    assert_eq!(ChangedFilesGenerator::new().render(&[same], 5_000), None);
+    assert_eq!(
+        ChangedFilesGenerator::default().render(&[same], 5_000),
+        None
+    );
 }

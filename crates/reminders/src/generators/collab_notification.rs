@@ -38,19 +38,8 @@ pub struct CollabNotificationGenerator {
     last: LastReported<Vec<CollabChat>>,
 }
 
-impl CollabNotificationGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for CollabNotificationGenerator {
-    fn name(&self) -> &str {
-        "collab_notification"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::CollabNotification
     }

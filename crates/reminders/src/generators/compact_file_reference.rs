@@ -27,19 +27,8 @@ pub struct CompactFileReferenceGenerator {
     last: LastReported<Vec<PathBuf>>,
 }
 
-impl CompactFileReferenceGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for CompactFileReferenceGenerator {
-    fn name(&self) -> &str {
-        "compact_file_reference"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::CompactFileReference
     }

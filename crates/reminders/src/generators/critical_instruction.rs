@@ -26,19 +26,8 @@ pub struct CriticalInstructionGenerator {
     last: LastReported<Option<String>>,
 }
 
-impl CriticalInstructionGenerator {
-    /// A new generator; the instruction comes from [`GeneratorContext::critical_instruction`].
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for CriticalInstructionGenerator {
-    fn name(&self) -> &str {
-        "critical_instruction"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::CriticalInstruction
     }

@@ -46,19 +46,8 @@ pub struct DelegateModeGenerator {
     last: LastReported<Option<(String, PathBuf)>>,
 }
 
-impl DelegateModeGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for DelegateModeGenerator {
-    fn name(&self) -> &str {
-        "delegate_mode"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::DelegateMode
     }
@@ -100,19 +89,8 @@ pub struct DelegateModeExitGenerator {
     last: LastReported<bool>,
 }
 
-impl DelegateModeExitGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for DelegateModeExitGenerator {
-    fn name(&self) -> &str {
-        "delegate_mode_exit"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::DelegateModeExit
     }

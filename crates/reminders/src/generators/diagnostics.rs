@@ -88,19 +88,8 @@ fn reminder(attachment_type: AttachmentType, files: Vec<DiagnosticFile>) -> Opti
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DiagnosticsGenerator;
 
-impl DiagnosticsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for DiagnosticsGenerator {
-    fn name(&self) -> &str {
-        "diagnostics"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::Diagnostics
     }
@@ -120,19 +109,8 @@ impl AttachmentGenerator for DiagnosticsGenerator {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LspDiagnosticsGenerator;
 
-impl LspDiagnosticsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for LspDiagnosticsGenerator {
-    fn name(&self) -> &str {
-        "lsp_diagnostics"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::LspDiagnostics
     }

@@ -70,11 +70,6 @@ pub struct HookOutcomeInbox {
 }
 
 impl HookOutcomeInbox {
-    /// An empty inbox.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Moves the provider's new outcomes in, then takes out those of `attachment_type`.
     pub fn take(
         &self,
@@ -110,7 +105,7 @@ impl HookOutcomeGenerator {
 
 /// The four hook outcome generators, sharing one inbox.
 pub fn hook_outcome_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
-    let inbox = Arc::new(HookOutcomeInbox::new());
+    let inbox = Arc::new(HookOutcomeInbox::default());
     [
         AttachmentType::HookBlockingError,
         AttachmentType::HookSuccess,
@@ -127,10 +122,6 @@ pub fn hook_outcome_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
 
 #[async_trait]
 impl AttachmentGenerator for HookOutcomeGenerator {
-    fn name(&self) -> &str {
-        self.attachment_type.as_str()
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         self.attachment_type
     }

@@ -50,19 +50,8 @@ pub struct IdeSelectionGenerator {
     last: LastReported<Option<IdeSelection>>,
 }
 
-impl IdeSelectionGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for IdeSelectionGenerator {
-    fn name(&self) -> &str {
-        "ide_selection"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::IdeSelection
     }
@@ -98,19 +87,8 @@ pub struct IdeOpenedFileGenerator {
     last: LastReported<Option<IdeOpenedFile>>,
 }
 
-impl IdeOpenedFileGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for IdeOpenedFileGenerator {
-    fn name(&self) -> &str {
-        "ide_opened_file"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::IdeOpenedFile
     }

@@ -36,19 +36,8 @@ pub struct InvokedSkillsGenerator {
     last: LastReported<Vec<InvokedSkill>>,
 }
 
-impl InvokedSkillsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for InvokedSkillsGenerator {
-    fn name(&self) -> &str {
-        "invoked_skills"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::InvokedSkills
     }

@@ -69,19 +69,8 @@ pub fn render_mcp_resource(resource: &McpResource) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct McpResourcesGenerator;
 
-impl McpResourcesGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for McpResourcesGenerator {
-    fn name(&self) -> &str {
-        "mcp_resources"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::McpResources
     }

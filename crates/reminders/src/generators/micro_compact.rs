@@ -18,19 +18,8 @@ pub fn render_micro_compact(cleared_count: usize) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MicroCompactGenerator;
 
-impl MicroCompactGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for MicroCompactGenerator {
-    fn name(&self) -> &str {
-        "micro_compact"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::MicroCompact
     }

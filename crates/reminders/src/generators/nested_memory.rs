@@ -76,11 +76,6 @@ pub fn render_nested_memory(files: &[MemoryFile]) -> String {
 pub struct NestedMemoryGenerator;
 
 impl NestedMemoryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-
     /// The memory files for `triggers` not yet included this session, marking them included.
     pub fn find_memory_files(
         &self,
@@ -219,10 +214,6 @@ fn is_priority_file(path: &Path) -> bool {
 
 #[async_trait]
 impl AttachmentGenerator for NestedMemoryGenerator {
-    fn name(&self) -> &str {
-        "nested_memory"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::NestedMemory
     }

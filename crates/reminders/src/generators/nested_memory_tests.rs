@@ -19,7 +19,7 @@ fn setup() -> (tempfile::TempDir, GeneratorContext) {
 }
 
 async fn generate(ctx: &GeneratorContext, outer: &Path) -> Option<String> {
-    NestedMemoryGenerator::new()
+    NestedMemoryGenerator
         .generate(ctx)
         .await
         .unwrap()

@@ -37,19 +37,8 @@ pub struct OutputStyleGenerator {
     last: LastReported<Option<String>>,
 }
 
-impl OutputStyleGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for OutputStyleGenerator {
-    fn name(&self) -> &str {
-        "output_style"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::OutputStyle
     }

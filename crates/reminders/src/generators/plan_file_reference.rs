@@ -27,19 +27,8 @@ pub struct PlanFileReferenceGenerator {
     last: LastReported<Option<(PathBuf, String)>>,
 }
 
-impl PlanFileReferenceGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for PlanFileReferenceGenerator {
-    fn name(&self) -> &str {
-        "plan_file_reference"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanFileReference
     }

@@ -11,7 +11,7 @@ async fn plan_file_reference_shows_the_plan_once_per_content() {
         "# Plan: parser\n\n## Approach\n1. Tokenize\n2. Parse\n",
     )
     .unwrap();
-    let generator = PlanFileReferenceGenerator::new();
+    let generator = PlanFileReferenceGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.plan.reference_file = Some(path.clone());
@@ -28,7 +28,7 @@ async fn plan_file_reference_shows_the_plan_once_per_content() {
 #[tokio::test]
 async fn plan_file_reference_ignores_a_missing_or_empty_file() {
     let dir = tempfile::tempdir().unwrap();
-    let generator = PlanFileReferenceGenerator::new();
+    let generator = PlanFileReferenceGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.plan.reference_file = Some(dir.path().join("missing.md"));
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);

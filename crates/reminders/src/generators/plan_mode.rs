@@ -209,17 +209,13 @@ pub struct PlanModeGenerator {
 }
 
 impl Default for PlanModeGenerator {
+    /// The default agent counts.
     fn default() -> Self {
-        Self::new()
+        Self::with_agent_counts(DEFAULT_MAX_EXPLORE_AGENTS, DEFAULT_MAX_PLAN_AGENTS)
     }
 }
 
 impl PlanModeGenerator {
-    /// A generator with the default agent counts.
-    pub fn new() -> Self {
-        Self::with_agent_counts(DEFAULT_MAX_EXPLORE_AGENTS, DEFAULT_MAX_PLAN_AGENTS)
-    }
-
     /// A generator allowing `max_explore_agents` Explore and `max_plan_agents` Plan agents
     /// (each clamped to 1..=5, as Claude Code's environment variables are).
     pub fn with_agent_counts(max_explore_agents: u32, max_plan_agents: u32) -> Self {
@@ -241,10 +237,6 @@ impl PlanModeGenerator {
 
 #[async_trait]
 impl AttachmentGenerator for PlanModeGenerator {
-    fn name(&self) -> &str {
-        "plan_mode"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanMode
     }
@@ -282,19 +274,8 @@ pub struct PlanModeReentryGenerator {
     last: LastReported<bool>,
 }
 
-impl PlanModeReentryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for PlanModeReentryGenerator {
-    fn name(&self) -> &str {
-        "plan_mode_reentry"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanModeReentry
     }
@@ -324,19 +305,8 @@ pub struct PlanModeExitGenerator {
     last: LastReported<bool>,
 }
 
-impl PlanModeExitGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for PlanModeExitGenerator {
-    fn name(&self) -> &str {
-        "plan_mode_exit"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanModeExit
     }

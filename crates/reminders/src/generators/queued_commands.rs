@@ -22,19 +22,8 @@ pub fn render_queued_command(command: &QueuedCommand) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct QueuedCommandsGenerator;
 
-impl QueuedCommandsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for QueuedCommandsGenerator {
-    fn name(&self) -> &str {
-        "queued_commands"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::QueuedCommands
     }

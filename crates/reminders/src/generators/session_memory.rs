@@ -81,19 +81,8 @@ pub struct SessionMemoryGenerator {
     last: LastReported<Vec<SessionMemoryEntry>>,
 }
 
-impl SessionMemoryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for SessionMemoryGenerator {
-    fn name(&self) -> &str {
-        "session_memory"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::SessionMemory
     }

@@ -21,19 +21,8 @@ pub struct TaskProgressGenerator {
     reported: Mutex<HashMap<String, String>>,
 }
 
-impl TaskProgressGenerator {
-    /// A new generator that has reported nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for TaskProgressGenerator {
-    fn name(&self) -> &str {
-        "task_progress"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TaskProgress
     }

@@ -24,19 +24,8 @@ pub fn render_teammate_message(message: &TeammateMessage) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TeammateMessageGenerator;
 
-impl TeammateMessageGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for TeammateMessageGenerator {
-    fn name(&self) -> &str {
-        "teammate_message"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TeammateMessage
     }

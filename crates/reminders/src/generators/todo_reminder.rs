@@ -47,19 +47,8 @@ fn last_write_turn(todo: &TodoState) -> i32 {
 #[derive(Debug, Default)]
 pub struct TodoReminderGenerator;
 
-impl TodoReminderGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for TodoReminderGenerator {
-    fn name(&self) -> &str {
-        "todo_reminder"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TodoReminder
     }

@@ -25,19 +25,8 @@ pub struct TokenUsageGenerator {
     last: LastReported<Option<TokenUsageInfo>>,
 }
 
-impl TokenUsageGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for TokenUsageGenerator {
-    fn name(&self) -> &str {
-        "token_usage"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TokenUsage
     }

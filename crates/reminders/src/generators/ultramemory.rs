@@ -16,19 +16,8 @@ pub struct UltramemoryGenerator {
     last: LastReported<Option<String>>,
 }
 
-impl UltramemoryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for UltramemoryGenerator {
-    fn name(&self) -> &str {
-        "ultramemory"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::Ultramemory
     }

@@ -29,19 +29,8 @@ pub struct VerifyPlanReminderGenerator {
     last: LastReported<bool>,
 }
 
-impl VerifyPlanReminderGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for VerifyPlanReminderGenerator {
-    fn name(&self) -> &str {
-        "verify_plan_reminder"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::VerifyPlanReminder
     }
