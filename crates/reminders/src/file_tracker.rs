@@ -292,6 +292,20 @@ impl FileTracker {
             .collect()
     }
 
+    /// The nested memory triggers, sorted, left in place: a generator removes them with
+    /// [`FileTracker::remove_nested_memory_triggers`] only once its reminder is delivered.
+    pub fn nested_memory_triggers(&self) -> Vec<PathBuf> {
+        self.lock_triggers().iter().cloned().collect()
+    }
+
+    /// Removes `triggers` (handled ones); triggers added since stay.
+    pub fn remove_nested_memory_triggers(&self, triggers: &[PathBuf]) {
+        let mut pending = self.lock_triggers();
+        for trigger in triggers {
+            pending.remove(trigger);
+        }
+    }
+
     /// Records that the memory file `path` was included; false if it already was.
     pub fn mark_memory_file_loaded(&self, path: &Path) -> bool {
         self.loaded_memory_files.insert(path.to_path_buf())

@@ -57,6 +57,8 @@ mod injection;
 mod orchestrator;
 pub mod providers;
 mod throttle;
+#[cfg(test)]
+mod timed_out_run;
 mod types;
 
 pub use agentctx_protocol::XmlTag;

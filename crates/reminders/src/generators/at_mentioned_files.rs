@@ -25,6 +25,7 @@ use crate::file_content::FileExcerpt;
 use crate::file_content::MAX_READ_BYTES;
 use crate::file_content::excerpt;
 use crate::file_content::number_lines;
+use crate::file_tracker::FileStamp;
 use crate::file_tracker::FileTracker;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
@@ -223,13 +224,27 @@ pub struct AtMentionedFilesGenerator;
 struct MentionReader {
     cwd: PathBuf,
     tracker: Arc<FileTracker>,
-    turn: i32,
 }
+
+/// A read to record in the [`FileTracker`] once the reminder that shows it is delivered. The
+/// blocking work only collects these: if the orchestrator's timeout drops the generator, the
+/// model never sees the content, so nothing may claim it did (see docs/design/reminders.md,
+/// "Timeouts leave no trace").
+struct PendingRead {
+    path: PathBuf,
+    content: String,
+    stamp: Option<FileStamp>,
+    offset: Option<usize>,
+    limit: Option<usize>,
+}
+
+/// One mention's section and the read it makes, if any.
+type RenderedMention = (String, Option<PendingRead>);
 
 fn render_mention(
     reader: &MentionReader,
     mention: &FileMention,
-) -> Result<Option<String>, GeneratorError> {
+) -> Result<Option<RenderedMention>, GeneratorError> {
     let path = resolve(&reader.cwd, &mention.path);
     let metadata = match std::fs::metadata(&path) {
         Ok(metadata) => metadata,
@@ -240,35 +255,41 @@ fn render_mention(
     };
     if metadata.is_dir() {
         return list_directory(&path)
-            .map(|(entries, omitted)| Some(render_directory(&path, &entries, omitted)));
+            .map(|(entries, omitted)| Some((render_directory(&path, &entries, omitted), None)));
     }
     if reader.tracker.is_unchanged_since_read(&path) {
         tracing::debug!(path = %path.display(), "already_read_file: unchanged since read");
         return Ok(None);
     }
     if metadata.len() > MAX_READ_BYTES {
-        return Ok(Some(render_too_large(&path, metadata.len())));
+        return Ok(Some((render_too_large(&path, metadata.len()), None)));
     }
     let bytes = std::fs::read(&path).map_err(|source| GeneratorError::io(&path, source))?;
+    let stamp = FileStamp::of(&path).ok();
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
-        Err(error) => return Ok(Some(render_binary(&path, error.as_bytes().len()))),
+        Err(error) => return Ok(Some((render_binary(&path, error.as_bytes().len()), None))),
     };
     let window = excerpt(&text, mention.line_start.unwrap_or(1), mention.line_end);
-    if window.is_whole_file() && !window.truncated {
-        reader
-            .tracker
-            .track_read(path.clone(), text.as_str(), reader.turn, None, None);
+    let section = render_file(&path, &window);
+    let read = if window.is_whole_file() && !window.truncated {
+        PendingRead {
+            path,
+            content: text,
+            stamp,
+            offset: None,
+            limit: None,
+        }
     } else {
-        reader.tracker.track_read(
-            path.clone(),
-            window.text.as_str(),
-            reader.turn,
-            Some(window.start_line),
-            Some(window.num_lines),
-        );
-    }
-    Ok(Some(render_file(&path, &window)))
+        PendingRead {
+            path,
+            offset: Some(window.start_line),
+            limit: Some(window.num_lines),
+            content: window.text,
+            stamp,
+        }
+    };
+    Ok(Some((section, Some(read))))
 }
 
 fn resolve(cwd: &Path, written: &str) -> PathBuf {
@@ -317,22 +338,36 @@ impl AttachmentGenerator for AtMentionedFilesGenerator {
         let reader = MentionReader {
             cwd: ctx.cwd.clone(),
             tracker: Arc::clone(&ctx.file_tracker),
-            turn: ctx.turn_number,
         };
-        let sections = run_blocking(self.name(), move || {
+        let (sections, reads) = run_blocking(self.name(), move || {
             let mut sections = Vec::new();
+            let mut reads = Vec::new();
             for mention in &mentions {
                 match render_mention(&reader, mention) {
-                    Ok(Some(section)) => sections.push(section),
+                    Ok(Some((section, read))) => {
+                        sections.push(section);
+                        reads.extend(read);
+                    }
                     Ok(None) => {}
                     Err(error) => {
                         tracing::warn!(mention = %mention.path, %error, "skipping mentioned path");
                     }
                 }
             }
-            sections
+            (sections, reads)
         })
         .await?;
+        // The result is delivered: from here on the model sees these files.
+        for read in reads {
+            ctx.file_tracker.track_read_with_stamp(
+                read.path,
+                read.content,
+                read.stamp,
+                ctx.turn_number,
+                read.offset,
+                read.limit,
+            );
+        }
         if sections.is_empty() {
             return Ok(None);
         }

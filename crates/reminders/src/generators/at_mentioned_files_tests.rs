@@ -215,3 +215,31 @@ async fn paths_with_spaces_and_non_utf8_content() {
          [TMP]/latin1.txt is a binary file (5 bytes); its contents are not shown."
     );
 }
+
+#[test]
+fn a_mention_that_timed_out_is_not_recorded_as_read_and_shows_next_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.md");
+    fs::write(&path, "first line\n").unwrap();
+    let ctx = GeneratorContext::new(dir.path()).with_user_prompt("see @notes.md");
+
+    crate::timed_out_run::time_out_then_finish(
+        std::sync::Arc::new(AtMentionedFilesGenerator),
+        &ctx,
+    );
+
+    // The model never saw the file: nothing may claim it did.
+    assert_eq!(ctx.file_tracker.get(&path), None);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let reminder = runtime
+        .block_on(AtMentionedFilesGenerator.generate(&ctx))
+        .unwrap()
+        .map(|reminder| reminder.content);
+    assert_eq!(
+        reminder,
+        Some(format!(
+            "Contents of {}:\n     1\tfirst line",
+            path.display()
+        ))
+    );
+}
