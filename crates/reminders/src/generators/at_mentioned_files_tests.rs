@@ -238,7 +238,7 @@ fn a_mention_that_timed_out_is_not_recorded_as_read_and_shows_next_time() {
     assert_eq!(
         reminder,
         Some(format!(
-            "Contents of {}:\n     1\tfirst line",
+            "Contents of {}:\n     1→first line",
             path.display()
         ))
     );
