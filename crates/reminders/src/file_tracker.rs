@@ -67,6 +67,10 @@ pub struct ReadFileState {
     pub offset: Option<usize>,
     /// The number of lines read, for partial reads.
     pub limit: Option<usize>,
+    /// Whether the content is still in the model's context: false once compaction dropped
+    /// the read ([`FileTracker::forget_reads_in_context`]). Change detection still diffs against
+    /// `content`; only the already-read skip of `@` mentions needs the content in context.
+    pub in_context: bool,
 }
 
 impl ReadFileState {
@@ -157,6 +161,7 @@ impl FileTracker {
             read_turn: turn,
             offset,
             limit,
+            in_context: true,
         };
         let is_full = !state.is_partial();
         // A partial read of a file whose full content the model already saw, unchanged since,
@@ -189,6 +194,7 @@ impl FileTracker {
                 read_turn: turn,
                 offset: None,
                 limit: None,
+                in_context: true,
             },
         );
     }
@@ -219,13 +225,13 @@ impl FileTracker {
         self.files.is_empty()
     }
 
-    /// Whether `path` was fully read and is unchanged on disk since (used for the silent
-    /// `already_read_file` case of `@` mentions).
+    /// Whether `path` was fully read, is still in the model's context and is unchanged on disk
+    /// since (used for the silent `already_read_file` case of `@` mentions).
     pub fn is_unchanged_since_read(&self, path: &Path) -> bool {
         let Some(state) = self.get(path) else {
             return false;
         };
-        if state.is_partial() {
+        if state.is_partial() || !state.in_context {
             return false;
         }
         match Self::check(path, &state) {
@@ -277,6 +283,15 @@ impl FileTracker {
                     entry.stamped_at = SystemTime::now();
                 }
             }
+        }
+    }
+
+    /// Marks every read as no longer in the model's context (after compaction): an `@` mention
+    /// of such a file shows it again. The reads stay tracked, so later edits are still reported
+    /// (see docs/design/reminders.md, "Compaction").
+    pub fn forget_reads_in_context(&self) {
+        for mut entry in self.files.iter_mut() {
+            entry.in_context = false;
         }
     }
 

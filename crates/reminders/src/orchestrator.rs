@@ -131,7 +131,8 @@ impl SystemReminderOrchestrator {
     }
 
     /// Starts over after compaction (or at session start): every generator forgets what it
-    /// reported, the throttle is cleared and memory files may be included again. Files read
+    /// reported, the throttle is cleared, memory files may be included again and files read
+    /// before count as no longer in the context (an `@` mention shows them again). Files read
     /// stay tracked, so later edits are still reported.
     pub fn reset(&self, ctx: &GeneratorContext) {
         for generator in &self.generators {
@@ -139,6 +140,7 @@ impl SystemReminderOrchestrator {
         }
         ctx.throttle.reset();
         ctx.file_tracker.forget_loaded_memory_files();
+        ctx.file_tracker.forget_reads_in_context();
     }
 
     /// The reminders of this turn, in injection order.

@@ -243,3 +243,31 @@ fn a_mention_that_timed_out_is_not_recorded_as_read_and_shows_next_time() {
         ))
     );
 }
+
+#[tokio::test]
+async fn after_compaction_a_mention_of_a_file_read_before_shows_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("notes.md"), "first line\n").unwrap();
+    let ctx = GeneratorContext::new(dir.path()).with_user_prompt("see @notes.md");
+    let generator = AtMentionedFilesGenerator;
+    assert!(generator.generate(&ctx).await.unwrap().is_some());
+    // Still in the context: the already-read skip applies.
+    assert_eq!(generator.generate(&ctx).await.unwrap(), None);
+
+    let orchestrator = crate::SystemReminderOrchestrator::with_generators(
+        crate::SystemReminderConfig::default(),
+        vec![std::sync::Arc::new(AtMentionedFilesGenerator)],
+    );
+    orchestrator.reset(&ctx);
+
+    let shown = generator.generate(&ctx).await.unwrap().map(|r| r.content);
+    assert_eq!(
+        shown,
+        Some(format!(
+            "Contents of {}:\n     1→first line",
+            dir.path().join("notes.md").display()
+        ))
+    );
+    // Shown again, so in the context again.
+    assert_eq!(generator.generate(&ctx).await.unwrap(), None);
+}
