@@ -91,6 +91,12 @@ pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
     /// [`crate::SystemReminderOrchestrator::reset`]; stateless generators keep the default.
     fn reset(&self) {}
 
+    /// Called on each turn the config disables this generator, instead of
+    /// [`AttachmentGenerator::generate`]: drops input queued for it that would otherwise pile up
+    /// and never be read (the hook outcomes of a disabled hook type). Most generators queue
+    /// nothing and keep the default.
+    fn discard_pending(&self, _ctx: &GeneratorContext) {}
+
     /// Produces the reminder for this turn, or `None` when there is nothing to say.
     async fn generate(
         &self,

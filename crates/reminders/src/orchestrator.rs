@@ -151,6 +151,9 @@ impl SystemReminderOrchestrator {
     /// The reminders of this turn and what each eligible generator did.
     pub async fn generate_all_with_report(&self, ctx: &GeneratorContext) -> GenerationReport {
         if !self.config.enabled {
+            for generator in &self.generators {
+                generator.discard_pending(ctx);
+            }
             return GenerationReport::default();
         }
         // The config's critical instruction and placement apply even when the host did not copy
@@ -172,11 +175,14 @@ impl SystemReminderOrchestrator {
         } else {
             ctx
         };
-        let eligible: Vec<&Arc<dyn AttachmentGenerator>> = self
-            .generators
-            .iter()
-            .filter(|generator| self.is_eligible(generator.as_ref(), ctx))
-            .collect();
+        let mut eligible: Vec<&Arc<dyn AttachmentGenerator>> = Vec::new();
+        for generator in &self.generators {
+            if !generator.is_enabled(&self.config) {
+                generator.discard_pending(ctx);
+            } else if self.is_eligible(generator.as_ref(), ctx) {
+                eligible.push(generator);
+            }
+        }
         // Draw the samples up front, in generator order, so a seeded run is reproducible.
         let samples: Vec<bool> = {
             let mut rng = self.sampler.lock().unwrap_or_else(PoisonError::into_inner);
@@ -206,10 +212,8 @@ impl SystemReminderOrchestrator {
         report
     }
 
+    /// Whether an enabled generator runs this turn: its tier must apply.
     fn is_eligible(&self, generator: &dyn AttachmentGenerator, ctx: &GeneratorContext) -> bool {
-        if !generator.is_enabled(&self.config) {
-            return false;
-        }
         match generator.tier() {
             ReminderTier::UserPrompt => ctx.has_user_input,
             ReminderTier::Core => true,

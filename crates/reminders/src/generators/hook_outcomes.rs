@@ -126,6 +126,23 @@ impl AttachmentGenerator for HookOutcomeGenerator {
         self.attachment_type
     }
 
+    /// The shared inbox holds every kind until its generator takes it out; a disabled kind's
+    /// generator never runs, so its outcomes are dropped here (see docs/design/reminders.md,
+    /// "Hook outcomes").
+    fn discard_pending(&self, ctx: &GeneratorContext) {
+        let dropped = self
+            .inbox
+            .take(ctx.providers.hooks.as_ref(), self.attachment_type)
+            .len();
+        if dropped > 0 {
+            tracing::debug!(
+                attachment_type = %self.attachment_type,
+                dropped,
+                "hook outcomes of a disabled type dropped"
+            );
+        }
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
