@@ -85,8 +85,52 @@ pub fn prefix_at_char_boundary(text: &str, max_bytes: usize) -> &str {
     text.get(..end).unwrap_or_default()
 }
 
+/// Most bytes of a plan file shown in a reminder; a longer plan is cut at a line end and
+/// marked (see docs/design/reminders.md, "Size limits").
+pub const MAX_PLAN_FILE_BYTES: usize = MAX_FILE_CONTENT_SIZE;
+
 /// Largest file read whole to show it or diff it; larger ones are named, not read.
 pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The start of a text file, read within a byte cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CappedText {
+    /// The text read (lossily decoded), cut at the last line end within the cap when the file
+    /// is longer.
+    pub text: String,
+    /// The file's size in bytes.
+    pub total_bytes: u64,
+    /// Whether `text` is only the start of the file.
+    pub truncated: bool,
+}
+
+/// Reads at most `cap` bytes of `path`. A longer file is cut at the last line end within the
+/// cap (at the cap itself when its first line is longer), so no line is shown half.
+pub fn read_capped(path: &std::path::Path, cap: usize) -> std::io::Result<CappedText> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    let total_bytes = file.metadata()?.len();
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes)?;
+    let truncated = bytes.len() > cap;
+    if truncated {
+        bytes.truncate(cap);
+        if let Some(line_end) = bytes.iter().rposition(|byte| *byte == b'\n') {
+            bytes.truncate(line_end);
+        }
+    }
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if truncated && text.ends_with('\u{FFFD}') {
+        // A character split by the cap: drop its remains.
+        text = text.trim_end_matches('\u{FFFD}').to_string();
+    }
+    Ok(CappedText {
+        text,
+        total_bytes,
+        truncated,
+    })
+}
 
 /// `text` with each line prefixed by its number, as the Read tool shows files
 /// (`     1→first line`).

@@ -13,6 +13,7 @@ use std::path::Path;
 use async_trait::async_trait;
 
 use super::last_reported::LastReported;
+use crate::blocking::run_blocking;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
@@ -192,13 +193,17 @@ fn plan_file(ctx: &GeneratorContext) -> &Path {
         .unwrap_or_else(|| Path::new(UNKNOWN_PLAN_FILE))
 }
 
-/// Whether the plan file exists on disk and is not empty.
-fn plan_exists(ctx: &GeneratorContext) -> bool {
-    ctx.plan
-        .plan_file_path
-        .as_deref()
-        .and_then(|path| std::fs::metadata(path).ok())
-        .is_some_and(|metadata| metadata.is_file() && metadata.len() > 0)
+/// Whether the plan file exists on disk and is not empty. Looking is blocking work (a plan
+/// file on a hung network mount would hold the turn): it runs on the blocking pool, so the
+/// orchestrator's timeout holds.
+async fn plan_exists(ctx: &GeneratorContext, generator: &str) -> Result<bool, GeneratorError> {
+    let Some(path) = ctx.plan.plan_file_path.clone() else {
+        return Ok(false);
+    };
+    run_blocking(generator, move || {
+        std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file() && metadata.len() > 0)
+    })
+    .await
 }
 
 /// Generates the plan mode reminder (full, sparse or sub-agent).
@@ -249,7 +254,7 @@ impl AttachmentGenerator for PlanModeGenerator {
             return Ok(None);
         }
         let path = plan_file(ctx);
-        let exists = plan_exists(ctx);
+        let exists = plan_exists(ctx, self.name()).await?;
         let content = if !ctx.is_main_agent {
             render_sub_agent_plan_reminder(path, exists)
         } else {
@@ -288,7 +293,8 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let reentered = ctx.is_plan_mode() && ctx.plan.is_reentry && plan_exists(ctx);
+        let reentered =
+            ctx.is_plan_mode() && ctx.plan.is_reentry && plan_exists(ctx, self.name()).await?;
         if !self.last.changed(&reentered) || !reentered {
             return Ok(None);
         }
@@ -320,12 +326,14 @@ impl AttachmentGenerator for PlanModeExitGenerator {
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
         let exited = ctx.plan.just_exited && !ctx.is_plan_mode();
+        // Look before recording: a run the timeout drops must not count as reported.
+        let exists = exited && plan_exists(ctx, self.name()).await?;
         if !self.last.changed(&exited) || !exited {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(
             AttachmentType::PlanModeExit,
-            render_plan_mode_exit(ctx.plan.plan_file_path.as_deref(), plan_exists(ctx)),
+            render_plan_mode_exit(ctx.plan.plan_file_path.as_deref(), exists),
         )))
     }
 }

@@ -186,3 +186,20 @@ async fn plan_mode_reentry_and_exit_fire_once_while_the_host_keeps_the_flag() {
     ctx.plan.just_exited = true;
     assert!(content(&exit, &ctx).await.is_some());
 }
+
+#[test]
+fn plan_mode_looks_at_the_plan_file_on_the_blocking_pool() {
+    let (_dir, path) = existing_plan();
+    let mut ctx = plan_ctx(path.to_str().unwrap());
+    ctx.plan.is_reentry = true;
+    // Looked at inline, the reminders would be ready before the timeout could fire.
+    crate::timed_out_run::time_out_then_finish(
+        std::sync::Arc::new(PlanModeGenerator::default()),
+        &ctx,
+    );
+    let reentry = std::sync::Arc::new(PlanModeReentryGenerator::default());
+    crate::timed_out_run::time_out_then_finish(reentry.clone(), &ctx);
+    // The re-entry that timed out is still reported.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    assert!(runtime.block_on(reentry.generate(&ctx)).unwrap().is_some());
+}
