@@ -255,6 +255,7 @@ attachment_settings! {
     todo_reminder => TodoReminder,
     collab_notification => CollabNotification,
     critical_instruction => CriticalInstruction,
+    tool_result => ToolResult,
     invoked_skills => InvokedSkills,
     compact_file_reference => CompactFileReference,
     plan_file_reference => PlanFileReference,

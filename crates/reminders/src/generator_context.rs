@@ -35,8 +35,6 @@ pub struct GeneratorContext {
     pub user_prompt: Option<String>,
     /// The working directory of the session.
     pub cwd: PathBuf,
-    /// The session or agent id.
-    pub agent_id: String,
     /// The permission mode; [`PermissionMode::Plan`] means plan mode is active.
     pub permission_mode: PermissionMode,
     /// Plan mode details.
@@ -47,7 +45,8 @@ pub struct GeneratorContext {
     pub todo: TodoState,
     /// Background tasks (shells, async agents, remote sessions).
     pub background_tasks: Vec<BackgroundTaskInfo>,
-    /// Tool results of the last turn.
+    /// The tool calls of the last turn and how they ended (read by the `tool_result`
+    /// reminder, which names the failed ones).
     pub last_tool_results: Vec<ToolResultInfo>,
     /// Files read in this session; shared across turns.
     pub file_tracker: Arc<FileTracker>,
@@ -90,7 +89,6 @@ impl GeneratorContext {
             has_user_input: false,
             user_prompt: None,
             cwd: cwd.into(),
-            agent_id: String::new(),
             permission_mode: PermissionMode::Default,
             plan: PlanState::default(),
             delegate: DelegateState::default(),
@@ -213,7 +211,7 @@ pub struct ToolResultInfo {
     pub call_id: String,
     /// Whether it succeeded.
     pub success: bool,
-    /// How long it took.
+    /// How long it ran, in milliseconds; 0 when unknown (a replayed history records none).
     pub duration_ms: i64,
 }
 

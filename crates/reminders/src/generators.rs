@@ -34,6 +34,7 @@ pub mod task_progress;
 pub mod teammate_message;
 pub mod todo_reminder;
 pub mod token_usage;
+pub mod tool_result;
 pub mod ultramemory;
 pub mod verify_plan_reminder;
 
@@ -54,6 +55,7 @@ pub fn default_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
         Arc::new(todo_reminder::TodoReminderGenerator),
         Arc::new(collab_notification::CollabNotificationGenerator::default()),
         Arc::new(critical_instruction::CriticalInstructionGenerator::default()),
+        Arc::new(tool_result::ToolResultGenerator::default()),
         Arc::new(invoked_skills::InvokedSkillsGenerator::default()),
         Arc::new(compact_file_reference::CompactFileReferenceGenerator::default()),
         Arc::new(plan_file_reference::PlanFileReferenceGenerator::default()),

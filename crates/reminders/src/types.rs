@@ -124,6 +124,8 @@ attachment_types! {
     CollabNotification => "collab_notification", Core, SystemReminder;
     /// The user's always-on critical instruction.
     CriticalInstruction => "critical_instruction", Core, SystemReminder;
+    /// Tool calls of the last turn failed.
+    ToolResult => "tool_result", Core, SystemReminder;
     /// Skills invoked in this session.
     InvokedSkills => "invoked_skills", Core, SystemReminder;
     /// A file read before compaction that was too large to re-include.

@@ -17,5 +17,6 @@ mod suite {
     mod schema;
     mod scripted;
     mod spec_texts;
+    mod tool_results;
     mod types;
 }

@@ -24,7 +24,6 @@ impl IdeProvider for FakeIde {
 
 fn select(ide: &FakeIde, content: &str) {
     *ide.selection.lock().unwrap() = Some(IdeSelection {
-        ide_name: "VS Code".to_string(),
         filename: PathBuf::from("/work/project/src/parser.rs"),
         line_start: 10,
         line_end: 12,

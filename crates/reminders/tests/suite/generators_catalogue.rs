@@ -21,6 +21,7 @@ use agentctx_reminders::SystemReminder;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
 use agentctx_reminders::TokenUsageInfo;
+use agentctx_reminders::ToolResultInfo;
 use agentctx_reminders::XmlTag;
 use agentctx_reminders::providers::AsyncHookResponse;
 use agentctx_reminders::providers::CollabChat;
@@ -167,7 +168,6 @@ impl HookResponseProvider for BusyHost {
 impl IdeProvider for BusyHost {
     fn selection(&self) -> Option<IdeSelection> {
         Some(IdeSelection {
-            ide_name: "Zed".to_string(),
             filename: PathBuf::from("/work/project/src/parser.rs"),
             line_start: 7,
             line_end: 7,
@@ -240,6 +240,12 @@ fn busy_turn(host: Arc<BusyHost>, plan_file: PathBuf) -> GeneratorContext {
         active_form: "Writing the plan".to_string(),
     }];
     ctx.todo.last_write_turn = Some(1);
+    ctx.last_tool_results = vec![ToolResultInfo {
+        tool_name: "Bash".to_string(),
+        call_id: "call_9".to_string(),
+        success: false,
+        duration_ms: 2_300,
+    }];
     ctx.background_tasks = vec![
         task(
             "bash_1",
