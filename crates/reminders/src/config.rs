@@ -182,6 +182,25 @@ impl SystemReminderConfig {
     }
 }
 
+impl SystemReminderConfig {
+    /// [`SystemReminderConfig::apply_env_overrides`] over a list of variables, as
+    /// `std::env::vars()` gives them; variables without one of the [`ENV_PREFIXES`] are ignored.
+    /// Tests pass their own list, so they never touch the process environment.
+    pub fn apply_env_vars<I, K, V>(&mut self, vars: I) -> Result<(), ConfigError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let vars: std::collections::HashMap<String, String> = vars
+            .into_iter()
+            .map(|(name, value)| (name.into(), value.into()))
+            .filter(|(name, _)| ENV_PREFIXES.iter().any(|prefix| name.starts_with(prefix)))
+            .collect();
+        self.apply_env_overrides(&|name| vars.get(name).cloned())
+    }
+}
+
 /// The environment prefixes, highest priority first.
 pub const ENV_PREFIXES: [&str; 2] = ["AGENTCTX_", "CODEX_"];
 

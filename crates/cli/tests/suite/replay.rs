@@ -24,13 +24,29 @@ fn workspace() -> PathBuf {
         .unwrap()
 }
 
-/// `agentctx replay <args>` run from the workspace root.
+/// The reminder settings the environment overrides; a test sets them on the child only.
+const REMINDER_ENV_VARS: [&str; 8] = [
+    "AGENTCTX_DISABLE_SYSTEM_REMINDERS",
+    "AGENTCTX_ENABLE_TOKEN_USAGE",
+    "AGENTCTX_SYSTEM_REMINDER_TIMEOUT_MS",
+    "AGENTCTX_SYSTEM_REMINDER_PLACEMENT",
+    "CODEX_DISABLE_SYSTEM_REMINDERS",
+    "CODEX_ENABLE_TOKEN_USAGE",
+    "CODEX_SYSTEM_REMINDER_TIMEOUT_MS",
+    "CODEX_SYSTEM_REMINDER_PLACEMENT",
+];
+
+/// `agentctx replay <args>` run from the workspace root, with none of the caller's reminder
+/// overrides.
 fn replay(args: &[&str]) -> Command {
     let mut cmd = Command::cargo_bin("agentctx").unwrap();
     cmd.current_dir(workspace())
         .env_remove("RUST_LOG")
         .arg("replay")
         .args(args);
+    for name in REMINDER_ENV_VARS {
+        cmd.env_remove(name);
+    }
     cmd
 }
 
@@ -273,6 +289,58 @@ fn no_reminders_drops_the_column_the_counts_and_the_json_fields() {
     assert_eq!(sessions[0].get("reminder_counts"), None);
     assert_eq!(sessions[0]["turn_details"][2].get("reminders"), None);
     assert_eq!(sessions[0]["turns"], 14);
+}
+
+#[test]
+fn environment_overrides_apply_over_the_reminders_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[system_reminder]\nenable_token_usage = false\n\n[system_reminder.attachments]\ntodo_reminder = false\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+
+    // The `CODEX_` name works; the `AGENTCTX_` name wins over it.
+    let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
+        .env("CODEX_ENABLE_TOKEN_USAGE", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(
+        sessions[0]["reminder_counts"],
+        serde_json::json!({"token_usage": 10})
+    );
+    let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
+        .env("CODEX_ENABLE_TOKEN_USAGE", "1")
+        .env("AGENTCTX_ENABLE_TOKEN_USAGE", "0")
+        .output()
+        .unwrap();
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
+
+    // Without a config file too.
+    let output = replay(&["--json", REMINDERS_FIXTURE])
+        .env("AGENTCTX_DISABLE_SYSTEM_REMINDERS", "true")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
+
+    // A value that means nothing is an error naming the variable, not a silent default.
+    let output = replay(&[REMINDERS_FIXTURE])
+        .env("AGENTCTX_SYSTEM_REMINDER_PLACEMENT", "middle")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("AGENTCTX_SYSTEM_REMINDER_PLACEMENT") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -128,10 +128,44 @@ fn bad_environment_values_are_errors_naming_the_variable() {
         error.to_string(),
         "invalid value \"soon\" for environment variable AGENTCTX_SYSTEM_REMINDER_TIMEOUT_MS: expected a positive number of milliseconds"
     );
+    let error = config
+        .apply_env_overrides(&env(&[("CODEX_ENABLE_TOKEN_USAGE", "maybe")]))
+        .unwrap_err();
     assert!(
-        config
-            .apply_env_overrides(&env(&[("CODEX_ENABLE_TOKEN_USAGE", "maybe")]))
-            .is_err()
+        matches!(
+            &error,
+            ConfigError::Env { name, value, .. }
+                if name == "CODEX_ENABLE_TOKEN_USAGE" && value == "maybe"
+        ),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn environment_overrides_read_from_a_variable_list_ignore_other_variables() {
+    let mut config = SystemReminderConfig::default();
+    config
+        .apply_env_vars([
+            ("PATH", "/usr/bin"),
+            ("CODEX_ENABLE_TOKEN_USAGE", "yes"),
+            ("AGENTCTX_SYSTEM_REMINDER_TIMEOUT_MS", "250"),
+            ("CODEX_SYSTEM_REMINDER_TIMEOUT_MS", "9000"),
+        ])
+        .unwrap();
+    assert_eq!(
+        config,
+        SystemReminderConfig {
+            enable_token_usage: true,
+            timeout_ms: Some(250),
+            ..SystemReminderConfig::default()
+        }
+    );
+    let error = SystemReminderConfig::default()
+        .apply_env_vars([("AGENTCTX_DISABLE_SYSTEM_REMINDERS", "perhaps")])
+        .unwrap_err();
+    assert!(
+        matches!(&error, ConfigError::Env { name, .. } if name == "AGENTCTX_DISABLE_SYSTEM_REMINDERS"),
+        "{error:?}"
     );
 }
 
