@@ -53,7 +53,7 @@ pub struct GeneratorContext {
     /// Throttle state; shared across turns. The orchestrator checks and updates it.
     pub throttle: Arc<ThrottleManager>,
     /// Context window usage, when tracked.
-    pub token_usage: Option<TokenUsageInfo>,
+    pub token_usage: Option<ContextTokenUsage>,
     /// Budget usage, when a budget is set.
     pub budget: Option<BudgetInfo>,
     /// Summaries of past sessions.
@@ -271,9 +271,9 @@ pub struct BackgroundTaskInfo {
     pub progress_message: Option<String>,
 }
 
-/// Context window usage.
+/// Context window usage (named apart from the protocol's recorded `TokenUsageInfo`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TokenUsageInfo {
+pub struct ContextTokenUsage {
     /// Tokens used.
     pub used: i64,
     /// The context window.

@@ -91,7 +91,7 @@ pub use generator_context::InvokedSkill;
 pub use generator_context::PlanState;
 pub use generator_context::SessionMemoryEntry;
 pub use generator_context::TodoState;
-pub use generator_context::TokenUsageInfo;
+pub use generator_context::ContextTokenUsage;
 pub use generator_context::ToolResultInfo;
 pub use generators::default_generators;
 pub use injection::ENVIRONMENT_CONTEXT_OPEN_TAG;

@@ -31,7 +31,7 @@ use agentctx_reminders::BackgroundTaskType;
 use agentctx_reminders::InvokedSkill;
 use agentctx_reminders::PlanState;
 use agentctx_reminders::TodoState;
-use agentctx_reminders::TokenUsageInfo;
+use agentctx_reminders::ContextTokenUsage;
 use agentctx_rollout::RecordFlags;
 use serde::Deserialize;
 use serde_json::Value;
@@ -77,7 +77,7 @@ pub(crate) struct ReminderState {
     /// Skills invoked in this session, in order.
     pub(crate) invoked_skills: Vec<InvokedSkill>,
     /// The last recorded context usage.
-    pub(crate) token_usage: Option<TokenUsageInfo>,
+    pub(crate) token_usage: Option<ContextTokenUsage>,
     /// The context window to assume when a `token_count` records none.
     default_context_window: Option<i64>,
     /// Calls waiting for their result, by call id.
@@ -162,7 +162,7 @@ impl ReminderState {
             return;
         };
         let used = info.last_token_usage.context_occupancy();
-        self.token_usage = Some(TokenUsageInfo {
+        self.token_usage = Some(ContextTokenUsage {
             used,
             total,
             remaining: total.saturating_sub(used).max(0),

@@ -12,7 +12,7 @@ use agentctx_reminders::BackgroundTaskType;
 use agentctx_reminders::InvokedSkill;
 use agentctx_reminders::PlanState;
 use agentctx_reminders::TodoState;
-use agentctx_reminders::TokenUsageInfo;
+use agentctx_reminders::ContextTokenUsage;
 use agentctx_rollout::RecordFlags;
 use pretty_assertions::assert_eq;
 
@@ -346,7 +346,7 @@ fn token_usage_uses_the_recorded_window_or_the_assumed_one() {
     state.token_count(&usage(5_000, Some(272_000)));
     assert_eq!(
         state.token_usage,
-        Some(TokenUsageInfo {
+        Some(ContextTokenUsage {
             used: 5_000,
             total: 272_000,
             remaining: 267_000,
@@ -356,7 +356,7 @@ fn token_usage_uses_the_recorded_window_or_the_assumed_one() {
     state.token_count(&usage(250_000, None));
     assert_eq!(
         state.token_usage,
-        Some(TokenUsageInfo {
+        Some(ContextTokenUsage {
             used: 250_000,
             total: 200_000,
             remaining: 0,

@@ -7,12 +7,12 @@ use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
-use crate::generator_context::TokenUsageInfo;
+use crate::generator_context::ContextTokenUsage;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder text.
-pub fn render_token_usage(usage: &TokenUsageInfo) -> String {
+pub fn render_token_usage(usage: &ContextTokenUsage) -> String {
     format!(
         "Token usage: {}/{}; {} remaining",
         usage.used, usage.total, usage.remaining
@@ -22,7 +22,7 @@ pub fn render_token_usage(usage: &TokenUsageInfo) -> String {
 /// Generates the token usage reminder.
 #[derive(Debug, Default)]
 pub struct TokenUsageGenerator {
-    last: LastReported<Option<TokenUsageInfo>>,
+    last: LastReported<Option<ContextTokenUsage>>,
 }
 
 #[async_trait]

@@ -3,8 +3,8 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::config::SystemReminderConfig;
 
-fn usage(used: i64) -> TokenUsageInfo {
-    TokenUsageInfo {
+fn usage(used: i64) -> ContextTokenUsage {
+    ContextTokenUsage {
         used,
         total: 200_000,
         remaining: 200_000 - used,

@@ -20,7 +20,7 @@ use agentctx_reminders::SessionMemoryEntry;
 use agentctx_reminders::SystemReminder;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
-use agentctx_reminders::TokenUsageInfo;
+use agentctx_reminders::ContextTokenUsage;
 use agentctx_reminders::ToolResultInfo;
 use agentctx_reminders::XmlTag;
 use agentctx_reminders::providers::AsyncHookResponse;
@@ -266,7 +266,7 @@ fn busy_turn(host: Arc<BusyHost>, plan_file: PathBuf) -> GeneratorContext {
             Some("Read 12 of 40 files"),
         ),
     ];
-    ctx.token_usage = Some(TokenUsageInfo {
+    ctx.token_usage = Some(ContextTokenUsage {
         used: 30_000,
         total: 200_000,
         remaining: 170_000,

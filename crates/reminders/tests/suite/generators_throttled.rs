@@ -227,7 +227,7 @@ async fn ac_26_sub_agent_executor_injects_its_critical_system_reminder() {
     ctx.is_main_agent = false;
     ctx.critical_instruction =
         Some("CRITICAL: This is a PLANNING task. You MUST NOT modify any files.".to_string());
-    ctx.token_usage = Some(agentctx_reminders::TokenUsageInfo {
+    ctx.token_usage = Some(agentctx_reminders::ContextTokenUsage {
         used: 1,
         total: 2,
         remaining: 1,
