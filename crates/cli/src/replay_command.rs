@@ -11,7 +11,6 @@ mod human_report;
 mod json_report;
 mod prompt_history;
 mod reminder_replay;
-mod reminder_state;
 mod session_replay;
 mod turn_boundary;
 

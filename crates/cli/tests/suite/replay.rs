@@ -148,7 +148,7 @@ fn claude_sample_as_json() {
             "max_prompt_tokens": 8847,
             "max_recorded_prompt_tokens": 23941,
             "model_context_window": null,
-            "reminder_counts": {"todo_reminder": 3},
+            "reminder_counts": {"todo_reminder": 3, "tool_result": 3},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
@@ -169,13 +169,22 @@ fn claude_sample_as_json() {
     assert_eq!(turns[7]["compactions"], 1);
     assert_eq!(turns[1]["recorded_prompt_tokens"], 18373);
     // TodoWrite on turn 2: the todo reminder waits five turns, fires again right after the
-    // compaction of turn 8 (the throttle starts over), then three turns later.
+    // compaction of turn 8 (the throttle starts over), then three turns later. Bash calls
+    // failed on turns 2, 4 and 6: the turn after names them.
+    let fired = |types: &[&str]| {
+        types
+            .iter()
+            .map(|name| (*name).to_string())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
         reminder_turns(&sessions[0]),
         vec![
-            (7, vec!["todo_reminder".to_string()]),
-            (9, vec!["todo_reminder".to_string()]),
-            (12, vec!["todo_reminder".to_string()]),
+            (3, fired(&["tool_result"])),
+            (5, fired(&["tool_result"])),
+            (7, fired(&["todo_reminder", "tool_result"])),
+            (9, fired(&["todo_reminder"])),
+            (12, fired(&["todo_reminder"])),
         ]
     );
 }
@@ -297,7 +306,7 @@ fn environment_overrides_apply_over_the_reminders_config() {
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
-        "[system_reminder]\nenable_token_usage = false\n\n[system_reminder.attachments]\ntodo_reminder = false\n",
+        "[system_reminder]\nenable_token_usage = false\n\n[system_reminder.attachments]\ntodo_reminder = false\ntool_result = false\n",
     )
     .unwrap();
     let config = config.to_str().unwrap();
@@ -349,7 +358,7 @@ fn a_reminders_config_can_turn_token_usage_on_and_todo_reminders_off() {
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
-        "[system_reminder]\nenable_token_usage = true\n\n[system_reminder.attachments]\ntodo_reminder = false\n",
+        "[system_reminder]\nenable_token_usage = true\n\n[system_reminder.attachments]\ntodo_reminder = false\ntool_result = false\n",
     )
     .unwrap();
     let output = replay(&[

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
-use crate::generator_context::GeneratorContext;
 use crate::generator_context::ContextTokenUsage;
+use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
