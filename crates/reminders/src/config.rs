@@ -8,11 +8,11 @@ use serde::Serialize;
 use crate::types::AttachmentType;
 
 /// Default generator timeout (`ATTACHMENT_TIMEOUT`).
-pub const DEFAULT_TIMEOUT_MS: i64 = 1_000;
+pub(crate) const DEFAULT_TIMEOUT_MS: i64 = 1_000;
 /// Default share of generator runs whose timing is logged (`TELEMETRY_SAMPLE_RATE`).
-pub const DEFAULT_TELEMETRY_SAMPLE_RATE: f64 = 0.05;
+pub(crate) const DEFAULT_TELEMETRY_SAMPLE_RATE: f64 = 0.05;
 /// Default token cap of the `changed_files` reminder per turn.
-pub const DEFAULT_CHANGED_FILES_TOKEN_CAP: usize = 5_000;
+pub(crate) const DEFAULT_CHANGED_FILES_TOKEN_CAP: usize = 5_000;
 
 /// Where reminders go in the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
@@ -184,7 +184,7 @@ impl SystemReminderConfig {
 
 impl SystemReminderConfig {
     /// [`SystemReminderConfig::apply_env_overrides`] over a list of variables, as
-    /// `std::env::vars()` gives them; variables without one of the [`ENV_PREFIXES`] are ignored.
+    /// `std::env::vars()` gives them; variables without the `AGENTCTX_` or `CODEX_` prefix are ignored.
     /// Tests pass their own list, so they never touch the process environment.
     pub fn apply_env_vars<I, K, V>(&mut self, vars: I) -> Result<(), ConfigError>
     where
@@ -202,7 +202,7 @@ impl SystemReminderConfig {
 }
 
 /// The environment prefixes, highest priority first.
-pub const ENV_PREFIXES: [&str; 2] = ["AGENTCTX_", "CODEX_"];
+pub(crate) const ENV_PREFIXES: [&str; 2] = ["AGENTCTX_", "CODEX_"];
 
 fn env_value(lookup: &dyn Fn(&str) -> Option<String>, suffix: &str) -> Option<(String, String)> {
     ENV_PREFIXES.iter().find_map(|prefix| {

@@ -28,7 +28,7 @@ use dashmap::DashSet;
 use crate::file_content::MAX_READ_BYTES;
 
 /// A stamp taken less than this after the file's mtime is not trusted.
-pub const RACY_STAMP_MARGIN: Duration = Duration::from_secs(2);
+pub(crate) const RACY_STAMP_MARGIN: Duration = Duration::from_secs(2);
 
 /// The stat of a file at the time it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,7 +106,7 @@ pub struct FileChange {
 }
 
 /// Hash of file content used for change detection.
-pub fn content_hash(content: &str) -> u64 {
+pub(crate) fn content_hash(content: &str) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
     content.hash(&mut hasher);
     hasher.finish()

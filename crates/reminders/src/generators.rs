@@ -6,37 +6,37 @@ use std::sync::Arc;
 
 use crate::generator::AttachmentGenerator;
 
-pub mod agent_mentions;
-pub mod async_agent_status;
-pub mod async_hook_responses;
-pub mod at_mentioned_files;
-pub mod background_task;
-pub mod budget_usd;
-pub mod changed_files;
-pub mod collab_notification;
-pub mod compact_file_reference;
-pub mod critical_instruction;
-pub mod delegate_mode;
-pub mod diagnostics;
-pub mod hook_outcomes;
-pub mod ide;
-pub mod invoked_skills;
+pub(crate) mod agent_mentions;
+pub(crate) mod async_agent_status;
+pub(crate) mod async_hook_responses;
+pub(crate) mod at_mentioned_files;
+pub(crate) mod background_task;
+pub(crate) mod budget_usd;
+pub(crate) mod changed_files;
+pub(crate) mod collab_notification;
+pub(crate) mod compact_file_reference;
+pub(crate) mod critical_instruction;
+pub(crate) mod delegate_mode;
+pub(crate) mod diagnostics;
+pub(crate) mod hook_outcomes;
+pub(crate) mod ide;
+pub(crate) mod invoked_skills;
 mod last_reported;
-pub mod mcp_resources;
-pub mod micro_compact;
-pub mod nested_memory;
-pub mod output_style;
-pub mod plan_file_reference;
-pub mod plan_mode;
-pub mod queued_commands;
-pub mod session_memory;
-pub mod task_progress;
-pub mod teammate_message;
-pub mod todo_reminder;
-pub mod token_usage;
-pub mod tool_result;
-pub mod ultramemory;
-pub mod verify_plan_reminder;
+pub(crate) mod mcp_resources;
+pub(crate) mod micro_compact;
+pub(crate) mod nested_memory;
+pub(crate) mod output_style;
+pub(crate) mod plan_file_reference;
+pub(crate) mod plan_mode;
+pub(crate) mod queued_commands;
+pub(crate) mod session_memory;
+pub(crate) mod task_progress;
+pub(crate) mod teammate_message;
+pub(crate) mod todo_reminder;
+pub(crate) mod token_usage;
+pub(crate) mod tool_result;
+pub(crate) mod ultramemory;
+pub(crate) mod verify_plan_reminder;
 
 /// Every generator of the catalogue, in catalogue order. The orchestrator sorts output by
 /// (tier, order) anyway, so the order here only affects telemetry.
@@ -80,3 +80,7 @@ pub fn default_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
     generators.extend(hook_outcomes::hook_outcome_generators());
     generators
 }
+
+#[cfg(test)]
+#[path = "generators/verbatim_texts_tests.rs"]
+mod verbatim_texts_tests;

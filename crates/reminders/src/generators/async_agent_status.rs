@@ -17,7 +17,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The notification for one ended agent. A failed agent's `delta_summary` is its error.
-pub fn render_async_agent_status(agent: &BackgroundTaskInfo) -> String {
+pub(crate) fn render_async_agent_status(agent: &BackgroundTaskInfo) -> String {
     let status = match agent.status {
         BackgroundTaskStatus::Running => "running",
         BackgroundTaskStatus::Completed => "completed",
@@ -36,7 +36,7 @@ pub fn render_async_agent_status(agent: &BackgroundTaskInfo) -> String {
 
 /// Generates the notification for async agents that ended since the last turn.
 #[derive(Debug, Default)]
-pub struct AsyncAgentStatusGenerator {
+pub(crate) struct AsyncAgentStatusGenerator {
     notified: Mutex<HashSet<String>>,
 }
 

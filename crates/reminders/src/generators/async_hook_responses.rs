@@ -12,7 +12,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The parts of one response the model sees: its system message, then its additional context.
-pub fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
+pub(crate) fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
     [
         response.response.system_message.as_deref(),
         response.response.additional_context.as_deref(),
@@ -26,7 +26,7 @@ pub fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
 
 /// Generates the async hook responses reminder.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct AsyncHookResponsesGenerator;
+pub(crate) struct AsyncHookResponsesGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for AsyncHookResponsesGenerator {

@@ -37,11 +37,11 @@ use crate::types::SystemReminder;
 const TRAILING_PUNCTUATION: [char; 10] = [',', ';', '!', '?', ')', ']', '}', '\'', '"', '.'];
 
 /// Most entries of a folder listing.
-pub const MAX_DIRECTORY_ENTRIES: usize = 1_000;
+pub(crate) const MAX_DIRECTORY_ENTRIES: usize = 1_000;
 
 /// One `@` mention of a file or folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileMention {
+pub(crate) struct FileMention {
     /// The path as written.
     pub path: String,
     /// First line of the range (1-based).
@@ -52,7 +52,10 @@ pub struct FileMention {
 
 /// The file and folder mentions of `prompt`, in order, without duplicates. `is_mcp_server`
 /// tells whether `server` in `@server:uri` is a connected MCP server.
-pub fn parse_file_mentions(prompt: &str, is_mcp_server: &dyn Fn(&str) -> bool) -> Vec<FileMention> {
+pub(crate) fn parse_file_mentions(
+    prompt: &str,
+    is_mcp_server: &dyn Fn(&str) -> bool,
+) -> Vec<FileMention> {
     let mut mentions: Vec<FileMention> = Vec::new();
     let mut previous: Option<char> = None;
     let mut chars = prompt.char_indices().peekable();
@@ -149,7 +152,7 @@ fn parse_range(text: &str) -> Option<(usize, usize)> {
 }
 
 /// The section of a text file excerpt.
-pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
+pub(crate) fn render_file(path: &Path, window: &FileExcerpt) -> String {
     let past_end = window.num_lines == 0 && window.start_line > window.total_lines.max(1);
     let mut out = if past_end || (window.is_whole_file() && !window.truncated) {
         format!("Contents of {}:\n", path.display())
@@ -186,7 +189,7 @@ pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
 }
 
 /// The section of a file too large to read whole.
-pub fn render_too_large(path: &Path, len: u64) -> String {
+pub(crate) fn render_too_large(path: &Path, len: u64) -> String {
     format!(
         "{} is too large to include ({len} bytes). Read it with a line range to see part of it.",
         path.display()
@@ -194,7 +197,7 @@ pub fn render_too_large(path: &Path, len: u64) -> String {
 }
 
 /// The section of a binary file.
-pub fn render_binary(path: &Path, len: usize) -> String {
+pub(crate) fn render_binary(path: &Path, len: usize) -> String {
     format!(
         "{} is a binary file ({len} bytes); its contents are not shown.",
         path.display()
@@ -202,7 +205,7 @@ pub fn render_binary(path: &Path, len: usize) -> String {
 }
 
 /// The section of a folder: one entry per line, sub-folders with a trailing `/`.
-pub fn render_directory(path: &Path, entries: &[String], omitted: usize) -> String {
+pub(crate) fn render_directory(path: &Path, entries: &[String], omitted: usize) -> String {
     let mut out = format!("Contents of directory {}:", path.display());
     for entry in entries {
         let _ = write!(out, "\n- {entry}");
@@ -218,7 +221,7 @@ pub fn render_directory(path: &Path, entries: &[String], omitted: usize) -> Stri
 
 /// Generates the `at_mentioned_files` reminder.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct AtMentionedFilesGenerator;
+pub(crate) struct AtMentionedFilesGenerator;
 
 /// The files a turn's mentions are read against.
 struct MentionReader {

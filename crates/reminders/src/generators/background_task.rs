@@ -22,7 +22,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The wire name of a status.
-pub fn status_name(status: BackgroundTaskStatus) -> &'static str {
+pub(crate) fn status_name(status: BackgroundTaskStatus) -> &'static str {
     match status {
         BackgroundTaskStatus::Running => "running",
         BackgroundTaskStatus::Completed => "completed",
@@ -32,7 +32,7 @@ pub fn status_name(status: BackgroundTaskStatus) -> &'static str {
 }
 
 /// The wire name of a task type.
-pub fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
+pub(crate) fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
     match task_type {
         BackgroundTaskType::Shell => "shell",
         BackgroundTaskType::AsyncAgent => "async_agent",
@@ -41,7 +41,7 @@ pub fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
 }
 
 /// One line about `task`; `has_new_output` says whether its output grew since the last report.
-pub fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) -> String {
+pub(crate) fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) -> String {
     if task.status == BackgroundTaskStatus::Killed {
         return format!(
             "Task \"{}\" ({}) was stopped before it finished.",
@@ -94,7 +94,7 @@ impl Reported {
 
 /// Generates background task status updates.
 #[derive(Debug, Default)]
-pub struct BackgroundTaskGenerator {
+pub(crate) struct BackgroundTaskGenerator {
     reported: Mutex<HashMap<String, Reported>>,
 }
 

@@ -28,7 +28,7 @@ use agentctx_context::approx_token_count;
 
 /// The section of one modified file, exactly as spec §6.2.3 `build_content` writes it (Claude
 /// Code's wording), with its closing blank line: sections are concatenated.
-pub fn render_modified(path: &Path, diff: &str) -> String {
+pub(crate) fn render_modified(path: &Path, diff: &str) -> String {
     format!(
         "Note: {} was modified, either by the user or by a linter. This change was intentional, so make sure to take it into account as you proceed (ie. don't revert it unless the user asks you to). Don't tell the user this, since they are already aware. Here are the relevant changes (shown with line numbers):\n{diff}\n\n",
         path.display()
@@ -36,7 +36,7 @@ pub fn render_modified(path: &Path, diff: &str) -> String {
 }
 
 /// The section of one deleted file, closed like a modified one.
-pub fn render_deleted(path: &Path) -> String {
+pub(crate) fn render_deleted(path: &Path) -> String {
     format!(
         "Note: {} was deleted, either by the user or by another process. It no longer exists, so don't rely on the contents you read earlier and don't recreate it unless the user asks you to. Don't tell the user this, since they are already aware.\n\n",
         path.display()
@@ -45,7 +45,7 @@ pub fn render_deleted(path: &Path) -> String {
 
 /// The closing note naming the files whose diffs did not fit under the cap; `after_others` when
 /// other files' changes were shown above it.
-pub fn render_cut_note(cut: &[&Path], token_cap: usize, after_others: bool) -> String {
+pub(crate) fn render_cut_note(cut: &[&Path], token_cap: usize, after_others: bool) -> String {
     let count = cut.len();
     let also = if after_others { " also" } else { "" };
     let mut note = format!(

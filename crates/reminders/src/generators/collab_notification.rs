@@ -13,7 +13,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder for chats with unread messages.
-pub fn render_collab_notification(chats: &[CollabChat]) -> String {
+pub(crate) fn render_collab_notification(chats: &[CollabChat]) -> String {
     let total: i64 = chats.iter().map(|chat| i64::from(chat.unread_count)).sum();
     let senders = chats
         .iter()
@@ -34,7 +34,7 @@ pub fn render_collab_notification(chats: &[CollabChat]) -> String {
 
 /// Generates the collab notification.
 #[derive(Debug, Default)]
-pub struct CollabNotificationGenerator {
+pub(crate) struct CollabNotificationGenerator {
     last: LastReported<Vec<CollabChat>>,
 }
 

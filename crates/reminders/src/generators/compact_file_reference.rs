@@ -14,7 +14,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The note for one file.
-pub fn render_compact_file_reference(filename: &std::path::Path) -> String {
+pub(crate) fn render_compact_file_reference(filename: &std::path::Path) -> String {
     format!(
         "Note: {} was read before the last conversation was summarized, but the contents are too large to include. Use Read tool if you need to access it.",
         filename.display()
@@ -23,7 +23,7 @@ pub fn render_compact_file_reference(filename: &std::path::Path) -> String {
 
 /// Generates compact file references.
 #[derive(Debug, Default)]
-pub struct CompactFileReferenceGenerator {
+pub(crate) struct CompactFileReferenceGenerator {
     last: LastReported<Vec<PathBuf>>,
 }
 

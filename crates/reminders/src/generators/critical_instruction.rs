@@ -21,7 +21,7 @@ use crate::types::SystemReminder;
 
 /// Generates the critical instruction.
 #[derive(Debug, Default)]
-pub struct CriticalInstructionGenerator {
+pub(crate) struct CriticalInstructionGenerator {
     /// The instruction last put into the history (tail placement only).
     last: LastReported<Option<String>>,
 }

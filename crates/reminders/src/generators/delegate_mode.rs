@@ -17,7 +17,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder while delegate mode is active.
-pub fn render_delegate_mode(team_name: &str, task_list_path: &Path) -> String {
+pub(crate) fn render_delegate_mode(team_name: &str, task_list_path: &Path) -> String {
     let task_list_path = task_list_path.display();
     format!(
         r#"## Delegate Mode
@@ -38,11 +38,11 @@ Focus on coordinating work by creating tasks, assigning them to teammates, and m
 }
 
 /// The reminder on the turn after delegate mode was left.
-pub const DELEGATE_MODE_EXIT_TEXT: &str = "## Exited Delegate Mode\n\nYou have exited delegate mode. You can now use all tools (Bash, Read, Write, Edit, etc.) and take actions directly. Continue with your tasks.";
+pub(crate) const DELEGATE_MODE_EXIT_TEXT: &str = "## Exited Delegate Mode\n\nYou have exited delegate mode. You can now use all tools (Bash, Read, Write, Edit, etc.) and take actions directly. Continue with your tasks.";
 
 /// Generates the delegate mode reminder when delegate mode is entered with a known team.
 #[derive(Debug, Default)]
-pub struct DelegateModeGenerator {
+pub(crate) struct DelegateModeGenerator {
     last: LastReported<Option<(String, PathBuf)>>,
 }
 
@@ -85,7 +85,7 @@ impl AttachmentGenerator for DelegateModeGenerator {
 
 /// Generates the exit reminder once, on the turn after delegate mode was left.
 #[derive(Debug, Default)]
-pub struct DelegateModeExitGenerator {
+pub(crate) struct DelegateModeExitGenerator {
     last: LastReported<bool>,
 }
 

@@ -14,7 +14,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The symbol shown before a diagnostic of `severity`.
-pub fn severity_symbol(severity: DiagnosticSeverity) -> &'static str {
+pub(crate) fn severity_symbol(severity: DiagnosticSeverity) -> &'static str {
     match severity {
         DiagnosticSeverity::Error => "✘",
         DiagnosticSeverity::Warning => "⚠",
@@ -46,7 +46,7 @@ fn render_diagnostic(diagnostic: &Diagnostic) -> String {
 }
 
 /// The per-file summary: the file, then one indented line per diagnostic.
-pub fn format_diagnostics_summary(files: &[DiagnosticFile]) -> String {
+pub(crate) fn format_diagnostics_summary(files: &[DiagnosticFile]) -> String {
     files
         .iter()
         .map(|file| {
@@ -63,7 +63,7 @@ pub fn format_diagnostics_summary(files: &[DiagnosticFile]) -> String {
 }
 
 /// The content inside `<new-diagnostics>`.
-pub fn render_new_diagnostics(files: &[DiagnosticFile]) -> String {
+pub(crate) fn render_new_diagnostics(files: &[DiagnosticFile]) -> String {
     format!(
         "The following new diagnostic issues were detected:\n\n{}",
         format_diagnostics_summary(files)
@@ -86,7 +86,7 @@ fn reminder(attachment_type: AttachmentType, files: Vec<DiagnosticFile>) -> Opti
 
 /// Generates new diagnostics from the diagnostics system.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct DiagnosticsGenerator;
+pub(crate) struct DiagnosticsGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for DiagnosticsGenerator {
@@ -107,7 +107,7 @@ impl AttachmentGenerator for DiagnosticsGenerator {
 
 /// Generates new diagnostics from LSP servers.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct LspDiagnosticsGenerator;
+pub(crate) struct LspDiagnosticsGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for LspDiagnosticsGenerator {

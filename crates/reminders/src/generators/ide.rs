@@ -14,10 +14,10 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// Selections longer than this many characters are cut.
-pub const MAX_SELECTION_CHARS: usize = 2_000;
+pub(crate) const MAX_SELECTION_CHARS: usize = 2_000;
 
 /// The reminder for a selection.
-pub fn render_ide_selection(selection: &IdeSelection) -> String {
+pub(crate) fn render_ide_selection(selection: &IdeSelection) -> String {
     let content = if selection.content.chars().count() > MAX_SELECTION_CHARS {
         let cut = selection
             .content
@@ -37,7 +37,7 @@ pub fn render_ide_selection(selection: &IdeSelection) -> String {
 }
 
 /// The reminder for an opened file.
-pub fn render_ide_opened_file(file: &IdeOpenedFile) -> String {
+pub(crate) fn render_ide_opened_file(file: &IdeOpenedFile) -> String {
     format!(
         "The user opened the file {} in the IDE. This may or may not be related to the current task.",
         file.filename.display()
@@ -46,7 +46,7 @@ pub fn render_ide_opened_file(file: &IdeOpenedFile) -> String {
 
 /// Generates the IDE selection reminder.
 #[derive(Debug, Default)]
-pub struct IdeSelectionGenerator {
+pub(crate) struct IdeSelectionGenerator {
     last: LastReported<Option<IdeSelection>>,
 }
 
@@ -83,7 +83,7 @@ impl AttachmentGenerator for IdeSelectionGenerator {
 
 /// Generates the IDE opened-file reminder (only while nothing is selected).
 #[derive(Debug, Default)]
-pub struct IdeOpenedFileGenerator {
+pub(crate) struct IdeOpenedFileGenerator {
     last: LastReported<Option<IdeOpenedFile>>,
 }
 

@@ -12,7 +12,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder text.
-pub fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
+pub(crate) fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
     let sections = skills
         .iter()
         .map(|skill| {
@@ -32,7 +32,7 @@ pub fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
 
 /// Generates the invoked skills reminder.
 #[derive(Debug, Default)]
-pub struct InvokedSkillsGenerator {
+pub(crate) struct InvokedSkillsGenerator {
     last: LastReported<Vec<InvokedSkill>>,
 }
 

@@ -10,13 +10,13 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The notice for `cleared_count` cleared tool results.
-pub fn render_micro_compact(cleared_count: usize) -> String {
+pub(crate) fn render_micro_compact(cleared_count: usize) -> String {
     format!("Micro-compact cleared {cleared_count} tool result(s) to reduce context size.")
 }
 
 /// Generates the micro-compact notice.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct MicroCompactGenerator;
+pub(crate) struct MicroCompactGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for MicroCompactGenerator {

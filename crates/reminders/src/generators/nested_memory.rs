@@ -30,7 +30,7 @@ use crate::types::SystemReminder;
 
 /// The files looked for in each folder, in order: the spec's list, then the catalogue's local
 /// and `.claude/` variants.
-pub const PRIORITY_FILES: &[&str] = &[
+pub(crate) const PRIORITY_FILES: &[&str] = &[
     "CLAUDE.md",
     "README.md",
     ".cursorrules",
@@ -41,11 +41,11 @@ pub const PRIORITY_FILES: &[&str] = &[
 ];
 
 /// Most levels of `@path` imports followed from a memory file (`MAX_IMPORT_DEPTH`).
-pub const MAX_IMPORT_DEPTH: usize = 5;
+pub(crate) const MAX_IMPORT_DEPTH: usize = 5;
 
 /// A memory file found for a trigger.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryFile {
+pub(crate) struct MemoryFile {
     /// Its path.
     pub path: PathBuf,
     /// Its content (within the catalogue's limits).
@@ -55,7 +55,7 @@ pub struct MemoryFile {
 }
 
 /// Renders the reminder (spec §6.2.5 format).
-pub fn render_nested_memory(files: &[MemoryFile]) -> String {
+pub(crate) fn render_nested_memory(files: &[MemoryFile]) -> String {
     files
         .iter()
         .map(|file| {
@@ -74,20 +74,7 @@ pub fn render_nested_memory(files: &[MemoryFile]) -> String {
 
 /// Generates the `nested_memory` reminder.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct NestedMemoryGenerator;
-
-impl NestedMemoryGenerator {
-    /// The memory files for `triggers` not yet included this session, marking them included.
-    pub fn find_memory_files(
-        &self,
-        ctx: &GeneratorContext,
-        triggers: &[PathBuf],
-    ) -> Vec<MemoryFile> {
-        let walk = find_memory_files(&ctx.cwd, &ctx.file_tracker, triggers);
-        walk.commit(&ctx.file_tracker);
-        walk.files
-    }
-}
+pub(crate) struct NestedMemoryGenerator;
 
 /// What one walk found. Nothing is marked loaded during the walk: the walk runs on the
 /// blocking pool, and a run the orchestrator's timeout dropped must leave no trace (see
@@ -114,7 +101,7 @@ impl MemoryWalk {
     }
 }
 
-/// [`NestedMemoryGenerator::find_memory_files`] on the parts of the context it needs, without
+/// The memory files for `triggers` not yet included this session (nearest folder first), without
 /// marking anything.
 fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) -> MemoryWalk {
     let mut walk = MemoryWalk::default();

@@ -19,7 +19,7 @@ use crate::types::SystemReminder;
 
 /// The reminder text. `total_bytes` is the plan file's size when `plan_content` is only its
 /// start (cut at [`MAX_PLAN_FILE_BYTES`]): a marker then says what was left out.
-pub fn render_plan_file_reference(
+pub(crate) fn render_plan_file_reference(
     plan_file_path: &Path,
     plan_content: &str,
     total_bytes: Option<u64>,
@@ -49,7 +49,7 @@ fn read_plan(path: &Path) -> Result<Option<CappedText>, GeneratorError> {
 
 /// Generates the plan file reference from [`crate::PlanState::reference_file`].
 #[derive(Debug, Default)]
-pub struct PlanFileReferenceGenerator {
+pub(crate) struct PlanFileReferenceGenerator {
     last: LastReported<Option<(PathBuf, CappedText)>>,
 }
 

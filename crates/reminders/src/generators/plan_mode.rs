@@ -23,16 +23,16 @@ use crate::types::SystemReminder;
 
 /// Default number of Explore agents plan mode may launch in parallel
 /// (`CLAUDE_CODE_PLAN_V2_EXPLORE_AGENT_COUNT`).
-pub const DEFAULT_MAX_EXPLORE_AGENTS: u32 = 3;
+pub(crate) const DEFAULT_MAX_EXPLORE_AGENTS: u32 = 3;
 /// Default number of Plan agents plan mode may launch in parallel
 /// (`CLAUDE_CODE_PLAN_V2_AGENT_COUNT`).
-pub const DEFAULT_MAX_PLAN_AGENTS: u32 = 1;
+pub(crate) const DEFAULT_MAX_PLAN_AGENTS: u32 = 1;
 /// The plan file path shown when the host gave none.
-pub const UNKNOWN_PLAN_FILE: &str = "the plan file";
+pub(crate) const UNKNOWN_PLAN_FILE: &str = "the plan file";
 
 /// Which plan mode reminder to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlanReminderType {
+pub(crate) enum PlanReminderType {
     /// Complete instructions with the 5-phase workflow.
     Full,
     /// The abbreviated single-line reminder.
@@ -40,7 +40,7 @@ pub enum PlanReminderType {
 }
 
 /// The full reminder for the main agent, with the 5-phase workflow.
-pub fn render_full_plan_reminder(
+pub(crate) fn render_full_plan_reminder(
     plan_file_path: &Path,
     plan_exists: bool,
     max_explore_agents: u32,
@@ -114,7 +114,7 @@ This is critical - your turn should only end with either using the AskUserQuesti
 }
 
 /// The sparse reminder sent between full ones.
-pub fn render_sparse_plan_reminder(plan_file_path: &Path) -> String {
+pub(crate) fn render_sparse_plan_reminder(plan_file_path: &Path) -> String {
     format!(
         "Plan mode still active (see full instructions earlier in conversation). Read-only except plan file ({}). Follow 5-phase workflow. End turns with AskUserQuestion (for clarifications) or ExitPlanMode (for plan approval). Never ask about plan approval via text or AskUserQuestion.",
         plan_file_path.display()
@@ -122,7 +122,7 @@ pub fn render_sparse_plan_reminder(plan_file_path: &Path) -> String {
 }
 
 /// The shorter reminder for Plan and Explore sub-agents.
-pub fn render_sub_agent_plan_reminder(plan_file_path: &Path, plan_exists: bool) -> String {
+pub(crate) fn render_sub_agent_plan_reminder(plan_file_path: &Path, plan_exists: bool) -> String {
     let plan_info = if plan_exists {
         format!(
             "A plan file already exists at {}. You can read it and make incremental edits using the Edit tool if you need to.",
@@ -150,7 +150,7 @@ Answer the user's query comprehensively, using the AskUserQuestion tool if you n
 ///
 /// The spec writes it with `\` line continuations, which drop the next line's indentation, so
 /// the sub-items of step 3 start at the beginning of their line, as the spec's text evaluates.
-pub fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
+pub(crate) fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
     let plan_file_path = plan_file_path.display();
     format!(
         "## Re-entering Plan Mode\n\n\
@@ -172,7 +172,7 @@ pub fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
 }
 
 /// The reminder sent on the turn after plan mode was left.
-pub fn render_plan_mode_exit(plan_file_path: Option<&Path>, plan_exists: bool) -> String {
+pub(crate) fn render_plan_mode_exit(plan_file_path: Option<&Path>, plan_exists: bool) -> String {
     let mut text = String::from(
         "## Exited Plan Mode\n\nYou have exited plan mode. You can now make edits, run tools, and take actions.",
     );
@@ -208,7 +208,7 @@ async fn plan_exists(ctx: &GeneratorContext, generator: &str) -> Result<bool, Ge
 
 /// Generates the plan mode reminder (full, sparse or sub-agent).
 #[derive(Debug, Clone, Copy)]
-pub struct PlanModeGenerator {
+pub(crate) struct PlanModeGenerator {
     max_explore_agents: u32,
     max_plan_agents: u32,
 }
@@ -223,7 +223,7 @@ impl Default for PlanModeGenerator {
 impl PlanModeGenerator {
     /// A generator allowing `max_explore_agents` Explore and `max_plan_agents` Plan agents
     /// (each clamped to 1..=5, as Claude Code's environment variables are).
-    pub fn with_agent_counts(max_explore_agents: u32, max_plan_agents: u32) -> Self {
+    pub(crate) fn with_agent_counts(max_explore_agents: u32, max_plan_agents: u32) -> Self {
         Self {
             max_explore_agents: max_explore_agents.clamp(1, 5),
             max_plan_agents: max_plan_agents.clamp(1, 5),
@@ -231,7 +231,7 @@ impl PlanModeGenerator {
     }
 
     /// The reminder type of the next attachment, from the number already sent.
-    pub fn reminder_type(attachments_sent: i32) -> PlanReminderType {
+    pub(crate) fn reminder_type(attachments_sent: i32) -> PlanReminderType {
         if is_full_plan_reminder(attachments_sent) {
             PlanReminderType::Full
         } else {
@@ -275,7 +275,7 @@ impl AttachmentGenerator for PlanModeGenerator {
 
 /// Generates the re-entry reminder once when plan mode is entered again and a plan file exists.
 #[derive(Debug, Default)]
-pub struct PlanModeReentryGenerator {
+pub(crate) struct PlanModeReentryGenerator {
     last: LastReported<bool>,
 }
 
@@ -307,7 +307,7 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
 
 /// Generates the exit reminder once, on the turn after plan mode was left.
 #[derive(Debug, Default)]
-pub struct PlanModeExitGenerator {
+pub(crate) struct PlanModeExitGenerator {
     last: LastReported<bool>,
 }
 

@@ -11,7 +11,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder for one queued command.
-pub fn render_queued_command(command: &QueuedCommand) -> String {
+pub(crate) fn render_queued_command(command: &QueuedCommand) -> String {
     format!(
         "The user sent a new message while you were working:\n{}\n\nIMPORTANT: After completing your current task, you MUST address the user's message above. Do not ignore it.",
         command.prompt
@@ -20,7 +20,7 @@ pub fn render_queued_command(command: &QueuedCommand) -> String {
 
 /// Generates the queued commands reminder.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct QueuedCommandsGenerator;
+pub(crate) struct QueuedCommandsGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for QueuedCommandsGenerator {

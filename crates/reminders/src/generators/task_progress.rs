@@ -17,7 +17,7 @@ use crate::types::SystemReminder;
 
 /// Generates task progress updates.
 #[derive(Debug, Default)]
-pub struct TaskProgressGenerator {
+pub(crate) struct TaskProgressGenerator {
     reported: Mutex<HashMap<String, String>>,
 }
 

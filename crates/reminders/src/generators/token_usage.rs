@@ -12,7 +12,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder text.
-pub fn render_token_usage(usage: &ContextTokenUsage) -> String {
+pub(crate) fn render_token_usage(usage: &ContextTokenUsage) -> String {
     format!(
         "Token usage: {}/{}; {} remaining",
         usage.used, usage.total, usage.remaining
@@ -21,7 +21,7 @@ pub fn render_token_usage(usage: &ContextTokenUsage) -> String {
 
 /// Generates the token usage reminder.
 #[derive(Debug, Default)]
-pub struct TokenUsageGenerator {
+pub(crate) struct TokenUsageGenerator {
     last: LastReported<Option<ContextTokenUsage>>,
 }
 

@@ -19,7 +19,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder text for the failed calls among `results` (`None` when none failed).
-pub fn render_tool_results(results: &[ToolResultInfo]) -> Option<String> {
+pub(crate) fn render_tool_results(results: &[ToolResultInfo]) -> Option<String> {
     let failed: Vec<&ToolResultInfo> = results.iter().filter(|result| !result.success).collect();
     if failed.is_empty() {
         return None;
@@ -54,7 +54,7 @@ fn render_duration(duration_ms: i64) -> String {
 
 /// Generates the `tool_result` reminder from [`GeneratorContext::last_tool_results`].
 #[derive(Debug, Default)]
-pub struct ToolResultGenerator {
+pub(crate) struct ToolResultGenerator {
     /// The results last reported, so a host that leaves them set does not repeat them.
     last: LastReported<Vec<ToolResultInfo>>,
 }

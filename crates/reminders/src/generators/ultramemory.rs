@@ -12,7 +12,7 @@ use crate::types::SystemReminder;
 
 /// Generates the ultra memory reminder from [`GeneratorContext::ultramemory`].
 #[derive(Debug, Default)]
-pub struct UltramemoryGenerator {
+pub(crate) struct UltramemoryGenerator {
     last: LastReported<Option<String>>,
 }
 

@@ -12,12 +12,12 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The tool that verifies a plan's execution.
-pub const VERIFY_PLAN_TOOL: &str = "VerifyPlanExecution";
+pub(crate) const VERIFY_PLAN_TOOL: &str = "VerifyPlanExecution";
 /// The tool that launches agents, which must not be used for verification.
-pub const AGENT_TOOL: &str = "Task";
+pub(crate) const AGENT_TOOL: &str = "Task";
 
 /// The reminder text.
-pub fn render_verify_plan_reminder() -> String {
+pub(crate) fn render_verify_plan_reminder() -> String {
     format!(
         "You have completed implementing the plan. Please call the \"{VERIFY_PLAN_TOOL}\" tool directly (NOT the {AGENT_TOOL} tool or an agent) to verify that all plan items were completed correctly."
     )
@@ -25,7 +25,7 @@ pub fn render_verify_plan_reminder() -> String {
 
 /// Generates the verify plan reminder.
 #[derive(Debug, Default)]
-pub struct VerifyPlanReminderGenerator {
+pub(crate) struct VerifyPlanReminderGenerator {
     last: LastReported<bool>,
 }
 
