@@ -1,5 +1,5 @@
-//! [`SystemReminderConfig`] and [`AttachmentSettings`] (spec §10), loadable from the TOML of
-//! §10.2, with the environment overrides of §10.3.
+//! [`SystemReminderConfig`] and [`AttachmentSettings`] (see docs/design/reminders.md,
+//! "Configuration"), loadable from TOML, with the environment overrides.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -23,7 +23,7 @@ pub enum ReminderPlacement {
     #[default]
     Tail,
     /// Rebuilt into each prompt right after the environment context and user instructions
-    /// (the spec's AC-5).
+    /// (see docs/design/reminders.md, "Placement").
     AfterEnvironmentContext,
 }
 
@@ -102,7 +102,7 @@ struct ConfigDocument {
 }
 
 impl SystemReminderConfig {
-    /// Reads the `[system_reminder]` section of a whole `config.toml` (spec §10.2); a document
+    /// Reads the `[system_reminder]` section of a whole `config.toml` ; a document
     /// without the section gives the defaults.
     pub fn from_toml_document(text: &str) -> Result<Self, ConfigError> {
         let document: ConfigDocument = toml::from_str(text)?;
@@ -135,9 +135,9 @@ impl SystemReminderConfig {
         }
     }
 
-    /// Applies the environment overrides of spec §10.3. `lookup` answers a variable's value
+    /// Applies the environment overrides. `lookup` answers a variable's value
     /// (pass `|name| std::env::var(name).ok()` in a binary). For each setting the
-    /// `AGENTCTX_` name wins over the spec's `CODEX_` name:
+    /// `AGENTCTX_` name wins over the `CODEX_` name (Codex's own):
     ///
     /// | variable (`AGENTCTX_` / `CODEX_`) | effect |
     /// |---|---|

@@ -1,4 +1,5 @@
-//! [`FileTracker`]: the files the model has read, for change detection (spec §7) and nested
+//! [`FileTracker`]: the files the model has read, for change detection (see
+//! docs/design/reminders.md, "File tracker") and nested
 //! memory triggers.
 //!
 //! A read records the content the model saw, the file's mtime and size, and a content hash.

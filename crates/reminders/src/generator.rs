@@ -75,7 +75,8 @@ pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
         config.is_type_enabled(self.attachment_type())
     }
 
-    /// The throttle rule; defaults to the spec's rule for the attachment type.
+    /// The throttle rule; defaults to the attachment type's rule (see docs/design/reminders.md,
+    /// "Throttles").
     fn throttle_config(&self) -> ThrottleConfig {
         default_throttle_config(self.attachment_type())
     }

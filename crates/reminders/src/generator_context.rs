@@ -1,5 +1,5 @@
-//! [`GeneratorContext`]: the state of one turn that generators read (spec §3.2, extended for the
-//! whole catalogue).
+//! [`GeneratorContext`]: the state of one turn that generators read (see
+//! docs/design/reminders.md, "Generator context").
 //!
 //! The host builds one per turn. Long-lived state is shared through `Arc`s ([`FileTracker`],
 //! [`ThrottleManager`], the [`Providers`]) so it survives across turns; everything else is a

@@ -1,4 +1,5 @@
-//! [`SystemReminderOrchestrator`]: runs the generators of a turn (spec §6.3, Claude Code `JH5`).
+//! [`SystemReminderOrchestrator`]: runs the generators of a turn (see docs/design/reminders.md,
+//! "Orchestrator").
 //!
 //! All enabled generators of the allowed tiers run concurrently (`join_all`), each under the
 //! timeout. An error, a panic or a timeout of one generator is logged and costs only its own

@@ -1,4 +1,5 @@
-//! Throttling: how often a reminder of each type may fire (spec §5.2–5.3).
+//! Throttling: how often a reminder of each type may fire (see docs/design/reminders.md,
+//! "Throttles").
 //!
 //! State lives in a [`DashMap`] inside [`ThrottleManager`], which the host keeps in an `Arc`
 //! across turns (see [`crate::GeneratorContext::throttle`]).
@@ -29,7 +30,7 @@ pub struct ThrottleConfig {
     pub max_per_session: Option<i32>,
 }
 
-/// The spec's throttle rule for `attachment_type`; unthrottled for types without one.
+/// The documented throttle rule for `attachment_type`; unthrottled for types without one.
 pub(crate) fn default_throttle_config(attachment_type: AttachmentType) -> ThrottleConfig {
     match attachment_type {
         AttachmentType::TodoReminder => ThrottleConfig {

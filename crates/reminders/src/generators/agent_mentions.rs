@@ -1,4 +1,4 @@
-//! Agent mentions (catalogue #3 `agent_mentions`): the user asked for an agent with
+//! Agent mentions (`agent_mentions`): the user asked for an agent with
 //! `@agent-<type>`.
 
 use async_trait::async_trait;

@@ -1,4 +1,4 @@
-//! Async agent status (spec §4: `<system-notification>`): an async agent the model launched has
+//! Async agent status (in `<system-notification>` tags): an async agent the model launched has
 //! ended. Each agent is announced once, when it ends.
 
 use std::collections::HashSet;

@@ -24,7 +24,7 @@ fn ctx_with(tasks: Vec<BackgroundTaskInfo>) -> GeneratorContext {
 }
 
 #[tokio::test]
-async fn ac_02_async_agent_status_is_a_system_notification() {
+async fn async_agent_status_is_a_system_notification() {
     let generator = AsyncAgentStatusGenerator::default();
     let reminder = generator
         .generate(&ctx_with(vec![agent(

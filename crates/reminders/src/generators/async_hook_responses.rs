@@ -1,4 +1,4 @@
-//! Async hook responses (catalogue #23 `async_hook_responses`): the system messages and
+//! Async hook responses (`async_hook_responses`): the system messages and
 //! additional context of async hooks that finished, read through
 //! [`crate::providers::HookResponseProvider::take_async_responses`] (each handed over once).
 

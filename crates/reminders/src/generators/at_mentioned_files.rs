@@ -1,4 +1,4 @@
-//! The `at_mentioned_files` reminder (catalogue #1): files and folders the user mentioned.
+//! The `at_mentioned_files` reminder: files and folders the user mentioned.
 //!
 //! Syntax: `@path`, `@"path with spaces"`, and a line range `@path:10-20` (or one line,
 //! `@path:10`; also after a quoted path). `@agent-…` is an agent mention and `@server:uri` of a

@@ -1,4 +1,4 @@
-//! Background task status (catalogue #21 `task_status`, spec §6.2.4), for shells and remote
+//! Background task status (Claude Code's `task_status`), for shells and remote
 //! sessions; async agents have their own notification
 //! ([`crate::generators::async_agent_status`]).
 //!
@@ -154,7 +154,8 @@ impl AttachmentGenerator for BackgroundTaskGenerator {
         if lines.is_empty() {
             return Ok(None);
         }
-        // One line per task, each ending with a newline, as spec §6.2.4 `build_content` writes it.
+        // One line per task, each ending with a newline, as docs/design/reminders.md
+        // ("Background tasks") shows.
         let content: String = lines.iter().map(|line| format!("{line}\n")).collect();
         Ok(Some(SystemReminder::new(
             AttachmentType::BackgroundTask,

@@ -35,7 +35,7 @@ async fn run(
 }
 
 #[tokio::test]
-async fn ac_25_background_task_only_for_main_agent() {
+async fn background_task_only_for_main_agent() {
     assert_eq!(
         AttachmentType::BackgroundTask.tier(),
         ReminderTier::MainAgentOnly

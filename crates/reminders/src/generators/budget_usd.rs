@@ -1,4 +1,4 @@
-//! USD budget (catalogue #26 `budget_usd`): spend against `max_budget_usd`, when set. Reported
+//! USD budget (`budget_usd`): spend against `max_budget_usd`, when set. Reported
 //! when it changed since last reported.
 
 use async_trait::async_trait;

@@ -1,4 +1,4 @@
-//! The `changed_files` reminder (catalogue #4, spec §6.2.3): files the model read that changed on
+//! The `changed_files` reminder (see docs/design/reminders.md, "changed_files"): files the model read that changed on
 //! disk since.
 //!
 //! It carries diffs only, never whole files. The diffs of one turn stay under a token cap
@@ -26,7 +26,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 use agentctx_context::approx_token_count;
 
-/// The section of one modified file, exactly as spec §6.2.3 `build_content` writes it (Claude
+/// The section of one modified file, word for word as docs/design/reminders.md gives it (Claude
 /// Code's wording), with its closing blank line: sections are concatenated.
 pub(crate) fn render_modified(path: &Path, diff: &str) -> String {
     format!(
@@ -70,7 +70,7 @@ impl ChangedFilesGenerator {
     }
 
     /// The reminder text for `changes`: one section per file while the total stays under
-    /// `token_cap` (each ends with a blank line, as in the spec), then a note naming the files
+    /// `token_cap` (each ends with a blank line), then a note naming the files
     /// that were cut. `None` when nothing remains.
     pub fn render(&self, changes: &[FileChange], token_cap: usize) -> Option<String> {
         let mut sections: Vec<String> = Vec::new();

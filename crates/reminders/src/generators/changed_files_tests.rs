@@ -53,7 +53,7 @@ fn numbered(count: usize) -> String {
 }
 
 #[tokio::test]
-async fn ac_24_changed_files_includes_diff() {
+async fn changed_files_includes_diff() {
     let fx = Fixture::new();
     fx.read("main.rs", &numbered(12));
     fx.edit(

@@ -1,4 +1,4 @@
-//! Collab notification (catalogue #12 `collab_notification`): unread teammate messages, read
+//! Collab notification (`collab_notification`): unread teammate messages, read
 //! through [`crate::providers::TeammateMailbox::unread_chats`]. Reported when the unread counts
 //! change.
 

@@ -1,4 +1,4 @@
-//! Compact file references (catalogue #28 `compact_file_reference`): files read before the last
+//! Compact file references (`compact_file_reference`): files read before the last
 //! compaction that were too large to re-include. Reported once per compaction (when the list
 //! changes).
 

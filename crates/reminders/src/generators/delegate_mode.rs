@@ -1,4 +1,4 @@
-//! Delegate mode reminders (catalogue #9 `delegate_mode`, #10 `delegate_mode_exit`): a team lead
+//! Delegate mode reminders (`delegate_mode`, `delegate_mode_exit`): a team lead
 //! in delegate mode may only coordinate its team. The delegate mode reminder fires when the mode
 //! is entered (or its team changes), not on every turn; the exit reminder on the turn after
 //! leaving.

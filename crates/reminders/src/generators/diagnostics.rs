@@ -1,4 +1,4 @@
-//! New diagnostics (catalogue #19 `diagnostics`, #20 `lsp_diagnostics`, spec §4
+//! New diagnostics (`diagnostics`, `lsp_diagnostics`, in
 //! `<new-diagnostics>`), read through [`crate::providers::DiagnosticsProvider`]. The provider
 //! hands each diagnostic over once, so each is reported once.
 

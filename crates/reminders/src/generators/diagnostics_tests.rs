@@ -81,7 +81,7 @@ fn ctx_with(provider: Arc<FakeDiagnostics>) -> GeneratorContext {
 }
 
 #[tokio::test]
-async fn ac_02_diagnostics_are_wrapped_in_new_diagnostics_without_newlines() {
+async fn diagnostics_are_wrapped_in_new_diagnostics_without_newlines() {
     let provider = Arc::new(FakeDiagnostics::default());
     *provider.plain.lock().unwrap() = files();
     let ctx = ctx_with(provider);

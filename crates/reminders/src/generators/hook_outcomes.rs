@@ -1,4 +1,4 @@
-//! Synchronous hook outcomes (catalogue #32–#35: `hook_blocking_error`, `hook_success`,
+//! Synchronous hook outcomes (`hook_blocking_error`, `hook_success`,
 //! `hook_additional_context`, `hook_stopped_continuation`), read through
 //! [`crate::providers::HookResponseProvider::take_hook_outcomes`].
 //!

@@ -1,4 +1,4 @@
-//! IDE context (catalogue #15 `ide_selection`, #16 `ide_opened_file`), read through
+//! IDE context (`ide_selection`, `ide_opened_file`), read through
 //! [`crate::providers::IdeProvider`]. Each is reported when it changes: a new selection, or a
 //! newly opened file while nothing is selected.
 

@@ -1,4 +1,4 @@
-//! Invoked skills (catalogue #14 `invoked_skills`): the skills used in this session, so their
+//! Invoked skills (`invoked_skills`): the skills used in this session, so their
 //! guidelines stay in force. Reported when the set of invoked skills changes.
 
 use async_trait::async_trait;

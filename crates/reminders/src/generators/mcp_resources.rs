@@ -1,4 +1,4 @@
-//! MCP resources (catalogue #2 `mcp_resources`): the user mentioned `@server:uri` for a
+//! MCP resources (`mcp_resources`): the user mentioned `@server:uri` for a
 //! connected server; the resource is read through [`crate::providers::McpResourceProvider`].
 
 use async_trait::async_trait;

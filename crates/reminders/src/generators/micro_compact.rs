@@ -1,4 +1,4 @@
-//! Micro-compact notice (catalogue #31 `micro_compact`): old tool results were cleared to save
+//! Micro-compact notice (`micro_compact`): old tool results were cleared to save
 //! context since the last turn.
 
 use async_trait::async_trait;

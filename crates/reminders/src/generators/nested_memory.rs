@@ -1,4 +1,4 @@
-//! The `nested_memory` reminder (catalogue #5, spec §6.2.5): instruction files that sit near the
+//! The `nested_memory` reminder (see docs/design/reminders.md, "nested_memory"): instruction files that sit near the
 //! files the model read.
 //!
 //! For each file fully read since the last turn (the [`crate::FileTracker`]'s triggers), it walks
@@ -28,7 +28,7 @@ use crate::generators::at_mentioned_files::parse_file_mentions;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
-/// The files looked for in each folder, in order: the spec's list, then the catalogue's local
+/// The files looked for in each folder, in order: the common instruction files, then the local
 /// and `.claude/` variants.
 pub(crate) const PRIORITY_FILES: &[&str] = &[
     "CLAUDE.md",
@@ -54,7 +54,7 @@ pub(crate) struct MemoryFile {
     pub omitted_lines: usize,
 }
 
-/// Renders the reminder (spec §6.2.5 format).
+/// Renders the reminder: one section per file, separated by a rule.
 pub(crate) fn render_nested_memory(files: &[MemoryFile]) -> String {
     files
         .iter()

@@ -1,4 +1,4 @@
-//! Output style (catalogue #17 `output_style`): a non-default output style is active. Reported
+//! Output style (`output_style`): a non-default output style is active. Reported
 //! when the style is set or changes.
 
 use async_trait::async_trait;

@@ -1,4 +1,4 @@
-//! Plan file reference (catalogue #29 `plan_file_reference`): a plan file from a previous session
+//! Plan file reference (`plan_file_reference`): a plan file from a previous session
 //! (or from before compaction) with its contents. Reported when the file or its contents change.
 
 use std::path::Path;

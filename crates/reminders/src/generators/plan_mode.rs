@@ -1,5 +1,4 @@
-//! Plan mode reminders (catalogue #6–#8, spec §6.2.2 and key-features "Plan Mode System
-//! Reminders"): the full reminder with the 5-phase workflow, the sparse one, the sub-agent one,
+//! Plan mode reminders (see docs/design/reminders.md, "Plan mode"): the full reminder with the 5-phase workflow, the sparse one, the sub-agent one,
 //! re-entry and exit.
 //!
 //! While plan mode is active the orchestrator's throttle lets [`PlanModeGenerator`] fire on the
@@ -146,10 +145,10 @@ Answer the user's query comprehensively, using the AskUserQuestion tool if you n
     )
 }
 
-/// The re-entry reminder: the spec's `build_reentry_content` (§6.2.2), literal for literal.
+/// The re-entry reminder, word for word as docs/design/reminders.md ("Plan mode") gives it.
 ///
-/// The spec writes it with `\` line continuations, which drop the next line's indentation, so
-/// the sub-items of step 3 start at the beginning of their line, as the spec's text evaluates.
+/// It is written with `\` line continuations, which drop the next line's indentation, so the
+/// sub-items of step 3 start at the beginning of their line.
 pub(crate) fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
     let plan_file_path = plan_file_path.display();
     format!(

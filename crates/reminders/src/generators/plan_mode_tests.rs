@@ -35,7 +35,7 @@ async fn content(generator: &dyn AttachmentGenerator, ctx: &GeneratorContext) ->
 }
 
 #[tokio::test]
-async fn ac_21_plan_mode_includes_workflow_phases() {
+async fn plan_mode_includes_workflow_phases() {
     let ctx = plan_ctx(PLAN);
     let text = content(&PlanModeGenerator::default(), &ctx).await.unwrap();
     for phase in [
@@ -63,7 +63,7 @@ async fn plan_mode_full_reminder_with_an_existing_plan_and_custom_agent_counts()
 }
 
 #[tokio::test]
-async fn ac_09_plan_mode_full_on_first_attachment_then_sparse_then_full_every_fifth() {
+async fn plan_mode_full_on_first_attachment_then_sparse_then_full_every_fifth() {
     let ctx = plan_ctx(PLAN);
     let generator = PlanModeGenerator::default();
     let mut kinds = Vec::new();
@@ -124,7 +124,7 @@ async fn plan_mode_generators_stay_silent_outside_plan_mode() {
 }
 
 #[tokio::test]
-async fn ac_22_plan_mode_reentry_has_correct_instructions() {
+async fn plan_mode_reentry_has_correct_instructions() {
     let (dir, path) = existing_plan();
     let mut ctx = plan_ctx(path.to_str().unwrap());
     ctx.plan.is_reentry = true;

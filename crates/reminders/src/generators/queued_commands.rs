@@ -1,4 +1,4 @@
-//! Queued commands (catalogue #18 `queued_commands`): messages the user sent while the agent was
+//! Queued commands (`queued_commands`): messages the user sent while the agent was
 //! working, read through [`crate::providers::QueuedCommandsProvider`] (each handed over once).
 
 use async_trait::async_trait;

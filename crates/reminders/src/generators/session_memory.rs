@@ -1,4 +1,4 @@
-//! Session memory (catalogue #24 `memory`, spec §4 `<session-memory>`): previews of past
+//! Session memory (Claude Code's `memory`, in `<session-memory>` tags): previews of past
 //! sessions' notes. Reported when the set of previews changes.
 
 use std::time::SystemTime;

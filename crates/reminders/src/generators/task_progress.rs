@@ -1,4 +1,4 @@
-//! Task progress (catalogue #22 `task_progress`): the latest progress message of running
+//! Task progress (`task_progress`): the latest progress message of running
 //! background tasks, when it changed since last reported. The orchestrator's throttle keeps
 //! [`crate::throttle::PROGRESS_TURN_THRESHOLD`] turns between two updates.
 

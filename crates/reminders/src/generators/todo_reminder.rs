@@ -1,4 +1,5 @@
-//! The todo reminder (catalogue #11 `todo_reminders`, spec §6.2.1).
+//! The todo reminder (Claude Code's `todo_reminders`; see docs/design/reminders.md,
+//! "Throttles" and "Texts the model sees").
 //!
 //! It fires when the TodoWrite tool has not been used for [`TURNS_SINCE_TODO_WRITE`] turns, at
 //! most every [`crate::throttle::TURNS_BETWEEN_TODO_REMINDERS`] turns (the orchestrator's

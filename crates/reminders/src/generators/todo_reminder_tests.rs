@@ -24,7 +24,7 @@ fn ctx_at(turn: i32, last_write: Option<i32>, items: Vec<TodoItem>) -> Generator
 }
 
 #[tokio::test]
-async fn ac_23_todo_reminder_content_matches_claude_code_format() {
+async fn todo_reminder_content_matches_claude_code_format() {
     let ctx = ctx_at(
         9,
         Some(2),
@@ -41,7 +41,7 @@ async fn ac_23_todo_reminder_content_matches_claude_code_format() {
 }
 
 #[tokio::test]
-async fn ac_23_todo_reminder_for_an_empty_list_has_no_list() {
+async fn todo_reminder_for_an_empty_list_has_no_list() {
     let ctx = ctx_at(6, None, Vec::new());
     let reminder = TodoReminderGenerator.generate(&ctx).await.unwrap().unwrap();
     assert_eq!(reminder.content, TODO_REMINDER_TEXT);
@@ -49,7 +49,7 @@ async fn ac_23_todo_reminder_for_an_empty_list_has_no_list() {
 }
 
 #[tokio::test]
-async fn ac_08_todo_reminder_needs_5_turns_since_todo_write() {
+async fn todo_reminder_needs_5_turns_since_todo_write() {
     let generator = TodoReminderGenerator;
     let items = vec![item("Run the tests", TodoStatus::Pending)];
     for turn in 4..=8 {

@@ -1,4 +1,4 @@
-//! Token usage (catalogue #25 `token_usage`): the context window use, when enabled
+//! Token usage (`token_usage`): the context window use, when enabled
 //! (`enable_token_usage`). Reported when it changed since last reported.
 
 use async_trait::async_trait;

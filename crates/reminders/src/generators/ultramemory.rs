@@ -1,4 +1,4 @@
-//! Ultra memory (catalogue #30 `ultramemory`): memory content the host supplies, shown as is.
+//! Ultra memory (`ultramemory`): memory content the host supplies, shown as is.
 //! Reported when it changes.
 
 use async_trait::async_trait;

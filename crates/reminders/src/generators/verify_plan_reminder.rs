@@ -1,4 +1,4 @@
-//! Verify plan reminder (catalogue #27 `verify_plan_reminder`): the approved plan is
+//! Verify plan reminder (`verify_plan_reminder`): the approved plan is
 //! implemented, so the model should verify it. Fires once each time the host marks the
 //! implementation complete.
 

@@ -316,7 +316,7 @@ fn render(reminders: &[SystemReminder], redact: &str) -> String {
 }
 
 #[tokio::test]
-async fn ac_06_every_catalogue_generator_in_one_turn_in_catalogue_order() {
+async fn every_catalogue_generator_in_one_turn_in_catalogue_order() {
     let dir = tempfile::tempdir().unwrap();
     let plan_file = dir.path().join("brave-otter.md");
     std::fs::write(&plan_file, "# Plan: parser\n").unwrap();

@@ -30,7 +30,7 @@ const MAIN_AGENT_ONLY: [&str; 16] = [
 ];
 
 #[test]
-fn ac_02_reminders_use_the_correct_xml_tag_per_type() {
+fn reminders_use_the_correct_xml_tag_per_type() {
     let wrapped =
         |attachment_type: AttachmentType| SystemReminder::new(attachment_type, "body").wrap_xml();
     assert_eq!(
@@ -54,7 +54,7 @@ fn ac_02_reminders_use_the_correct_xml_tag_per_type() {
         "<new-diagnostics>body</new-diagnostics>"
     );
     assert_eq!(wrapped(AttachmentType::TeammateMessage), "body");
-    // Spec §4.1: background shells, token usage and budget use <system-reminder>.
+    // Background shells, token usage and budget use <system-reminder> too.
     for attachment_type in [
         AttachmentType::BackgroundTask,
         AttachmentType::TokenUsage,
@@ -72,7 +72,7 @@ fn ac_02_reminders_use_the_correct_xml_tag_per_type() {
 }
 
 #[test]
-fn ac_06_all_reminders_have_is_meta_true() {
+fn all_reminders_have_is_meta_true() {
     for attachment_type in AttachmentType::ALL {
         let reminder = SystemReminder::new(*attachment_type, "x");
         assert!(reminder.is_meta(), "{attachment_type}");
