@@ -1,5 +1,5 @@
-//! The `changed_files` reminder (see docs/design/reminders.md, "changed_files"): files the model read that changed on
-//! disk since.
+//! The `changed_files` reminder: files the model read that changed on disk since (see
+//! docs/design/reminders.md, "changed_files").
 //!
 //! It carries diffs only, never whole files. The diffs of one turn stay under a token cap
 //! (default 5,000, [`crate::GeneratorContext::changed_files_token_cap`]); files that do not fit

@@ -1,5 +1,5 @@
-//! The `nested_memory` reminder (see docs/design/reminders.md, "nested_memory"): instruction files that sit near the
-//! files the model read.
+//! The `nested_memory` reminder: instruction files that sit near the files the model read (see
+//! docs/design/reminders.md, "nested_memory").
 //!
 //! For each file fully read since the last turn (the [`crate::FileTracker`]'s triggers), it walks
 //! from the file's folder up to the working directory (inclusive) and includes the

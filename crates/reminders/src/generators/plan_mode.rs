@@ -1,5 +1,5 @@
-//! Plan mode reminders (see docs/design/reminders.md, "Plan mode"): the full reminder with the 5-phase workflow, the sparse one, the sub-agent one,
-//! re-entry and exit.
+//! Plan mode reminders: the full reminder with the 5-phase workflow, the sparse one, the
+//! sub-agent one, re-entry and exit (see docs/design/reminders.md, "Plan mode").
 //!
 //! While plan mode is active the orchestrator's throttle lets [`PlanModeGenerator`] fire on the
 //! first turn, then every [`crate::throttle::PLAN_MODE_TURNS_BETWEEN`] turns; the first
