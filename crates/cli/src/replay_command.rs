@@ -11,7 +11,6 @@ mod human_report;
 mod json_report;
 mod prompt_history;
 mod reminder_replay;
-mod reminder_state;
 mod session_replay;
 mod turn_boundary;
 
@@ -68,10 +67,19 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let reminder_config = if args.no_reminders {
         None
     } else {
-        Some(match &args.reminders_config {
+        let mut config = match &args.reminders_config {
             Some(path) => load_reminder_config(path)?,
             None => SystemReminderConfig::default(),
-        })
+        };
+        // The documented `AGENTCTX_` / `CODEX_` switches apply over the file. `vars_os`, as
+        // `vars` panics on a variable that is not UTF-8; such a variable is not one of ours.
+        let vars = std::env::vars_os().filter_map(|(name, value)| {
+            Some((name.into_string().ok()?, value.into_string().ok()?))
+        });
+        config
+            .apply_env_vars(vars)
+            .context("invalid reminder setting in the environment")?;
+        Some(config)
     };
     let estimator = ApproxTokenEstimator;
     let mut stdout = std::io::stdout().lock();

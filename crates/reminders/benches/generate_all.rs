@@ -27,14 +27,14 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::SystemTime;
 
+use agentctx_reminders::DiffOptions;
 use agentctx_reminders::FileChangeKind;
 use agentctx_reminders::FileStamp;
 use agentctx_reminders::FileTracker;
 use agentctx_reminders::GeneratorContext;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
-use agentctx_reminders::diff::DiffOptions;
-use agentctx_reminders::diff::unified_diff_with_line_numbers;
+use agentctx_reminders::unified_diff_with_line_numbers;
 use criterion::BatchSize;
 use criterion::Criterion;
 use criterion::criterion_group;

@@ -1,5 +1,5 @@
-//! [`SystemReminderConfig`] and [`AttachmentSettings`] (spec §10), loadable from the TOML of
-//! §10.2, with the environment overrides of §10.3.
+//! [`SystemReminderConfig`] and [`AttachmentSettings`] (see docs/design/reminders.md,
+//! "Configuration"), loadable from TOML, with the environment overrides.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,11 +8,11 @@ use serde::Serialize;
 use crate::types::AttachmentType;
 
 /// Default generator timeout (`ATTACHMENT_TIMEOUT`).
-pub const DEFAULT_TIMEOUT_MS: i64 = 1_000;
+pub(crate) const DEFAULT_TIMEOUT_MS: i64 = 1_000;
 /// Default share of generator runs whose timing is logged (`TELEMETRY_SAMPLE_RATE`).
-pub const DEFAULT_TELEMETRY_SAMPLE_RATE: f64 = 0.05;
+pub(crate) const DEFAULT_TELEMETRY_SAMPLE_RATE: f64 = 0.05;
 /// Default token cap of the `changed_files` reminder per turn.
-pub const DEFAULT_CHANGED_FILES_TOKEN_CAP: usize = 5_000;
+pub(crate) const DEFAULT_CHANGED_FILES_TOKEN_CAP: usize = 5_000;
 
 /// Where reminders go in the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
@@ -23,7 +23,7 @@ pub enum ReminderPlacement {
     #[default]
     Tail,
     /// Rebuilt into each prompt right after the environment context and user instructions
-    /// (the spec's AC-5).
+    /// (see docs/design/reminders.md, "Placement").
     AfterEnvironmentContext,
 }
 
@@ -102,7 +102,7 @@ struct ConfigDocument {
 }
 
 impl SystemReminderConfig {
-    /// Reads the `[system_reminder]` section of a whole `config.toml` (spec §10.2); a document
+    /// Reads the `[system_reminder]` section of a whole `config.toml` ; a document
     /// without the section gives the defaults.
     pub fn from_toml_document(text: &str) -> Result<Self, ConfigError> {
         let document: ConfigDocument = toml::from_str(text)?;
@@ -135,9 +135,9 @@ impl SystemReminderConfig {
         }
     }
 
-    /// Applies the environment overrides of spec §10.3. `lookup` answers a variable's value
+    /// Applies the environment overrides. `lookup` answers a variable's value
     /// (pass `|name| std::env::var(name).ok()` in a binary). For each setting the
-    /// `AGENTCTX_` name wins over the spec's `CODEX_` name:
+    /// `AGENTCTX_` name wins over the `CODEX_` name (Codex's own):
     ///
     /// | variable (`AGENTCTX_` / `CODEX_`) | effect |
     /// |---|---|
@@ -182,8 +182,27 @@ impl SystemReminderConfig {
     }
 }
 
+impl SystemReminderConfig {
+    /// [`SystemReminderConfig::apply_env_overrides`] over a list of variables, as
+    /// `std::env::vars()` gives them; variables without the `AGENTCTX_` or `CODEX_` prefix are ignored.
+    /// Tests pass their own list, so they never touch the process environment.
+    pub fn apply_env_vars<I, K, V>(&mut self, vars: I) -> Result<(), ConfigError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let vars: std::collections::HashMap<String, String> = vars
+            .into_iter()
+            .map(|(name, value)| (name.into(), value.into()))
+            .filter(|(name, _)| ENV_PREFIXES.iter().any(|prefix| name.starts_with(prefix)))
+            .collect();
+        self.apply_env_overrides(&|name| vars.get(name).cloned())
+    }
+}
+
 /// The environment prefixes, highest priority first.
-pub const ENV_PREFIXES: [&str; 2] = ["AGENTCTX_", "CODEX_"];
+pub(crate) const ENV_PREFIXES: [&str; 2] = ["AGENTCTX_", "CODEX_"];
 
 fn env_value(lookup: &dyn Fn(&str) -> Option<String>, suffix: &str) -> Option<(String, String)> {
     ENV_PREFIXES.iter().find_map(|prefix| {
@@ -255,6 +274,7 @@ attachment_settings! {
     todo_reminder => TodoReminder,
     collab_notification => CollabNotification,
     critical_instruction => CriticalInstruction,
+    tool_result => ToolResult,
     invoked_skills => InvokedSkills,
     compact_file_reference => CompactFileReference,
     plan_file_reference => PlanFileReference,

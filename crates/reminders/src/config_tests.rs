@@ -3,7 +3,7 @@ use pretty_assertions::assert_eq;
 use super::*;
 
 #[test]
-fn defaults_match_the_spec() {
+fn defaults_are_the_documented_ones() {
     let config = SystemReminderConfig::default();
     assert!(config.enabled);
     assert_eq!(config.timeout_ms, Some(1_000));

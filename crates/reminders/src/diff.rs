@@ -25,9 +25,9 @@ use similar::capture_diff_slices_deadline;
 use similar::group_diff_ops;
 
 /// Context lines around each change.
-pub const DEFAULT_CONTEXT_LINES: usize = 3;
+pub(crate) const DEFAULT_CONTEXT_LINES: usize = 3;
 /// Time allowed to compute one diff before `similar` falls back to a coarser result.
-pub const DEFAULT_DIFF_DEADLINE: Duration = Duration::from_millis(200);
+pub(crate) const DEFAULT_DIFF_DEADLINE: Duration = Duration::from_millis(200);
 
 /// How to render a diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

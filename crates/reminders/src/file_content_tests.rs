@@ -64,3 +64,23 @@ fn a_range_past_the_end_is_empty_without_panicking() {
     let got = excerpt("a\nb\n", usize::MAX, Some(usize::MAX));
     assert_eq!(got.num_lines, 0);
 }
+
+#[test]
+fn read_capped_cuts_at_a_line_end_and_never_splits_a_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plan.md");
+    std::fs::write(&path, "ab\ncd\nef\n").unwrap();
+    assert_eq!(
+        read_capped(&path, 7).unwrap(),
+        CappedText {
+            text: "ab\ncd".to_string(),
+            total_bytes: 9,
+            truncated: true,
+        }
+    );
+    assert_eq!(read_capped(&path, 9).unwrap().text, "ab\ncd\nef\n");
+    assert!(!read_capped(&path, 9).unwrap().truncated);
+    // One long line: cut at the cap, without half of the two-byte `é`.
+    std::fs::write(&path, "aé").unwrap();
+    assert_eq!(read_capped(&path, 2).unwrap().text, "a");
+}

@@ -1,4 +1,5 @@
-//! [`FileTracker`]: the files the model has read, for change detection (spec §7) and nested
+//! [`FileTracker`]: the files the model has read, for change detection (see
+//! docs/design/reminders.md, "File tracker") and nested
 //! memory triggers.
 //!
 //! A read records the content the model saw, the file's mtime and size, and a content hash.
@@ -28,7 +29,7 @@ use dashmap::DashSet;
 use crate::file_content::MAX_READ_BYTES;
 
 /// A stamp taken less than this after the file's mtime is not trusted.
-pub const RACY_STAMP_MARGIN: Duration = Duration::from_secs(2);
+pub(crate) const RACY_STAMP_MARGIN: Duration = Duration::from_secs(2);
 
 /// The stat of a file at the time it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +68,10 @@ pub struct ReadFileState {
     pub offset: Option<usize>,
     /// The number of lines read, for partial reads.
     pub limit: Option<usize>,
+    /// Whether the content is still in the model's context: false once compaction dropped
+    /// the read ([`FileTracker::forget_reads_in_context`]). Change detection still diffs against
+    /// `content`; only the already-read skip of `@` mentions needs the content in context.
+    pub in_context: bool,
 }
 
 impl ReadFileState {
@@ -102,7 +107,7 @@ pub struct FileChange {
 }
 
 /// Hash of file content used for change detection.
-pub fn content_hash(content: &str) -> u64 {
+pub(crate) fn content_hash(content: &str) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
     content.hash(&mut hasher);
     hasher.finish()
@@ -157,6 +162,7 @@ impl FileTracker {
             read_turn: turn,
             offset,
             limit,
+            in_context: true,
         };
         let is_full = !state.is_partial();
         // A partial read of a file whose full content the model already saw, unchanged since,
@@ -189,6 +195,7 @@ impl FileTracker {
                 read_turn: turn,
                 offset: None,
                 limit: None,
+                in_context: true,
             },
         );
     }
@@ -219,13 +226,13 @@ impl FileTracker {
         self.files.is_empty()
     }
 
-    /// Whether `path` was fully read and is unchanged on disk since (used for the silent
-    /// `already_read_file` case of `@` mentions).
+    /// Whether `path` was fully read, is still in the model's context and is unchanged on disk
+    /// since (used for the silent `already_read_file` case of `@` mentions).
     pub fn is_unchanged_since_read(&self, path: &Path) -> bool {
         let Some(state) = self.get(path) else {
             return false;
         };
-        if state.is_partial() {
+        if state.is_partial() || !state.in_context {
             return false;
         }
         match Self::check(path, &state) {
@@ -280,6 +287,15 @@ impl FileTracker {
         }
     }
 
+    /// Marks every read as no longer in the model's context (after compaction): an `@` mention
+    /// of such a file shows it again. The reads stay tracked, so later edits are still reported
+    /// (see docs/design/reminders.md, "Compaction").
+    pub fn forget_reads_in_context(&self) {
+        for mut entry in self.files.iter_mut() {
+            entry.in_context = false;
+        }
+    }
+
     /// Stops tracking `path`.
     pub fn untrack(&self, path: &Path) {
         self.files.remove(path);
@@ -290,6 +306,20 @@ impl FileTracker {
         std::mem::take(&mut *self.lock_triggers())
             .into_iter()
             .collect()
+    }
+
+    /// The nested memory triggers, sorted, left in place: a generator removes them with
+    /// [`FileTracker::remove_nested_memory_triggers`] only once its reminder is delivered.
+    pub fn nested_memory_triggers(&self) -> Vec<PathBuf> {
+        self.lock_triggers().iter().cloned().collect()
+    }
+
+    /// Removes `triggers` (handled ones); triggers added since stay.
+    pub fn remove_nested_memory_triggers(&self, triggers: &[PathBuf]) {
+        let mut pending = self.lock_triggers();
+        for trigger in triggers {
+            pending.remove(trigger);
+        }
     }
 
     /// Records that the memory file `path` was included; false if it already was.

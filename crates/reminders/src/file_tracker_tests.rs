@@ -17,7 +17,7 @@ fn age(path: &Path, secs_ago: u64) {
 }
 
 #[test]
-fn ac_11_file_tracker_records_reads() {
+fn file_tracker_records_reads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.txt");
     write(&path, "one\ntwo\n");
@@ -43,7 +43,7 @@ fn ac_11_file_tracker_records_reads() {
 }
 
 #[test]
-fn ac_12_changed_files_detected_on_modification() {
+fn changed_files_detected_on_modification() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.txt");
     write(&path, "one\ntwo\n");
@@ -66,7 +66,7 @@ fn ac_12_changed_files_detected_on_modification() {
 }
 
 #[test]
-fn ac_13_partial_reads_do_not_trigger_change_detection() {
+fn partial_reads_do_not_trigger_change_detection() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.txt");
     write(&path, "one\ntwo\nthree\n");

@@ -56,8 +56,10 @@ impl GeneratorError {
 /// then awaits [`AttachmentGenerator::generate`] under a timeout, catching errors and panics.
 #[async_trait]
 pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
-    /// A unique name, used in logs and telemetry.
-    fn name(&self) -> &str;
+    /// A unique name, used in logs and telemetry; defaults to the attachment type's name.
+    fn name(&self) -> &str {
+        self.attachment_type().as_str()
+    }
 
     /// The type of attachment this generator produces (its throttle and config key).
     fn attachment_type(&self) -> AttachmentType;
@@ -73,7 +75,8 @@ pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
         config.is_type_enabled(self.attachment_type())
     }
 
-    /// The throttle rule; defaults to the spec's rule for the attachment type.
+    /// The throttle rule; defaults to the attachment type's rule (see docs/design/reminders.md,
+    /// "Throttles").
     fn throttle_config(&self) -> ThrottleConfig {
         default_throttle_config(self.attachment_type())
     }
@@ -88,6 +91,12 @@ pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
     /// compaction dropped the reminders from the history). Called by
     /// [`crate::SystemReminderOrchestrator::reset`]; stateless generators keep the default.
     fn reset(&self) {}
+
+    /// Called on each turn the config disables this generator, instead of
+    /// [`AttachmentGenerator::generate`]: drops input queued for it that would otherwise pile up
+    /// and never be read (the hook outcomes of a disabled hook type). Most generators queue
+    /// nothing and keep the default.
+    fn discard_pending(&self, _ctx: &GeneratorContext) {}
 
     /// Produces the reminder for this turn, or `None` when there is nothing to say.
     async fn generate(

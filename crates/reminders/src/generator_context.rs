@@ -1,5 +1,5 @@
-//! [`GeneratorContext`]: the state of one turn that generators read (spec §3.2, extended for the
-//! whole catalogue).
+//! [`GeneratorContext`]: the state of one turn that generators read (see
+//! docs/design/reminders.md, "Generator context").
 //!
 //! The host builds one per turn. Long-lived state is shared through `Arc`s ([`FileTracker`],
 //! [`ThrottleManager`], the [`Providers`]) so it survives across turns; everything else is a
@@ -35,8 +35,6 @@ pub struct GeneratorContext {
     pub user_prompt: Option<String>,
     /// The working directory of the session.
     pub cwd: PathBuf,
-    /// The session or agent id.
-    pub agent_id: String,
     /// The permission mode; [`PermissionMode::Plan`] means plan mode is active.
     pub permission_mode: PermissionMode,
     /// Plan mode details.
@@ -47,14 +45,15 @@ pub struct GeneratorContext {
     pub todo: TodoState,
     /// Background tasks (shells, async agents, remote sessions).
     pub background_tasks: Vec<BackgroundTaskInfo>,
-    /// Tool results of the last turn.
+    /// The tool calls of the last turn and how they ended (read by the `tool_result`
+    /// reminder, which names the failed ones).
     pub last_tool_results: Vec<ToolResultInfo>,
     /// Files read in this session; shared across turns.
     pub file_tracker: Arc<FileTracker>,
     /// Throttle state; shared across turns. The orchestrator checks and updates it.
     pub throttle: Arc<ThrottleManager>,
     /// Context window usage, when tracked.
-    pub token_usage: Option<TokenUsageInfo>,
+    pub token_usage: Option<ContextTokenUsage>,
     /// Budget usage, when a budget is set.
     pub budget: Option<BudgetInfo>,
     /// Summaries of past sessions.
@@ -90,7 +89,6 @@ impl GeneratorContext {
             has_user_input: false,
             user_prompt: None,
             cwd: cwd.into(),
-            agent_id: String::new(),
             permission_mode: PermissionMode::Default,
             plan: PlanState::default(),
             delegate: DelegateState::default(),
@@ -213,7 +211,7 @@ pub struct ToolResultInfo {
     pub call_id: String,
     /// Whether it succeeded.
     pub success: bool,
-    /// How long it took.
+    /// How long it ran, in milliseconds; 0 when unknown (a replayed history records none).
     pub duration_ms: i64,
 }
 
@@ -273,9 +271,9 @@ pub struct BackgroundTaskInfo {
     pub progress_message: Option<String>,
 }
 
-/// Context window usage.
+/// Context window usage (named apart from the protocol's recorded `TokenUsageInfo`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TokenUsageInfo {
+pub struct ContextTokenUsage {
     /// Tokens used.
     pub used: i64,
     /// The context window.

@@ -1,11 +1,12 @@
-//! Placing reminders into the conversation, and recognising them again (spec §8.1, §8.4).
+//! Placing reminders into the conversation, and recognising them again (see
+//! docs/design/reminders.md, "Placement").
 //!
 //! Two placements ([`ReminderPlacement`]):
 //!
 //! - [`ReminderPlacement::Tail`] (default): the reminders of a turn are appended to the history
 //!   right after the turn's user input and stay there. Each prompt is then the previous prompt
 //!   plus new items, byte for byte, so the provider's prompt cache keeps hitting.
-//! - [`ReminderPlacement::AfterEnvironmentContext`] (the spec's AC-5): the reminders are inserted
+//! - [`ReminderPlacement::AfterEnvironmentContext`] (the rebuilt placement): the reminders are inserted
 //!   into the *prompt view* after the environment context and user instructions, rebuilt on
 //!   every turn and never recorded. Keep the turn's reminders and inject them into every prompt
 //!   of that turn (follow-ups after tool calls): generators report a change once, so the next

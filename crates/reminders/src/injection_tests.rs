@@ -34,7 +34,7 @@ fn initial_history() -> Vec<ResponseItem> {
 }
 
 #[test]
-fn ac_05_reminders_injected_after_environment_context() {
+fn reminders_injected_after_environment_context() {
     let mut history = initial_history();
     let position = inject_system_reminders(
         &mut history,

@@ -1,19 +1,21 @@
 //! System reminders: the context a coding agent injects into the conversation on each turn.
 //!
-//! `agentctx-reminders` sits on floor 2 (it depends on `agentctx-protocol` only). It holds the
-//! attachment generators of the whole catalogue ([`generators`]), the [`AttachmentGenerator`]
-//! trait and its [`GeneratorContext`], the [`SystemReminderOrchestrator`] that runs them
-//! concurrently under a timeout with errors and panics isolated, the throttle
-//! ([`ThrottleManager`]), the [`FileTracker`] behind `changed_files`, `nested_memory` and
-//! `@` mentions, the config ([`SystemReminderConfig`]), placement into the history
-//! ([`inject_system_reminders`], [`ReminderPlacement`]) and the [`providers`] traits through
-//! which generators read outside state (IDE, LSP, MCP, hooks, teammate mailbox, queued
-//! commands).
+//! `agentctx-reminders` sits on floor 2 (it depends on `agentctx-protocol` and
+//! `agentctx-context`). It holds the attachment generators of the whole catalogue
+//! ([`default_generators`]), the [`AttachmentGenerator`] trait and its [`GeneratorContext`], the
+//! [`SystemReminderOrchestrator`] that runs them concurrently under a timeout with errors and
+//! panics isolated, the throttle ([`ThrottleManager`]), the [`FileTracker`] behind
+//! `changed_files`, `nested_memory` and `@` mentions, the config ([`SystemReminderConfig`]),
+//! placement into the history ([`inject_system_reminders`], [`ReminderPlacement`]), the
+//! provider traits through which generators read outside state (IDE, LSP, MCP, hooks, teammate
+//! mailbox, queued commands; see [`Providers`]) and [`ReminderState`], the state a resuming
+//! session derives from its recorded history.
 //!
 //! The default placement is [`ReminderPlacement::Tail`]: reminders are appended after the turn's
 //! user input and kept in history, so every prompt extends the previous one byte for byte and
 //! the provider's prompt cache keeps hitting. [`ReminderPlacement::AfterEnvironmentContext`]
-//! is the spec's placement (AC-5), rebuilt into each prompt.
+//! rebuilds them into each prompt right after the environment context. The behaviour, the
+//! constants and the texts the model sees are described in `docs/design/reminders.md`.
 //!
 //! One turn: build the context, run every generator, place the reminders into the history.
 //!
@@ -47,16 +49,19 @@
 
 mod blocking;
 mod config;
-pub mod diff;
-pub mod file_content;
+mod diff;
+mod file_content;
 mod file_tracker;
 mod generator;
 mod generator_context;
-pub mod generators;
+mod generators;
 mod injection;
 mod orchestrator;
-pub mod providers;
+mod providers;
+mod reminder_state;
 mod throttle;
+#[cfg(test)]
+mod timed_out_run;
 mod types;
 
 pub use agentctx_protocol::XmlTag;
@@ -64,33 +69,30 @@ pub use agentctx_protocol::is_system_reminder_message;
 pub use agentctx_protocol::is_system_reminder_text;
 pub use config::AttachmentSettings;
 pub use config::ConfigError;
-pub use config::DEFAULT_CHANGED_FILES_TOKEN_CAP;
-pub use config::DEFAULT_TELEMETRY_SAMPLE_RATE;
-pub use config::DEFAULT_TIMEOUT_MS;
-pub use config::ENV_PREFIXES;
 pub use config::ReminderPlacement;
 pub use config::SystemReminderConfig;
+pub use diff::DiffOptions;
+pub use diff::unified_diff_with_line_numbers;
 pub use file_tracker::FileChange;
 pub use file_tracker::FileChangeKind;
 pub use file_tracker::FileStamp;
 pub use file_tracker::FileTracker;
-pub use file_tracker::RACY_STAMP_MARGIN;
 pub use file_tracker::ReadFileState;
-pub use file_tracker::content_hash;
 pub use generator::AttachmentGenerator;
 pub use generator::GeneratorError;
 pub use generator_context::BackgroundTaskInfo;
 pub use generator_context::BackgroundTaskStatus;
 pub use generator_context::BackgroundTaskType;
 pub use generator_context::BudgetInfo;
+pub use generator_context::ContextTokenUsage;
 pub use generator_context::DelegateState;
 pub use generator_context::GeneratorContext;
 pub use generator_context::InvokedSkill;
 pub use generator_context::PlanState;
 pub use generator_context::SessionMemoryEntry;
 pub use generator_context::TodoState;
-pub use generator_context::TokenUsageInfo;
 pub use generator_context::ToolResultInfo;
+pub use generators::changed_files::ChangedFilesGenerator;
 pub use generators::default_generators;
 pub use injection::ENVIRONMENT_CONTEXT_OPEN_TAG;
 pub use injection::USER_INSTRUCTIONS_PREFIXES;
@@ -106,15 +108,35 @@ pub use orchestrator::GeneratorOutcome;
 pub use orchestrator::GeneratorStatus;
 pub use orchestrator::SystemReminderOrchestrator;
 pub use orchestrator::TELEMETRY_TARGET;
-pub use throttle::FULL_REMINDER_EVERY_N_ATTACHMENTS;
-pub use throttle::PLAN_MODE_TURNS_BETWEEN;
-pub use throttle::PROGRESS_TURN_THRESHOLD;
-pub use throttle::TURNS_BETWEEN_TODO_REMINDERS;
-pub use throttle::TURNS_SINCE_TODO_WRITE;
+pub use providers::AsyncHookResponse;
+pub use providers::CollabChat;
+pub use providers::Diagnostic;
+pub use providers::DiagnosticFile;
+pub use providers::DiagnosticSeverity;
+pub use providers::DiagnosticsProvider;
+pub use providers::HookEventType;
+pub use providers::HookOutcome;
+pub use providers::HookResponse;
+pub use providers::HookResponseProvider;
+pub use providers::IdeOpenedFile;
+pub use providers::IdeProvider;
+pub use providers::IdeSelection;
+pub use providers::McpResource;
+pub use providers::McpResourceContent;
+pub use providers::McpResourceProvider;
+pub use providers::NoopProvider;
+pub use providers::ProviderError;
+pub use providers::Providers;
+pub use providers::QueuedCommand;
+pub use providers::QueuedCommandsProvider;
+pub use providers::TeammateMailbox;
+pub use providers::TeammateMessage;
+pub use reminder_state::HistoryEvent;
+pub use reminder_state::ItemFlags;
+pub use reminder_state::ReminderState;
 pub use throttle::ThrottleConfig;
 pub use throttle::ThrottleManager;
 pub use throttle::ThrottleState;
-pub use throttle::default_throttle_config;
 pub use throttle::is_full_plan_reminder;
 pub use types::AttachmentType;
 pub use types::ReminderTier;

@@ -1,4 +1,5 @@
-//! [`SystemReminderOrchestrator`]: runs the generators of a turn (spec §6.3, Claude Code `JH5`).
+//! [`SystemReminderOrchestrator`]: runs the generators of a turn (see docs/design/reminders.md,
+//! "Orchestrator").
 //!
 //! All enabled generators of the allowed tiers run concurrently (`join_all`), each under the
 //! timeout. An error, a panic or a timeout of one generator is logged and costs only its own
@@ -131,7 +132,8 @@ impl SystemReminderOrchestrator {
     }
 
     /// Starts over after compaction (or at session start): every generator forgets what it
-    /// reported, the throttle is cleared and memory files may be included again. Files read
+    /// reported, the throttle is cleared, memory files may be included again and files read
+    /// before count as no longer in the context (an `@` mention shows them again). Files read
     /// stay tracked, so later edits are still reported.
     pub fn reset(&self, ctx: &GeneratorContext) {
         for generator in &self.generators {
@@ -139,6 +141,7 @@ impl SystemReminderOrchestrator {
         }
         ctx.throttle.reset();
         ctx.file_tracker.forget_loaded_memory_files();
+        ctx.file_tracker.forget_reads_in_context();
     }
 
     /// The reminders of this turn, in injection order.
@@ -149,6 +152,9 @@ impl SystemReminderOrchestrator {
     /// The reminders of this turn and what each eligible generator did.
     pub async fn generate_all_with_report(&self, ctx: &GeneratorContext) -> GenerationReport {
         if !self.config.enabled {
+            for generator in &self.generators {
+                generator.discard_pending(ctx);
+            }
             return GenerationReport::default();
         }
         // The config's critical instruction and placement apply even when the host did not copy
@@ -170,11 +176,14 @@ impl SystemReminderOrchestrator {
         } else {
             ctx
         };
-        let eligible: Vec<&Arc<dyn AttachmentGenerator>> = self
-            .generators
-            .iter()
-            .filter(|generator| self.is_eligible(generator.as_ref(), ctx))
-            .collect();
+        let mut eligible: Vec<&Arc<dyn AttachmentGenerator>> = Vec::new();
+        for generator in &self.generators {
+            if !generator.is_enabled(&self.config) {
+                generator.discard_pending(ctx);
+            } else if self.is_eligible(generator.as_ref(), ctx) {
+                eligible.push(generator);
+            }
+        }
         // Draw the samples up front, in generator order, so a seeded run is reproducible.
         let samples: Vec<bool> = {
             let mut rng = self.sampler.lock().unwrap_or_else(PoisonError::into_inner);
@@ -204,10 +213,8 @@ impl SystemReminderOrchestrator {
         report
     }
 
+    /// Whether an enabled generator runs this turn: its tier must apply.
     fn is_eligible(&self, generator: &dyn AttachmentGenerator, ctx: &GeneratorContext) -> bool {
-        if !generator.is_enabled(&self.config) {
-            return false;
-        }
         match generator.tier() {
             ReminderTier::UserPrompt => ctx.has_user_input,
             ReminderTier::Core => true,

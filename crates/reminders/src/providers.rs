@@ -38,8 +38,6 @@ impl ProviderError {
 /// Text the user selected in the IDE.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdeSelection {
-    /// "Cursor", "VS Code", "Zed", …
-    pub ide_name: String,
     /// The file.
     pub filename: PathBuf,
     /// First selected line (1-based).

@@ -1,4 +1,5 @@
-//! Throttling: how often a reminder of each type may fire (spec §5.2–5.3).
+//! Throttling: how often a reminder of each type may fire (see docs/design/reminders.md,
+//! "Throttles").
 //!
 //! State lives in a [`DashMap`] inside [`ThrottleManager`], which the host keeps in an `Arc`
 //! across turns (see [`crate::GeneratorContext::throttle`]).
@@ -8,15 +9,15 @@ use dashmap::DashMap;
 use crate::types::AttachmentType;
 
 /// Turns since the last TodoWrite before a todo reminder may fire (`GY2.TURNS_SINCE_WRITE`).
-pub const TURNS_SINCE_TODO_WRITE: i32 = 5;
+pub(crate) const TURNS_SINCE_TODO_WRITE: i32 = 5;
 /// Turns between two todo reminders (`GY2.TURNS_BETWEEN_REMINDERS`).
-pub const TURNS_BETWEEN_TODO_REMINDERS: i32 = 3;
+pub(crate) const TURNS_BETWEEN_TODO_REMINDERS: i32 = 3;
 /// Turns between two plan mode reminders after the first.
-pub const PLAN_MODE_TURNS_BETWEEN: i32 = 5;
+pub(crate) const PLAN_MODE_TURNS_BETWEEN: i32 = 5;
 /// Every this many plan mode attachments, the full reminder is sent instead of the sparse one.
-pub const FULL_REMINDER_EVERY_N_ATTACHMENTS: i32 = 5;
+pub(crate) const FULL_REMINDER_EVERY_N_ATTACHMENTS: i32 = 5;
 /// Turns between two task progress updates.
-pub const PROGRESS_TURN_THRESHOLD: i32 = 3;
+pub(crate) const PROGRESS_TURN_THRESHOLD: i32 = 3;
 
 /// The throttle rule of one attachment type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,8 +30,8 @@ pub struct ThrottleConfig {
     pub max_per_session: Option<i32>,
 }
 
-/// The spec's throttle rule for `attachment_type`; unthrottled for types without one.
-pub fn default_throttle_config(attachment_type: AttachmentType) -> ThrottleConfig {
+/// The documented throttle rule for `attachment_type`; unthrottled for types without one.
+pub(crate) fn default_throttle_config(attachment_type: AttachmentType) -> ThrottleConfig {
     match attachment_type {
         AttachmentType::TodoReminder => ThrottleConfig {
             min_turns_between: TURNS_BETWEEN_TODO_REMINDERS,
@@ -52,7 +53,8 @@ pub fn default_throttle_config(attachment_type: AttachmentType) -> ThrottleConfi
 }
 
 /// Whether the `attachment_count`-th plan mode attachment (0-based, i.e. the number sent before
-/// it) is a full reminder: the first, then every [`FULL_REMINDER_EVERY_N_ATTACHMENTS`]th.
+/// it) is a full reminder: the first, then every fifth (see docs/design/reminders.md,
+/// "Throttles").
 pub fn is_full_plan_reminder(attachment_count: i32) -> bool {
     attachment_count.rem_euclid(FULL_REMINDER_EVERY_N_ATTACHMENTS) == 0
 }

@@ -21,7 +21,7 @@ fn fired_turns(
 }
 
 #[test]
-fn ac_07_todo_reminder_three_turn_min_interval() {
+fn todo_reminder_three_turn_min_interval() {
     let manager = ThrottleManager::new();
     // TodoWrite never used: the trigger is the session start (turn 0).
     let fired = fired_turns(&manager, AttachmentType::TodoReminder, 14, |_| Some(0));
@@ -30,7 +30,7 @@ fn ac_07_todo_reminder_three_turn_min_interval() {
 }
 
 #[test]
-fn ac_08_todo_reminder_needs_five_turns_since_todo_write() {
+fn todo_reminder_needs_five_turns_since_todo_write() {
     let manager = ThrottleManager::new();
     let config = default_throttle_config(AttachmentType::TodoReminder);
     // TodoWrite on turn 10.
@@ -45,7 +45,7 @@ fn ac_08_todo_reminder_needs_five_turns_since_todo_write() {
 }
 
 #[test]
-fn ac_09_plan_mode_first_always_then_every_five_turns() {
+fn plan_mode_first_always_then_every_five_turns() {
     let manager = ThrottleManager::new();
     let fired = fired_turns(&manager, AttachmentType::PlanMode, 16, |_| None);
     assert_eq!(fired, vec![1, 6, 11, 16]);
@@ -74,7 +74,7 @@ fn task_progress_every_three_turns() {
 }
 
 #[test]
-fn ac_10_reset_clears_state() {
+fn reset_clears_state() {
     let manager = ThrottleManager::new();
     let config = default_throttle_config(AttachmentType::PlanMode);
     manager.mark_generated(AttachmentType::PlanMode, 1);

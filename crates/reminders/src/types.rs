@@ -75,7 +75,7 @@ macro_rules! attachment_types {
                 }
             }
 
-            /// The XML tag this type's content is wrapped in (spec §4.1).
+            /// The XML tag this type's content is wrapped in (see docs/design/reminders.md, "Tags").
             pub fn xml_tag(self) -> XmlTag {
                 match self {
                     $( Self::$variant => XmlTag::$tag, )+
@@ -107,8 +107,8 @@ attachment_types! {
     ChangedFiles => "changed_files", Core, SystemReminder;
     /// Instruction files (AGENTS.md, CLAUDE.md, …) near files that were read.
     NestedMemory => "nested_memory", Core, SystemReminder;
-    /// Re-entering plan mode after having left it; before the plan mode reminder, as spec
-    /// §6.2.2 pushes it first.
+    /// Re-entering plan mode after having left it; before the plan mode reminder, which it
+    /// introduces.
     PlanModeReentry => "plan_mode_reentry", Core, SystemReminder;
     /// Plan mode instructions (full or sparse, main agent or sub-agent).
     PlanMode => "plan_mode", Core, SystemReminder;
@@ -124,6 +124,8 @@ attachment_types! {
     CollabNotification => "collab_notification", Core, SystemReminder;
     /// The user's always-on critical instruction.
     CriticalInstruction => "critical_instruction", Core, SystemReminder;
+    /// Tool calls of the last turn failed.
+    ToolResult => "tool_result", Core, SystemReminder;
     /// Skills invoked in this session.
     InvokedSkills => "invoked_skills", Core, SystemReminder;
     /// A file read before compaction that was too large to re-include.
@@ -156,7 +158,7 @@ attachment_types! {
     Diagnostics => "diagnostics", MainAgentOnly, NewDiagnostics;
     /// New diagnostics from an LSP server.
     LspDiagnostics => "lsp_diagnostics", MainAgentOnly, NewDiagnostics;
-    /// Background shell task status (catalogue `task_status`).
+    /// Background shell task status (Claude Code's `task_status`).
     BackgroundTask => "background_task", MainAgentOnly, SystemReminder;
     /// Background task progress, throttled.
     TaskProgress => "task_progress", MainAgentOnly, SystemReminder;
@@ -164,7 +166,7 @@ attachment_types! {
     AsyncAgentStatus => "async_agent_status", MainAgentOnly, SystemNotification;
     /// Responses of async hooks.
     AsyncHookResponses => "async_hook_responses", MainAgentOnly, SystemReminder;
-    /// Summaries of past sessions (catalogue `memory`).
+    /// Summaries of past sessions (Claude Code's `memory`).
     SessionMemory => "session_memory", MainAgentOnly, SessionMemory;
     /// Ultra memory content.
     Ultramemory => "ultramemory", MainAgentOnly, SystemReminder;

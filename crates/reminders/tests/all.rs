@@ -16,6 +16,6 @@ mod suite {
     mod prompt_flow;
     mod schema;
     mod scripted;
-    mod spec_texts;
+    mod tool_results;
     mod types;
 }

@@ -1,7 +1,8 @@
 //! [`ReminderReplay`]: which system reminders would have fired on each turn of a recorded
 //! session.
 //!
-//! The replay derives the reminder-relevant state from the history ([`ReminderState`]) and, at
+//! The replay derives the reminder-relevant state from the history (the reminder engine's
+//! [`ReminderState`], as a core resuming a session does) and, at
 //! each turn start, runs the real [`SystemReminderOrchestrator`] with every generator of
 //! [`default_generators`] on a current-thread tokio runtime, as the core does before a turn. A
 //! compaction resets the orchestrator, as the core does after one.
@@ -23,6 +24,9 @@ use agentctx_protocol::TokenUsageInfo as RecordedTokenUsage;
 use agentctx_reminders::AttachmentType;
 use agentctx_reminders::FileTracker;
 use agentctx_reminders::GeneratorContext;
+use agentctx_reminders::HistoryEvent;
+use agentctx_reminders::ItemFlags;
+use agentctx_reminders::ReminderState;
 use agentctx_reminders::ReminderTier;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
@@ -33,8 +37,8 @@ use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
 use agentctx_rollout::RecordFlags;
 use serde::Serialize;
 
-use super::reminder_state::CLAUDE_CODE_CONTEXT_WINDOW;
-use super::reminder_state::ReminderState;
+/// The context window assumed for Claude Code sessions, whose transcripts do not record one.
+pub(crate) const CLAUDE_CODE_CONTEXT_WINDOW: i64 = 200_000;
 
 /// One reminder that fired on a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -121,12 +125,16 @@ impl ReminderReplay {
     /// A conversation item of the main thread (after [`ReminderReplay::start_turn`] for the
     /// message that starts a turn).
     pub(crate) fn observe_item(&mut self, item: &ResponseItem, flags: RecordFlags) {
-        self.state.observe_item(item, flags);
+        let flags = ItemFlags {
+            injected: flags.injected,
+            permission_mode: flags.permission_mode,
+        };
+        self.state.observe(HistoryEvent::Item(item, flags));
     }
 
     /// A recorded `token_count` of the main thread.
     pub(crate) fn token_count(&mut self, info: &RecordedTokenUsage) {
-        self.state.token_count(info);
+        self.state.observe(HistoryEvent::TokenCount(info));
     }
 
     /// A compaction of the main thread: the orchestrator starts over.
@@ -138,6 +146,7 @@ impl ReminderReplay {
             // Nothing generated yet; the shared stores are reset all the same.
             self.throttle.reset();
             self.file_tracker.forget_loaded_memory_files();
+            self.file_tracker.forget_reads_in_context();
         }
     }
 
@@ -149,7 +158,7 @@ impl ReminderReplay {
         is_main_agent: bool,
     ) -> Vec<FiredReminder> {
         let turn = i32::try_from(turn).unwrap_or(i32::MAX);
-        self.state.begin_turn(turn);
+        self.state.observe(HistoryEvent::TurnStarted(turn));
         let mut ctx = self.context(prompt, is_main_agent);
         ctx.turn_number = turn;
         ctx.has_user_input = true;
@@ -204,14 +213,10 @@ impl ReminderReplay {
         let mut ctx = GeneratorContext::new(self.cwd.clone()).with_config(&self.config);
         ctx.is_main_agent = is_main_agent;
         ctx.user_prompt = prompt;
-        ctx.permission_mode = self.state.permission_mode;
-        ctx.plan = self.state.plan.clone();
-        ctx.todo = self.state.todo.clone();
+        self.state.apply_to(&mut ctx);
         ctx.todo.tool_available = self.todo_tool_available;
-        ctx.background_tasks = self.state.background_tasks.clone();
-        ctx.invoked_skills = self.state.invoked_skills.clone();
-        if self.config.is_type_enabled(AttachmentType::TokenUsage) {
-            ctx.token_usage = self.state.token_usage;
+        if !self.config.is_type_enabled(AttachmentType::TokenUsage) {
+            ctx.token_usage = None;
         }
         ctx.file_tracker = Arc::clone(&self.file_tracker);
         ctx.throttle = Arc::clone(&self.throttle);

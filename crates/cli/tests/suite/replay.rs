@@ -24,13 +24,29 @@ fn workspace() -> PathBuf {
         .unwrap()
 }
 
-/// `agentctx replay <args>` run from the workspace root.
+/// The reminder settings the environment overrides; a test sets them on the child only.
+const REMINDER_ENV_VARS: [&str; 8] = [
+    "AGENTCTX_DISABLE_SYSTEM_REMINDERS",
+    "AGENTCTX_ENABLE_TOKEN_USAGE",
+    "AGENTCTX_SYSTEM_REMINDER_TIMEOUT_MS",
+    "AGENTCTX_SYSTEM_REMINDER_PLACEMENT",
+    "CODEX_DISABLE_SYSTEM_REMINDERS",
+    "CODEX_ENABLE_TOKEN_USAGE",
+    "CODEX_SYSTEM_REMINDER_TIMEOUT_MS",
+    "CODEX_SYSTEM_REMINDER_PLACEMENT",
+];
+
+/// `agentctx replay <args>` run from the workspace root, with none of the caller's reminder
+/// overrides.
 fn replay(args: &[&str]) -> Command {
     let mut cmd = Command::cargo_bin("agentctx").unwrap();
     cmd.current_dir(workspace())
         .env_remove("RUST_LOG")
         .arg("replay")
         .args(args);
+    for name in REMINDER_ENV_VARS {
+        cmd.env_remove(name);
+    }
     cmd
 }
 
@@ -132,7 +148,7 @@ fn claude_sample_as_json() {
             "max_prompt_tokens": 8847,
             "max_recorded_prompt_tokens": 23941,
             "model_context_window": null,
-            "reminder_counts": {"todo_reminder": 3},
+            "reminder_counts": {"todo_reminder": 3, "tool_result": 3},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
@@ -153,13 +169,22 @@ fn claude_sample_as_json() {
     assert_eq!(turns[7]["compactions"], 1);
     assert_eq!(turns[1]["recorded_prompt_tokens"], 18373);
     // TodoWrite on turn 2: the todo reminder waits five turns, fires again right after the
-    // compaction of turn 8 (the throttle starts over), then three turns later.
+    // compaction of turn 8 (the throttle starts over), then three turns later. Bash calls
+    // failed on turns 2, 4 and 6: the turn after names them.
+    let fired = |types: &[&str]| {
+        types
+            .iter()
+            .map(|name| (*name).to_string())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
         reminder_turns(&sessions[0]),
         vec![
-            (7, vec!["todo_reminder".to_string()]),
-            (9, vec!["todo_reminder".to_string()]),
-            (12, vec!["todo_reminder".to_string()]),
+            (3, fired(&["tool_result"])),
+            (5, fired(&["tool_result"])),
+            (7, fired(&["todo_reminder", "tool_result"])),
+            (9, fired(&["todo_reminder"])),
+            (12, fired(&["todo_reminder"])),
         ]
     );
 }
@@ -276,12 +301,64 @@ fn no_reminders_drops_the_column_the_counts_and_the_json_fields() {
 }
 
 #[test]
+fn environment_overrides_apply_over_the_reminders_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[system_reminder]\nenable_token_usage = false\n\n[system_reminder.attachments]\ntodo_reminder = false\ntool_result = false\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+
+    // The `CODEX_` name works; the `AGENTCTX_` name wins over it.
+    let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
+        .env("CODEX_ENABLE_TOKEN_USAGE", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(
+        sessions[0]["reminder_counts"],
+        serde_json::json!({"token_usage": 10})
+    );
+    let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
+        .env("CODEX_ENABLE_TOKEN_USAGE", "1")
+        .env("AGENTCTX_ENABLE_TOKEN_USAGE", "0")
+        .output()
+        .unwrap();
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
+
+    // Without a config file too.
+    let output = replay(&["--json", REMINDERS_FIXTURE])
+        .env("AGENTCTX_DISABLE_SYSTEM_REMINDERS", "true")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let sessions = json_lines(&output.stdout);
+    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
+
+    // A value that means nothing is an error naming the variable, not a silent default.
+    let output = replay(&[REMINDERS_FIXTURE])
+        .env("AGENTCTX_SYSTEM_REMINDER_PLACEMENT", "middle")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("AGENTCTX_SYSTEM_REMINDER_PLACEMENT") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_reminders_config_can_turn_token_usage_on_and_todo_reminders_off() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
-        "[system_reminder]\nenable_token_usage = true\n\n[system_reminder.attachments]\ntodo_reminder = false\n",
+        "[system_reminder]\nenable_token_usage = true\n\n[system_reminder.attachments]\ntodo_reminder = false\ntool_result = false\n",
     )
     .unwrap();
     let output = replay(&[

@@ -1,4 +1,4 @@
-//! Agent mentions (catalogue #3 `agent_mentions`): the user asked for an agent with
+//! Agent mentions (`agent_mentions`): the user asked for an agent with
 //! `@agent-<type>`.
 
 use async_trait::async_trait;
@@ -10,11 +10,11 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The prefix of an agent mention.
-pub const AGENT_MENTION_PREFIX: &str = "@agent-";
+pub(crate) const AGENT_MENTION_PREFIX: &str = "@agent-";
 
 /// The agent types mentioned in `prompt`, in order, each once. A mention starts a word
 /// (`@agent-search`, not `me@agent-x`); trailing sentence punctuation is not part of the type.
-pub fn parse_agent_mentions(prompt: &str) -> Vec<String> {
+pub(crate) fn parse_agent_mentions(prompt: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for word in prompt.split_whitespace() {
         let Some(rest) = word.strip_prefix(AGENT_MENTION_PREFIX) else {
@@ -33,7 +33,7 @@ pub fn parse_agent_mentions(prompt: &str) -> Vec<String> {
 }
 
 /// The reminder for one mentioned agent type.
-pub fn render_agent_mention(agent_type: &str) -> String {
+pub(crate) fn render_agent_mention(agent_type: &str) -> String {
     format!(
         "The user has expressed a desire to invoke the agent \"{agent_type}\". Please invoke the agent appropriately, passing in the required context to it. "
     )
@@ -41,21 +41,10 @@ pub fn render_agent_mention(agent_type: &str) -> String {
 
 /// Generates agent mention reminders.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct AgentMentionsGenerator;
-
-impl AgentMentionsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct AgentMentionsGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for AgentMentionsGenerator {
-    fn name(&self) -> &str {
-        "agent_mentions"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AgentMentions
     }

@@ -19,7 +19,7 @@ fn agent_mentions_are_words_starting_with_at_agent() {
 
 #[tokio::test]
 async fn agent_mentions_reminder_per_mentioned_agent() {
-    let generator = AgentMentionsGenerator::new();
+    let generator = AgentMentionsGenerator;
     let ctx = GeneratorContext::new("/work/project").with_user_prompt("fix the bug");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     let ctx = GeneratorContext::new("/work/project")

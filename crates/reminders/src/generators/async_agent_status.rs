@@ -1,4 +1,4 @@
-//! Async agent status (spec §4: `<system-notification>`): an async agent the model launched has
+//! Async agent status (in `<system-notification>` tags): an async agent the model launched has
 //! ended. Each agent is announced once, when it ends.
 
 use std::collections::HashSet;
@@ -17,7 +17,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The notification for one ended agent. A failed agent's `delta_summary` is its error.
-pub fn render_async_agent_status(agent: &BackgroundTaskInfo) -> String {
+pub(crate) fn render_async_agent_status(agent: &BackgroundTaskInfo) -> String {
     let status = match agent.status {
         BackgroundTaskStatus::Running => "running",
         BackgroundTaskStatus::Completed => "completed",
@@ -36,23 +36,12 @@ pub fn render_async_agent_status(agent: &BackgroundTaskInfo) -> String {
 
 /// Generates the notification for async agents that ended since the last turn.
 #[derive(Debug, Default)]
-pub struct AsyncAgentStatusGenerator {
+pub(crate) struct AsyncAgentStatusGenerator {
     notified: Mutex<HashSet<String>>,
-}
-
-impl AsyncAgentStatusGenerator {
-    /// A new generator that has announced nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for AsyncAgentStatusGenerator {
-    fn name(&self) -> &str {
-        "async_agent_status"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AsyncAgentStatus
     }

@@ -24,8 +24,8 @@ fn ctx_with(tasks: Vec<BackgroundTaskInfo>) -> GeneratorContext {
 }
 
 #[tokio::test]
-async fn ac_02_async_agent_status_is_a_system_notification() {
-    let generator = AsyncAgentStatusGenerator::new();
+async fn async_agent_status_is_a_system_notification() {
+    let generator = AsyncAgentStatusGenerator::default();
     let reminder = generator
         .generate(&ctx_with(vec![agent(
             "agent-123",
@@ -45,7 +45,7 @@ async fn ac_02_async_agent_status_is_a_system_notification() {
 
 #[tokio::test]
 async fn async_agent_status_announces_each_agent_once_when_it_ends() {
-    let generator = AsyncAgentStatusGenerator::new();
+    let generator = AsyncAgentStatusGenerator::default();
     let running = agent("agent-1", "Explore", BackgroundTaskStatus::Running);
     assert_eq!(
         generator.generate(&ctx_with(vec![running])).await.unwrap(),

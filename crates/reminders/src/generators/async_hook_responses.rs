@@ -1,4 +1,4 @@
-//! Async hook responses (catalogue #23 `async_hook_responses`): the system messages and
+//! Async hook responses (`async_hook_responses`): the system messages and
 //! additional context of async hooks that finished, read through
 //! [`crate::providers::HookResponseProvider::take_async_responses`] (each handed over once).
 
@@ -12,7 +12,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The parts of one response the model sees: its system message, then its additional context.
-pub fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
+pub(crate) fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
     [
         response.response.system_message.as_deref(),
         response.response.additional_context.as_deref(),
@@ -26,21 +26,10 @@ pub fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<String> {
 
 /// Generates the async hook responses reminder.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct AsyncHookResponsesGenerator;
-
-impl AsyncHookResponsesGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct AsyncHookResponsesGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for AsyncHookResponsesGenerator {
-    fn name(&self) -> &str {
-        "async_hook_responses"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AsyncHookResponses
     }

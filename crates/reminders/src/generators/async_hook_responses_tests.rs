@@ -40,7 +40,7 @@ async fn async_hook_responses_show_messages_and_context_once() {
     let hooks = Arc::new(FakeHooks::default());
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.providers.hooks = hooks.clone();
-    let generator = AsyncHookResponsesGenerator::new();
+    let generator = AsyncHookResponsesGenerator;
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     *hooks.responses.lock().unwrap() = vec![
         response(

@@ -1,4 +1,4 @@
-//! The `at_mentioned_files` reminder (catalogue #1): files and folders the user mentioned.
+//! The `at_mentioned_files` reminder: files and folders the user mentioned.
 //!
 //! Syntax: `@path`, `@"path with spaces"`, and a line range `@path:10-20` (or one line,
 //! `@path:10`; also after a quoted path). `@agent-…` is an agent mention and `@server:uri` of a
@@ -25,6 +25,7 @@ use crate::file_content::FileExcerpt;
 use crate::file_content::MAX_READ_BYTES;
 use crate::file_content::excerpt;
 use crate::file_content::number_lines;
+use crate::file_tracker::FileStamp;
 use crate::file_tracker::FileTracker;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
@@ -36,11 +37,11 @@ use crate::types::SystemReminder;
 const TRAILING_PUNCTUATION: [char; 10] = [',', ';', '!', '?', ')', ']', '}', '\'', '"', '.'];
 
 /// Most entries of a folder listing.
-pub const MAX_DIRECTORY_ENTRIES: usize = 1_000;
+pub(crate) const MAX_DIRECTORY_ENTRIES: usize = 1_000;
 
 /// One `@` mention of a file or folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileMention {
+pub(crate) struct FileMention {
     /// The path as written.
     pub path: String,
     /// First line of the range (1-based).
@@ -51,7 +52,10 @@ pub struct FileMention {
 
 /// The file and folder mentions of `prompt`, in order, without duplicates. `is_mcp_server`
 /// tells whether `server` in `@server:uri` is a connected MCP server.
-pub fn parse_file_mentions(prompt: &str, is_mcp_server: &dyn Fn(&str) -> bool) -> Vec<FileMention> {
+pub(crate) fn parse_file_mentions(
+    prompt: &str,
+    is_mcp_server: &dyn Fn(&str) -> bool,
+) -> Vec<FileMention> {
     let mut mentions: Vec<FileMention> = Vec::new();
     let mut previous: Option<char> = None;
     let mut chars = prompt.char_indices().peekable();
@@ -148,7 +152,7 @@ fn parse_range(text: &str) -> Option<(usize, usize)> {
 }
 
 /// The section of a text file excerpt.
-pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
+pub(crate) fn render_file(path: &Path, window: &FileExcerpt) -> String {
     let past_end = window.num_lines == 0 && window.start_line > window.total_lines.max(1);
     let mut out = if past_end || (window.is_whole_file() && !window.truncated) {
         format!("Contents of {}:\n", path.display())
@@ -185,7 +189,7 @@ pub fn render_file(path: &Path, window: &FileExcerpt) -> String {
 }
 
 /// The section of a file too large to read whole.
-pub fn render_too_large(path: &Path, len: u64) -> String {
+pub(crate) fn render_too_large(path: &Path, len: u64) -> String {
     format!(
         "{} is too large to include ({len} bytes). Read it with a line range to see part of it.",
         path.display()
@@ -193,7 +197,7 @@ pub fn render_too_large(path: &Path, len: u64) -> String {
 }
 
 /// The section of a binary file.
-pub fn render_binary(path: &Path, len: usize) -> String {
+pub(crate) fn render_binary(path: &Path, len: usize) -> String {
     format!(
         "{} is a binary file ({len} bytes); its contents are not shown.",
         path.display()
@@ -201,7 +205,7 @@ pub fn render_binary(path: &Path, len: usize) -> String {
 }
 
 /// The section of a folder: one entry per line, sub-folders with a trailing `/`.
-pub fn render_directory(path: &Path, entries: &[String], omitted: usize) -> String {
+pub(crate) fn render_directory(path: &Path, entries: &[String], omitted: usize) -> String {
     let mut out = format!("Contents of directory {}:", path.display());
     for entry in entries {
         let _ = write!(out, "\n- {entry}");
@@ -217,26 +221,33 @@ pub fn render_directory(path: &Path, entries: &[String], omitted: usize) -> Stri
 
 /// Generates the `at_mentioned_files` reminder.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct AtMentionedFilesGenerator;
-
-impl AtMentionedFilesGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct AtMentionedFilesGenerator;
 
 /// The files a turn's mentions are read against.
 struct MentionReader {
     cwd: PathBuf,
     tracker: Arc<FileTracker>,
-    turn: i32,
 }
+
+/// A read to record in the [`FileTracker`] once the reminder that shows it is delivered. The
+/// blocking work only collects these: if the orchestrator's timeout drops the generator, the
+/// model never sees the content, so nothing may claim it did (see docs/design/reminders.md,
+/// "Timeouts leave no trace").
+struct PendingRead {
+    path: PathBuf,
+    content: String,
+    stamp: Option<FileStamp>,
+    offset: Option<usize>,
+    limit: Option<usize>,
+}
+
+/// One mention's section and the read it makes, if any.
+type RenderedMention = (String, Option<PendingRead>);
 
 fn render_mention(
     reader: &MentionReader,
     mention: &FileMention,
-) -> Result<Option<String>, GeneratorError> {
+) -> Result<Option<RenderedMention>, GeneratorError> {
     let path = resolve(&reader.cwd, &mention.path);
     let metadata = match std::fs::metadata(&path) {
         Ok(metadata) => metadata,
@@ -247,35 +258,41 @@ fn render_mention(
     };
     if metadata.is_dir() {
         return list_directory(&path)
-            .map(|(entries, omitted)| Some(render_directory(&path, &entries, omitted)));
+            .map(|(entries, omitted)| Some((render_directory(&path, &entries, omitted), None)));
     }
     if reader.tracker.is_unchanged_since_read(&path) {
         tracing::debug!(path = %path.display(), "already_read_file: unchanged since read");
         return Ok(None);
     }
     if metadata.len() > MAX_READ_BYTES {
-        return Ok(Some(render_too_large(&path, metadata.len())));
+        return Ok(Some((render_too_large(&path, metadata.len()), None)));
     }
     let bytes = std::fs::read(&path).map_err(|source| GeneratorError::io(&path, source))?;
+    let stamp = FileStamp::of(&path).ok();
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
-        Err(error) => return Ok(Some(render_binary(&path, error.as_bytes().len()))),
+        Err(error) => return Ok(Some((render_binary(&path, error.as_bytes().len()), None))),
     };
     let window = excerpt(&text, mention.line_start.unwrap_or(1), mention.line_end);
-    if window.is_whole_file() && !window.truncated {
-        reader
-            .tracker
-            .track_read(path.clone(), text.as_str(), reader.turn, None, None);
+    let section = render_file(&path, &window);
+    let read = if window.is_whole_file() && !window.truncated {
+        PendingRead {
+            path,
+            content: text,
+            stamp,
+            offset: None,
+            limit: None,
+        }
     } else {
-        reader.tracker.track_read(
-            path.clone(),
-            window.text.as_str(),
-            reader.turn,
-            Some(window.start_line),
-            Some(window.num_lines),
-        );
-    }
-    Ok(Some(render_file(&path, &window)))
+        PendingRead {
+            path,
+            offset: Some(window.start_line),
+            limit: Some(window.num_lines),
+            content: window.text,
+            stamp,
+        }
+    };
+    Ok(Some((section, Some(read))))
 }
 
 fn resolve(cwd: &Path, written: &str) -> PathBuf {
@@ -304,10 +321,6 @@ fn list_directory(path: &Path) -> Result<(Vec<String>, usize), GeneratorError> {
 
 #[async_trait]
 impl AttachmentGenerator for AtMentionedFilesGenerator {
-    fn name(&self) -> &str {
-        "at_mentioned_files"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::AtMentionedFiles
     }
@@ -328,22 +341,36 @@ impl AttachmentGenerator for AtMentionedFilesGenerator {
         let reader = MentionReader {
             cwd: ctx.cwd.clone(),
             tracker: Arc::clone(&ctx.file_tracker),
-            turn: ctx.turn_number,
         };
-        let sections = run_blocking(self.name(), move || {
+        let (sections, reads) = run_blocking(self.name(), move || {
             let mut sections = Vec::new();
+            let mut reads = Vec::new();
             for mention in &mentions {
                 match render_mention(&reader, mention) {
-                    Ok(Some(section)) => sections.push(section),
+                    Ok(Some((section, read))) => {
+                        sections.push(section);
+                        reads.extend(read);
+                    }
                     Ok(None) => {}
                     Err(error) => {
                         tracing::warn!(mention = %mention.path, %error, "skipping mentioned path");
                     }
                 }
             }
-            sections
+            (sections, reads)
         })
         .await?;
+        // The result is delivered: from here on the model sees these files.
+        for read in reads {
+            ctx.file_tracker.track_read_with_stamp(
+                read.path,
+                read.content,
+                read.stamp,
+                ctx.turn_number,
+                read.offset,
+                read.limit,
+            );
+        }
         if sections.is_empty() {
             return Ok(None);
         }

@@ -59,7 +59,7 @@ impl Fixture {
     }
 
     async fn generate(&self, ctx: &GeneratorContext) -> Option<String> {
-        AtMentionedFilesGenerator::new()
+        AtMentionedFilesGenerator
             .generate(ctx)
             .await
             .unwrap()
@@ -214,4 +214,60 @@ async fn paths_with_spaces_and_non_utf8_content() {
         "Contents of [TMP]/my docs/a b.txt:\n     1\u{2192}hello\n\n\
          [TMP]/latin1.txt is a binary file (5 bytes); its contents are not shown."
     );
+}
+
+#[test]
+fn a_mention_that_timed_out_is_not_recorded_as_read_and_shows_next_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.md");
+    fs::write(&path, "first line\n").unwrap();
+    let ctx = GeneratorContext::new(dir.path()).with_user_prompt("see @notes.md");
+
+    crate::timed_out_run::time_out_then_finish(
+        std::sync::Arc::new(AtMentionedFilesGenerator),
+        &ctx,
+    );
+
+    // The model never saw the file: nothing may claim it did.
+    assert_eq!(ctx.file_tracker.get(&path), None);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let reminder = runtime
+        .block_on(AtMentionedFilesGenerator.generate(&ctx))
+        .unwrap()
+        .map(|reminder| reminder.content);
+    assert_eq!(
+        reminder,
+        Some(format!(
+            "Contents of {}:\n     1→first line",
+            path.display()
+        ))
+    );
+}
+
+#[tokio::test]
+async fn after_compaction_a_mention_of_a_file_read_before_shows_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("notes.md"), "first line\n").unwrap();
+    let ctx = GeneratorContext::new(dir.path()).with_user_prompt("see @notes.md");
+    let generator = AtMentionedFilesGenerator;
+    assert!(generator.generate(&ctx).await.unwrap().is_some());
+    // Still in the context: the already-read skip applies.
+    assert_eq!(generator.generate(&ctx).await.unwrap(), None);
+
+    let orchestrator = crate::SystemReminderOrchestrator::with_generators(
+        crate::SystemReminderConfig::default(),
+        vec![std::sync::Arc::new(AtMentionedFilesGenerator)],
+    );
+    orchestrator.reset(&ctx);
+
+    let shown = generator.generate(&ctx).await.unwrap().map(|r| r.content);
+    assert_eq!(
+        shown,
+        Some(format!(
+            "Contents of {}:\n     1→first line",
+            dir.path().join("notes.md").display()
+        ))
+    );
+    // Shown again, so in the context again.
+    assert_eq!(generator.generate(&ctx).await.unwrap(), None);
 }

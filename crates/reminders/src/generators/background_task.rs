@@ -1,4 +1,4 @@
-//! Background task status (catalogue #21 `task_status`, spec §6.2.4), for shells and remote
+//! Background task status (Claude Code's `task_status`), for shells and remote
 //! sessions; async agents have their own notification
 //! ([`crate::generators::async_agent_status`]).
 //!
@@ -22,7 +22,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The wire name of a status.
-pub fn status_name(status: BackgroundTaskStatus) -> &'static str {
+pub(crate) fn status_name(status: BackgroundTaskStatus) -> &'static str {
     match status {
         BackgroundTaskStatus::Running => "running",
         BackgroundTaskStatus::Completed => "completed",
@@ -32,7 +32,7 @@ pub fn status_name(status: BackgroundTaskStatus) -> &'static str {
 }
 
 /// The wire name of a task type.
-pub fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
+pub(crate) fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
     match task_type {
         BackgroundTaskType::Shell => "shell",
         BackgroundTaskType::AsyncAgent => "async_agent",
@@ -41,7 +41,7 @@ pub fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
 }
 
 /// One line about `task`; `has_new_output` says whether its output grew since the last report.
-pub fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) -> String {
+pub(crate) fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) -> String {
     if task.status == BackgroundTaskStatus::Killed {
         return format!(
             "Task \"{}\" ({}) was stopped before it finished.",
@@ -94,16 +94,11 @@ impl Reported {
 
 /// Generates background task status updates.
 #[derive(Debug, Default)]
-pub struct BackgroundTaskGenerator {
+pub(crate) struct BackgroundTaskGenerator {
     reported: Mutex<HashMap<String, Reported>>,
 }
 
 impl BackgroundTaskGenerator {
-    /// A new generator that has reported nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// The lines for the tasks whose state changed since they were last reported; records them.
     fn updates(&self, tasks: &[BackgroundTaskInfo]) -> Vec<String> {
         let mut reported = self.reported.lock().unwrap_or_else(PoisonError::into_inner);
@@ -135,10 +130,6 @@ impl BackgroundTaskGenerator {
 
 #[async_trait]
 impl AttachmentGenerator for BackgroundTaskGenerator {
-    fn name(&self) -> &str {
-        "background_task"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::BackgroundTask
     }
@@ -163,7 +154,8 @@ impl AttachmentGenerator for BackgroundTaskGenerator {
         if lines.is_empty() {
             return Ok(None);
         }
-        // One line per task, each ending with a newline, as spec §6.2.4 `build_content` writes it.
+        // One line per task, each ending with a newline, as docs/design/reminders.md
+        // ("Background tasks") shows.
         let content: String = lines.iter().map(|line| format!("{line}\n")).collect();
         Ok(Some(SystemReminder::new(
             AttachmentType::BackgroundTask,

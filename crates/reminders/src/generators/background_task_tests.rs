@@ -35,12 +35,12 @@ async fn run(
 }
 
 #[tokio::test]
-async fn ac_25_background_task_only_for_main_agent() {
+async fn background_task_only_for_main_agent() {
     assert_eq!(
         AttachmentType::BackgroundTask.tier(),
         ReminderTier::MainAgentOnly
     );
-    let generator = BackgroundTaskGenerator::new();
+    let generator = BackgroundTaskGenerator::default();
     assert_eq!(generator.tier(), ReminderTier::MainAgentOnly);
     let mut ctx = ctx_with(vec![shell("bash_1", BackgroundTaskStatus::Completed, 10)]);
     ctx.is_main_agent = false;
@@ -51,7 +51,7 @@ async fn ac_25_background_task_only_for_main_agent() {
 
 #[tokio::test]
 async fn background_task_reports_changes_once_and_its_end_once_then_never_again() {
-    let generator = BackgroundTaskGenerator::new();
+    let generator = BackgroundTaskGenerator::default();
     // Started, no output yet: the model knows it is running.
     assert_eq!(
         run(
@@ -109,7 +109,7 @@ async fn background_task_reports_changes_once_and_its_end_once_then_never_again(
 
 #[tokio::test]
 async fn background_task_reports_several_tasks_kinds_and_kills() {
-    let generator = BackgroundTaskGenerator::new();
+    let generator = BackgroundTaskGenerator::default();
     let mut failed = shell("bash_2", BackgroundTaskStatus::Failed, 0);
     failed.exit_code = Some(101);
     failed.command = Some("cargo build".to_string());
@@ -149,7 +149,7 @@ async fn background_task_reports_several_tasks_kinds_and_kills() {
 
 #[tokio::test]
 async fn background_task_reset_forgets_running_tasks_but_never_repeats_an_end() {
-    let generator = BackgroundTaskGenerator::new();
+    let generator = BackgroundTaskGenerator::default();
     let tasks = vec![
         shell("bash_1", BackgroundTaskStatus::Running, 80),
         shell("bash_2", BackgroundTaskStatus::Completed, 10),

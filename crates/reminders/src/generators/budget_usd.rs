@@ -1,4 +1,4 @@
-//! USD budget (catalogue #26 `budget_usd`): spend against `max_budget_usd`, when set. Reported
+//! USD budget (`budget_usd`): spend against `max_budget_usd`, when set. Reported
 //! when it changed since last reported.
 
 use async_trait::async_trait;
@@ -13,7 +13,7 @@ use crate::types::SystemReminder;
 
 /// Formats dollars as JavaScript would print the number, after rounding to 1/100 of a cent so
 /// that float noise (`0.30000000000000004`) never reaches the model.
-pub fn format_usd(amount: f64) -> String {
+pub(crate) fn format_usd(amount: f64) -> String {
     let rounded = (amount * 10_000.0).round() / 10_000.0;
     // `-0` prints as "-0"; a budget never is.
     let rounded = if rounded == 0.0 { 0.0 } else { rounded };
@@ -21,7 +21,7 @@ pub fn format_usd(amount: f64) -> String {
 }
 
 /// The reminder text.
-pub fn render_budget_usd(budget: &BudgetInfo) -> String {
+pub(crate) fn render_budget_usd(budget: &BudgetInfo) -> String {
     format!(
         "USD budget: ${}/${}; ${} remaining",
         format_usd(budget.used),
@@ -32,23 +32,12 @@ pub fn render_budget_usd(budget: &BudgetInfo) -> String {
 
 /// Generates the budget reminder.
 #[derive(Debug, Default)]
-pub struct BudgetUsdGenerator {
+pub(crate) struct BudgetUsdGenerator {
     last: LastReported<Option<String>>,
-}
-
-impl BudgetUsdGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for BudgetUsdGenerator {
-    fn name(&self) -> &str {
-        "budget_usd"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::BudgetUsd
     }

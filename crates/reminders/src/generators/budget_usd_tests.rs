@@ -12,7 +12,7 @@ fn format_usd_prints_like_javascript_without_float_noise() {
 
 #[tokio::test]
 async fn budget_usd_reports_changes_only() {
-    let generator = BudgetUsdGenerator::new();
+    let generator = BudgetUsdGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.budget = Some(BudgetInfo {

@@ -1,5 +1,5 @@
-//! The `changed_files` reminder (catalogue #4, spec §6.2.3): files the model read that changed on
-//! disk since.
+//! The `changed_files` reminder: files the model read that changed on disk since (see
+//! docs/design/reminders.md, "changed_files").
 //!
 //! It carries diffs only, never whole files. The diffs of one turn stay under a token cap
 //! (default 5,000, [`crate::GeneratorContext::changed_files_token_cap`]); files that do not fit
@@ -26,9 +26,9 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 use agentctx_context::approx_token_count;
 
-/// The section of one modified file, exactly as spec §6.2.3 `build_content` writes it (Claude
+/// The section of one modified file, word for word as docs/design/reminders.md gives it (Claude
 /// Code's wording), with its closing blank line: sections are concatenated.
-pub fn render_modified(path: &Path, diff: &str) -> String {
+pub(crate) fn render_modified(path: &Path, diff: &str) -> String {
     format!(
         "Note: {} was modified, either by the user or by a linter. This change was intentional, so make sure to take it into account as you proceed (ie. don't revert it unless the user asks you to). Don't tell the user this, since they are already aware. Here are the relevant changes (shown with line numbers):\n{diff}\n\n",
         path.display()
@@ -36,7 +36,7 @@ pub fn render_modified(path: &Path, diff: &str) -> String {
 }
 
 /// The section of one deleted file, closed like a modified one.
-pub fn render_deleted(path: &Path) -> String {
+pub(crate) fn render_deleted(path: &Path) -> String {
     format!(
         "Note: {} was deleted, either by the user or by another process. It no longer exists, so don't rely on the contents you read earlier and don't recreate it unless the user asks you to. Don't tell the user this, since they are already aware.\n\n",
         path.display()
@@ -45,7 +45,7 @@ pub fn render_deleted(path: &Path) -> String {
 
 /// The closing note naming the files whose diffs did not fit under the cap; `after_others` when
 /// other files' changes were shown above it.
-pub fn render_cut_note(cut: &[&Path], token_cap: usize, after_others: bool) -> String {
+pub(crate) fn render_cut_note(cut: &[&Path], token_cap: usize, after_others: bool) -> String {
     let count = cut.len();
     let also = if after_others { " also" } else { "" };
     let mut note = format!(
@@ -64,18 +64,13 @@ pub struct ChangedFilesGenerator {
 }
 
 impl ChangedFilesGenerator {
-    /// A generator with default diff options (3 context lines, 200 ms diff deadline).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// A generator with the given diff options.
     pub fn with_diff_options(diff_options: DiffOptions) -> Self {
         Self { diff_options }
     }
 
     /// The reminder text for `changes`: one section per file while the total stays under
-    /// `token_cap` (each ends with a blank line, as in the spec), then a note naming the files
+    /// `token_cap` (each ends with a blank line), then a note naming the files
     /// that were cut. `None` when nothing remains.
     pub fn render(&self, changes: &[FileChange], token_cap: usize) -> Option<String> {
         let mut sections: Vec<String> = Vec::new();
@@ -114,10 +109,6 @@ impl ChangedFilesGenerator {
 
 #[async_trait]
 impl AttachmentGenerator for ChangedFilesGenerator {
-    fn name(&self) -> &str {
-        "changed_files"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::ChangedFiles
     }

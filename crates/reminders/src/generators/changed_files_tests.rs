@@ -34,7 +34,7 @@ impl Fixture {
     }
 
     async fn generate(&self) -> Option<String> {
-        ChangedFilesGenerator::new()
+        ChangedFilesGenerator::default()
             .generate(&self.ctx)
             .await
             .unwrap()
@@ -53,7 +53,7 @@ fn numbered(count: usize) -> String {
 }
 
 #[tokio::test]
-async fn ac_24_changed_files_includes_diff() {
+async fn changed_files_includes_diff() {
     let fx = Fixture::new();
     fx.read("main.rs", &numbered(12));
     fx.edit(
@@ -164,7 +164,7 @@ async fn partial_reads_are_not_reported() {
 
 #[test]
 fn render_without_changes_is_none() {
-    assert_eq!(ChangedFilesGenerator::new().render(&[], 5_000), None);
+    assert_eq!(ChangedFilesGenerator::default().render(&[], 5_000), None);
     let same = FileChange {
         path: Path::new("/p/a").to_path_buf(),
         kind: FileChangeKind::Modified {
@@ -176,5 +176,8 @@ fn render_without_changes_is_none() {
             },
         },
     };
-    assert_eq!(ChangedFilesGenerator::new().render(&[same], 5_000), None);
+    assert_eq!(
+        ChangedFilesGenerator::default().render(&[same], 5_000),
+        None
+    );
 }

@@ -1,4 +1,4 @@
-//! Collab notification (catalogue #12 `collab_notification`): unread teammate messages, read
+//! Collab notification (`collab_notification`): unread teammate messages, read
 //! through [`crate::providers::TeammateMailbox::unread_chats`]. Reported when the unread counts
 //! change.
 
@@ -13,7 +13,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder for chats with unread messages.
-pub fn render_collab_notification(chats: &[CollabChat]) -> String {
+pub(crate) fn render_collab_notification(chats: &[CollabChat]) -> String {
     let total: i64 = chats.iter().map(|chat| i64::from(chat.unread_count)).sum();
     let senders = chats
         .iter()
@@ -34,23 +34,12 @@ pub fn render_collab_notification(chats: &[CollabChat]) -> String {
 
 /// Generates the collab notification.
 #[derive(Debug, Default)]
-pub struct CollabNotificationGenerator {
+pub(crate) struct CollabNotificationGenerator {
     last: LastReported<Vec<CollabChat>>,
-}
-
-impl CollabNotificationGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for CollabNotificationGenerator {
-    fn name(&self) -> &str {
-        "collab_notification"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::CollabNotification
     }

@@ -29,7 +29,7 @@ async fn collab_notification_reports_unread_counts_when_they_change() {
     let mailbox = Arc::new(FakeMailbox::default());
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.providers.mailbox = mailbox.clone();
-    let generator = CollabNotificationGenerator::new();
+    let generator = CollabNotificationGenerator::default();
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     *mailbox.chats.lock().unwrap() = vec![chat("reviewer", 2), chat("self", 1), chat("idle", 0)];
     let reminder = generator.generate(&ctx).await.unwrap().unwrap();

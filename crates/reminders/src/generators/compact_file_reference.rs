@@ -1,4 +1,4 @@
-//! Compact file references (catalogue #28 `compact_file_reference`): files read before the last
+//! Compact file references (`compact_file_reference`): files read before the last
 //! compaction that were too large to re-include. Reported once per compaction (when the list
 //! changes).
 
@@ -14,7 +14,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The note for one file.
-pub fn render_compact_file_reference(filename: &std::path::Path) -> String {
+pub(crate) fn render_compact_file_reference(filename: &std::path::Path) -> String {
     format!(
         "Note: {} was read before the last conversation was summarized, but the contents are too large to include. Use Read tool if you need to access it.",
         filename.display()
@@ -23,23 +23,12 @@ pub fn render_compact_file_reference(filename: &std::path::Path) -> String {
 
 /// Generates compact file references.
 #[derive(Debug, Default)]
-pub struct CompactFileReferenceGenerator {
+pub(crate) struct CompactFileReferenceGenerator {
     last: LastReported<Vec<PathBuf>>,
-}
-
-impl CompactFileReferenceGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for CompactFileReferenceGenerator {
-    fn name(&self) -> &str {
-        "compact_file_reference"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::CompactFileReference
     }

@@ -4,7 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn compact_file_reference_lists_each_file_once_per_compaction() {
-    let generator = CompactFileReferenceGenerator::new();
+    let generator = CompactFileReferenceGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.compact_file_references = vec![

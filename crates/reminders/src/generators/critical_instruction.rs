@@ -1,7 +1,7 @@
-//! The critical instruction (catalogue #13 `critical_system_reminder`, spec §6.2.6): the user's
+//! The critical instruction (Claude Code's `critical_system_reminder`): the user's
 //! always-on instruction from the config, or a sub-agent definition's `critical_system_reminder`.
 //!
-//! With the spec's placement ([`ReminderPlacement::AfterEnvironmentContext`]) reminders are
+//! With rebuilt placement ([`ReminderPlacement::AfterEnvironmentContext`]) reminders are
 //! rebuilt into every prompt, so the instruction is injected on every turn while set. With
 //! [`ReminderPlacement::Tail`] (the default) reminders stay in the history: the instruction is
 //! injected when it is first set, when it changes, and again after compaction ([`reset`]), never
@@ -21,24 +21,13 @@ use crate::types::SystemReminder;
 
 /// Generates the critical instruction.
 #[derive(Debug, Default)]
-pub struct CriticalInstructionGenerator {
+pub(crate) struct CriticalInstructionGenerator {
     /// The instruction last put into the history (tail placement only).
     last: LastReported<Option<String>>,
 }
 
-impl CriticalInstructionGenerator {
-    /// A new generator; the instruction comes from [`GeneratorContext::critical_instruction`].
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 #[async_trait]
 impl AttachmentGenerator for CriticalInstructionGenerator {
-    fn name(&self) -> &str {
-        "critical_instruction"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::CriticalInstruction
     }

@@ -9,13 +9,13 @@ const INSTRUCTION: &str =
     "Always run tests before committing. Never use .unwrap() in non-test code.";
 
 #[tokio::test]
-async fn ac_20_critical_instruction_injected_when_config_set() {
+async fn critical_instruction_injected_when_config_set() {
     let config = SystemReminderConfig {
         critical_instruction: Some(INSTRUCTION.to_string()),
         ..SystemReminderConfig::default()
     };
     let ctx = GeneratorContext::new("/work/project").with_config(&config);
-    let generator = CriticalInstructionGenerator::new();
+    let generator = CriticalInstructionGenerator::default();
     assert!(generator.is_enabled(&config));
     let reminder = generator.generate(&ctx).await.unwrap().unwrap();
     assert_eq!(reminder.content, INSTRUCTION);
@@ -23,8 +23,8 @@ async fn ac_20_critical_instruction_injected_when_config_set() {
 }
 
 #[tokio::test]
-async fn ac_17_critical_instruction_absent_when_unset_and_repeated_every_turn_when_rebuilt() {
-    let generator = CriticalInstructionGenerator::new();
+async fn critical_instruction_absent_when_unset_and_repeated_every_turn_when_rebuilt() {
+    let generator = CriticalInstructionGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.placement = ReminderPlacement::AfterEnvironmentContext;
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
@@ -39,7 +39,7 @@ async fn ac_17_critical_instruction_absent_when_unset_and_repeated_every_turn_wh
 
 #[tokio::test]
 async fn with_tail_placement_the_instruction_is_injected_on_change_and_after_reset_only() {
-    let generator = CriticalInstructionGenerator::new();
+    let generator = CriticalInstructionGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(ctx.placement, ReminderPlacement::Tail);
     ctx.critical_instruction = Some(INSTRUCTION.to_string());
@@ -67,7 +67,7 @@ async fn with_tail_placement_the_instruction_is_injected_on_change_and_after_res
 }
 
 #[tokio::test]
-async fn ac_27_sub_agent_gets_its_definitions_critical_system_reminder() {
+async fn sub_agent_gets_its_definitions_critical_system_reminder() {
     // The Explore agent's definition carries a critical_system_reminder; the host puts it in the
     // sub-agent's context, and the core-tier generator runs for sub-agents too.
     let mut ctx = GeneratorContext::new("/work/project");
@@ -76,7 +76,7 @@ async fn ac_27_sub_agent_gets_its_definitions_critical_system_reminder() {
         "CRITICAL: This is a READ-ONLY exploration task. You MUST NOT create, write, or modify any files."
             .to_string(),
     );
-    let generator = CriticalInstructionGenerator::new();
+    let generator = CriticalInstructionGenerator::default();
     assert_eq!(generator.tier(), ReminderTier::Core);
     let reminder = generator.generate(&ctx).await.unwrap().unwrap();
     insta::assert_snapshot!(

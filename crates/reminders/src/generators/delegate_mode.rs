@@ -1,4 +1,4 @@
-//! Delegate mode reminders (catalogue #9 `delegate_mode`, #10 `delegate_mode_exit`): a team lead
+//! Delegate mode reminders (`delegate_mode`, `delegate_mode_exit`): a team lead
 //! in delegate mode may only coordinate its team. The delegate mode reminder fires when the mode
 //! is entered (or its team changes), not on every turn; the exit reminder on the turn after
 //! leaving.
@@ -17,7 +17,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder while delegate mode is active.
-pub fn render_delegate_mode(team_name: &str, task_list_path: &Path) -> String {
+pub(crate) fn render_delegate_mode(team_name: &str, task_list_path: &Path) -> String {
     let task_list_path = task_list_path.display();
     format!(
         r#"## Delegate Mode
@@ -38,27 +38,16 @@ Focus on coordinating work by creating tasks, assigning them to teammates, and m
 }
 
 /// The reminder on the turn after delegate mode was left.
-pub const DELEGATE_MODE_EXIT_TEXT: &str = "## Exited Delegate Mode\n\nYou have exited delegate mode. You can now use all tools (Bash, Read, Write, Edit, etc.) and take actions directly. Continue with your tasks.";
+pub(crate) const DELEGATE_MODE_EXIT_TEXT: &str = "## Exited Delegate Mode\n\nYou have exited delegate mode. You can now use all tools (Bash, Read, Write, Edit, etc.) and take actions directly. Continue with your tasks.";
 
 /// Generates the delegate mode reminder when delegate mode is entered with a known team.
 #[derive(Debug, Default)]
-pub struct DelegateModeGenerator {
+pub(crate) struct DelegateModeGenerator {
     last: LastReported<Option<(String, PathBuf)>>,
-}
-
-impl DelegateModeGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for DelegateModeGenerator {
-    fn name(&self) -> &str {
-        "delegate_mode"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::DelegateMode
     }
@@ -96,23 +85,12 @@ impl AttachmentGenerator for DelegateModeGenerator {
 
 /// Generates the exit reminder once, on the turn after delegate mode was left.
 #[derive(Debug, Default)]
-pub struct DelegateModeExitGenerator {
+pub(crate) struct DelegateModeExitGenerator {
     last: LastReported<bool>,
-}
-
-impl DelegateModeExitGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for DelegateModeExitGenerator {
-    fn name(&self) -> &str {
-        "delegate_mode_exit"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::DelegateModeExit
     }

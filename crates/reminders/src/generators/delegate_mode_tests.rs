@@ -16,7 +16,7 @@ fn delegate_ctx() -> GeneratorContext {
 
 #[tokio::test]
 async fn delegate_mode_reminder_names_team_and_task_list() {
-    let reminder = DelegateModeGenerator::new()
+    let reminder = DelegateModeGenerator::default()
         .generate(&delegate_ctx())
         .await
         .unwrap()
@@ -27,7 +27,7 @@ async fn delegate_mode_reminder_names_team_and_task_list() {
 
 #[tokio::test]
 async fn delegate_mode_fires_on_entering_not_on_every_turn() {
-    let generator = DelegateModeGenerator::new();
+    let generator = DelegateModeGenerator::default();
     let ctx = delegate_ctx();
     assert!(generator.generate(&ctx).await.unwrap().is_some());
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
@@ -42,13 +42,19 @@ async fn delegate_mode_needs_an_active_mode_and_a_team() {
     let mut ctx = delegate_ctx();
     ctx.delegate.team_name = None;
     assert_eq!(
-        DelegateModeGenerator::new().generate(&ctx).await.unwrap(),
+        DelegateModeGenerator::default()
+            .generate(&ctx)
+            .await
+            .unwrap(),
         None
     );
     let mut ctx = delegate_ctx();
     ctx.delegate.active = false;
     assert_eq!(
-        DelegateModeGenerator::new().generate(&ctx).await.unwrap(),
+        DelegateModeGenerator::default()
+            .generate(&ctx)
+            .await
+            .unwrap(),
         None
     );
 }
@@ -57,7 +63,7 @@ async fn delegate_mode_needs_an_active_mode_and_a_team() {
 async fn delegate_mode_exit_fires_only_after_leaving() {
     let mut ctx = delegate_ctx();
     assert_eq!(
-        DelegateModeExitGenerator::new()
+        DelegateModeExitGenerator::default()
             .generate(&ctx)
             .await
             .unwrap(),
@@ -65,7 +71,7 @@ async fn delegate_mode_exit_fires_only_after_leaving() {
     );
     ctx.delegate.active = false;
     ctx.delegate.just_exited = true;
-    let reminder = DelegateModeExitGenerator::new()
+    let reminder = DelegateModeExitGenerator::default()
         .generate(&ctx)
         .await
         .unwrap()

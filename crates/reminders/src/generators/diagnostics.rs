@@ -1,4 +1,4 @@
-//! New diagnostics (catalogue #19 `diagnostics`, #20 `lsp_diagnostics`, spec §4
+//! New diagnostics (`diagnostics`, `lsp_diagnostics`, in
 //! `<new-diagnostics>`), read through [`crate::providers::DiagnosticsProvider`]. The provider
 //! hands each diagnostic over once, so each is reported once.
 
@@ -14,7 +14,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The symbol shown before a diagnostic of `severity`.
-pub fn severity_symbol(severity: DiagnosticSeverity) -> &'static str {
+pub(crate) fn severity_symbol(severity: DiagnosticSeverity) -> &'static str {
     match severity {
         DiagnosticSeverity::Error => "✘",
         DiagnosticSeverity::Warning => "⚠",
@@ -46,7 +46,7 @@ fn render_diagnostic(diagnostic: &Diagnostic) -> String {
 }
 
 /// The per-file summary: the file, then one indented line per diagnostic.
-pub fn format_diagnostics_summary(files: &[DiagnosticFile]) -> String {
+pub(crate) fn format_diagnostics_summary(files: &[DiagnosticFile]) -> String {
     files
         .iter()
         .map(|file| {
@@ -63,7 +63,7 @@ pub fn format_diagnostics_summary(files: &[DiagnosticFile]) -> String {
 }
 
 /// The content inside `<new-diagnostics>`.
-pub fn render_new_diagnostics(files: &[DiagnosticFile]) -> String {
+pub(crate) fn render_new_diagnostics(files: &[DiagnosticFile]) -> String {
     format!(
         "The following new diagnostic issues were detected:\n\n{}",
         format_diagnostics_summary(files)
@@ -86,21 +86,10 @@ fn reminder(attachment_type: AttachmentType, files: Vec<DiagnosticFile>) -> Opti
 
 /// Generates new diagnostics from the diagnostics system.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct DiagnosticsGenerator;
-
-impl DiagnosticsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct DiagnosticsGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for DiagnosticsGenerator {
-    fn name(&self) -> &str {
-        "diagnostics"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::Diagnostics
     }
@@ -118,21 +107,10 @@ impl AttachmentGenerator for DiagnosticsGenerator {
 
 /// Generates new diagnostics from LSP servers.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct LspDiagnosticsGenerator;
-
-impl LspDiagnosticsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct LspDiagnosticsGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for LspDiagnosticsGenerator {
-    fn name(&self) -> &str {
-        "lsp_diagnostics"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::LspDiagnostics
     }

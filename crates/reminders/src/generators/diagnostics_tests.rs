@@ -81,15 +81,11 @@ fn ctx_with(provider: Arc<FakeDiagnostics>) -> GeneratorContext {
 }
 
 #[tokio::test]
-async fn ac_02_diagnostics_are_wrapped_in_new_diagnostics_without_newlines() {
+async fn diagnostics_are_wrapped_in_new_diagnostics_without_newlines() {
     let provider = Arc::new(FakeDiagnostics::default());
     *provider.plain.lock().unwrap() = files();
     let ctx = ctx_with(provider);
-    let reminder = DiagnosticsGenerator::new()
-        .generate(&ctx)
-        .await
-        .unwrap()
-        .unwrap();
+    let reminder = DiagnosticsGenerator.generate(&ctx).await.unwrap().unwrap();
     assert_eq!(reminder.xml_tag(), XmlTag::NewDiagnostics);
     let text = reminder.wrap_xml();
     assert!(text.starts_with("<new-diagnostics>The following new diagnostic issues"));
@@ -99,10 +95,7 @@ async fn ac_02_diagnostics_are_wrapped_in_new_diagnostics_without_newlines() {
     );
     insta::assert_snapshot!("diagnostics", text);
     // Handed over once: the next turn has nothing new.
-    assert_eq!(
-        DiagnosticsGenerator::new().generate(&ctx).await.unwrap(),
-        None
-    );
+    assert_eq!(DiagnosticsGenerator.generate(&ctx).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -110,11 +103,8 @@ async fn lsp_diagnostics_read_their_own_queue() {
     let provider = Arc::new(FakeDiagnostics::default());
     *provider.lsp.lock().unwrap() = files().split_off(1);
     let ctx = ctx_with(provider);
-    assert_eq!(
-        DiagnosticsGenerator::new().generate(&ctx).await.unwrap(),
-        None
-    );
-    let reminder = LspDiagnosticsGenerator::new()
+    assert_eq!(DiagnosticsGenerator.generate(&ctx).await.unwrap(), None);
+    let reminder = LspDiagnosticsGenerator
         .generate(&ctx)
         .await
         .unwrap()

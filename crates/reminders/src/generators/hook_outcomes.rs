@@ -1,4 +1,4 @@
-//! Synchronous hook outcomes (catalogue #32–#35: `hook_blocking_error`, `hook_success`,
+//! Synchronous hook outcomes (`hook_blocking_error`, `hook_success`,
 //! `hook_additional_context`, `hook_stopped_continuation`), read through
 //! [`crate::providers::HookResponseProvider::take_hook_outcomes`].
 //!
@@ -22,10 +22,10 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// Hook events whose successful output is shown to the model.
-pub const HOOK_SUCCESS_EVENTS: [&str; 2] = ["SessionStart", "UserPromptSubmit"];
+pub(crate) const HOOK_SUCCESS_EVENTS: [&str; 2] = ["SessionStart", "UserPromptSubmit"];
 
 /// The attachment type an outcome is reported as.
-pub fn outcome_type(outcome: &HookOutcome) -> AttachmentType {
+pub(crate) fn outcome_type(outcome: &HookOutcome) -> AttachmentType {
     match outcome {
         HookOutcome::BlockingError { .. } => AttachmentType::HookBlockingError,
         HookOutcome::Success { .. } => AttachmentType::HookSuccess,
@@ -36,7 +36,7 @@ pub fn outcome_type(outcome: &HookOutcome) -> AttachmentType {
 
 /// The text of one outcome, `None` for outcomes the model does not see (a success of another
 /// event, empty output, no context lines).
-pub fn render_hook_outcome(outcome: &HookOutcome) -> Option<String> {
+pub(crate) fn render_hook_outcome(outcome: &HookOutcome) -> Option<String> {
     match outcome {
         HookOutcome::BlockingError {
             hook_name,
@@ -65,18 +65,13 @@ pub fn render_hook_outcome(outcome: &HookOutcome) -> Option<String> {
 
 /// Outcomes taken from the provider and not yet claimed by their generator.
 #[derive(Debug, Default)]
-pub struct HookOutcomeInbox {
+pub(crate) struct HookOutcomeInbox {
     pending: Mutex<Vec<HookOutcome>>,
 }
 
 impl HookOutcomeInbox {
-    /// An empty inbox.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Moves the provider's new outcomes in, then takes out those of `attachment_type`.
-    pub fn take(
+    pub(crate) fn take(
         &self,
         provider: &dyn HookResponseProvider,
         attachment_type: AttachmentType,
@@ -93,14 +88,14 @@ impl HookOutcomeInbox {
 
 /// Generates the reminder for one kind of hook outcome.
 #[derive(Debug)]
-pub struct HookOutcomeGenerator {
+pub(crate) struct HookOutcomeGenerator {
     attachment_type: AttachmentType,
     inbox: Arc<HookOutcomeInbox>,
 }
 
 impl HookOutcomeGenerator {
     /// A generator for `attachment_type` (one of the four hook types) reading `inbox`.
-    pub fn new(attachment_type: AttachmentType, inbox: Arc<HookOutcomeInbox>) -> Self {
+    pub(crate) fn new(attachment_type: AttachmentType, inbox: Arc<HookOutcomeInbox>) -> Self {
         Self {
             attachment_type,
             inbox,
@@ -109,8 +104,8 @@ impl HookOutcomeGenerator {
 }
 
 /// The four hook outcome generators, sharing one inbox.
-pub fn hook_outcome_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
-    let inbox = Arc::new(HookOutcomeInbox::new());
+pub(crate) fn hook_outcome_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
+    let inbox = Arc::new(HookOutcomeInbox::default());
     [
         AttachmentType::HookBlockingError,
         AttachmentType::HookSuccess,
@@ -127,12 +122,25 @@ pub fn hook_outcome_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
 
 #[async_trait]
 impl AttachmentGenerator for HookOutcomeGenerator {
-    fn name(&self) -> &str {
-        self.attachment_type.as_str()
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         self.attachment_type
+    }
+
+    /// The shared inbox holds every kind until its generator takes it out; a disabled kind's
+    /// generator never runs, so its outcomes are dropped here (see docs/design/reminders.md,
+    /// "Hook outcomes").
+    fn discard_pending(&self, ctx: &GeneratorContext) {
+        let dropped = self
+            .inbox
+            .take(ctx.providers.hooks.as_ref(), self.attachment_type)
+            .len();
+        if dropped > 0 {
+            tracing::debug!(
+                attachment_type = %self.attachment_type,
+                dropped,
+                "hook outcomes of a disabled type dropped"
+            );
+        }
     }
 
     async fn generate(

@@ -92,3 +92,75 @@ fn hook_success_of_other_events_and_empty_output_stay_silent() {
     };
     assert_eq!(render_hook_outcome(&other), None);
 }
+
+#[tokio::test]
+async fn outcomes_of_a_disabled_hook_type_are_drained_from_the_shared_inbox() {
+    let hooks = Arc::new(FakeHooks::default());
+    *hooks.outcomes.lock().unwrap() = outcomes();
+    let mut ctx = GeneratorContext::new("/work/project");
+    ctx.providers.hooks = hooks.clone();
+    let inbox = Arc::new(HookOutcomeInbox::default());
+    let generators: Vec<Arc<dyn AttachmentGenerator>> = [
+        AttachmentType::HookBlockingError,
+        AttachmentType::HookSuccess,
+        AttachmentType::HookAdditionalContext,
+        AttachmentType::HookStoppedContinuation,
+    ]
+    .into_iter()
+    .map(|attachment_type| {
+        Arc::new(HookOutcomeGenerator::new(attachment_type, inbox.clone()))
+            as Arc<dyn AttachmentGenerator>
+    })
+    .collect();
+    let mut config = crate::SystemReminderConfig::default();
+    config
+        .attachments
+        .set_enabled(AttachmentType::HookSuccess, false);
+    config
+        .attachments
+        .set_enabled(AttachmentType::HookStoppedContinuation, false);
+    let orchestrator = crate::SystemReminderOrchestrator::with_generators(config, generators);
+
+    let produced: Vec<AttachmentType> = orchestrator
+        .generate_all(&ctx)
+        .await
+        .iter()
+        .map(|reminder| reminder.attachment_type)
+        .collect();
+    assert_eq!(
+        produced,
+        vec![
+            AttachmentType::HookBlockingError,
+            AttachmentType::HookAdditionalContext
+        ]
+    );
+    let nothing_new = FakeHooks::default();
+    for attachment_type in [
+        AttachmentType::HookSuccess,
+        AttachmentType::HookStoppedContinuation,
+    ] {
+        assert_eq!(inbox.take(&nothing_new, attachment_type), Vec::new());
+    }
+
+    // With every hook type disabled nothing reads the provider, yet its outcomes are drained.
+    *hooks.outcomes.lock().unwrap() = outcomes();
+    let mut all_off = crate::SystemReminderConfig::default();
+    for attachment_type in [
+        AttachmentType::HookBlockingError,
+        AttachmentType::HookSuccess,
+        AttachmentType::HookAdditionalContext,
+        AttachmentType::HookStoppedContinuation,
+    ] {
+        all_off.attachments.set_enabled(attachment_type, false);
+    }
+    let orchestrator = crate::SystemReminderOrchestrator::with_generators(
+        all_off,
+        orchestrator.generators().to_vec(),
+    );
+    assert_eq!(orchestrator.generate_all(&ctx).await, Vec::new());
+    assert_eq!(hooks.outcomes.lock().unwrap().len(), 0);
+    assert_eq!(
+        inbox.take(&nothing_new, AttachmentType::HookSuccess),
+        Vec::new()
+    );
+}

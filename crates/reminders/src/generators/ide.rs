@@ -1,4 +1,4 @@
-//! IDE context (catalogue #15 `ide_selection`, #16 `ide_opened_file`), read through
+//! IDE context (`ide_selection`, `ide_opened_file`), read through
 //! [`crate::providers::IdeProvider`]. Each is reported when it changes: a new selection, or a
 //! newly opened file while nothing is selected.
 
@@ -14,10 +14,10 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// Selections longer than this many characters are cut.
-pub const MAX_SELECTION_CHARS: usize = 2_000;
+pub(crate) const MAX_SELECTION_CHARS: usize = 2_000;
 
 /// The reminder for a selection.
-pub fn render_ide_selection(selection: &IdeSelection) -> String {
+pub(crate) fn render_ide_selection(selection: &IdeSelection) -> String {
     let content = if selection.content.chars().count() > MAX_SELECTION_CHARS {
         let cut = selection
             .content
@@ -37,7 +37,7 @@ pub fn render_ide_selection(selection: &IdeSelection) -> String {
 }
 
 /// The reminder for an opened file.
-pub fn render_ide_opened_file(file: &IdeOpenedFile) -> String {
+pub(crate) fn render_ide_opened_file(file: &IdeOpenedFile) -> String {
     format!(
         "The user opened the file {} in the IDE. This may or may not be related to the current task.",
         file.filename.display()
@@ -46,23 +46,12 @@ pub fn render_ide_opened_file(file: &IdeOpenedFile) -> String {
 
 /// Generates the IDE selection reminder.
 #[derive(Debug, Default)]
-pub struct IdeSelectionGenerator {
+pub(crate) struct IdeSelectionGenerator {
     last: LastReported<Option<IdeSelection>>,
-}
-
-impl IdeSelectionGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for IdeSelectionGenerator {
-    fn name(&self) -> &str {
-        "ide_selection"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::IdeSelection
     }
@@ -94,23 +83,12 @@ impl AttachmentGenerator for IdeSelectionGenerator {
 
 /// Generates the IDE opened-file reminder (only while nothing is selected).
 #[derive(Debug, Default)]
-pub struct IdeOpenedFileGenerator {
+pub(crate) struct IdeOpenedFileGenerator {
     last: LastReported<Option<IdeOpenedFile>>,
-}
-
-impl IdeOpenedFileGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for IdeOpenedFileGenerator {
-    fn name(&self) -> &str {
-        "ide_opened_file"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::IdeOpenedFile
     }

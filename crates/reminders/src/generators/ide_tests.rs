@@ -24,7 +24,6 @@ impl IdeProvider for FakeIde {
 
 fn select(ide: &FakeIde, content: &str) {
     *ide.selection.lock().unwrap() = Some(IdeSelection {
-        ide_name: "VS Code".to_string(),
         filename: PathBuf::from("/work/project/src/parser.rs"),
         line_start: 10,
         line_end: 12,
@@ -42,7 +41,7 @@ fn ctx_with(ide: &Arc<FakeIde>) -> GeneratorContext {
 async fn ide_selection_is_reported_once_per_selection() {
     let ide = Arc::new(FakeIde::default());
     let ctx = ctx_with(&ide);
-    let generator = IdeSelectionGenerator::new();
+    let generator = IdeSelectionGenerator::default();
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     select(&ide, "fn parse(input: &str) -> Ast {\n    todo()\n}");
     let reminder = generator.generate(&ctx).await.unwrap().unwrap();
@@ -54,7 +53,7 @@ async fn ide_selection_is_reported_once_per_selection() {
 async fn ide_selection_is_cut_at_2000_characters() {
     let ide = Arc::new(FakeIde::default());
     select(&ide, &"é".repeat(2_100));
-    let reminder = IdeSelectionGenerator::new()
+    let reminder = IdeSelectionGenerator::default()
         .generate(&ctx_with(&ide))
         .await
         .unwrap()
@@ -70,7 +69,7 @@ async fn ide_selection_is_cut_at_2000_characters() {
 async fn ide_opened_file_only_without_a_selection_and_once_per_file() {
     let ide = Arc::new(FakeIde::default());
     let ctx = ctx_with(&ide);
-    let generator = IdeOpenedFileGenerator::new();
+    let generator = IdeOpenedFileGenerator::default();
     *ide.opened.lock().unwrap() = Some(IdeOpenedFile {
         filename: PathBuf::from("/work/project/README.md"),
     });

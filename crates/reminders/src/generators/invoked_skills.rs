@@ -1,4 +1,4 @@
-//! Invoked skills (catalogue #14 `invoked_skills`): the skills used in this session, so their
+//! Invoked skills (`invoked_skills`): the skills used in this session, so their
 //! guidelines stay in force. Reported when the set of invoked skills changes.
 
 use async_trait::async_trait;
@@ -12,7 +12,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder text.
-pub fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
+pub(crate) fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
     let sections = skills
         .iter()
         .map(|skill| {
@@ -32,23 +32,12 @@ pub fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
 
 /// Generates the invoked skills reminder.
 #[derive(Debug, Default)]
-pub struct InvokedSkillsGenerator {
+pub(crate) struct InvokedSkillsGenerator {
     last: LastReported<Vec<InvokedSkill>>,
-}
-
-impl InvokedSkillsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for InvokedSkillsGenerator {
-    fn name(&self) -> &str {
-        "invoked_skills"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::InvokedSkills
     }

@@ -14,7 +14,7 @@ fn skill(name: &str, content: &str) -> InvokedSkill {
 
 #[tokio::test]
 async fn invoked_skills_lists_each_skill_and_fires_on_change() {
-    let generator = InvokedSkillsGenerator::new();
+    let generator = InvokedSkillsGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.invoked_skills = vec![

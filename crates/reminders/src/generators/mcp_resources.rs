@@ -1,4 +1,4 @@
-//! MCP resources (catalogue #2 `mcp_resources`): the user mentioned `@server:uri` for a
+//! MCP resources (`mcp_resources`): the user mentioned `@server:uri` for a
 //! connected server; the resource is read through [`crate::providers::McpResourceProvider`].
 
 use async_trait::async_trait;
@@ -13,7 +13,7 @@ use crate::types::SystemReminder;
 
 /// A `@server:uri` mention.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpMention {
+pub(crate) struct McpMention {
     /// The server name.
     pub server: String,
     /// The resource URI.
@@ -23,7 +23,10 @@ pub struct McpMention {
 /// The `@server:uri` mentions in `prompt` whose server `is_server` accepts, in order, each once.
 /// Words that are not mentions (`@file.rs`, `@agent-x`, `@src/a.rs:10-20` when `src` is not a
 /// server) are left to the other user-prompt generators.
-pub fn parse_mcp_mentions(prompt: &str, is_server: &dyn Fn(&str) -> bool) -> Vec<McpMention> {
+pub(crate) fn parse_mcp_mentions(
+    prompt: &str,
+    is_server: &dyn Fn(&str) -> bool,
+) -> Vec<McpMention> {
     let mut found: Vec<McpMention> = Vec::new();
     for word in prompt.split_whitespace() {
         let Some(rest) = word.strip_prefix('@') else {
@@ -52,7 +55,7 @@ pub fn parse_mcp_mentions(prompt: &str, is_server: &dyn Fn(&str) -> bool) -> Vec
 }
 
 /// The text for one resource.
-pub fn render_mcp_resource(resource: &McpResource) -> String {
+pub(crate) fn render_mcp_resource(resource: &McpResource) -> String {
     match &resource.content {
         McpResourceContent::Text(text) => format!(
             "Full contents of resource:\n\n{text}\n\nDo NOT read this resource again unless you think it may have changed, since you already have the full contents."
@@ -67,21 +70,10 @@ pub fn render_mcp_resource(resource: &McpResource) -> String {
 
 /// Generates MCP resource reminders.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct McpResourcesGenerator;
-
-impl McpResourcesGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct McpResourcesGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for McpResourcesGenerator {
-    fn name(&self) -> &str {
-        "mcp_resources"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::McpResources
     }

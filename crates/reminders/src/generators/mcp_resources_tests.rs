@@ -63,11 +63,7 @@ async fn mcp_resources_render_text_binary_and_empty_and_skip_failures() {
         "Follow @docs:guide://style and @docs:guide://empty, logo @assets:img://logo, @docs:guide://missing @broken:x://y",
     );
     ctx.providers.mcp = Arc::new(FakeMcp);
-    let reminder = McpResourcesGenerator::new()
-        .generate(&ctx)
-        .await
-        .unwrap()
-        .unwrap();
+    let reminder = McpResourcesGenerator.generate(&ctx).await.unwrap().unwrap();
     insta::assert_snapshot!("mcp_resources", reminder.wrap_xml());
 }
 
@@ -75,8 +71,5 @@ async fn mcp_resources_render_text_binary_and_empty_and_skip_failures() {
 async fn mcp_resources_silent_without_mentions() {
     let mut ctx = GeneratorContext::new("/work/project").with_user_prompt("read @README.md");
     ctx.providers.mcp = Arc::new(FakeMcp);
-    assert_eq!(
-        McpResourcesGenerator::new().generate(&ctx).await.unwrap(),
-        None
-    );
+    assert_eq!(McpResourcesGenerator.generate(&ctx).await.unwrap(), None);
 }

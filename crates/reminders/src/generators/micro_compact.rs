@@ -1,4 +1,4 @@
-//! Micro-compact notice (catalogue #31 `micro_compact`): old tool results were cleared to save
+//! Micro-compact notice (`micro_compact`): old tool results were cleared to save
 //! context since the last turn.
 
 use async_trait::async_trait;
@@ -10,27 +10,16 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The notice for `cleared_count` cleared tool results.
-pub fn render_micro_compact(cleared_count: usize) -> String {
+pub(crate) fn render_micro_compact(cleared_count: usize) -> String {
     format!("Micro-compact cleared {cleared_count} tool result(s) to reduce context size.")
 }
 
 /// Generates the micro-compact notice.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct MicroCompactGenerator;
-
-impl MicroCompactGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct MicroCompactGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for MicroCompactGenerator {
-    fn name(&self) -> &str {
-        "micro_compact"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::MicroCompact
     }

@@ -1,5 +1,5 @@
-//! The `nested_memory` reminder (catalogue #5, spec §6.2.5): instruction files that sit near the
-//! files the model read.
+//! The `nested_memory` reminder: instruction files that sit near the files the model read (see
+//! docs/design/reminders.md, "nested_memory").
 //!
 //! For each file fully read since the last turn (the [`crate::FileTracker`]'s triggers), it walks
 //! from the file's folder up to the working directory (inclusive) and includes the
@@ -9,6 +9,7 @@
 //! A memory file's `@path` imports follow it, up to [`MAX_IMPORT_DEPTH`] levels, inside the
 //! working directory.
 
+use std::collections::BTreeSet;
 use std::path::Component;
 use std::path::Path;
 use std::path::PathBuf;
@@ -27,9 +28,9 @@ use crate::generators::at_mentioned_files::parse_file_mentions;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
-/// The files looked for in each folder, in order: the spec's list, then the catalogue's local
+/// The files looked for in each folder, in order: the common instruction files, then the local
 /// and `.claude/` variants.
-pub const PRIORITY_FILES: &[&str] = &[
+pub(crate) const PRIORITY_FILES: &[&str] = &[
     "CLAUDE.md",
     "README.md",
     ".cursorrules",
@@ -40,11 +41,11 @@ pub const PRIORITY_FILES: &[&str] = &[
 ];
 
 /// Most levels of `@path` imports followed from a memory file (`MAX_IMPORT_DEPTH`).
-pub const MAX_IMPORT_DEPTH: usize = 5;
+pub(crate) const MAX_IMPORT_DEPTH: usize = 5;
 
 /// A memory file found for a trigger.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryFile {
+pub(crate) struct MemoryFile {
     /// Its path.
     pub path: PathBuf,
     /// Its content (within the catalogue's limits).
@@ -53,8 +54,8 @@ pub struct MemoryFile {
     pub omitted_lines: usize,
 }
 
-/// Renders the reminder (spec §6.2.5 format).
-pub fn render_nested_memory(files: &[MemoryFile]) -> String {
+/// Renders the reminder: one section per file, separated by a rule.
+pub(crate) fn render_nested_memory(files: &[MemoryFile]) -> String {
     files
         .iter()
         .map(|file| {
@@ -73,33 +74,43 @@ pub fn render_nested_memory(files: &[MemoryFile]) -> String {
 
 /// Generates the `nested_memory` reminder.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct NestedMemoryGenerator;
+pub(crate) struct NestedMemoryGenerator;
 
-impl NestedMemoryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
+/// What one walk found. Nothing is marked loaded during the walk: the walk runs on the
+/// blocking pool, and a run the orchestrator's timeout dropped must leave no trace (see
+/// docs/design/reminders.md, "Timeouts leave no trace"), so the marks wait for
+/// [`MemoryWalk::commit`].
+#[derive(Debug, Default)]
+struct MemoryWalk {
+    /// The memory files to show, nearest folder first.
+    files: Vec<MemoryFile>,
+    /// Every memory file the model will have seen: those in `files`, and those it read itself.
+    seen: BTreeSet<PathBuf>,
+}
+
+impl MemoryWalk {
+    fn is_seen(&self, tracker: &FileTracker, path: &Path) -> bool {
+        self.seen.contains(path) || tracker.is_memory_file_loaded(path)
     }
 
-    /// The memory files for `triggers` not yet included this session, marking them included.
-    pub fn find_memory_files(
-        &self,
-        ctx: &GeneratorContext,
-        triggers: &[PathBuf],
-    ) -> Vec<MemoryFile> {
-        find_memory_files(&ctx.cwd, &ctx.file_tracker, triggers)
+    /// Marks the memory files of this walk loaded: the reminder that shows them is delivered.
+    fn commit(&self, tracker: &FileTracker) {
+        for path in &self.seen {
+            tracker.mark_memory_file_loaded(path);
+        }
     }
 }
 
-/// [`NestedMemoryGenerator::find_memory_files`] on the parts of the context it needs.
-fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) -> Vec<MemoryFile> {
-    let mut found = Vec::new();
+/// The memory files for `triggers` not yet included this session (nearest folder first), without
+/// marking anything.
+fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) -> MemoryWalk {
+    let mut walk = MemoryWalk::default();
     let cwd = normalize(cwd);
     for trigger in triggers {
         let trigger = absolute(&cwd, trigger);
         if is_priority_file(&trigger) {
             // The model read the memory file itself: it has seen it.
-            tracker.mark_memory_file_loaded(&trigger);
+            walk.seen.insert(trigger);
             continue;
         }
         let mut folder = trigger.parent();
@@ -108,7 +119,7 @@ fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) ->
                 break;
             }
             for name in PRIORITY_FILES {
-                include(&dir.join(name), &cwd, tracker, 0, &mut found);
+                include(&dir.join(name), &cwd, tracker, 0, &mut walk);
             }
             if dir == cwd {
                 break;
@@ -116,21 +127,15 @@ fn find_memory_files(cwd: &Path, tracker: &FileTracker, triggers: &[PathBuf]) ->
             folder = dir.parent();
         }
     }
-    found
+    walk
 }
 
 /// Includes the memory file `path` unless it was already included or is not a readable file,
 /// then the files it imports (`@path` on a line outside code fences, relative to its folder),
 /// up to [`MAX_IMPORT_DEPTH`] levels. Imports stay inside `cwd`; including a file marks it
-/// loaded, so an import cycle ends.
-fn include(
-    path: &Path,
-    cwd: &Path,
-    tracker: &FileTracker,
-    depth: usize,
-    found: &mut Vec<MemoryFile>,
-) {
-    if tracker.is_memory_file_loaded(path) || !path.is_file() {
+/// seen, so an import cycle ends.
+fn include(path: &Path, cwd: &Path, tracker: &FileTracker, depth: usize, walk: &mut MemoryWalk) {
+    if walk.is_seen(tracker, path) || !path.is_file() {
         return;
     }
     let bytes = match read_memory_file(path) {
@@ -140,10 +145,10 @@ fn include(
             return;
         }
     };
-    tracker.mark_memory_file_loaded(path);
+    walk.seen.insert(path.to_path_buf());
     let text = String::from_utf8_lossy(&bytes);
     let window = excerpt(&text, 1, None);
-    found.push(MemoryFile {
+    walk.files.push(MemoryFile {
         path: path.to_path_buf(),
         omitted_lines: window.total_lines.saturating_sub(window.num_lines),
         content: window.text,
@@ -159,7 +164,7 @@ fn include(
         }
         let imported = absolute(folder, Path::new(&import.path));
         if imported.starts_with(cwd) {
-            include(&imported, cwd, tracker, depth + 1, found);
+            include(&imported, cwd, tracker, depth + 1, walk);
         }
     }
 }
@@ -219,10 +224,6 @@ fn is_priority_file(path: &Path) -> bool {
 
 #[async_trait]
 impl AttachmentGenerator for NestedMemoryGenerator {
-    fn name(&self) -> &str {
-        "nested_memory"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::NestedMemory
     }
@@ -231,23 +232,28 @@ impl AttachmentGenerator for NestedMemoryGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let triggers = ctx.file_tracker.take_nested_memory_triggers();
+        let triggers = ctx.file_tracker.nested_memory_triggers();
         if triggers.is_empty() {
             return Ok(None);
         }
-        // The walk reads files: off the async worker, so the timeout holds.
+        // The walk reads files: off the async worker, so the timeout holds. The triggers stay
+        // and nothing is marked loaded until the result is back, so a run the timeout dropped
+        // is simply done again on the next turn.
         let cwd = ctx.cwd.clone();
         let tracker = Arc::clone(&ctx.file_tracker);
-        let files = run_blocking(self.name(), move || {
-            find_memory_files(&cwd, &tracker, &triggers)
+        let (walk, triggers) = run_blocking(self.name(), move || {
+            let walk = find_memory_files(&cwd, &tracker, &triggers);
+            (walk, triggers)
         })
         .await?;
-        if files.is_empty() {
+        walk.commit(&ctx.file_tracker);
+        ctx.file_tracker.remove_nested_memory_triggers(&triggers);
+        if walk.files.is_empty() {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(
             AttachmentType::NestedMemory,
-            render_nested_memory(&files),
+            render_nested_memory(&walk.files),
         )))
     }
 }

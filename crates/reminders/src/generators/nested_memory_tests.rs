@@ -19,7 +19,7 @@ fn setup() -> (tempfile::TempDir, GeneratorContext) {
 }
 
 async fn generate(ctx: &GeneratorContext, outer: &Path) -> Option<String> {
-    NestedMemoryGenerator::new()
+    NestedMemoryGenerator
         .generate(ctx)
         .await
         .unwrap()
@@ -178,4 +178,27 @@ async fn imports_follow_their_memory_file_up_to_five_levels_once_each_inside_cwd
             "[TMP]/project/docs/level5.md:",
         ]
     );
+}
+
+#[test]
+fn memory_files_found_by_a_run_that_timed_out_are_not_marked_loaded_and_show_next_time() {
+    let (outer, ctx) = setup();
+    let lib = ctx.cwd.join("crates/core/src/lib.rs");
+    ctx.file_tracker
+        .track_read(lib, "pub fn f() {}\n", 1, None, None);
+
+    crate::timed_out_run::time_out_then_finish(std::sync::Arc::new(NestedMemoryGenerator), &ctx);
+
+    assert!(
+        !ctx.file_tracker
+            .is_memory_file_loaded(&ctx.cwd.join("AGENTS.md"))
+    );
+    assert!(
+        !ctx.file_tracker
+            .is_memory_file_loaded(&ctx.cwd.join("crates/core/AGENTS.md"))
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let content = runtime.block_on(generate(&ctx, outer.path())).unwrap();
+    assert!(content.contains("core agents"), "{content}");
+    assert!(content.contains("root agents"), "{content}");
 }

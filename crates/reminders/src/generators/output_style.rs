@@ -1,4 +1,4 @@
-//! Output style (catalogue #17 `output_style`): a non-default output style is active. Reported
+//! Output style (`output_style`): a non-default output style is active. Reported
 //! when the style is set or changes.
 
 use async_trait::async_trait;
@@ -11,10 +11,10 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The name of the style that needs no reminder.
-pub const DEFAULT_OUTPUT_STYLE: &str = "default";
+pub(crate) const DEFAULT_OUTPUT_STYLE: &str = "default";
 
 /// The reminder for the style named `style` (its display name, e.g. "Explanatory").
-pub fn render_output_style(style: &str) -> String {
+pub(crate) fn render_output_style(style: &str) -> String {
     format!(
         "{style} output style is active. Remember to follow the specific guidelines for this style."
     )
@@ -33,23 +33,12 @@ fn active_style(style: Option<&str>) -> Option<String> {
 
 /// Generates the output style reminder.
 #[derive(Debug, Default)]
-pub struct OutputStyleGenerator {
+pub(crate) struct OutputStyleGenerator {
     last: LastReported<Option<String>>,
-}
-
-impl OutputStyleGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for OutputStyleGenerator {
-    fn name(&self) -> &str {
-        "output_style"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::OutputStyle
     }

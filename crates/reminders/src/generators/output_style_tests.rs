@@ -4,7 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn output_style_fires_when_set_or_changed() {
-    let generator = OutputStyleGenerator::new();
+    let generator = OutputStyleGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.output_style = Some("default".to_string());
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);

@@ -1,4 +1,4 @@
-//! Plan file reference (catalogue #29 `plan_file_reference`): a plan file from a previous session
+//! Plan file reference (`plan_file_reference`): a plan file from a previous session
 //! (or from before compaction) with its contents. Reported when the file or its contents change.
 
 use std::path::Path;
@@ -7,39 +7,54 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 
 use super::last_reported::LastReported;
+use crate::blocking::run_blocking;
+use crate::file_content::CappedText;
+use crate::file_content::MAX_PLAN_FILE_BYTES;
+use crate::file_content::read_capped;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
-/// The reminder text.
-pub fn render_plan_file_reference(plan_file_path: &Path, plan_content: &str) -> String {
+/// The reminder text. `total_bytes` is the plan file's size when `plan_content` is only its
+/// start (cut at [`MAX_PLAN_FILE_BYTES`]): a marker then says what was left out.
+pub(crate) fn render_plan_file_reference(
+    plan_file_path: &Path,
+    plan_content: &str,
+    total_bytes: Option<u64>,
+) -> String {
+    let marker = total_bytes.map_or_else(String::new, |total| {
+        format!(
+            "\n\n(Plan truncated: showing the first {} of {total} bytes. Read {} for the rest.)",
+            plan_content.len(),
+            plan_file_path.display()
+        )
+    });
     format!(
-        "A plan file exists from plan mode at: {}\n\nPlan contents:\n\n{plan_content}\n\nIf this plan is relevant to the current work and not already complete, continue working on it.",
+        "A plan file exists from plan mode at: {}\n\nPlan contents:\n\n{plan_content}{marker}\n\nIf this plan is relevant to the current work and not already complete, continue working on it.",
         plan_file_path.display()
     )
 }
 
-/// Generates the plan file reference from [`crate::PlanState::reference_file`].
-#[derive(Debug, Default)]
-pub struct PlanFileReferenceGenerator {
-    last: LastReported<Option<(PathBuf, String)>>,
+/// The plan file's text within [`MAX_PLAN_FILE_BYTES`]: `None` when it is missing or blank.
+fn read_plan(path: &Path) -> Result<Option<CappedText>, GeneratorError> {
+    match read_capped(path, MAX_PLAN_FILE_BYTES) {
+        Ok(plan) if !plan.text.trim().is_empty() => Ok(Some(plan)),
+        Ok(_) => Ok(None),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(GeneratorError::io(path, error)),
+    }
 }
 
-impl PlanFileReferenceGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
+/// Generates the plan file reference from [`crate::PlanState::reference_file`].
+#[derive(Debug, Default)]
+pub(crate) struct PlanFileReferenceGenerator {
+    last: LastReported<Option<(PathBuf, CappedText)>>,
 }
 
 #[async_trait]
 impl AttachmentGenerator for PlanFileReferenceGenerator {
-    fn name(&self) -> &str {
-        "plan_file_reference"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanFileReference
     }
@@ -54,20 +69,22 @@ impl AttachmentGenerator for PlanFileReferenceGenerator {
     ) -> Result<Option<SystemReminder>, GeneratorError> {
         let current = match &ctx.plan.reference_file {
             None => None,
-            Some(path) => match std::fs::read_to_string(path) {
-                Ok(content) if !content.trim().is_empty() => Some((path.clone(), content)),
-                Ok(_) => None,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                Err(error) => return Err(GeneratorError::io(path, error)),
-            },
+            Some(path) => {
+                // Reading is blocking work: off the async worker, so the timeout holds.
+                let reading = path.clone();
+                run_blocking(self.name(), move || read_plan(&reading))
+                    .await??
+                    .map(|plan| (path.clone(), plan))
+            }
         };
         if !self.last.changed(&current) {
             return Ok(None);
         }
-        Ok(current.map(|(path, content)| {
+        Ok(current.map(|(path, plan)| {
+            let total_bytes = plan.truncated.then_some(plan.total_bytes);
             SystemReminder::new(
                 AttachmentType::PlanFileReference,
-                render_plan_file_reference(&path, content.trim_end()),
+                render_plan_file_reference(&path, plan.text.trim_end(), total_bytes),
             )
         }))
     }

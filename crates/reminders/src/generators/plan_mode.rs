@@ -1,6 +1,5 @@
-//! Plan mode reminders (catalogue #6–#8, spec §6.2.2 and key-features "Plan Mode System
-//! Reminders"): the full reminder with the 5-phase workflow, the sparse one, the sub-agent one,
-//! re-entry and exit.
+//! Plan mode reminders: the full reminder with the 5-phase workflow, the sparse one, the
+//! sub-agent one, re-entry and exit (see docs/design/reminders.md, "Plan mode").
 //!
 //! While plan mode is active the orchestrator's throttle lets [`PlanModeGenerator`] fire on the
 //! first turn, then every [`crate::throttle::PLAN_MODE_TURNS_BETWEEN`] turns; the first
@@ -13,6 +12,7 @@ use std::path::Path;
 use async_trait::async_trait;
 
 use super::last_reported::LastReported;
+use crate::blocking::run_blocking;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
@@ -22,16 +22,16 @@ use crate::types::SystemReminder;
 
 /// Default number of Explore agents plan mode may launch in parallel
 /// (`CLAUDE_CODE_PLAN_V2_EXPLORE_AGENT_COUNT`).
-pub const DEFAULT_MAX_EXPLORE_AGENTS: u32 = 3;
+pub(crate) const DEFAULT_MAX_EXPLORE_AGENTS: u32 = 3;
 /// Default number of Plan agents plan mode may launch in parallel
 /// (`CLAUDE_CODE_PLAN_V2_AGENT_COUNT`).
-pub const DEFAULT_MAX_PLAN_AGENTS: u32 = 1;
+pub(crate) const DEFAULT_MAX_PLAN_AGENTS: u32 = 1;
 /// The plan file path shown when the host gave none.
-pub const UNKNOWN_PLAN_FILE: &str = "the plan file";
+pub(crate) const UNKNOWN_PLAN_FILE: &str = "the plan file";
 
 /// Which plan mode reminder to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlanReminderType {
+pub(crate) enum PlanReminderType {
     /// Complete instructions with the 5-phase workflow.
     Full,
     /// The abbreviated single-line reminder.
@@ -39,7 +39,7 @@ pub enum PlanReminderType {
 }
 
 /// The full reminder for the main agent, with the 5-phase workflow.
-pub fn render_full_plan_reminder(
+pub(crate) fn render_full_plan_reminder(
     plan_file_path: &Path,
     plan_exists: bool,
     max_explore_agents: u32,
@@ -113,7 +113,7 @@ This is critical - your turn should only end with either using the AskUserQuesti
 }
 
 /// The sparse reminder sent between full ones.
-pub fn render_sparse_plan_reminder(plan_file_path: &Path) -> String {
+pub(crate) fn render_sparse_plan_reminder(plan_file_path: &Path) -> String {
     format!(
         "Plan mode still active (see full instructions earlier in conversation). Read-only except plan file ({}). Follow 5-phase workflow. End turns with AskUserQuestion (for clarifications) or ExitPlanMode (for plan approval). Never ask about plan approval via text or AskUserQuestion.",
         plan_file_path.display()
@@ -121,7 +121,7 @@ pub fn render_sparse_plan_reminder(plan_file_path: &Path) -> String {
 }
 
 /// The shorter reminder for Plan and Explore sub-agents.
-pub fn render_sub_agent_plan_reminder(plan_file_path: &Path, plan_exists: bool) -> String {
+pub(crate) fn render_sub_agent_plan_reminder(plan_file_path: &Path, plan_exists: bool) -> String {
     let plan_info = if plan_exists {
         format!(
             "A plan file already exists at {}. You can read it and make incremental edits using the Edit tool if you need to.",
@@ -145,11 +145,11 @@ Answer the user's query comprehensively, using the AskUserQuestion tool if you n
     )
 }
 
-/// The re-entry reminder: the spec's `build_reentry_content` (§6.2.2), literal for literal.
+/// The re-entry reminder, word for word as docs/design/reminders.md ("Plan mode") gives it.
 ///
-/// The spec writes it with `\` line continuations, which drop the next line's indentation, so
-/// the sub-items of step 3 start at the beginning of their line, as the spec's text evaluates.
-pub fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
+/// It is written with `\` line continuations, which drop the next line's indentation, so the
+/// sub-items of step 3 start at the beginning of their line.
+pub(crate) fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
     let plan_file_path = plan_file_path.display();
     format!(
         "## Re-entering Plan Mode\n\n\
@@ -171,7 +171,7 @@ pub fn render_plan_mode_reentry(plan_file_path: &Path) -> String {
 }
 
 /// The reminder sent on the turn after plan mode was left.
-pub fn render_plan_mode_exit(plan_file_path: Option<&Path>, plan_exists: bool) -> String {
+pub(crate) fn render_plan_mode_exit(plan_file_path: Option<&Path>, plan_exists: bool) -> String {
     let mut text = String::from(
         "## Exited Plan Mode\n\nYou have exited plan mode. You can now make edits, run tools, and take actions.",
     );
@@ -192,37 +192,37 @@ fn plan_file(ctx: &GeneratorContext) -> &Path {
         .unwrap_or_else(|| Path::new(UNKNOWN_PLAN_FILE))
 }
 
-/// Whether the plan file exists on disk and is not empty.
-fn plan_exists(ctx: &GeneratorContext) -> bool {
-    ctx.plan
-        .plan_file_path
-        .as_deref()
-        .and_then(|path| std::fs::metadata(path).ok())
-        .is_some_and(|metadata| metadata.is_file() && metadata.len() > 0)
+/// Whether the plan file exists on disk and is not empty. Looking is blocking work (a plan
+/// file on a hung network mount would hold the turn): it runs on the blocking pool, so the
+/// orchestrator's timeout holds.
+async fn plan_exists(ctx: &GeneratorContext, generator: &str) -> Result<bool, GeneratorError> {
+    let Some(path) = ctx.plan.plan_file_path.clone() else {
+        return Ok(false);
+    };
+    run_blocking(generator, move || {
+        std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file() && metadata.len() > 0)
+    })
+    .await
 }
 
 /// Generates the plan mode reminder (full, sparse or sub-agent).
 #[derive(Debug, Clone, Copy)]
-pub struct PlanModeGenerator {
+pub(crate) struct PlanModeGenerator {
     max_explore_agents: u32,
     max_plan_agents: u32,
 }
 
 impl Default for PlanModeGenerator {
+    /// The default agent counts.
     fn default() -> Self {
-        Self::new()
+        Self::with_agent_counts(DEFAULT_MAX_EXPLORE_AGENTS, DEFAULT_MAX_PLAN_AGENTS)
     }
 }
 
 impl PlanModeGenerator {
-    /// A generator with the default agent counts.
-    pub fn new() -> Self {
-        Self::with_agent_counts(DEFAULT_MAX_EXPLORE_AGENTS, DEFAULT_MAX_PLAN_AGENTS)
-    }
-
     /// A generator allowing `max_explore_agents` Explore and `max_plan_agents` Plan agents
     /// (each clamped to 1..=5, as Claude Code's environment variables are).
-    pub fn with_agent_counts(max_explore_agents: u32, max_plan_agents: u32) -> Self {
+    pub(crate) fn with_agent_counts(max_explore_agents: u32, max_plan_agents: u32) -> Self {
         Self {
             max_explore_agents: max_explore_agents.clamp(1, 5),
             max_plan_agents: max_plan_agents.clamp(1, 5),
@@ -230,7 +230,7 @@ impl PlanModeGenerator {
     }
 
     /// The reminder type of the next attachment, from the number already sent.
-    pub fn reminder_type(attachments_sent: i32) -> PlanReminderType {
+    pub(crate) fn reminder_type(attachments_sent: i32) -> PlanReminderType {
         if is_full_plan_reminder(attachments_sent) {
             PlanReminderType::Full
         } else {
@@ -241,10 +241,6 @@ impl PlanModeGenerator {
 
 #[async_trait]
 impl AttachmentGenerator for PlanModeGenerator {
-    fn name(&self) -> &str {
-        "plan_mode"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanMode
     }
@@ -257,7 +253,7 @@ impl AttachmentGenerator for PlanModeGenerator {
             return Ok(None);
         }
         let path = plan_file(ctx);
-        let exists = plan_exists(ctx);
+        let exists = plan_exists(ctx, self.name()).await?;
         let content = if !ctx.is_main_agent {
             render_sub_agent_plan_reminder(path, exists)
         } else {
@@ -278,23 +274,12 @@ impl AttachmentGenerator for PlanModeGenerator {
 
 /// Generates the re-entry reminder once when plan mode is entered again and a plan file exists.
 #[derive(Debug, Default)]
-pub struct PlanModeReentryGenerator {
+pub(crate) struct PlanModeReentryGenerator {
     last: LastReported<bool>,
-}
-
-impl PlanModeReentryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for PlanModeReentryGenerator {
-    fn name(&self) -> &str {
-        "plan_mode_reentry"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanModeReentry
     }
@@ -307,7 +292,8 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let reentered = ctx.is_plan_mode() && ctx.plan.is_reentry && plan_exists(ctx);
+        let reentered =
+            ctx.is_plan_mode() && ctx.plan.is_reentry && plan_exists(ctx, self.name()).await?;
         if !self.last.changed(&reentered) || !reentered {
             return Ok(None);
         }
@@ -320,23 +306,12 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
 
 /// Generates the exit reminder once, on the turn after plan mode was left.
 #[derive(Debug, Default)]
-pub struct PlanModeExitGenerator {
+pub(crate) struct PlanModeExitGenerator {
     last: LastReported<bool>,
-}
-
-impl PlanModeExitGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for PlanModeExitGenerator {
-    fn name(&self) -> &str {
-        "plan_mode_exit"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::PlanModeExit
     }
@@ -350,12 +325,14 @@ impl AttachmentGenerator for PlanModeExitGenerator {
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
         let exited = ctx.plan.just_exited && !ctx.is_plan_mode();
+        // Look before recording: a run the timeout drops must not count as reported.
+        let exists = exited && plan_exists(ctx, self.name()).await?;
         if !self.last.changed(&exited) || !exited {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(
             AttachmentType::PlanModeExit,
-            render_plan_mode_exit(ctx.plan.plan_file_path.as_deref(), plan_exists(ctx)),
+            render_plan_mode_exit(ctx.plan.plan_file_path.as_deref(), exists),
         )))
     }
 }

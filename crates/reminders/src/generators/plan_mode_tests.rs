@@ -35,9 +35,9 @@ async fn content(generator: &dyn AttachmentGenerator, ctx: &GeneratorContext) ->
 }
 
 #[tokio::test]
-async fn ac_21_plan_mode_includes_workflow_phases() {
+async fn plan_mode_includes_workflow_phases() {
     let ctx = plan_ctx(PLAN);
-    let text = content(&PlanModeGenerator::new(), &ctx).await.unwrap();
+    let text = content(&PlanModeGenerator::default(), &ctx).await.unwrap();
     for phase in [
         "### Phase 1: Initial Understanding",
         "### Phase 2: Design",
@@ -63,9 +63,9 @@ async fn plan_mode_full_reminder_with_an_existing_plan_and_custom_agent_counts()
 }
 
 #[tokio::test]
-async fn ac_09_plan_mode_full_on_first_attachment_then_sparse_then_full_every_fifth() {
+async fn plan_mode_full_on_first_attachment_then_sparse_then_full_every_fifth() {
     let ctx = plan_ctx(PLAN);
-    let generator = PlanModeGenerator::new();
+    let generator = PlanModeGenerator::default();
     let mut kinds = Vec::new();
     for attachment in 0..11 {
         let text = content(&generator, &ctx).await.unwrap();
@@ -90,7 +90,7 @@ async fn ac_09_plan_mode_full_on_first_attachment_then_sparse_then_full_every_fi
 async fn plan_mode_sparse_reminder() {
     let ctx = plan_ctx(PLAN);
     ctx.throttle.mark_generated(AttachmentType::PlanMode, 1);
-    let text = content(&PlanModeGenerator::new(), &ctx).await.unwrap();
+    let text = content(&PlanModeGenerator::default(), &ctx).await.unwrap();
     insta::assert_snapshot!("plan_mode_sparse", text);
 }
 
@@ -99,14 +99,14 @@ async fn plan_mode_sub_agent_reminder_is_the_short_one_every_time() {
     let mut ctx = plan_ctx(PLAN);
     ctx.is_main_agent = false;
     ctx.throttle.mark_generated(AttachmentType::PlanMode, 1);
-    let text = content(&PlanModeGenerator::new(), &ctx).await.unwrap();
+    let text = content(&PlanModeGenerator::default(), &ctx).await.unwrap();
     assert!(!text.contains("## Plan Workflow"));
     insta::assert_snapshot!("plan_mode_sub_agent_no_plan_file", text);
 
     let (dir, path) = existing_plan();
     let mut ctx = plan_ctx(path.to_str().unwrap());
     ctx.is_main_agent = false;
-    let text = content(&PlanModeGenerator::new(), &ctx).await.unwrap();
+    let text = content(&PlanModeGenerator::default(), &ctx).await.unwrap();
     insta::assert_snapshot!("plan_mode_sub_agent_plan_exists", redact(&text, &dir));
 }
 
@@ -115,17 +115,20 @@ async fn plan_mode_generators_stay_silent_outside_plan_mode() {
     let mut ctx = plan_ctx(PLAN);
     ctx.permission_mode = PermissionMode::Default;
     ctx.plan.is_reentry = true;
-    assert_eq!(content(&PlanModeGenerator::new(), &ctx).await, None);
-    assert_eq!(content(&PlanModeReentryGenerator::new(), &ctx).await, None);
-    assert_eq!(content(&PlanModeExitGenerator::new(), &ctx).await, None);
+    assert_eq!(content(&PlanModeGenerator::default(), &ctx).await, None);
+    assert_eq!(
+        content(&PlanModeReentryGenerator::default(), &ctx).await,
+        None
+    );
+    assert_eq!(content(&PlanModeExitGenerator::default(), &ctx).await, None);
 }
 
 #[tokio::test]
-async fn ac_22_plan_mode_reentry_has_correct_instructions() {
+async fn plan_mode_reentry_has_correct_instructions() {
     let (dir, path) = existing_plan();
     let mut ctx = plan_ctx(path.to_str().unwrap());
     ctx.plan.is_reentry = true;
-    let text = content(&PlanModeReentryGenerator::new(), &ctx)
+    let text = content(&PlanModeReentryGenerator::default(), &ctx)
         .await
         .unwrap();
     assert!(text.contains("## Re-entering Plan Mode"));
@@ -138,7 +141,10 @@ async fn ac_22_plan_mode_reentry_has_correct_instructions() {
 async fn plan_mode_reentry_needs_an_existing_plan_file() {
     let mut ctx = plan_ctx(PLAN);
     ctx.plan.is_reentry = true;
-    assert_eq!(content(&PlanModeReentryGenerator::new(), &ctx).await, None);
+    assert_eq!(
+        content(&PlanModeReentryGenerator::default(), &ctx).await,
+        None
+    );
 }
 
 #[tokio::test]
@@ -147,13 +153,17 @@ async fn plan_mode_exit_names_the_plan_file_when_it_exists() {
     let mut ctx = plan_ctx(path.to_str().unwrap());
     ctx.permission_mode = PermissionMode::Default;
     ctx.plan.just_exited = true;
-    let text = content(&PlanModeExitGenerator::new(), &ctx).await.unwrap();
+    let text = content(&PlanModeExitGenerator::default(), &ctx)
+        .await
+        .unwrap();
     insta::assert_snapshot!("plan_mode_exit_plan_exists", redact(&text, &dir));
 
     let mut ctx = plan_ctx(PLAN);
     ctx.permission_mode = PermissionMode::Default;
     ctx.plan.just_exited = true;
-    let text = content(&PlanModeExitGenerator::new(), &ctx).await.unwrap();
+    let text = content(&PlanModeExitGenerator::default(), &ctx)
+        .await
+        .unwrap();
     insta::assert_snapshot!("plan_mode_exit_no_plan_file", text);
 }
 
@@ -162,17 +172,34 @@ async fn plan_mode_reentry_and_exit_fire_once_while_the_host_keeps_the_flag() {
     let (_dir, path) = existing_plan();
     let mut ctx = plan_ctx(path.to_str().unwrap());
     ctx.plan.is_reentry = true;
-    let reentry = PlanModeReentryGenerator::new();
+    let reentry = PlanModeReentryGenerator::default();
     assert!(content(&reentry, &ctx).await.is_some());
     assert_eq!(content(&reentry, &ctx).await, None);
 
     ctx.permission_mode = PermissionMode::Default;
     ctx.plan.just_exited = true;
-    let exit = PlanModeExitGenerator::new();
+    let exit = PlanModeExitGenerator::default();
     assert!(content(&exit, &ctx).await.is_some());
     assert_eq!(content(&exit, &ctx).await, None);
     ctx.plan.just_exited = false;
     assert_eq!(content(&exit, &ctx).await, None);
     ctx.plan.just_exited = true;
     assert!(content(&exit, &ctx).await.is_some());
+}
+
+#[test]
+fn plan_mode_looks_at_the_plan_file_on_the_blocking_pool() {
+    let (_dir, path) = existing_plan();
+    let mut ctx = plan_ctx(path.to_str().unwrap());
+    ctx.plan.is_reentry = true;
+    // Looked at inline, the reminders would be ready before the timeout could fire.
+    crate::timed_out_run::time_out_then_finish(
+        std::sync::Arc::new(PlanModeGenerator::default()),
+        &ctx,
+    );
+    let reentry = std::sync::Arc::new(PlanModeReentryGenerator::default());
+    crate::timed_out_run::time_out_then_finish(reentry.clone(), &ctx);
+    // The re-entry that timed out is still reported.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    assert!(runtime.block_on(reentry.generate(&ctx)).unwrap().is_some());
 }

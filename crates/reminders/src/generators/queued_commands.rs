@@ -1,4 +1,4 @@
-//! Queued commands (catalogue #18 `queued_commands`): messages the user sent while the agent was
+//! Queued commands (`queued_commands`): messages the user sent while the agent was
 //! working, read through [`crate::providers::QueuedCommandsProvider`] (each handed over once).
 
 use async_trait::async_trait;
@@ -11,7 +11,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder for one queued command.
-pub fn render_queued_command(command: &QueuedCommand) -> String {
+pub(crate) fn render_queued_command(command: &QueuedCommand) -> String {
     format!(
         "The user sent a new message while you were working:\n{}\n\nIMPORTANT: After completing your current task, you MUST address the user's message above. Do not ignore it.",
         command.prompt
@@ -20,21 +20,10 @@ pub fn render_queued_command(command: &QueuedCommand) -> String {
 
 /// Generates the queued commands reminder.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct QueuedCommandsGenerator;
-
-impl QueuedCommandsGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct QueuedCommandsGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for QueuedCommandsGenerator {
-    fn name(&self) -> &str {
-        "queued_commands"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::QueuedCommands
     }

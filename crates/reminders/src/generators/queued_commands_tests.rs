@@ -30,7 +30,7 @@ async fn queued_commands_are_delivered_once() {
     let queue = Arc::new(FakeQueue::default());
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.providers.queued_commands = queue.clone();
-    let generator = QueuedCommandsGenerator::new();
+    let generator = QueuedCommandsGenerator;
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     *queue.commands.lock().unwrap() = vec![
         command("Also update the README."),

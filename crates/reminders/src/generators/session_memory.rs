@@ -1,4 +1,4 @@
-//! Session memory (catalogue #24 `memory`, spec §4 `<session-memory>`): previews of past
+//! Session memory (Claude Code's `memory`, in `<session-memory>` tags): previews of past
 //! sessions' notes. Reported when the set of previews changes.
 
 use std::time::SystemTime;
@@ -15,10 +15,10 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The paragraph that opens the session memory block.
-pub const SESSION_MEMORY_PREAMBLE: &str = "These session summaries are from PAST sessions that might not be related to the current task and may have outdated info. Do not assume the current task is related to these summaries, until the user's messages indicate so or reference similar tasks. Only a preview of each memory is shown - use the Read tool with the provided path to access full session memory when a session is relevant.";
+pub(crate) const SESSION_MEMORY_PREAMBLE: &str = "These session summaries are from PAST sessions that might not be related to the current task and may have outdated info. Do not assume the current task is related to these summaries, until the user's messages indicate so or reference similar tasks. Only a preview of each memory is shown - use the Read tool with the provided path to access full session memory when a session is relevant.";
 
 /// `time` as a US date (`1/15/2024`), in UTC so the text does not depend on the machine.
-pub fn format_us_date(time: SystemTime) -> String {
+pub(crate) fn format_us_date(time: SystemTime) -> String {
     let seconds = match time.duration_since(UNIX_EPOCH) {
         Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
         Err(before) => -i64::try_from(before.duration().as_secs()).unwrap_or(i64::MAX),
@@ -66,7 +66,7 @@ fn render_entry(entry: &SessionMemoryEntry) -> String {
 }
 
 /// The content inside `<session-memory>`.
-pub fn render_session_memory(entries: &[SessionMemoryEntry]) -> String {
+pub(crate) fn render_session_memory(entries: &[SessionMemoryEntry]) -> String {
     let sections = entries
         .iter()
         .map(render_entry)
@@ -77,23 +77,12 @@ pub fn render_session_memory(entries: &[SessionMemoryEntry]) -> String {
 
 /// Generates the session memory block.
 #[derive(Debug, Default)]
-pub struct SessionMemoryGenerator {
+pub(crate) struct SessionMemoryGenerator {
     last: LastReported<Vec<SessionMemoryEntry>>,
-}
-
-impl SessionMemoryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for SessionMemoryGenerator {
-    fn name(&self) -> &str {
-        "session_memory"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::SessionMemory
     }

@@ -22,8 +22,8 @@ fn us_dates_match_the_calendar() {
 }
 
 #[tokio::test]
-async fn ac_02_session_memory_is_wrapped_in_session_memory_tags() {
-    let generator = SessionMemoryGenerator::new();
+async fn session_memory_is_wrapped_in_session_memory_tags() {
+    let generator = SessionMemoryGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.session_memory = vec![

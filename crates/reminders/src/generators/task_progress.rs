@@ -1,4 +1,4 @@
-//! Task progress (catalogue #22 `task_progress`): the latest progress message of running
+//! Task progress (`task_progress`): the latest progress message of running
 //! background tasks, when it changed since last reported. The orchestrator's throttle keeps
 //! [`crate::throttle::PROGRESS_TURN_THRESHOLD`] turns between two updates.
 
@@ -17,23 +17,12 @@ use crate::types::SystemReminder;
 
 /// Generates task progress updates.
 #[derive(Debug, Default)]
-pub struct TaskProgressGenerator {
+pub(crate) struct TaskProgressGenerator {
     reported: Mutex<HashMap<String, String>>,
-}
-
-impl TaskProgressGenerator {
-    /// A new generator that has reported nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for TaskProgressGenerator {
-    fn name(&self) -> &str {
-        "task_progress"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TaskProgress
     }

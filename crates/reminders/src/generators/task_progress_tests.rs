@@ -27,7 +27,7 @@ fn ctx_with(tasks: Vec<BackgroundTaskInfo>) -> GeneratorContext {
 
 #[tokio::test]
 async fn task_progress_reports_new_messages_once() {
-    let generator = TaskProgressGenerator::new();
+    let generator = TaskProgressGenerator::default();
     let tasks = vec![
         task(
             "agent-1",
@@ -61,14 +61,14 @@ async fn task_progress_reports_new_messages_once() {
 
 #[test]
 fn task_progress_is_throttled_by_three_turns() {
-    let config = TaskProgressGenerator::new().throttle_config();
+    let config = TaskProgressGenerator::default().throttle_config();
     assert_eq!(config.min_turns_between, PROGRESS_TURN_THRESHOLD);
     assert_eq!(PROGRESS_TURN_THRESHOLD, 3);
 }
 
 #[tokio::test]
 async fn task_progress_reset_reports_the_latest_message_again() {
-    let generator = TaskProgressGenerator::new();
+    let generator = TaskProgressGenerator::default();
     let tasks = vec![task(
         "agent-1",
         BackgroundTaskStatus::Running,

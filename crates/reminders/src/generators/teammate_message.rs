@@ -12,7 +12,7 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// One message in its `<teammate-message teammate_id="…">` element.
-pub fn render_teammate_message(message: &TeammateMessage) -> String {
+pub(crate) fn render_teammate_message(message: &TeammateMessage) -> String {
     let from = message.from.replace('&', "&amp;").replace('"', "&quot;");
     format!(
         "<teammate-message teammate_id=\"{from}\">\n{}\n</teammate-message>",
@@ -22,21 +22,10 @@ pub fn render_teammate_message(message: &TeammateMessage) -> String {
 
 /// Generates teammate messages.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct TeammateMessageGenerator;
-
-impl TeammateMessageGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct TeammateMessageGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for TeammateMessageGenerator {
-    fn name(&self) -> &str {
-        "teammate_message"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TeammateMessage
     }

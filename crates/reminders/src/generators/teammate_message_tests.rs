@@ -23,7 +23,7 @@ async fn teammate_messages_are_delivered_once_in_their_own_tags() {
     let mailbox = Arc::new(FakeMailbox::default());
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.providers.mailbox = mailbox.clone();
-    let generator = TeammateMessageGenerator::new();
+    let generator = TeammateMessageGenerator;
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     *mailbox.messages.lock().unwrap() = vec![
         TeammateMessage {

@@ -1,4 +1,5 @@
-//! The todo reminder (catalogue #11 `todo_reminders`, spec §6.2.1).
+//! The todo reminder (Claude Code's `todo_reminders`; see docs/design/reminders.md,
+//! "Throttles" and "Texts the model sees").
 //!
 //! It fires when the TodoWrite tool has not been used for [`TURNS_SINCE_TODO_WRITE`] turns, at
 //! most every [`crate::throttle::TURNS_BETWEEN_TODO_REMINDERS`] turns (the orchestrator's
@@ -15,10 +16,10 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The fixed part of the todo reminder, as Claude Code words it.
-pub const TODO_REMINDER_TEXT: &str = "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Also consider cleaning up the todo list if has become stale and no longer matches what you are working on. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable. Make sure that you NEVER mention this reminder to the user\n";
+pub(crate) const TODO_REMINDER_TEXT: &str = "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Also consider cleaning up the todo list if has become stale and no longer matches what you are working on. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable. Make sure that you NEVER mention this reminder to the user\n";
 
 /// Renders the reminder: the fixed text, then the numbered list when there are items.
-pub fn render_todo_reminder(todo: &TodoState) -> String {
+pub(crate) fn render_todo_reminder(todo: &TodoState) -> String {
     let mut message = String::from(TODO_REMINDER_TEXT);
     if !todo.items.is_empty() {
         let formatted_list = todo
@@ -45,21 +46,10 @@ fn last_write_turn(todo: &TodoState) -> i32 {
 
 /// Generates the todo reminder.
 #[derive(Debug, Default)]
-pub struct TodoReminderGenerator;
-
-impl TodoReminderGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self
-    }
-}
+pub(crate) struct TodoReminderGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for TodoReminderGenerator {
-    fn name(&self) -> &str {
-        "todo_reminder"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TodoReminder
     }

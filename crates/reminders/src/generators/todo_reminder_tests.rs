@@ -24,7 +24,7 @@ fn ctx_at(turn: i32, last_write: Option<i32>, items: Vec<TodoItem>) -> Generator
 }
 
 #[tokio::test]
-async fn ac_23_todo_reminder_content_matches_claude_code_format() {
+async fn todo_reminder_content_matches_claude_code_format() {
     let ctx = ctx_at(
         9,
         Some(2),
@@ -34,31 +34,23 @@ async fn ac_23_todo_reminder_content_matches_claude_code_format() {
             item("Document it", TodoStatus::Pending),
         ],
     );
-    let reminder = TodoReminderGenerator::new()
-        .generate(&ctx)
-        .await
-        .unwrap()
-        .unwrap();
+    let reminder = TodoReminderGenerator.generate(&ctx).await.unwrap().unwrap();
     assert_eq!(reminder.attachment_type, AttachmentType::TodoReminder);
     assert!(reminder.is_meta());
     insta::assert_snapshot!("todo_reminder_with_items", reminder.wrap_xml());
 }
 
 #[tokio::test]
-async fn ac_23_todo_reminder_for_an_empty_list_has_no_list() {
+async fn todo_reminder_for_an_empty_list_has_no_list() {
     let ctx = ctx_at(6, None, Vec::new());
-    let reminder = TodoReminderGenerator::new()
-        .generate(&ctx)
-        .await
-        .unwrap()
-        .unwrap();
+    let reminder = TodoReminderGenerator.generate(&ctx).await.unwrap().unwrap();
     assert_eq!(reminder.content, TODO_REMINDER_TEXT);
     insta::assert_snapshot!("todo_reminder_empty_list", reminder.wrap_xml());
 }
 
 #[tokio::test]
-async fn ac_08_todo_reminder_needs_5_turns_since_todo_write() {
-    let generator = TodoReminderGenerator::new();
+async fn todo_reminder_needs_5_turns_since_todo_write() {
+    let generator = TodoReminderGenerator;
     let items = vec![item("Run the tests", TodoStatus::Pending)];
     for turn in 4..=8 {
         let ctx = ctx_at(turn, Some(3), items.clone());
@@ -75,10 +67,7 @@ async fn todo_reminder_never_fires_on_the_turn_after_a_todo_write() {
         Some(11),
         vec![item("Run the tests", TodoStatus::Pending)],
     );
-    assert_eq!(
-        TodoReminderGenerator::new().generate(&ctx).await.unwrap(),
-        None
-    );
+    assert_eq!(TodoReminderGenerator.generate(&ctx).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -91,10 +80,7 @@ async fn todo_reminder_never_fires_when_every_item_is_done() {
             item("Test the parser", TodoStatus::Completed),
         ],
     );
-    assert_eq!(
-        TodoReminderGenerator::new().generate(&ctx).await.unwrap(),
-        None
-    );
+    assert_eq!(TodoReminderGenerator.generate(&ctx).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -105,21 +91,18 @@ async fn todo_reminder_never_fires_for_an_agent_without_the_todo_tool() {
         vec![item("Test the parser", TodoStatus::Pending)],
     );
     assert!(
-        TodoReminderGenerator::new()
+        TodoReminderGenerator
             .generate(&ctx)
             .await
             .unwrap()
             .is_some()
     );
     ctx.todo.tool_available = false;
-    assert_eq!(
-        TodoReminderGenerator::new().generate(&ctx).await.unwrap(),
-        None
-    );
+    assert_eq!(TodoReminderGenerator.generate(&ctx).await.unwrap(), None);
 }
 
 #[test]
 fn never_used_todo_write_counts_from_the_session_start() {
     let ctx = ctx_at(3, None, Vec::new());
-    assert_eq!(TodoReminderGenerator::new().trigger_turn(&ctx), Some(0));
+    assert_eq!(TodoReminderGenerator.trigger_turn(&ctx), Some(0));
 }

@@ -1,4 +1,4 @@
-//! Token usage (catalogue #25 `token_usage`): the context window use, when enabled
+//! Token usage (`token_usage`): the context window use, when enabled
 //! (`enable_token_usage`). Reported when it changed since last reported.
 
 use async_trait::async_trait;
@@ -6,13 +6,13 @@ use async_trait::async_trait;
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
+use crate::generator_context::ContextTokenUsage;
 use crate::generator_context::GeneratorContext;
-use crate::generator_context::TokenUsageInfo;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The reminder text.
-pub fn render_token_usage(usage: &TokenUsageInfo) -> String {
+pub(crate) fn render_token_usage(usage: &ContextTokenUsage) -> String {
     format!(
         "Token usage: {}/{}; {} remaining",
         usage.used, usage.total, usage.remaining
@@ -21,23 +21,12 @@ pub fn render_token_usage(usage: &TokenUsageInfo) -> String {
 
 /// Generates the token usage reminder.
 #[derive(Debug, Default)]
-pub struct TokenUsageGenerator {
-    last: LastReported<Option<TokenUsageInfo>>,
-}
-
-impl TokenUsageGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
+pub(crate) struct TokenUsageGenerator {
+    last: LastReported<Option<ContextTokenUsage>>,
 }
 
 #[async_trait]
 impl AttachmentGenerator for TokenUsageGenerator {
-    fn name(&self) -> &str {
-        "token_usage"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::TokenUsage
     }

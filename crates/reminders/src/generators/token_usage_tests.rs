@@ -3,8 +3,8 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::config::SystemReminderConfig;
 
-fn usage(used: i64) -> TokenUsageInfo {
-    TokenUsageInfo {
+fn usage(used: i64) -> ContextTokenUsage {
+    ContextTokenUsage {
         used,
         total: 200_000,
         remaining: 200_000 - used,
@@ -13,7 +13,7 @@ fn usage(used: i64) -> TokenUsageInfo {
 
 #[tokio::test]
 async fn token_usage_reports_changes_only() {
-    let generator = TokenUsageGenerator::new();
+    let generator = TokenUsageGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.token_usage = Some(usage(45_210));
@@ -29,7 +29,7 @@ async fn token_usage_reports_changes_only() {
 
 #[test]
 fn token_usage_needs_enable_token_usage() {
-    let generator = TokenUsageGenerator::new();
+    let generator = TokenUsageGenerator::default();
     let mut config = SystemReminderConfig::default();
     assert!(!generator.is_enabled(&config));
     config.enable_token_usage = true;

@@ -1,4 +1,4 @@
-//! Ultra memory (catalogue #30 `ultramemory`): memory content the host supplies, shown as is.
+//! Ultra memory (`ultramemory`): memory content the host supplies, shown as is.
 //! Reported when it changes.
 
 use async_trait::async_trait;
@@ -12,23 +12,12 @@ use crate::types::SystemReminder;
 
 /// Generates the ultra memory reminder from [`GeneratorContext::ultramemory`].
 #[derive(Debug, Default)]
-pub struct UltramemoryGenerator {
+pub(crate) struct UltramemoryGenerator {
     last: LastReported<Option<String>>,
-}
-
-impl UltramemoryGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for UltramemoryGenerator {
-    fn name(&self) -> &str {
-        "ultramemory"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::Ultramemory
     }

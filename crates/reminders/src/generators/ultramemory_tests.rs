@@ -4,7 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn ultramemory_shows_content_as_is_once_per_change() {
-    let generator = UltramemoryGenerator::new();
+    let generator = UltramemoryGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.ultramemory =

@@ -1,4 +1,4 @@
-//! Verify plan reminder (catalogue #27 `verify_plan_reminder`): the approved plan is
+//! Verify plan reminder (`verify_plan_reminder`): the approved plan is
 //! implemented, so the model should verify it. Fires once each time the host marks the
 //! implementation complete.
 
@@ -12,12 +12,12 @@ use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
 /// The tool that verifies a plan's execution.
-pub const VERIFY_PLAN_TOOL: &str = "VerifyPlanExecution";
+pub(crate) const VERIFY_PLAN_TOOL: &str = "VerifyPlanExecution";
 /// The tool that launches agents, which must not be used for verification.
-pub const AGENT_TOOL: &str = "Task";
+pub(crate) const AGENT_TOOL: &str = "Task";
 
 /// The reminder text.
-pub fn render_verify_plan_reminder() -> String {
+pub(crate) fn render_verify_plan_reminder() -> String {
     format!(
         "You have completed implementing the plan. Please call the \"{VERIFY_PLAN_TOOL}\" tool directly (NOT the {AGENT_TOOL} tool or an agent) to verify that all plan items were completed correctly."
     )
@@ -25,23 +25,12 @@ pub fn render_verify_plan_reminder() -> String {
 
 /// Generates the verify plan reminder.
 #[derive(Debug, Default)]
-pub struct VerifyPlanReminderGenerator {
+pub(crate) struct VerifyPlanReminderGenerator {
     last: LastReported<bool>,
-}
-
-impl VerifyPlanReminderGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
 }
 
 #[async_trait]
 impl AttachmentGenerator for VerifyPlanReminderGenerator {
-    fn name(&self) -> &str {
-        "verify_plan_reminder"
-    }
-
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::VerifyPlanReminder
     }

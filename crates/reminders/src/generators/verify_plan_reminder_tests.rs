@@ -4,7 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn verify_plan_reminder_fires_once_per_completion() {
-    let generator = VerifyPlanReminderGenerator::new();
+    let generator = VerifyPlanReminderGenerator::default();
     let mut ctx = GeneratorContext::new("/work/project");
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
     ctx.plan.implementation_complete = true;

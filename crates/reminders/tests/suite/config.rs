@@ -1,4 +1,4 @@
-//! Configuration: TOML of spec §10.2, environment overrides of §10.3, critical instruction, schema.
+//! Configuration: TOML, environment overrides, critical instruction, schema.
 
 use std::collections::HashMap;
 
@@ -35,7 +35,7 @@ fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
 }
 
 #[test]
-fn ac_18_config_loads_from_toml() {
+fn config_loads_from_toml() {
     let config = SystemReminderConfig::from_toml_document(SPEC_TOML).unwrap();
     let expected = SystemReminderConfig {
         critical_instruction: Some(
@@ -81,7 +81,7 @@ nested_memory = false
 }
 
 #[test]
-fn ac_19_environment_variables_override_config() {
+fn environment_variables_override_config() {
     let mut config = SystemReminderConfig::from_toml_document(SPEC_TOML).unwrap();
     config
         .apply_env_overrides(&env(&[
@@ -128,15 +128,49 @@ fn bad_environment_values_are_errors_naming_the_variable() {
         error.to_string(),
         "invalid value \"soon\" for environment variable AGENTCTX_SYSTEM_REMINDER_TIMEOUT_MS: expected a positive number of milliseconds"
     );
+    let error = config
+        .apply_env_overrides(&env(&[("CODEX_ENABLE_TOKEN_USAGE", "maybe")]))
+        .unwrap_err();
     assert!(
-        config
-            .apply_env_overrides(&env(&[("CODEX_ENABLE_TOKEN_USAGE", "maybe")]))
-            .is_err()
+        matches!(
+            &error,
+            ConfigError::Env { name, value, .. }
+                if name == "CODEX_ENABLE_TOKEN_USAGE" && value == "maybe"
+        ),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn environment_overrides_read_from_a_variable_list_ignore_other_variables() {
+    let mut config = SystemReminderConfig::default();
+    config
+        .apply_env_vars([
+            ("PATH", "/usr/bin"),
+            ("CODEX_ENABLE_TOKEN_USAGE", "yes"),
+            ("AGENTCTX_SYSTEM_REMINDER_TIMEOUT_MS", "250"),
+            ("CODEX_SYSTEM_REMINDER_TIMEOUT_MS", "9000"),
+        ])
+        .unwrap();
+    assert_eq!(
+        config,
+        SystemReminderConfig {
+            enable_token_usage: true,
+            timeout_ms: Some(250),
+            ..SystemReminderConfig::default()
+        }
+    );
+    let error = SystemReminderConfig::default()
+        .apply_env_vars([("AGENTCTX_DISABLE_SYSTEM_REMINDERS", "perhaps")])
+        .unwrap_err();
+    assert!(
+        matches!(&error, ConfigError::Env { name, .. } if name == "AGENTCTX_DISABLE_SYSTEM_REMINDERS"),
+        "{error:?}"
     );
 }
 
 #[tokio::test]
-async fn ac_17_critical_instruction_injected_when_set() {
+async fn critical_instruction_injected_when_set() {
     let mut config = SystemReminderConfig::default();
     let orchestrator = SystemReminderOrchestrator::new(config.clone());
     let unset = GeneratorContext::new("/p").with_config(&config);
@@ -170,7 +204,7 @@ async fn ac_17_critical_instruction_injected_when_set() {
 }
 
 #[tokio::test]
-async fn ac_17_with_tail_placement_the_critical_instruction_is_injected_once_per_change() {
+async fn with_tail_placement_the_critical_instruction_is_injected_once_per_change() {
     let mut config = SystemReminderConfig {
         critical_instruction: Some("Never push to main.".to_string()),
         ..SystemReminderConfig::default()

@@ -8,40 +8,41 @@ use std::sync::Mutex;
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
+use agentctx_reminders::AsyncHookResponse;
 use agentctx_reminders::AttachmentType;
 use agentctx_reminders::BackgroundTaskInfo;
 use agentctx_reminders::BackgroundTaskStatus;
 use agentctx_reminders::BackgroundTaskType;
 use agentctx_reminders::BudgetInfo;
+use agentctx_reminders::CollabChat;
+use agentctx_reminders::ContextTokenUsage;
+use agentctx_reminders::Diagnostic;
+use agentctx_reminders::DiagnosticFile;
+use agentctx_reminders::DiagnosticSeverity;
+use agentctx_reminders::DiagnosticsProvider;
 use agentctx_reminders::GeneratorContext;
+use agentctx_reminders::HookEventType;
+use agentctx_reminders::HookOutcome;
+use agentctx_reminders::HookResponse;
+use agentctx_reminders::HookResponseProvider;
+use agentctx_reminders::IdeProvider;
+use agentctx_reminders::IdeSelection;
 use agentctx_reminders::InvokedSkill;
+use agentctx_reminders::McpResource;
+use agentctx_reminders::McpResourceContent;
+use agentctx_reminders::McpResourceProvider;
+use agentctx_reminders::ProviderError;
+use agentctx_reminders::QueuedCommand;
+use agentctx_reminders::QueuedCommandsProvider;
 use agentctx_reminders::ReminderTier;
 use agentctx_reminders::SessionMemoryEntry;
 use agentctx_reminders::SystemReminder;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
-use agentctx_reminders::TokenUsageInfo;
+use agentctx_reminders::TeammateMailbox;
+use agentctx_reminders::TeammateMessage;
+use agentctx_reminders::ToolResultInfo;
 use agentctx_reminders::XmlTag;
-use agentctx_reminders::providers::AsyncHookResponse;
-use agentctx_reminders::providers::CollabChat;
-use agentctx_reminders::providers::Diagnostic;
-use agentctx_reminders::providers::DiagnosticFile;
-use agentctx_reminders::providers::DiagnosticSeverity;
-use agentctx_reminders::providers::DiagnosticsProvider;
-use agentctx_reminders::providers::HookEventType;
-use agentctx_reminders::providers::HookOutcome;
-use agentctx_reminders::providers::HookResponse;
-use agentctx_reminders::providers::HookResponseProvider;
-use agentctx_reminders::providers::IdeProvider;
-use agentctx_reminders::providers::IdeSelection;
-use agentctx_reminders::providers::McpResource;
-use agentctx_reminders::providers::McpResourceContent;
-use agentctx_reminders::providers::McpResourceProvider;
-use agentctx_reminders::providers::ProviderError;
-use agentctx_reminders::providers::QueuedCommand;
-use agentctx_reminders::providers::QueuedCommandsProvider;
-use agentctx_reminders::providers::TeammateMailbox;
-use agentctx_reminders::providers::TeammateMessage;
 use async_trait::async_trait;
 use pretty_assertions::assert_eq;
 
@@ -167,7 +168,6 @@ impl HookResponseProvider for BusyHost {
 impl IdeProvider for BusyHost {
     fn selection(&self) -> Option<IdeSelection> {
         Some(IdeSelection {
-            ide_name: "Zed".to_string(),
             filename: PathBuf::from("/work/project/src/parser.rs"),
             line_start: 7,
             line_end: 7,
@@ -240,6 +240,12 @@ fn busy_turn(host: Arc<BusyHost>, plan_file: PathBuf) -> GeneratorContext {
         active_form: "Writing the plan".to_string(),
     }];
     ctx.todo.last_write_turn = Some(1);
+    ctx.last_tool_results = vec![ToolResultInfo {
+        tool_name: "Bash".to_string(),
+        call_id: "call_9".to_string(),
+        success: false,
+        duration_ms: 2_300,
+    }];
     ctx.background_tasks = vec![
         task(
             "bash_1",
@@ -260,7 +266,7 @@ fn busy_turn(host: Arc<BusyHost>, plan_file: PathBuf) -> GeneratorContext {
             Some("Read 12 of 40 files"),
         ),
     ];
-    ctx.token_usage = Some(TokenUsageInfo {
+    ctx.token_usage = Some(ContextTokenUsage {
         used: 30_000,
         total: 200_000,
         remaining: 170_000,
@@ -310,7 +316,7 @@ fn render(reminders: &[SystemReminder], redact: &str) -> String {
 }
 
 #[tokio::test]
-async fn ac_06_every_catalogue_generator_in_one_turn_in_catalogue_order() {
+async fn every_catalogue_generator_in_one_turn_in_catalogue_order() {
     let dir = tempfile::tempdir().unwrap();
     let plan_file = dir.path().join("brave-otter.md");
     std::fs::write(&plan_file, "# Plan: parser\n").unwrap();

@@ -52,7 +52,7 @@ fn pending(content: &str) -> TodoItem {
 }
 
 #[tokio::test]
-async fn ac_07_todo_reminder_keeps_3_turns_between_reminders() {
+async fn todo_reminder_keeps_3_turns_between_reminders() {
     let turns = firing_turns(16, AttachmentType::TodoReminder, |_, ctx| {
         ctx.todo.items = vec![pending("Run the tests")];
         ctx.todo.last_write_turn = Some(1);
@@ -63,7 +63,7 @@ async fn ac_07_todo_reminder_keeps_3_turns_between_reminders() {
 }
 
 #[tokio::test]
-async fn ac_08_todo_reminder_waits_5_turns_after_each_todo_write() {
+async fn todo_reminder_waits_5_turns_after_each_todo_write() {
     let turns = firing_turns(16, AttachmentType::TodoReminder, |turn, ctx| {
         ctx.todo.items = vec![pending("Run the tests")];
         // TodoWrite on turns 1 and 8.
@@ -95,7 +95,7 @@ async fn todo_reminder_stops_once_every_item_is_done() {
 }
 
 #[tokio::test]
-async fn ac_09_plan_mode_first_always_then_every_5_turns_full_every_fifth_attachment() {
+async fn plan_mode_first_always_then_every_5_turns_full_every_fifth_attachment() {
     let turns = firing_turns(26, AttachmentType::PlanMode, |_, ctx| {
         ctx.permission_mode = PermissionMode::Plan;
         ctx.plan.plan_file_path = Some(PathBuf::from("/home/u/.agentctx/plans/otter.md"));
@@ -126,7 +126,7 @@ async fn ac_09_plan_mode_first_always_then_every_5_turns_full_every_fifth_attach
 }
 
 #[tokio::test]
-async fn ac_25_background_task_only_for_main_agent_through_the_orchestrator() {
+async fn background_task_only_for_main_agent_through_the_orchestrator() {
     let orchestrator = SystemReminderOrchestrator::new(SystemReminderConfig::default());
     let mut ctx = GeneratorContext::new("/work/project");
     ctx.background_tasks = vec![BackgroundTaskInfo {
@@ -162,8 +162,8 @@ async fn ac_25_background_task_only_for_main_agent_through_the_orchestrator() {
 }
 
 #[tokio::test]
-async fn ac_20_critical_instruction_from_config_on_every_turn() {
-    // Every turn with the spec's placement, where reminders are rebuilt into each prompt.
+async fn critical_instruction_from_config_on_every_turn() {
+    // Every turn with rebuilt placement, where reminders are rebuilt into each prompt.
     let config = SystemReminderConfig {
         critical_instruction: Some("Never push to main.".to_string()),
         placement: ReminderPlacement::AfterEnvironmentContext,
@@ -182,7 +182,7 @@ async fn ac_20_critical_instruction_from_config_on_every_turn() {
 }
 
 #[tokio::test]
-async fn ac_16_per_type_switch_silences_one_generator() {
+async fn per_type_switch_silences_one_generator() {
     let mut config = SystemReminderConfig {
         critical_instruction: Some("Never push to main.".to_string()),
         ..SystemReminderConfig::default()
@@ -199,7 +199,7 @@ async fn ac_16_per_type_switch_silences_one_generator() {
 }
 
 #[tokio::test]
-async fn ac_17_the_orchestrators_critical_instruction_applies_without_with_config() {
+async fn the_orchestrators_critical_instruction_applies_without_with_config() {
     let config = SystemReminderConfig {
         critical_instruction: Some("Never push to main.".to_string()),
         ..SystemReminderConfig::default()
@@ -214,7 +214,7 @@ async fn ac_17_the_orchestrators_critical_instruction_applies_without_with_confi
 }
 
 #[tokio::test]
-async fn ac_26_sub_agent_executor_injects_its_critical_system_reminder() {
+async fn sub_agent_executor_injects_its_critical_system_reminder() {
     // The sub-agent executor runs the same orchestrator for the sub-agent with the definition's
     // `critical_system_reminder` in the context; it wins over the main config's instruction and
     // lands in the sub-agent's history next to its task, main-agent-only reminders left out.
@@ -227,7 +227,7 @@ async fn ac_26_sub_agent_executor_injects_its_critical_system_reminder() {
     ctx.is_main_agent = false;
     ctx.critical_instruction =
         Some("CRITICAL: This is a PLANNING task. You MUST NOT modify any files.".to_string());
-    ctx.token_usage = Some(agentctx_reminders::TokenUsageInfo {
+    ctx.token_usage = Some(agentctx_reminders::ContextTokenUsage {
         used: 1,
         total: 2,
         remaining: 1,

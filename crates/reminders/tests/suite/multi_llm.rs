@@ -1,4 +1,4 @@
-//! AC-28 / AC-29 / AC-30: reminders are plain user messages, so every provider adapter carries
+//! Reminders are plain user messages, so every provider adapter carries
 //! them unchanged. Each test runs the real orchestrator, injects its reminders, sends the prompt
 //! through the real HTTP client to a local wiremock server speaking the provider's SSE, and reads
 //! the reminder back out of the request body the provider received.
@@ -133,14 +133,14 @@ fn assert_last_user_message_carries(list: &Value, expected: &str) {
 }
 
 #[tokio::test]
-async fn ac_28_reminders_reach_the_openai_responses_adapter_unchanged() {
+async fn reminders_reach_the_openai_responses_adapter_unchanged() {
     let body = send(WireApi::Responses, "/v1", "gpt-5.1-codex", RESPONSES_SSE).await;
     let (_, expected) = history_with_reminders().await;
     assert_last_user_message_carries(&body["input"], &expected);
 }
 
 #[tokio::test]
-async fn ac_29_reminders_reach_a_gemini_model_through_the_openai_compatible_chat_adapter() {
+async fn reminders_reach_a_gemini_model_through_the_openai_compatible_chat_adapter() {
     // Gemini serves the OpenAI-compatible Chat Completions API; agentctx reaches it through the
     // chat adapter, with no Gemini-specific code for reminders.
     let body = send(WireApi::Chat, "/v1beta/openai", "gemini-2.5-pro", CHAT_SSE).await;
@@ -149,7 +149,7 @@ async fn ac_29_reminders_reach_a_gemini_model_through_the_openai_compatible_chat
 }
 
 #[tokio::test]
-async fn ac_30_no_adapter_changes_needed_reminders_reach_the_anthropic_adapter_unchanged() {
+async fn reminders_reach_the_anthropic_adapter_unchanged() {
     let body = send(WireApi::Anthropic, "", "claude-sonnet-4-5", ANTHROPIC_SSE).await;
     let (_, expected) = history_with_reminders().await;
     assert_last_user_message_carries(&body["messages"], &expected);

@@ -22,7 +22,7 @@ fn contents(reminders: &[agentctx_reminders::SystemReminder]) -> Vec<&str> {
 }
 
 #[tokio::test(start_paused = true)]
-async fn ac_04_slow_failing_and_panicking_generators_do_not_cascade() {
+async fn slow_failing_and_panicking_generators_do_not_cascade() {
     let orchestrator = SystemReminderOrchestrator::with_generators(
         SystemReminderConfig::default(),
         vec![
@@ -109,7 +109,7 @@ async fn the_timeout_is_configurable_and_a_slow_generator_in_time_arrives() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn ac_03_generators_run_in_parallel_under_the_timeout() {
+async fn generators_run_in_parallel_under_the_timeout() {
     let generators = [
         AttachmentType::PlanMode,
         AttachmentType::TodoReminder,
@@ -215,7 +215,7 @@ async fn tiers_user_prompt_needs_input_and_main_agent_needs_the_main_agent() {
 }
 
 #[tokio::test]
-async fn ac_15_master_switch_disables_everything() {
+async fn master_switch_disables_everything() {
     let config = SystemReminderConfig {
         enabled: false,
         critical_instruction: Some("still nothing".to_string()),
@@ -232,7 +232,7 @@ async fn ac_15_master_switch_disables_everything() {
 }
 
 #[tokio::test]
-async fn ac_16_per_attachment_switch_disables_one_type() {
+async fn per_attachment_switch_disables_one_type() {
     let mut config = SystemReminderConfig::default();
     config
         .attachments

@@ -116,7 +116,7 @@ impl Session {
 }
 
 #[tokio::test]
-async fn ac_01_reminders_are_in_the_request_sent_to_the_model() {
+async fn reminders_are_in_the_request_sent_to_the_model() {
     let mut session = Session::new(ReminderPlacement::Tail);
     let prompt = session.turn(1, "hello").await;
     let request = request_bytes(&prompt);
@@ -127,7 +127,7 @@ async fn ac_01_reminders_are_in_the_request_sent_to_the_model() {
 }
 
 #[tokio::test]
-async fn ac_05_spec_placement_after_environment_context() {
+async fn after_environment_context_placement_puts_reminders_after_the_environment_context() {
     let mut session = Session::new(ReminderPlacement::AfterEnvironmentContext);
     let prompt = session.turn(1, "hello").await;
     insta::assert_snapshot!(
@@ -189,7 +189,7 @@ async fn after_environment_context_placement_rewrites_the_prompt_middle() {
 }
 
 #[test]
-fn ac_34_is_system_reminder_message_identifies_reminders() {
+fn is_system_reminder_message_identifies_reminders() {
     for text in [
         "<system-reminder>\nx\n</system-reminder>",
         "<system-notification>x</system-notification>",
@@ -214,7 +214,7 @@ fn ac_34_is_system_reminder_message_identifies_reminders() {
 }
 
 #[tokio::test]
-async fn ac_35_reminders_filtered_during_summarization() {
+async fn reminders_filtered_during_summarization() {
     let mut session = Session::new(ReminderPlacement::Tail);
     session.turn(1, "first").await;
     session.model_reads("a.txt", "x\n");
@@ -233,7 +233,7 @@ async fn ac_35_reminders_filtered_during_summarization() {
 }
 
 #[tokio::test]
-async fn ac_36_critical_reminders_re_injected_after_compaction() {
+async fn critical_reminders_re_injected_after_compaction() {
     let mut session = Session::new(ReminderPlacement::Tail);
     session.turn(1, "first").await;
     // Compaction: the history becomes the initial context plus a summary; reminders are gone.

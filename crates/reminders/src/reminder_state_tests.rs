@@ -1,31 +1,30 @@
 use std::path::PathBuf;
 
+use crate::BackgroundTaskInfo;
+use crate::BackgroundTaskStatus;
+use crate::BackgroundTaskType;
+use crate::ContextTokenUsage;
+use crate::InvokedSkill;
+use crate::PlanState;
+use crate::TodoState;
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo as RecordedTokenUsage;
-use agentctx_reminders::BackgroundTaskInfo;
-use agentctx_reminders::BackgroundTaskStatus;
-use agentctx_reminders::BackgroundTaskType;
-use agentctx_reminders::InvokedSkill;
-use agentctx_reminders::PlanState;
-use agentctx_reminders::TodoState;
-use agentctx_reminders::TokenUsageInfo;
-use agentctx_rollout::RecordFlags;
 use pretty_assertions::assert_eq;
 
+use super::HistoryEvent;
+use super::ItemFlags;
 use super::ReminderState;
 
-const PLAIN: RecordFlags = RecordFlags {
+const PLAIN: ItemFlags = ItemFlags {
     injected: false,
-    sidechain: false,
     permission_mode: None,
 };
-const INJECTED: RecordFlags = RecordFlags {
+const INJECTED: ItemFlags = ItemFlags {
     injected: true,
-    sidechain: false,
     permission_mode: None,
 };
 
@@ -346,7 +345,7 @@ fn token_usage_uses_the_recorded_window_or_the_assumed_one() {
     state.token_count(&usage(5_000, Some(272_000)));
     assert_eq!(
         state.token_usage,
-        Some(TokenUsageInfo {
+        Some(ContextTokenUsage {
             used: 5_000,
             total: 272_000,
             remaining: 267_000,
@@ -356,7 +355,7 @@ fn token_usage_uses_the_recorded_window_or_the_assumed_one() {
     state.token_count(&usage(250_000, None));
     assert_eq!(
         state.token_usage,
-        Some(TokenUsageInfo {
+        Some(ContextTokenUsage {
             used: 250_000,
             total: 200_000,
             remaining: 0,
@@ -367,7 +366,7 @@ fn token_usage_uses_the_recorded_window_or_the_assumed_one() {
 /// Feeds a user message written in permission mode `mode` to `state` as turn `turn`.
 fn user_turn_in_mode(state: &mut ReminderState, turn: i32, mode: Option<PermissionMode>) {
     state.begin_turn(turn);
-    let flags = RecordFlags {
+    let flags = ItemFlags {
         permission_mode: mode,
         ..PLAIN
     };
@@ -393,4 +392,89 @@ fn plan_mode_follows_the_permission_mode_recorded_on_user_messages() {
     // A record without a (known) mode changes nothing.
     user_turn_in_mode(&mut state, 4, None);
     assert_eq!(state.permission_mode, PermissionMode::Plan);
+}
+
+#[test]
+fn from_history_gives_the_state_a_resuming_core_puts_into_its_next_turn() {
+    let usage = RecordedTokenUsage {
+        total_token_usage: TokenUsage::default(),
+        last_token_usage: TokenUsage {
+            input_tokens: 50_000,
+            ..TokenUsage::default()
+        },
+        model_context_window: Some(200_000),
+        extra: Default::default(),
+    };
+    let todo_write = call(
+        "TodoWrite",
+        r#"{"todos":[{"content":"Ship","status":"pending","activeForm":"Shipping"}]}"#,
+        "c1",
+    );
+    let enter = call("EnterPlanMode", "{}", "c2");
+    let entered = output("c2", "Entered plan mode.");
+    let failing = call("Bash", r#"{"command":"cargo test"}"#, "c3");
+    let failed = failed_output("c3", "exit code 101");
+    let history = [
+        HistoryEvent::TurnStarted(1),
+        HistoryEvent::Item(&todo_write, PLAIN),
+        HistoryEvent::TurnStarted(2),
+        HistoryEvent::Item(&enter, PLAIN),
+        HistoryEvent::Item(&entered, PLAIN),
+        HistoryEvent::Item(&failing, PLAIN),
+        HistoryEvent::Item(&failed, PLAIN),
+        HistoryEvent::TokenCount(&usage),
+        HistoryEvent::TurnStarted(3),
+    ];
+    let state = ReminderState::from_history(history);
+
+    let mut ctx = crate::GeneratorContext::new("/work/project");
+    ctx.todo.tool_available = false;
+    state.apply_to(&mut ctx);
+    assert_eq!(ctx.permission_mode, PermissionMode::Plan);
+    assert_eq!(ctx.todo.last_write_turn, Some(1));
+    assert_eq!(ctx.todo.items.len(), 1);
+    assert!(!ctx.todo.tool_available, "the host's to set");
+    assert_eq!(
+        ctx.token_usage,
+        Some(ContextTokenUsage {
+            used: 50_000,
+            total: 200_000,
+            remaining: 150_000,
+        })
+    );
+    // Turn 3 sees the tool calls of turn 2.
+    assert_eq!(
+        ctx.last_tool_results,
+        vec![
+            crate::ToolResultInfo {
+                tool_name: "EnterPlanMode".to_string(),
+                call_id: "c2".to_string(),
+                success: true,
+                duration_ms: 0,
+            },
+            crate::ToolResultInfo {
+                tool_name: "Bash".to_string(),
+                call_id: "c3".to_string(),
+                success: false,
+                duration_ms: 0,
+            },
+        ]
+    );
+}
+
+#[test]
+fn the_last_tool_results_are_those_of_the_turn_before_only() {
+    let mut state = ReminderState::default();
+    turn(
+        &mut state,
+        1,
+        &[
+            call("Read", "{}", "c1"),
+            failed_output("c1", "no such file"),
+        ],
+    );
+    turn(&mut state, 2, &[]);
+    assert_eq!(state.last_tool_results.len(), 1);
+    turn(&mut state, 3, &[]);
+    assert_eq!(state.last_tool_results, Vec::new());
 }

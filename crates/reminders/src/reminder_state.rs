@@ -1,8 +1,10 @@
 //! [`ReminderState`]: the reminder-relevant session state, derived from a recorded history.
 //!
 //! A live session keeps this state in its own fields (the todo list, plan mode, background
-//! shells, invoked skills, token usage); a replay has only the items, so it reads the state back
-//! from the tool calls that changed it:
+//! shells, invoked skills, token usage); a core resuming a session, or a replay, has only the
+//! recorded history, so it reads the state back from the tool calls that changed it
+//! ([`ReminderState::from_history`], or event by event with [`ReminderState::observe`]) and
+//! copies it into each turn's context ([`ReminderState::apply_to`]):
 //!
 //! - todo list: Claude Code `TodoWrite` (`{"todos":[{content,status,activeForm}]}`) and Codex
 //!   `update_plan` (`{"plan":[{step,status}]}`), with the turn of the last write;
@@ -13,8 +15,13 @@
 //!   `KillShell` / `KillBash`;
 //! - invoked skills: Claude Code `Skill` calls and custom `<command-name>` slash commands, with
 //!   the content of the injected message that follows them;
-//! - token usage: the last recorded `token_count` against the recorded context window (Claude
-//!   Code records none: [`CLAUDE_CODE_CONTEXT_WINDOW`] is assumed).
+//! - token usage: the last recorded `token_count` against the recorded context window (or the
+//!   one the host assumes, [`ReminderState::set_default_context_window`], for transcripts that
+//!   record none, as Claude Code's);
+//! - the tool calls of the last turn and whether they failed, for the `tool_result` reminder
+//!   (durations are not recorded: they stay 0).
+//!
+//! See docs/design/reminders.md, "Resuming from a recorded history".
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -25,19 +32,40 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
 use agentctx_protocol::TokenUsageInfo as RecordedTokenUsage;
-use agentctx_reminders::BackgroundTaskInfo;
-use agentctx_reminders::BackgroundTaskStatus;
-use agentctx_reminders::BackgroundTaskType;
-use agentctx_reminders::InvokedSkill;
-use agentctx_reminders::PlanState;
-use agentctx_reminders::TodoState;
-use agentctx_reminders::TokenUsageInfo;
-use agentctx_rollout::RecordFlags;
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The context window assumed for Claude Code sessions, whose transcripts do not record one.
-pub(crate) const CLAUDE_CODE_CONTEXT_WINDOW: i64 = 200_000;
+use crate::generator_context::BackgroundTaskInfo;
+use crate::generator_context::BackgroundTaskStatus;
+use crate::generator_context::BackgroundTaskType;
+use crate::generator_context::ContextTokenUsage;
+use crate::generator_context::GeneratorContext;
+use crate::generator_context::InvokedSkill;
+use crate::generator_context::PlanState;
+use crate::generator_context::TodoState;
+use crate::generator_context::ToolResultInfo;
+
+/// What the recording says about an item beyond the item itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ItemFlags {
+    /// The harness injected it (Claude Code's `isMeta`: a skill body, a command's expansion),
+    /// the user did not type it.
+    pub injected: bool,
+    /// The permission mode recorded with a user message (Claude Code records plan mode entered
+    /// or left with shift+tab only here).
+    pub permission_mode: Option<PermissionMode>,
+}
+
+/// One step of a recorded session of the main thread, in order.
+#[derive(Debug, Clone, Copy)]
+pub enum HistoryEvent<'a> {
+    /// Turn `n` starts: tool calls read from now on happen in it.
+    TurnStarted(i32),
+    /// A conversation item and what the recording says about it.
+    Item(&'a ResponseItem, ItemFlags),
+    /// A recorded token count.
+    TokenCount(&'a RecordedTokenUsage),
+}
 
 /// A tool call whose effect waits for its result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,23 +89,29 @@ enum PendingCall {
 
 /// The reminder-relevant state of a session at some point of its history.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct ReminderState {
+pub struct ReminderState {
     /// The turn being read (0 before the first turn).
     turn: i32,
     /// The todo list and the turn of its last write.
-    pub(crate) todo: TodoState,
+    todo: TodoState,
     /// [`PermissionMode::Plan`] while plan mode is on.
-    pub(crate) permission_mode: PermissionMode,
+    permission_mode: PermissionMode,
     /// Plan mode details (re-entry, just left).
-    pub(crate) plan: PlanState,
+    plan: PlanState,
     /// Whether plan mode was ever left in this session.
     left_plan_mode: bool,
     /// Background shells, in start order.
-    pub(crate) background_tasks: Vec<BackgroundTaskInfo>,
+    background_tasks: Vec<BackgroundTaskInfo>,
     /// Skills invoked in this session, in order.
-    pub(crate) invoked_skills: Vec<InvokedSkill>,
+    invoked_skills: Vec<InvokedSkill>,
     /// The last recorded context usage.
-    pub(crate) token_usage: Option<TokenUsageInfo>,
+    token_usage: Option<ContextTokenUsage>,
+    /// Tool calls of the turn being read, by call id: their names, until their results arrive.
+    calls_this_turn: HashMap<String, String>,
+    /// Tool results of the turn being read.
+    results_this_turn: Vec<ToolResultInfo>,
+    /// Tool results of the turn before.
+    last_tool_results: Vec<ToolResultInfo>,
     /// The context window to assume when a `token_count` records none.
     default_context_window: Option<i64>,
     /// Calls waiting for their result, by call id.
@@ -110,35 +144,83 @@ struct PlanStep {
 }
 
 impl ReminderState {
+    /// The state at the end of `history`. Compactions do not matter here: the state they leave
+    /// is what the later items say, and the orchestrator's own reset handles the rest.
+    pub fn from_history<'a>(history: impl IntoIterator<Item = HistoryEvent<'a>>) -> Self {
+        let mut state = Self::default();
+        for event in history {
+            state.observe(event);
+        }
+        state
+    }
+
+    /// Takes one step of the history into account.
+    pub fn observe(&mut self, event: HistoryEvent<'_>) {
+        match event {
+            HistoryEvent::TurnStarted(turn) => self.begin_turn(turn),
+            HistoryEvent::Item(item, flags) => self.observe_item(item, flags),
+            HistoryEvent::TokenCount(info) => self.token_count(info),
+        }
+    }
+
     /// Token counts that record no context window are taken against `window`.
-    pub(crate) fn set_default_context_window(&mut self, window: Option<i64>) {
+    pub fn set_default_context_window(&mut self, window: Option<i64>) {
         self.default_context_window = window;
     }
 
-    /// Marks the start of `turn`: tool calls read from now on happen in it.
-    pub(crate) fn begin_turn(&mut self, turn: i32) {
+    /// Marks the start of `turn`: tool calls read from now on happen in it, and the tool
+    /// results of the turn before become the last turn's.
+    pub fn begin_turn(&mut self, turn: i32) {
         self.turn = turn;
+        self.last_tool_results = std::mem::take(&mut self.results_this_turn);
+        self.calls_this_turn.clear();
     }
 
     /// Forgets one-turn news after the turn's reminders were generated.
-    pub(crate) fn reminders_generated(&mut self) {
+    pub fn reminders_generated(&mut self) {
         self.plan.just_exited = false;
     }
 
+    /// Copies the state into a turn's context: permission mode, plan mode, todo list,
+    /// background tasks, invoked skills, token usage and the last turn's tool results.
+    /// `todo.tool_available` is the host's to set and is left as it is.
+    pub fn apply_to(&self, ctx: &mut GeneratorContext) {
+        ctx.permission_mode = self.permission_mode;
+        ctx.plan = self.plan.clone();
+        let tool_available = ctx.todo.tool_available;
+        ctx.todo = self.todo.clone();
+        ctx.todo.tool_available = tool_available;
+        ctx.background_tasks = self.background_tasks.clone();
+        ctx.invoked_skills = self.invoked_skills.clone();
+        ctx.token_usage = self.token_usage;
+        ctx.last_tool_results = self.last_tool_results.clone();
+    }
+
     /// Takes one conversation item of the main thread into account.
-    pub(crate) fn observe_item(&mut self, item: &ResponseItem, flags: RecordFlags) {
+    pub fn observe_item(&mut self, item: &ResponseItem, flags: ItemFlags) {
         match item {
             ResponseItem::FunctionCall {
                 name,
                 arguments,
                 call_id,
                 ..
-            } => self.function_call(name, arguments, call_id),
+            } => {
+                self.calls_this_turn.insert(call_id.clone(), name.clone());
+                self.function_call(name, arguments, call_id);
+            }
             ResponseItem::FunctionCallOutput {
                 call_id, output, ..
             } => {
+                let failed = output.success == Some(false);
+                if let Some(tool_name) = self.calls_this_turn.remove(call_id) {
+                    self.results_this_turn.push(ToolResultInfo {
+                        tool_name,
+                        call_id: call_id.clone(),
+                        success: !failed,
+                        duration_ms: 0,
+                    });
+                }
                 if let Some(call) = self.pending.remove(call_id) {
-                    let failed = output.success == Some(false);
                     self.call_result(call, call_id, failed, &output.text_content());
                 }
             }
@@ -153,7 +235,7 @@ impl ReminderState {
     }
 
     /// Takes a recorded `token_count` into account.
-    pub(crate) fn token_count(&mut self, info: &RecordedTokenUsage) {
+    pub fn token_count(&mut self, info: &RecordedTokenUsage) {
         let Some(total) = info
             .model_context_window
             .or(self.default_context_window)
@@ -162,7 +244,7 @@ impl ReminderState {
             return;
         };
         let used = info.last_token_usage.context_occupancy();
-        self.token_usage = Some(TokenUsageInfo {
+        self.token_usage = Some(ContextTokenUsage {
             used,
             total,
             remaining: total.saturating_sub(used).max(0),
@@ -328,7 +410,7 @@ impl ReminderState {
             .find(|task| task.task_id == task_id)
     }
 
-    fn user_message(&mut self, content: &[ContentItem], flags: RecordFlags) {
+    fn user_message(&mut self, content: &[ContentItem], flags: ItemFlags) {
         let text = content
             .iter()
             .filter_map(ContentItem::as_text)

@@ -1,37 +1,35 @@
-//! Every reminder text the specification spells out, compared with the spec's own code.
-//!
-//! The expected values below are the spec's format strings copied verbatim (line continuations
-//! included), so a drift from the spec fails here even when a snapshot was re-recorded.
-//! Sources: `system-reminder-design.md` §4.2, §6.2.1–6.2.5 and `key-features.md` "Plan Mode
-//! System Reminders" and "Micro-Compact System Reminder".
+//! The reminder texts that must stay word for word what docs/design/reminders.md ("Texts the
+//! model sees") documents: the wording agents are trained on (Claude Code's), written out here a
+//! second time as format strings (line continuations included), so a change of wording fails
+//! here even when a snapshot was re-recorded.
 
 use std::path::Path;
 use std::path::PathBuf;
 
+use super::background_task::render_task_line;
+use super::changed_files::render_modified;
+use super::micro_compact::render_micro_compact;
+use super::nested_memory::MemoryFile;
+use super::nested_memory::render_nested_memory;
+use super::plan_mode::render_full_plan_reminder;
+use super::plan_mode::render_plan_mode_reentry;
+use super::plan_mode::render_sparse_plan_reminder;
+use super::plan_mode::render_sub_agent_plan_reminder;
+use super::todo_reminder::render_todo_reminder;
+use crate::AttachmentType;
+use crate::BackgroundTaskInfo;
+use crate::BackgroundTaskStatus;
+use crate::BackgroundTaskType;
+use crate::SystemReminder;
+use crate::TodoState;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
-use agentctx_reminders::AttachmentType;
-use agentctx_reminders::BackgroundTaskInfo;
-use agentctx_reminders::BackgroundTaskStatus;
-use agentctx_reminders::BackgroundTaskType;
-use agentctx_reminders::SystemReminder;
-use agentctx_reminders::TodoState;
-use agentctx_reminders::generators::background_task::render_task_line;
-use agentctx_reminders::generators::changed_files::render_modified;
-use agentctx_reminders::generators::micro_compact::render_micro_compact;
-use agentctx_reminders::generators::nested_memory::MemoryFile;
-use agentctx_reminders::generators::nested_memory::render_nested_memory;
-use agentctx_reminders::generators::plan_mode::render_full_plan_reminder;
-use agentctx_reminders::generators::plan_mode::render_plan_mode_reentry;
-use agentctx_reminders::generators::plan_mode::render_sparse_plan_reminder;
-use agentctx_reminders::generators::plan_mode::render_sub_agent_plan_reminder;
-use agentctx_reminders::generators::todo_reminder::render_todo_reminder;
 use pretty_assertions::assert_eq;
 
 const PLAN: &str = "/home/user/.claude/plans/brave-otter.md";
 
-/// `build_reentry_content` of design §6.2.2, verbatim.
-fn spec_reentry(plan_file_path: &str) -> String {
+/// The re-entry text as documented, with its line continuations.
+fn documented_reentry(plan_file_path: &str) -> String {
     format!(
         "## Re-entering Plan Mode\n\n\
          You are returning to plan mode after having previously exited it. \
@@ -52,25 +50,25 @@ fn spec_reentry(plan_file_path: &str) -> String {
 }
 
 #[test]
-fn plan_mode_reentry_is_the_spec_text() {
+fn the_plan_mode_reentry_text_is_word_for_word_the_documented_one() {
     assert_eq!(
         render_plan_mode_reentry(Path::new(PLAN)),
-        spec_reentry(PLAN)
+        documented_reentry(PLAN)
     );
 }
 
 #[test]
-fn plan_mode_sparse_is_the_spec_text() {
+fn the_sparse_plan_mode_text_is_word_for_word_the_documented_one() {
     let plan_file_path = Path::new(PLAN);
-    let spec = format!(
+    let documented = format!(
         "Plan mode still active (see full instructions earlier in conversation). Read-only except plan file ({}). Follow 5-phase workflow. End turns with AskUserQuestion (for clarifications) or ExitPlanMode (for plan approval). Never ask about plan approval via text or AskUserQuestion.",
         plan_file_path.display()
     );
-    assert_eq!(render_sparse_plan_reminder(plan_file_path), spec);
+    assert_eq!(render_sparse_plan_reminder(plan_file_path), documented);
 }
 
 #[test]
-fn plan_mode_full_has_the_spec_frame_and_all_five_phases() {
+fn the_full_plan_mode_text_has_the_documented_frame_and_all_five_phases() {
     let text = render_full_plan_reminder(Path::new(PLAN), false, 3, 1);
     assert!(text.starts_with("Plan mode is active. The user indicated that they do not want you to execute yet -- you MUST NOT make any edits (with the exception of the plan file mentioned below), run any non-readonly tools (including changing configs or making commits), or otherwise make any changes to the system. This supercedes any other instructions you have received.\n\n## Plan File Info:\nNo plan file exists yet. You should create your plan at /home/user/.claude/plans/brave-otter.md using the Write tool.\n\n"));
     let phases: Vec<&str> = text
@@ -93,15 +91,14 @@ fn plan_mode_full_has_the_spec_frame_and_all_five_phases() {
 }
 
 #[test]
-fn plan_mode_sub_agent_has_the_spec_plan_info() {
+fn the_sub_agent_plan_mode_text_has_the_documented_plan_file_info() {
     let exists = render_sub_agent_plan_reminder(Path::new(PLAN), true);
     assert!(exists.contains("\n## Plan File Info:\nA plan file already exists at /home/user/.claude/plans/brave-otter.md. You can read it and make incremental edits using the Edit tool if you need to.\n\n"));
     assert!(exists.ends_with("Answer the user's query comprehensively, using the AskUserQuestion tool if you need to ask the user clarifying questions."));
 }
 
 #[test]
-fn todo_reminder_is_the_spec_text() {
-    // `build_content` of design §6.2.1, verbatim.
+fn the_todo_reminder_text_is_word_for_word_the_documented_one() {
     let mut message = String::from(
         "The TodoWrite tool hasn't been used recently. If you're working on tasks \
          that would benefit from tracking progress, consider using the TodoWrite tool \
@@ -131,11 +128,10 @@ fn todo_reminder_is_the_spec_text() {
 }
 
 #[test]
-fn changed_files_section_is_the_spec_text() {
-    // `build_content` of design §6.2.3 for one change, verbatim.
+fn a_changed_file_section_is_word_for_word_the_documented_one() {
     let path = PathBuf::from("/work/project/src/main.rs");
     let diff = "@@ -1 +1 @@\n     1        -a\n            1 +b";
-    let spec = format!(
+    let documented = format!(
         "Note: {} was modified, either by the user or by a linter. \
          This change was intentional, so make sure to take it into account \
          as you proceed (ie. don't revert it unless the user asks you to). \
@@ -144,11 +140,11 @@ fn changed_files_section_is_the_spec_text() {
         path.display(),
         diff
     );
-    assert_eq!(render_modified(&path, diff), spec);
+    assert_eq!(render_modified(&path, diff), documented);
 }
 
 #[test]
-fn background_shell_line_is_the_spec_text() {
+fn a_background_shell_line_joins_its_parts_with_spaces() {
     let task = BackgroundTaskInfo {
         task_id: "bash_1".to_string(),
         task_type: BackgroundTaskType::Shell,
@@ -160,7 +156,6 @@ fn background_shell_line_is_the_spec_text() {
         delta_summary: None,
         progress_message: None,
     };
-    // `build_content` of design §6.2.4: parts joined by spaces.
     assert_eq!(
         render_task_line(&task, true),
         "Background Bash bash_1 (command: cargo test) (status: completed) (exit code: 0) Has new output available. You can check its output using the BashOutput tool."
@@ -168,7 +163,7 @@ fn background_shell_line_is_the_spec_text() {
 }
 
 #[test]
-fn nested_memory_is_the_spec_text() {
+fn nested_memory_sections_are_separated_by_a_rule() {
     let files = [
         MemoryFile {
             path: PathBuf::from("/p/crates/CLAUDE.md"),
@@ -181,7 +176,6 @@ fn nested_memory_is_the_spec_text() {
             omitted_lines: 0,
         },
     ];
-    // `build_content` of design §6.2.5.
     assert_eq!(
         render_nested_memory(&files),
         "Contents of /p/crates/CLAUDE.md:\n\none\n\n---\n\nContents of /p/AGENTS.md:\n\ntwo"
@@ -189,7 +183,7 @@ fn nested_memory_is_the_spec_text() {
 }
 
 #[test]
-fn micro_compact_is_the_spec_text() {
+fn the_micro_compact_text_is_word_for_word_the_documented_one() {
     assert_eq!(
         render_micro_compact(3),
         "Micro-compact cleared 3 tool result(s) to reduce context size."
@@ -197,8 +191,7 @@ fn micro_compact_is_the_spec_text() {
 }
 
 #[test]
-fn todo_reminder_wraps_as_the_spec_example() {
-    // Design §4.2 "Standard System Reminder" (its text is cut after the first sentences).
+fn a_reminder_is_wrapped_in_its_tag_on_lines_of_their_own() {
     let wrapped = SystemReminder::new(
         AttachmentType::TodoReminder,
         "The TodoWrite tool hasn't been used recently.",
