@@ -1,5 +1,8 @@
 use agentctx_protocol::ExtraFields;
 
+use agentctx_protocol::ENVIRONMENT_CONTEXT_CLOSE_TAG;
+use agentctx_protocol::ENVIRONMENT_CONTEXT_OPEN_TAG;
+
 use super::*;
 
 #[test]

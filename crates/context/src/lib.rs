@@ -63,11 +63,6 @@ mod truncate;
 mod truncation_policy;
 
 pub use context_manager::ContextManager;
-pub use contextual_user_message::AGENTS_MD_END_MARKER;
-pub use contextual_user_message::AGENTS_MD_START_MARKER;
-pub use contextual_user_message::CONTEXTUAL_USER_MARKERS;
-pub use contextual_user_message::ENVIRONMENT_CONTEXT_CLOSE_TAG;
-pub use contextual_user_message::ENVIRONMENT_CONTEXT_OPEN_TAG;
 pub use contextual_user_message::is_contextual_user_fragment;
 pub use contextual_user_message::is_contextual_user_message;
 pub use contextual_user_message::is_contextual_user_message_content;
@@ -106,8 +101,6 @@ pub use normalize::synthetic_output_id;
 pub use o200k_estimator::ITEM_OVERHEAD_TOKENS;
 #[cfg(feature = "tiktoken")]
 pub use o200k_estimator::O200kTokenEstimator;
-pub use settings_update::COLLABORATION_MODE_CLOSE_TAG;
-pub use settings_update::COLLABORATION_MODE_OPEN_TAG;
 pub use settings_update::EnvironmentContext;
 pub use settings_update::TurnSettings;
 pub use settings_update::build_collaboration_mode_update_item;

@@ -14,33 +14,34 @@
 //! model reads its instructions before anything else. When there is no reference item (first
 //! turn, after compaction or rollback) the caller sends the full initial context instead.
 
+use agentctx_protocol::COLLABORATION_MODE_CLOSE_TAG;
+use agentctx_protocol::COLLABORATION_MODE_OPEN_TAG;
 use agentctx_protocol::ContentItem;
+use agentctx_protocol::ENVIRONMENT_CONTEXT_CLOSE_TAG;
+use agentctx_protocol::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use agentctx_protocol::ExtraFields;
+use agentctx_protocol::MODEL_SWITCH_CLOSE_TAG;
+use agentctx_protocol::MODEL_SWITCH_OPEN_TAG;
+use agentctx_protocol::PERSONALITY_SPEC_CLOSE_TAG;
+use agentctx_protocol::PERSONALITY_SPEC_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TurnContextItem;
 use serde_json::Value;
 
-use crate::contextual_user_message::ENVIRONMENT_CONTEXT_CLOSE_TAG;
-use crate::contextual_user_message::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use crate::contextual_user_message::wrap_contextual_fragment;
 use crate::item_classification::is_user_turn_boundary;
-
-/// Opening tag of a collaboration-mode section.
-pub const COLLABORATION_MODE_OPEN_TAG: &str = "<collaboration_mode>";
-/// Closing tag of a collaboration-mode section.
-pub const COLLABORATION_MODE_CLOSE_TAG: &str = "</collaboration_mode>";
 
 /// The `<model_switch>` developer section telling a new model how to continue.
 pub fn model_switch_message(model_instructions: &str) -> String {
     format!(
-        "<model_switch>\nThe user was previously using a different model. Please continue the conversation according to the following instructions:\n\n{model_instructions}\n</model_switch>"
+        "{MODEL_SWITCH_OPEN_TAG}\nThe user was previously using a different model. Please continue the conversation according to the following instructions:\n\n{model_instructions}\n{MODEL_SWITCH_CLOSE_TAG}"
     )
 }
 
 /// The `<personality_spec>` developer section announcing a new communication style.
 pub fn personality_spec_message(spec: &str) -> String {
     format!(
-        "<personality_spec> The user has requested a new communication style. Future messages should adhere to the following personality: \n{spec} </personality_spec>"
+        "{PERSONALITY_SPEC_OPEN_TAG} The user has requested a new communication style. Future messages should adhere to the following personality: \n{spec} {PERSONALITY_SPEC_CLOSE_TAG}"
     )
 }
 

@@ -23,6 +23,7 @@
 //! # let _ = ResponseItem::user_text("x");
 //! ```
 
+mod context_markers;
 mod loop_event;
 mod models;
 mod payload_compare;
@@ -34,6 +35,34 @@ mod thinking_level;
 mod todo;
 mod token_usage;
 
+pub use context_markers::AGENTS_MD_END_MARKER;
+pub use context_markers::AGENTS_MD_START_MARKER;
+pub use context_markers::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
+pub use context_markers::CLAUDE_CODE_HARNESS_PREFIXES;
+pub use context_markers::COLLABORATION_MODE_CLOSE_TAG;
+pub use context_markers::COLLABORATION_MODE_OPEN_TAG;
+pub use context_markers::CONTEXTUAL_DEVELOPER_PREFIXES;
+pub use context_markers::CONTEXTUAL_USER_MARKERS;
+pub use context_markers::ENVIRONMENT_CONTEXT_CLOSE_TAG;
+pub use context_markers::ENVIRONMENT_CONTEXT_OPEN_TAG;
+pub use context_markers::MODEL_SWITCH_CLOSE_TAG;
+pub use context_markers::MODEL_SWITCH_OPEN_TAG;
+pub use context_markers::PERMISSIONS_INSTRUCTIONS_CLOSE_TAG;
+pub use context_markers::PERMISSIONS_INSTRUCTIONS_OPEN_TAG;
+pub use context_markers::PERSONALITY_SPEC_CLOSE_TAG;
+pub use context_markers::PERSONALITY_SPEC_OPEN_TAG;
+pub use context_markers::SKILL_CLOSE_TAG;
+pub use context_markers::SKILL_OPEN_TAG;
+pub use context_markers::SUBAGENT_NOTIFICATION_CLOSE_TAG;
+pub use context_markers::SUBAGENT_NOTIFICATION_OPEN_TAG;
+pub use context_markers::TURN_ABORTED_CLOSE_TAG;
+pub use context_markers::TURN_ABORTED_OPEN_TAG;
+pub use context_markers::USER_INSTRUCTIONS_CLOSE_TAG;
+pub use context_markers::USER_INSTRUCTIONS_OPEN_TAG;
+pub use context_markers::USER_INSTRUCTIONS_PREFIXES;
+pub use context_markers::USER_SHELL_COMMAND_CLOSE_TAG;
+pub use context_markers::USER_SHELL_COMMAND_OPEN_TAG;
+pub use context_markers::is_contextual_developer_fragment;
 pub use loop_event::LoopEvent;
 pub use models::ContentItem;
 pub use models::ExtraFields;
