@@ -153,6 +153,26 @@ fn remote_image_urls_count_as_text() {
 }
 
 #[test]
+fn an_inline_image_counts_as_codex_resized_image_estimate() {
+    // codex-rs `RESIZED_IMAGE_BYTES_ESTIMATE`: 7,373 bytes, about 1,844 tokens per image.
+    assert_eq!(IMAGE_BYTES_ESTIMATE, 7_373);
+    assert_eq!(approx_tokens_from_byte_count(IMAGE_BYTES_ESTIMATE), 1_844);
+}
+
+#[test]
+fn image_data_urls_are_recognised_whatever_the_case_of_their_markers() {
+    for url in [
+        "DATA:image/png;base64,QUJD",
+        "Data:Image/PNG;BASE64,QUJD",
+        "data:image/png;charset=utf-8;base64,QUJD",
+    ] {
+        assert_eq!(inline_image_payload_len(url), Some(4), "{url}");
+    }
+    assert_eq!(inline_image_payload_len("data:image/png;base64x,QUJD"), None);
+    assert_eq!(inline_image_payload_len("dat"), None);
+}
+
+#[test]
 fn estimate_items_sums() {
     let items = vec![
         ResponseItem::user_text("one"),
