@@ -636,3 +636,20 @@ fn context_updates_are_full_first_then_diffs() {
     assert_eq!(manager.len(), 3);
     assert!(manager.reference_context_item().is_some());
 }
+
+#[test]
+fn rollback_never_cuts_at_an_injected_message() {
+    // An imported skill body (Claude Code `isMeta`) reads like a prompt but is not a turn.
+    let mut skill_body = ResponseItem::user_text("Base directory for this skill: /s\n\nDo X.");
+    skill_body.set_injected(true);
+    let history = vec![
+        ResponseItem::user_text("turn 1"),
+        ResponseItem::assistant_text("answer 1"),
+        ResponseItem::user_text("turn 2"),
+        skill_body,
+        ResponseItem::assistant_text("answer 2"),
+    ];
+    let mut manager = manager(history.clone());
+    manager.drop_last_n_user_turns(1);
+    assert_eq!(manager.raw_items(), &history[..2]);
+}

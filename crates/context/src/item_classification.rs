@@ -58,11 +58,12 @@ pub fn is_harness_generated_item(item: &ResponseItem) -> bool {
 }
 
 /// True for a `user` message the user wrote: the start of a user turn. Contextual fragments
-/// (environment context, AGENTS.md instructions, skills, ...) and system reminders are not.
+/// (environment context, AGENTS.md instructions, skills, ...), system reminders and messages
+/// marked injected (imported Claude Code `isMeta` records) are not.
 pub fn is_user_turn_boundary(item: &ResponseItem) -> bool {
     match item {
         ResponseItem::Message { role, content, .. } if role == "user" => {
-            !is_contextual_user_message_content(content)
+            !item.is_injected() && !is_contextual_user_message_content(content)
         }
         _ => false,
     }

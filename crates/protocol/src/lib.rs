@@ -97,6 +97,7 @@ pub use rollout::RolloutLine;
 pub use rollout::RolloutLineError;
 pub use rollout::SessionMetaLine;
 pub use rollout::TextEvent;
+pub use rollout::ThreadRolledBackEvent;
 pub use rollout::TokenCountEvent;
 pub use rollout::TurnContextItem;
 pub use rollout::UserMessageEvent;

@@ -381,6 +381,9 @@ pub enum EventMsg {
     AgentReasoningRawContent(TextEvent),
     /// The turn was aborted.
     TurnAborted(ExtraFields),
+    /// The user rolled back the last `num_turns` user turns: a history rebuilt from the rollout
+    /// drops them at this point (see docs/design/rollout-formats.md, "Rollback").
+    ThreadRolledBack(ThreadRolledBackEvent),
     /// An event this version does not model, kept verbatim.
     #[serde(untagged)]
     Other(Value),
@@ -396,6 +399,16 @@ pub struct TokenCountEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limits: Option<Value>,
     /// Fields not modelled here.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// `thread_rolled_back` payload (codex-rs `ThreadRolledBackEvent`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ThreadRolledBackEvent {
+    /// Number of user turns removed from the context.
+    pub num_turns: u32,
+    /// Fields not modelled here (newer builds add where the rolled-back range starts).
     #[serde(flatten)]
     pub extra: ExtraFields,
 }

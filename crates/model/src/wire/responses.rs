@@ -84,7 +84,8 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
 }
 
 fn without_id(item: &ResponseItem) -> ResponseItem {
-    let mut item = item.clone();
+    // Ids and agentctx's own marks (the injected flag) are not part of the request.
+    let mut item = item.without_harness_fields();
     match &mut item {
         ResponseItem::Message { id, .. }
         | ResponseItem::Reasoning { id, .. }
