@@ -106,6 +106,10 @@ pub fn approx_bytes_for_tokens(tokens: usize) -> usize {
 
 /// The estimated model-visible size of an item, in bytes.
 pub fn estimate_item_model_visible_bytes(item: &ResponseItem) -> u64 {
+    if item.is_injected() {
+        // The injected mark is agentctx's own field; the model never sees it.
+        return estimate_item_model_visible_bytes(&item.without_harness_fields());
+    }
     match item {
         ResponseItem::GhostSnapshot { .. } => 0,
         ResponseItem::Reasoning {
@@ -253,9 +257,7 @@ fn inline_image_payload_len(url: &str) -> Option<u64> {
     let is_image = media_type
         .get(..IMAGE.len())
         .is_some_and(|prefix| prefix.eq_ignore_ascii_case(IMAGE));
-    if !is_image
-        || !parameters.any(|parameter| parameter.eq_ignore_ascii_case("base64"))
-    {
+    if !is_image || !parameters.any(|parameter| parameter.eq_ignore_ascii_case("base64")) {
         return None;
     }
     // The JSON writer escapes nothing in base64, so the payload's length is its serialized length.

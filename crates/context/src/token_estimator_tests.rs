@@ -168,7 +168,10 @@ fn image_data_urls_are_recognised_whatever_the_case_of_their_markers() {
     ] {
         assert_eq!(inline_image_payload_len(url), Some(4), "{url}");
     }
-    assert_eq!(inline_image_payload_len("data:image/png;base64x,QUJD"), None);
+    assert_eq!(
+        inline_image_payload_len("data:image/png;base64x,QUJD"),
+        None
+    );
     assert_eq!(inline_image_payload_len("dat"), None);
 }
 
@@ -184,4 +187,15 @@ fn estimate_items_sums() {
         .map(|item| ApproxTokenEstimator.estimate_item(item))
         .sum();
     assert_eq!(ApproxTokenEstimator.estimate_items(&items), sum);
+}
+
+#[test]
+fn the_injected_mark_is_not_counted() {
+    let plain = ResponseItem::user_text("Base directory for this skill: /s");
+    let mut marked = plain.clone();
+    marked.set_injected(true);
+    assert_eq!(
+        estimate_item_model_visible_bytes(&marked),
+        estimate_item_model_visible_bytes(&plain)
+    );
 }

@@ -495,7 +495,11 @@ fn user_parts_record(
         content: std::mem::take(parts),
         extra: ExtraFields::new(),
     };
-    if flags.injected || item.message_text().is_some_and(|text| is_harness_text(&text)) {
+    if flags.injected
+        || item
+            .message_text()
+            .is_some_and(|text| is_harness_text(&text))
+    {
         flags.injected = true;
         item.set_injected(true);
     }
@@ -528,12 +532,15 @@ fn holds_only_tool_results(value: &Value) -> bool {
     if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
         return false;
     }
-    match value.get("message").and_then(|message| message.get("content")) {
+    match value
+        .get("message")
+        .and_then(|message| message.get("content"))
+    {
         Some(Value::Array(blocks)) => {
             !blocks.is_empty()
-                && blocks.iter().all(|block| {
-                    block.get("type").and_then(Value::as_str) == Some("tool_result")
-                })
+                && blocks
+                    .iter()
+                    .all(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
         }
         _ => false,
     }
@@ -550,7 +557,10 @@ fn mark_local_commands_injected(events: &mut [ReadEvent]) {
         .enumerate()
         .filter(|(_, event)| {
             user_message_of(event).is_some_and(|(item, flags)| {
-                !flags.injected && item.message_text().is_some_and(|text| is_command_text(&text))
+                !flags.injected
+                    && item
+                        .message_text()
+                        .is_some_and(|text| is_command_text(&text))
             })
         })
         .map(|(index, _)| index)
@@ -577,7 +587,9 @@ fn mark_local_commands_injected(events: &mut [ReadEvent]) {
             }
             let typed_prompt = item.role() == Some("user")
                 && !record.flags.injected
-                && !item.message_text().is_some_and(|text| is_command_text(&text));
+                && !item
+                    .message_text()
+                    .is_some_and(|text| is_command_text(&text));
             if typed_prompt {
                 break;
             }

@@ -263,8 +263,7 @@ fn an_injected_mark_survives_a_session_file_and_is_left_out_of_requests() {
     assert!(!item.is_injected());
     item.set_injected(true);
     let line = RolloutLine::new("t", RolloutItem::ResponseItem(item.clone()));
-    let read: RolloutLine =
-        serde_json::from_str(&serde_json::to_string(&line).unwrap()).unwrap();
+    let read: RolloutLine = serde_json::from_str(&serde_json::to_string(&line).unwrap()).unwrap();
     let RolloutItem::ResponseItem(read) = read.item else {
         panic!("a response item");
     };
