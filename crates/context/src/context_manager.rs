@@ -375,7 +375,7 @@ impl ContextManager {
 
     /// The settings-update items for the turn about to start, diffed against the reference
     /// context item; `None` when there is no reference item and the caller must record the full
-    /// initial context instead. See [`crate::build_settings_update_items`].
+    /// initial context instead. See `build_settings_update_items`.
     pub fn settings_update_items(
         &self,
         previous_model: Option<&str>,

@@ -7,7 +7,6 @@
 
 use agentctx_protocol::CONTEXTUAL_USER_MARKERS;
 use agentctx_protocol::ContentItem;
-use agentctx_protocol::ResponseItem;
 use agentctx_protocol::is_contextual_developer_fragment;
 use agentctx_protocol::is_system_reminder_text;
 
@@ -24,21 +23,11 @@ pub fn is_contextual_user_fragment(text: &str) -> bool {
 }
 
 /// True when any text part of `content` is a contextual fragment.
-pub fn is_contextual_user_message_content(content: &[ContentItem]) -> bool {
+pub(crate) fn is_contextual_user_message_content(content: &[ContentItem]) -> bool {
     content
         .iter()
         .filter_map(ContentItem::as_text)
         .any(is_contextual_user_fragment)
-}
-
-/// True for a `user` message written by the harness rather than the user.
-pub fn is_contextual_user_message(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { role, content, .. } if role == "user" => {
-            is_contextual_user_message_content(content)
-        }
-        _ => false,
-    }
 }
 
 /// True when a `developer` message holds a turn-settings section (permissions, model switch,
@@ -56,7 +45,7 @@ pub(crate) fn has_non_contextual_developer_content(content: &[ContentItem]) -> b
 }
 
 /// Wraps `body` in a fragment's markers: `"{start}\n{body}\n{end}"`.
-pub fn wrap_contextual_fragment(start: &str, body: &str, end: &str) -> String {
+pub(crate) fn wrap_contextual_fragment(start: &str, body: &str, end: &str) -> String {
     format!("{start}\n{body}\n{end}")
 }
 

@@ -17,7 +17,7 @@ use agentctx_protocol::ResponseItem;
 use serde_json::Value;
 
 /// Bytes per token of the heuristic.
-pub const APPROX_BYTES_PER_TOKEN: usize = 4;
+pub(crate) const APPROX_BYTES_PER_TOKEN: usize = 4;
 
 /// Bytes an inline image counts for, whatever its real payload size: about 1,844 tokens, the
 /// cost of an image resized to fit the provider's limits. This is codex-rs's
@@ -26,10 +26,10 @@ pub const APPROX_BYTES_PER_TOKEN: usize = 4;
 /// `detail: "original"` images by their 32-pixel patches instead, which needs the image decoded;
 /// this estimator keeps the fixed cost for them (see docs/design/context-and-tokens.md,
 /// "Images").
-pub const IMAGE_BYTES_ESTIMATE: u64 = 7_373;
+pub(crate) const IMAGE_BYTES_ESTIMATE: u64 = 7_373;
 
 /// Bytes subtracted from the decoded length of an encrypted reasoning or compaction blob.
-pub const ENCRYPTED_CONTENT_OVERHEAD_BYTES: u64 = 650;
+pub(crate) const ENCRYPTED_CONTENT_OVERHEAD_BYTES: u64 = 650;
 
 /// Counts the tokens a text or a history item occupies in the model's context.
 pub trait TokenEstimator: Send + Sync {
@@ -95,17 +95,17 @@ pub fn approx_token_count(text: &str) -> u64 {
 }
 
 /// Tokens of `bytes` bytes under the heuristic: `ceil(bytes / 4)`.
-pub fn approx_tokens_from_byte_count(bytes: u64) -> u64 {
+pub(crate) fn approx_tokens_from_byte_count(bytes: u64) -> u64 {
     bytes.div_ceil(APPROX_BYTES_PER_TOKEN as u64)
 }
 
 /// Bytes of `tokens` tokens under the heuristic: `tokens * 4` (saturating).
-pub fn approx_bytes_for_tokens(tokens: usize) -> usize {
+pub(crate) fn approx_bytes_for_tokens(tokens: usize) -> usize {
     tokens.saturating_mul(APPROX_BYTES_PER_TOKEN)
 }
 
 /// The estimated model-visible size of an item, in bytes.
-pub fn estimate_item_model_visible_bytes(item: &ResponseItem) -> u64 {
+pub(crate) fn estimate_item_model_visible_bytes(item: &ResponseItem) -> u64 {
     if item.is_injected() {
         // The injected mark is agentctx's own field; the model never sees it.
         return estimate_item_model_visible_bytes(&item.without_harness_fields());
