@@ -10,13 +10,13 @@
 use crate::models::ContentItem;
 
 /// Start marker of AGENTS.md instructions (codex-rs's current form).
-pub const AGENTS_MD_START_MARKER: &str = "# AGENTS.md instructions for ";
+pub(crate) const AGENTS_MD_START_MARKER: &str = "# AGENTS.md instructions for ";
 /// End marker of AGENTS.md instructions.
-pub const AGENTS_MD_END_MARKER: &str = "</INSTRUCTIONS>";
+pub(crate) const AGENTS_MD_END_MARKER: &str = "</INSTRUCTIONS>";
 /// Opening tag of user instructions (codex-rs's older form of AGENTS.md instructions).
-pub const USER_INSTRUCTIONS_OPEN_TAG: &str = "<user_instructions>";
+pub(crate) const USER_INSTRUCTIONS_OPEN_TAG: &str = "<user_instructions>";
 /// Closing tag of user instructions.
-pub const USER_INSTRUCTIONS_CLOSE_TAG: &str = "</user_instructions>";
+pub(crate) const USER_INSTRUCTIONS_CLOSE_TAG: &str = "</user_instructions>";
 /// How a user instructions message starts, in codex-rs's older and newer forms.
 pub const USER_INSTRUCTIONS_PREFIXES: [&str; 2] =
     [USER_INSTRUCTIONS_OPEN_TAG, AGENTS_MD_START_MARKER];
@@ -25,21 +25,21 @@ pub const ENVIRONMENT_CONTEXT_OPEN_TAG: &str = "<environment_context>";
 /// Closing tag of the environment context.
 pub const ENVIRONMENT_CONTEXT_CLOSE_TAG: &str = "</environment_context>";
 /// Opening tag of a skill body.
-pub const SKILL_OPEN_TAG: &str = "<skill>";
+pub(crate) const SKILL_OPEN_TAG: &str = "<skill>";
 /// Closing tag of a skill body.
-pub const SKILL_CLOSE_TAG: &str = "</skill>";
+pub(crate) const SKILL_CLOSE_TAG: &str = "</skill>";
 /// Opening tag of a shell command the user ran directly.
-pub const USER_SHELL_COMMAND_OPEN_TAG: &str = "<user_shell_command>";
+pub(crate) const USER_SHELL_COMMAND_OPEN_TAG: &str = "<user_shell_command>";
 /// Closing tag of a shell command the user ran directly.
-pub const USER_SHELL_COMMAND_CLOSE_TAG: &str = "</user_shell_command>";
+pub(crate) const USER_SHELL_COMMAND_CLOSE_TAG: &str = "</user_shell_command>";
 /// Opening tag of a turn-aborted notice.
-pub const TURN_ABORTED_OPEN_TAG: &str = "<turn_aborted>";
+pub(crate) const TURN_ABORTED_OPEN_TAG: &str = "<turn_aborted>";
 /// Closing tag of a turn-aborted notice.
-pub const TURN_ABORTED_CLOSE_TAG: &str = "</turn_aborted>";
+pub(crate) const TURN_ABORTED_CLOSE_TAG: &str = "</turn_aborted>";
 /// Opening tag of a sub-agent notification.
-pub const SUBAGENT_NOTIFICATION_OPEN_TAG: &str = "<subagent_notification>";
+pub(crate) const SUBAGENT_NOTIFICATION_OPEN_TAG: &str = "<subagent_notification>";
 /// Closing tag of a sub-agent notification.
-pub const SUBAGENT_NOTIFICATION_CLOSE_TAG: &str = "</subagent_notification>";
+pub(crate) const SUBAGENT_NOTIFICATION_CLOSE_TAG: &str = "</subagent_notification>";
 
 /// `(start, end)` markers of every contextual user fragment kind: a `user` message whose text
 /// starts with one and ends with the other was written by the harness.
@@ -57,9 +57,7 @@ pub const CONTEXTUAL_USER_MARKERS: [(&str, &str); 7] = [
 ];
 
 /// Opening tag of the permissions instructions developer section.
-pub const PERMISSIONS_INSTRUCTIONS_OPEN_TAG: &str = "<permissions instructions>";
-/// Closing tag of the permissions instructions developer section.
-pub const PERMISSIONS_INSTRUCTIONS_CLOSE_TAG: &str = "</permissions instructions>";
+pub(crate) const PERMISSIONS_INSTRUCTIONS_OPEN_TAG: &str = "<permissions instructions>";
 /// Opening tag of the model switch developer section.
 pub const MODEL_SWITCH_OPEN_TAG: &str = "<model_switch>";
 /// Closing tag of the model switch developer section.
@@ -76,7 +74,7 @@ pub const PERSONALITY_SPEC_CLOSE_TAG: &str = "</personality_spec>";
 /// How the developer sections that describe turn settings start. Such a section records a
 /// settings change (or is part of the initial context), so a rollback may trim it with the turn
 /// it preceded; any other developer text is persistent.
-pub const CONTEXTUAL_DEVELOPER_PREFIXES: [&str; 4] = [
+pub(crate) const CONTEXTUAL_DEVELOPER_PREFIXES: [&str; 4] = [
     PERMISSIONS_INSTRUCTIONS_OPEN_TAG,
     MODEL_SWITCH_OPEN_TAG,
     COLLABORATION_MODE_OPEN_TAG,
@@ -99,8 +97,9 @@ pub const CLAUDE_CODE_HARNESS_PREFIXES: [&str; 5] = [
 /// (`<command-name>/model</command-name>`).
 pub const CLAUDE_CODE_COMMAND_NAME_OPEN_TAG: &str = "<command-name>";
 
-/// True when a developer content part is a turn-settings section (see
-/// [`CONTEXTUAL_DEVELOPER_PREFIXES`]), compared case-insensitively after leading whitespace.
+/// True when a developer content part is a turn-settings section (permissions instructions,
+/// model switch, collaboration mode, personality), its opening tag compared case-insensitively
+/// after leading whitespace.
 pub fn is_contextual_developer_fragment(part: &ContentItem) -> bool {
     let ContentItem::InputText { text } = part else {
         return false;
