@@ -51,7 +51,8 @@ pub enum XmlTag {
 }
 
 impl XmlTag {
-    /// Wraps `content` in this tag exactly as the specification writes it.
+    /// Wraps `content` in this tag, byte for byte as the model must see it (see
+    /// docs/design/reminders.md for the texts).
     pub fn wrap(self, content: &str) -> String {
         match self {
             Self::SystemReminder => {
