@@ -14,6 +14,9 @@
 //!   against;
 //! - [`MessageHistory`]: the global `history.jsonl` of prompts.
 //!
+//! The behaviour, the constants and the model-visible texts, and why, are described in
+//! docs/design/context-and-tokens.md.
+//!
 //! ```
 //! use agentctx_context::ContextManager;
 //! use agentctx_context::InputModality;
