@@ -7,7 +7,9 @@ use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_protocol::TurnContextItem;
 
-use crate::contextual_user_message::is_contextual_user_message;
+use crate::contextual_user_message::has_non_contextual_developer_content;
+use crate::contextual_user_message::is_contextual_developer_message_content;
+use crate::contextual_user_message::is_contextual_user_message_content;
 use crate::estimated_items::EstimatedItems;
 use crate::function_output_truncation::truncate_tool_output_item;
 use crate::input_modality::InputModality;
@@ -134,17 +136,23 @@ impl ContextManager {
         true
     }
 
-    /// Rolls back the last `num_turns` user turns: cuts the history at the start of the
-    /// `num_turns`-th user turn from the end (never before the first user turn), then drops the
-    /// developer and contextual messages recorded for the dropped turn. Clears the reference
-    /// context item, so the next turn sends the full initial context again.
+    /// Rolls back the last `num_turns` user turns, as codex does: cuts the history at the start
+    /// of the `num_turns`-th user turn from the end, then trims the turn-settings updates
+    /// recorded just above the cut (contextual developer sections and contextual user
+    /// messages). Nothing before the first user turn is ever removed, however large
+    /// `num_turns` is: that is the session prefix (initial context, instructions).
+    ///
+    /// The reference context item is kept, because the prefix that established it survives,
+    /// unless a trimmed developer message also held persistent text (an initial-context
+    /// bundle): then the next turn must send the full initial context again. A host that knows
+    /// the settings of the newest surviving turn (codex rebuilds them from the rollout) sets
+    /// the reference to them afterwards.
     pub fn drop_last_n_user_turns(&mut self, num_turns: u32) {
         if num_turns == 0 {
             return;
         }
-        let boundaries: Vec<usize> = self
-            .items
-            .items()
+        let items = self.items.items();
+        let boundaries: Vec<usize> = items
             .iter()
             .enumerate()
             .filter(|(_, item)| is_user_turn_boundary(item))
@@ -154,45 +162,60 @@ impl ContextManager {
             return;
         };
         let from_end = usize::try_from(num_turns).unwrap_or(usize::MAX);
-        let cut = if from_end >= boundaries.len() {
-            first
-        } else {
-            boundaries
-                .get(boundaries.len() - from_end)
-                .copied()
-                .unwrap_or(first)
-        };
-        let mut cut = cut;
-        while cut > 0
-            && self
-                .items
-                .items()
-                .get(cut - 1)
-                .is_some_and(is_pre_turn_context_update)
-        {
+        let mut cut = boundaries
+            .len()
+            .checked_sub(from_end)
+            .and_then(|index| boundaries.get(index))
+            .copied()
+            .unwrap_or(first);
+        let mut clear_reference = false;
+        while cut > first {
+            let Some(ResponseItem::Message { role, content, .. }) = items.get(cut - 1) else {
+                break;
+            };
+            if role == "developer" && is_contextual_developer_message_content(content) {
+                clear_reference |= has_non_contextual_developer_content(content);
+            } else if !(role == "user" && is_contextual_user_message_content(content)) {
+                break;
+            }
             cut -= 1;
         }
         self.items.truncate(cut);
-        self.reference_context_item = None;
+        if clear_reference {
+            self.reference_context_item = None;
+        }
         self.history_version += 1;
     }
 
-    /// Replaces the images of the last tool output before the last user turn boundary with
-    /// `placeholder`. Returns true when an image was replaced.
+    /// Replaces the images of the tool output the provider just rejected (an invalid-image
+    /// error) with `placeholder`, so the retry can succeed. Like codex, the candidate is the
+    /// newest item that is a tool output or a user turn: when it is the user's own message, no
+    /// image is replaced (the user's input is not rewritten, and an earlier turn's valid image
+    /// is not the one that failed). Returns true when an image was replaced.
     pub fn replace_last_turn_images(&mut self, placeholder: &str) -> bool {
-        let items = self.items.items();
-        let end = items
+        let Some(index) = self
+            .items
+            .items()
             .iter()
-            .rposition(is_user_turn_boundary)
-            .unwrap_or(items.len());
-        let Some(index) = items
-            .get(..end)
-            .and_then(|before| before.iter().rposition(ResponseItem::is_tool_output))
+            .rposition(|item| item.is_tool_output() || is_user_turn_boundary(item))
         else {
             return false;
         };
-        self.items
-            .edit(index, |item| replace_images(item, placeholder))
+        if !self
+            .items
+            .items()
+            .get(index)
+            .is_some_and(ResponseItem::is_tool_output)
+        {
+            return false;
+        }
+        let replaced = self
+            .items
+            .edit(index, |item| replace_images(item, placeholder));
+        if replaced {
+            self.history_version += 1;
+        }
+        replaced
     }
 
     /// Estimated tokens of the whole history (O(1): sizes are measured on insertion).
@@ -352,7 +375,7 @@ impl ContextManager {
 
     /// The settings-update items for the turn about to start, diffed against the reference
     /// context item; `None` when there is no reference item and the caller must record the full
-    /// initial context instead. See [`crate::build_settings_update_items`].
+    /// initial context instead. See `build_settings_update_items`.
     pub fn settings_update_items(
         &self,
         previous_model: Option<&str>,
@@ -386,12 +409,6 @@ impl ContextManager {
         self.reference_context_item = Some(next.to_turn_context_item(turn_id));
         items
     }
-}
-
-/// Developer messages and contextual user messages recorded just before a user message belong to
-/// that user's turn.
-fn is_pre_turn_context_update(item: &ResponseItem) -> bool {
-    item.role() == Some("developer") || is_contextual_user_message(item)
 }
 
 fn to_i64(value: u64) -> i64 {

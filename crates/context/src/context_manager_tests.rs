@@ -227,53 +227,163 @@ fn drop_last_n_user_turns_cuts_at_turn_boundaries() {
 
     manager.drop_last_n_user_turns(1);
     assert_eq!(manager.raw_items(), &history[..8]);
-    assert_eq!(manager.reference_context_item(), None);
+    // Only a reminder was trimmed: the baseline stands.
+    assert_eq!(
+        manager.reference_context_item(),
+        Some(&TurnContextItem::default())
+    );
 
     manager.drop_last_n_user_turns(1);
     assert_eq!(manager.raw_items(), &history[..4]);
 
-    // More turns than exist: back to before the first user turn and its context.
+    // More turns than exist: everything before the first user turn survives, its context
+    // included (the session prefix is never rolled back).
     let mut manager = self::manager(history.clone());
     manager.drop_last_n_user_turns(10);
-    assert_eq!(manager.raw_items(), &[] as &[ResponseItem]);
-    assert_eq!(manager.estimate_token_count(), 0);
+    assert_eq!(manager.raw_items(), &history[..2]);
+    assert_eq!(
+        manager.estimate_token_count(),
+        ApproxTokenEstimator.estimate_items(&history[..2])
+    );
 
     let mut unchanged = self::manager(history.clone());
     unchanged.drop_last_n_user_turns(0);
     assert_eq!(unchanged.raw_items(), history.as_slice());
 }
 
-#[test]
-fn replace_last_turn_images_re_estimates_the_output() {
-    let image_output = ResponseItem::FunctionCallOutput {
-        call_id: "c1".to_string(),
+fn image_output(call_id: &str, payload: &str) -> ResponseItem {
+    ResponseItem::FunctionCallOutput {
+        call_id: call_id.to_string(),
         output: FunctionCallOutputPayload {
             body: FunctionCallOutputBody::ContentItems(vec![
                 FunctionCallOutputContentItem::InputImage {
-                    image_url: format!("data:image/png;base64,{}", "A".repeat(4000)),
+                    image_url: format!("data:image/png;base64,{payload}"),
                     detail: None,
                 },
             ]),
             success: None,
         },
         extra: ExtraFields::new(),
+    }
+}
+
+fn user_image(payload: &str) -> ResponseItem {
+    ResponseItem::Message {
+        id: None,
+        role: "user".to_string(),
+        content: vec![ContentItem::InputImage {
+            image_url: format!("data:image/png;base64,{payload}"),
+            detail: None,
+        }],
+        extra: ExtraFields::new(),
+    }
+}
+
+#[test]
+fn drop_last_n_user_turns_never_cuts_into_the_session_prefix() {
+    // Only the session prefix precedes the first turn: rolling every turn back keeps all of
+    // it, whatever its kind.
+    let history = vec![
+        ResponseItem::developer_text("<permissions instructions>x</permissions instructions>"),
+        ResponseItem::assistant_text("session prefix item"),
+        env_context(),
+        ResponseItem::user_text("turn 1"),
+        ResponseItem::assistant_text("answer 1"),
+    ];
+    let mut manager = manager(history.clone());
+    manager.drop_last_n_user_turns(1);
+    assert_eq!(manager.raw_items(), &history[..3]);
+}
+
+#[test]
+fn drop_last_n_user_turns_trims_only_contextual_developer_messages_above_the_cut() {
+    let history = vec![
+        ResponseItem::user_text("turn 1"),
+        ResponseItem::assistant_text("answer 1"),
+        ResponseItem::developer_text("Generated images are saved to /tmp by default."),
+        ResponseItem::developer_text("<collaboration_mode>plan</collaboration_mode>"),
+        env_context(),
+        ResponseItem::user_text("turn 2"),
+        ResponseItem::assistant_text("answer 2"),
+    ];
+    let mut manager = manager(history.clone());
+    let reference = TurnContextItem {
+        model: Some("gpt-5".to_string()),
+        ..TurnContextItem::default()
     };
+    manager.set_reference_context_item(Some(reference.clone()));
+    manager.drop_last_n_user_turns(1);
+    assert_eq!(manager.raw_items(), &history[..3]);
+    // Only diff fragments were trimmed: the baseline still describes the surviving history.
+    assert_eq!(manager.reference_context_item(), Some(&reference));
+}
+
+#[test]
+fn drop_last_n_user_turns_clears_the_reference_after_trimming_a_mixed_developer_bundle() {
+    let mixed = ResponseItem::Message {
+        id: None,
+        role: "developer".to_string(),
+        content: vec![
+            ContentItem::input_text("<permissions instructions>p</permissions instructions>"),
+            ContentItem::input_text("persistent developer instructions"),
+        ],
+        extra: ExtraFields::new(),
+    };
+    let history = vec![
+        ResponseItem::user_text("turn 1"),
+        ResponseItem::assistant_text("answer 1"),
+        mixed,
+        env_context(),
+        ResponseItem::user_text("turn 2"),
+        ResponseItem::assistant_text("answer 2"),
+    ];
+    let mut manager = manager(history.clone());
+    manager.set_reference_context_item(Some(TurnContextItem::default()));
+    manager.drop_last_n_user_turns(1);
+    assert_eq!(manager.raw_items(), &history[..2]);
+    assert_eq!(manager.reference_context_item(), None);
+}
+
+#[test]
+fn replace_last_turn_images_replaces_the_newest_tool_output_and_re_estimates_it() {
+    let valid = image_output("c1", &"A".repeat(4000));
     let mut manager = manager(vec![
         ResponseItem::user_text("look"),
         ResponseItem::function_call("c1", "view_image", "{}"),
-        image_output,
+        valid.clone(),
         ResponseItem::user_text("next turn"),
+        ResponseItem::function_call("c2", "view_image", "{}"),
+        image_output("c2", &"B".repeat(4000)),
     ]);
     assert!(manager.replace_last_turn_images("[image removed]"));
-    let ResponseItem::FunctionCallOutput { output, .. } = &manager.raw_items()[2] else {
+    // The output that just failed lost its image; the earlier, valid one is untouched.
+    let ResponseItem::FunctionCallOutput { output, .. } = &manager.raw_items()[5] else {
         panic!("an output");
     };
     assert_eq!(output.text_content(), "[image removed]");
+    assert_eq!(manager.raw_items()[2], valid);
     assert_eq!(
         manager.estimate_token_count(),
         ApproxTokenEstimator.estimate_items(manager.raw_items())
     );
     assert!(!manager.replace_last_turn_images("[image removed]"));
+}
+
+#[test]
+fn replace_last_turn_images_leaves_user_images_and_earlier_outputs_alone() {
+    // The newest candidate is the user's message: the bad image is the user's, which the
+    // harness does not rewrite, and no earlier tool output is touched either.
+    let history = vec![
+        ResponseItem::user_text("look"),
+        ResponseItem::function_call("c1", "view_image", "{}"),
+        image_output("c1", &"A".repeat(4000)),
+        user_image(&"B".repeat(4000)),
+    ];
+    let mut manager = manager(history.clone());
+    let version = manager.history_version();
+    assert!(!manager.replace_last_turn_images("[image removed]"));
+    assert_eq!(manager.raw_items(), history.as_slice());
+    assert_eq!(manager.history_version(), version);
 }
 
 #[test]
@@ -519,8 +629,27 @@ fn context_updates_are_full_first_then_diffs() {
     );
     assert_eq!(manager.len(), 3);
 
-    // After a rollback the reference is gone and the full context comes back.
+    // A rollback that trims no initial-context bundle keeps the reference, as codex does: the
+    // session prefix with the full context survives, so re-sending it would duplicate it.
     manager.record_items([ResponseItem::user_text("hi")], POLICY);
     manager.drop_last_n_user_turns(1);
-    assert_eq!(manager.reference_context_item(), None);
+    assert_eq!(manager.len(), 3);
+    assert!(manager.reference_context_item().is_some());
+}
+
+#[test]
+fn rollback_never_cuts_at_an_injected_message() {
+    // An imported skill body (Claude Code `isMeta`) reads like a prompt but is not a turn.
+    let mut skill_body = ResponseItem::user_text("Base directory for this skill: /s\n\nDo X.");
+    skill_body.set_injected(true);
+    let history = vec![
+        ResponseItem::user_text("turn 1"),
+        ResponseItem::assistant_text("answer 1"),
+        ResponseItem::user_text("turn 2"),
+        skill_body,
+        ResponseItem::assistant_text("answer 2"),
+    ];
+    let mut manager = manager(history.clone());
+    manager.drop_last_n_user_turns(1);
+    assert_eq!(manager.raw_items(), &history[..2]);
 }

@@ -5,29 +5,10 @@
 //! not count as user turns (rollback, compaction's kept user messages), so each is recognised by
 //! its start and end markers, case-insensitively, ignoring surrounding whitespace.
 
+use agentctx_protocol::CONTEXTUAL_USER_MARKERS;
 use agentctx_protocol::ContentItem;
-use agentctx_protocol::ResponseItem;
+use agentctx_protocol::is_contextual_developer_fragment;
 use agentctx_protocol::is_system_reminder_text;
-
-/// Start marker of AGENTS.md instructions.
-pub const AGENTS_MD_START_MARKER: &str = "# AGENTS.md instructions for ";
-/// End marker of AGENTS.md instructions.
-pub const AGENTS_MD_END_MARKER: &str = "</INSTRUCTIONS>";
-/// Opening tag of the environment context.
-pub const ENVIRONMENT_CONTEXT_OPEN_TAG: &str = "<environment_context>";
-/// Closing tag of the environment context.
-pub const ENVIRONMENT_CONTEXT_CLOSE_TAG: &str = "</environment_context>";
-
-/// `(start, end)` markers of every contextual fragment kind.
-pub const CONTEXTUAL_USER_MARKERS: [(&str, &str); 7] = [
-    (AGENTS_MD_START_MARKER, AGENTS_MD_END_MARKER),
-    (ENVIRONMENT_CONTEXT_OPEN_TAG, ENVIRONMENT_CONTEXT_CLOSE_TAG),
-    ("<user_instructions>", "</user_instructions>"),
-    ("<skill>", "</skill>"),
-    ("<user_shell_command>", "</user_shell_command>"),
-    ("<turn_aborted>", "</turn_aborted>"),
-    ("<subagent_notification>", "</subagent_notification>"),
-];
 
 /// True when `text` is a contextual fragment or a system reminder.
 pub fn is_contextual_user_fragment(text: &str) -> bool {
@@ -42,25 +23,29 @@ pub fn is_contextual_user_fragment(text: &str) -> bool {
 }
 
 /// True when any text part of `content` is a contextual fragment.
-pub fn is_contextual_user_message_content(content: &[ContentItem]) -> bool {
+pub(crate) fn is_contextual_user_message_content(content: &[ContentItem]) -> bool {
     content
         .iter()
         .filter_map(ContentItem::as_text)
         .any(is_contextual_user_fragment)
 }
 
-/// True for a `user` message written by the harness rather than the user.
-pub fn is_contextual_user_message(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { role, content, .. } if role == "user" => {
-            is_contextual_user_message_content(content)
-        }
-        _ => false,
-    }
+/// True when a `developer` message holds a turn-settings section (permissions, model switch,
+/// collaboration mode, personality): a rollback may trim it with the turn it preceded.
+pub(crate) fn is_contextual_developer_message_content(content: &[ContentItem]) -> bool {
+    content.iter().any(is_contextual_developer_fragment)
+}
+
+/// True when a `developer` message also holds persistent text (the initial context bundles
+/// both): trimming it loses what the settings baseline assumed the model had seen.
+pub(crate) fn has_non_contextual_developer_content(content: &[ContentItem]) -> bool {
+    content
+        .iter()
+        .any(|part| !is_contextual_developer_fragment(part))
 }
 
 /// Wraps `body` in a fragment's markers: `"{start}\n{body}\n{end}"`.
-pub fn wrap_contextual_fragment(start: &str, body: &str, end: &str) -> String {
+pub(crate) fn wrap_contextual_fragment(start: &str, body: &str, end: &str) -> String {
     format!("{start}\n{body}\n{end}")
 }
 

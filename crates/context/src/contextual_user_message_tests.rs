@@ -1,4 +1,8 @@
 use agentctx_protocol::ExtraFields;
+use agentctx_protocol::ResponseItem;
+
+use agentctx_protocol::ENVIRONMENT_CONTEXT_CLOSE_TAG;
+use agentctx_protocol::ENVIRONMENT_CONTEXT_OPEN_TAG;
 
 use super::*;
 
@@ -45,12 +49,6 @@ fn message_level_predicate_only_applies_to_user_messages() {
         "  <cwd>/r</cwd>",
         ENVIRONMENT_CONTEXT_CLOSE_TAG,
     );
-    assert!(is_contextual_user_message(&ResponseItem::user_text(
-        env.clone()
-    )));
-    assert!(!is_contextual_user_message(&ResponseItem::developer_text(
-        env.clone()
-    )));
     let mixed = ResponseItem::Message {
         id: None,
         role: "user".to_string(),
@@ -60,5 +58,8 @@ fn message_level_predicate_only_applies_to_user_messages() {
         ],
         extra: ExtraFields::new(),
     };
-    assert!(is_contextual_user_message(&mixed));
+    let ResponseItem::Message { content, .. } = &mixed else {
+        unreachable!("a message")
+    };
+    assert!(is_contextual_user_message_content(content));
 }

@@ -75,7 +75,7 @@ pub fn truncate_function_output_items_with_policy(
 /// [`truncate_function_output_items_with_policy`]; the legacy object shape
 /// (`{content, content_items?, success?}`) has its `content` and `content_items` truncated the
 /// same way, and any other JSON is kept verbatim.
-pub fn truncate_function_output_payload(
+pub(crate) fn truncate_function_output_payload(
     output: &FunctionCallOutputPayload,
     policy: TruncationPolicy,
 ) -> FunctionCallOutputPayload {
@@ -117,7 +117,10 @@ fn truncate_legacy_output(value: &Value, policy: TruncationPolicy) -> Value {
 
 /// The item as it is recorded into history: tool outputs truncated at `policy * 1.2`, every other
 /// item unchanged.
-pub fn truncate_tool_output_item(item: ResponseItem, policy: TruncationPolicy) -> ResponseItem {
+pub(crate) fn truncate_tool_output_item(
+    item: ResponseItem,
+    policy: TruncationPolicy,
+) -> ResponseItem {
     let policy = policy * TOOL_OUTPUT_SERIALIZATION_MULTIPLIER;
     match item {
         ResponseItem::FunctionCallOutput {

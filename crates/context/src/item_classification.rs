@@ -7,7 +7,7 @@ use crate::contextual_user_message::is_contextual_user_message_content;
 /// True for items the Responses API accepts in a prompt (and ghost snapshots, which history keeps
 /// for undo and [`crate::ContextManager::for_prompt`] strips): every message except `system` ones,
 /// calls and outputs, reasoning, web searches and compactions. Unknown item types are not kept.
-pub fn is_api_message(item: &ResponseItem) -> bool {
+pub(crate) fn is_api_message(item: &ResponseItem) -> bool {
     match item {
         ResponseItem::Message { role, .. } => role != "system",
         ResponseItem::Reasoning { .. }
@@ -25,7 +25,7 @@ pub fn is_api_message(item: &ResponseItem) -> bool {
 
 /// True for items the model produced: assistant messages, reasoning, tool calls, web searches
 /// and compactions.
-pub fn is_model_generated_item(item: &ResponseItem) -> bool {
+pub(crate) fn is_model_generated_item(item: &ResponseItem) -> bool {
     match item {
         ResponseItem::Message { role, .. } => role == "assistant",
         ResponseItem::Reasoning { .. }
@@ -41,28 +41,13 @@ pub fn is_model_generated_item(item: &ResponseItem) -> bool {
     }
 }
 
-/// True for items the harness wrote: tool outputs and developer messages.
-pub fn is_harness_generated_item(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::FunctionCallOutput { .. } | ResponseItem::CustomToolCallOutput { .. } => true,
-        ResponseItem::Message { role, .. } => role == "developer",
-        ResponseItem::Reasoning { .. }
-        | ResponseItem::LocalShellCall { .. }
-        | ResponseItem::FunctionCall { .. }
-        | ResponseItem::CustomToolCall { .. }
-        | ResponseItem::WebSearchCall { .. }
-        | ResponseItem::GhostSnapshot { .. }
-        | ResponseItem::Compaction { .. }
-        | ResponseItem::Other(_) => false,
-    }
-}
-
 /// True for a `user` message the user wrote: the start of a user turn. Contextual fragments
-/// (environment context, AGENTS.md instructions, skills, ...) and system reminders are not.
-pub fn is_user_turn_boundary(item: &ResponseItem) -> bool {
+/// (environment context, AGENTS.md instructions, skills, ...), system reminders and messages
+/// marked injected (imported Claude Code `isMeta` records) are not.
+pub(crate) fn is_user_turn_boundary(item: &ResponseItem) -> bool {
     match item {
         ResponseItem::Message { role, content, .. } if role == "user" => {
-            !is_contextual_user_message_content(content)
+            !item.is_injected() && !is_contextual_user_message_content(content)
         }
         _ => false,
     }

@@ -27,13 +27,13 @@ use serde::Deserialize;
 use serde::Serialize;
 
 /// File name of the history under the agentctx home.
-pub const HISTORY_FILENAME: &str = "history.jsonl";
+pub(crate) const HISTORY_FILENAME: &str = "history.jsonl";
 /// Attempts to take the file lock before giving up.
-pub const MAX_LOCK_RETRIES: u32 = 10;
+pub(crate) const MAX_LOCK_RETRIES: u32 = 10;
 /// Pause between lock attempts.
-pub const LOCK_RETRY_SLEEP: Duration = Duration::from_millis(100);
+pub(crate) const LOCK_RETRY_SLEEP: Duration = Duration::from_millis(100);
 /// Fraction of `max_bytes` a trimmed file is cut down to.
-pub const HISTORY_SOFT_CAP_RATIO: f64 = 0.8;
+pub(crate) const HISTORY_SOFT_CAP_RATIO: f64 = 0.8;
 
 /// One prompt in the history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

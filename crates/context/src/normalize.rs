@@ -19,10 +19,10 @@ use uuid::Uuid;
 use crate::input_modality::InputModality;
 
 /// The output recorded for a call that never got one.
-pub const ABORTED_OUTPUT_TEXT: &str = "aborted";
+pub(crate) const ABORTED_OUTPUT_TEXT: &str = "aborted";
 
 /// What replaces an image when the model does not accept images.
-pub const IMAGE_OMITTED_PLACEHOLDER: &str =
+pub(crate) const IMAGE_OMITTED_PLACEHOLDER: &str =
     "image content omitted because you do not support image input";
 
 /// Namespace of the UUIDv5 ids of synthetic outputs (fixed forever: changing it changes prompts).
@@ -30,7 +30,7 @@ const SYNTHETIC_OUTPUT_NAMESPACE: Uuid = Uuid::from_u128(0x5f0c_7a1e_93d2_4b7c_a
 
 /// The stable id of the synthetic output of `call_id`: `fco_<uuid>` for function outputs,
 /// `ctco_<uuid>` for custom tool outputs.
-pub fn synthetic_output_id(prefix: &str, call_id: &str) -> String {
+pub(crate) fn synthetic_output_id(prefix: &str, call_id: &str) -> String {
     let uuid = Uuid::new_v5(
         &SYNTHETIC_OUTPUT_NAMESPACE,
         format!("{prefix}:{call_id}").as_bytes(),
@@ -40,14 +40,14 @@ pub fn synthetic_output_id(prefix: &str, call_id: &str) -> String {
 
 /// Applies every invariant: missing outputs added, orphan outputs removed, images stripped when
 /// `input_modalities` lacks [`InputModality::Image`].
-pub fn normalize_history(items: &mut Vec<ResponseItem>, input_modalities: &[InputModality]) {
+pub(crate) fn normalize_history(items: &mut Vec<ResponseItem>, input_modalities: &[InputModality]) {
     ensure_call_outputs_present(items);
     remove_orphan_outputs(items);
     strip_images_when_unsupported(input_modalities, items);
 }
 
 /// Inserts an `"aborted"` output immediately after every call that has none.
-pub fn ensure_call_outputs_present(items: &mut Vec<ResponseItem>) {
+pub(crate) fn ensure_call_outputs_present(items: &mut Vec<ResponseItem>) {
     let mut function_outputs = HashSet::new();
     let mut custom_outputs = HashSet::new();
     for item in items.iter() {
@@ -111,7 +111,7 @@ fn id_field(id: String) -> ExtraFields {
 
 /// Removes outputs whose call is not in `items`. A function output matches a function call or a
 /// local shell call; a custom output matches a custom call.
-pub fn remove_orphan_outputs(items: &mut Vec<ResponseItem>) {
+pub(crate) fn remove_orphan_outputs(items: &mut Vec<ResponseItem>) {
     let mut function_calls = HashSet::new();
     let mut custom_calls = HashSet::new();
     for item in items.iter() {
@@ -148,20 +148,9 @@ pub fn remove_orphan_outputs(items: &mut Vec<ResponseItem>) {
     });
 }
 
-/// After `removed` was taken out of `items`, removes its partner: the first output of a removed
-/// call, or the call of a removed output. Returns the index the partner had, if one was found.
-pub fn remove_corresponding_for(
-    items: &mut Vec<ResponseItem>,
-    removed: &ResponseItem,
-) -> Option<usize> {
-    let position = find_corresponding(items, removed)?;
-    items.remove(position);
-    Some(position)
-}
-
 /// The index of `item`'s partner in `items`: the first output of a call, or the call of an
 /// output (a function output's call may be a local shell call).
-pub fn find_corresponding(items: &[ResponseItem], item: &ResponseItem) -> Option<usize> {
+pub(crate) fn find_corresponding(items: &[ResponseItem], item: &ResponseItem) -> Option<usize> {
     match item {
         ResponseItem::FunctionCall { call_id, .. }
         | ResponseItem::LocalShellCall {
@@ -192,7 +181,7 @@ pub fn find_corresponding(items: &[ResponseItem], item: &ResponseItem) -> Option
 
 /// Replaces images in messages and tool outputs with [`IMAGE_OMITTED_PLACEHOLDER`] when
 /// `input_modalities` lacks [`InputModality::Image`]. Returns true when something changed.
-pub fn strip_images_when_unsupported(
+pub(crate) fn strip_images_when_unsupported(
     input_modalities: &[InputModality],
     items: &mut [ResponseItem],
 ) -> bool {
@@ -208,7 +197,7 @@ pub fn strip_images_when_unsupported(
 
 /// Replaces every image of `item` (message parts and tool output parts) with the text
 /// `placeholder`. Returns true when something changed.
-pub fn replace_images(item: &mut ResponseItem, placeholder: &str) -> bool {
+pub(crate) fn replace_images(item: &mut ResponseItem, placeholder: &str) -> bool {
     let mut changed = false;
     match item {
         ResponseItem::Message { content, .. } => {
@@ -235,23 +224,6 @@ pub fn replace_images(item: &mut ResponseItem, placeholder: &str) -> bool {
         _ => {}
     }
     changed
-}
-
-/// True when `item` holds at least one image.
-pub fn has_images(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { content, .. } => content
-            .iter()
-            .any(|part| matches!(part, ContentItem::InputImage { .. })),
-        ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => match &output.body {
-            FunctionCallOutputBody::ContentItems(parts) => parts
-                .iter()
-                .any(|part| matches!(part, FunctionCallOutputContentItem::InputImage { .. })),
-            FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => false,
-        },
-        _ => false,
-    }
 }
 
 #[cfg(test)]

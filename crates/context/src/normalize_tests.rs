@@ -93,25 +93,20 @@ fn orphan_outputs_are_removed() {
 }
 
 #[test]
-fn corresponding_partner_is_removed_both_ways() {
+fn corresponding_partner_is_found_both_ways() {
     let call = ResponseItem::function_call("f1", "shell", "{}");
     let output = ResponseItem::function_call_output("f1", "ok");
-    let mut items = vec![ResponseItem::user_text("x"), output.clone()];
-    assert_eq!(remove_corresponding_for(&mut items, &call), Some(1));
-    assert_eq!(items, vec![ResponseItem::user_text("x")]);
-
-    let mut items = vec![call.clone(), ResponseItem::user_text("x")];
-    assert_eq!(remove_corresponding_for(&mut items, &output), Some(0));
-    assert_eq!(items, vec![ResponseItem::user_text("x")]);
-
-    let mut items = vec![local_shell_call("f1")];
-    assert_eq!(remove_corresponding_for(&mut items, &output), Some(0));
-
-    let mut items = vec![ResponseItem::user_text("x")];
+    let user = ResponseItem::user_text("x");
     assert_eq!(
-        remove_corresponding_for(&mut items, &ResponseItem::user_text("x")),
-        None
+        find_corresponding(&[user.clone(), output.clone()], &call),
+        Some(1)
     );
+    assert_eq!(find_corresponding(&[call, user.clone()], &output), Some(0));
+    assert_eq!(
+        find_corresponding(&[local_shell_call("f1")], &output),
+        Some(0)
+    );
+    assert_eq!(find_corresponding(std::slice::from_ref(&user), &user), None);
 }
 
 #[test]
@@ -180,4 +175,21 @@ fn normalize_applies_everything() {
             ResponseItem::user_text("next"),
         ]
     );
+}
+
+/// True when `item` holds at least one image.
+fn has_images(item: &ResponseItem) -> bool {
+    match item {
+        ResponseItem::Message { content, .. } => content
+            .iter()
+            .any(|part| matches!(part, ContentItem::InputImage { .. })),
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => match &output.body {
+            FunctionCallOutputBody::ContentItems(parts) => parts
+                .iter()
+                .any(|part| matches!(part, FunctionCallOutputContentItem::InputImage { .. })),
+            FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => false,
+        },
+        _ => false,
+    }
 }

@@ -3,7 +3,7 @@
 //!
 //! Text is tokenized for real; an item counts the tokens of what the model reads (message text,
 //! tool names and arguments, tool outputs, reasoning summaries) plus [`ITEM_OVERHEAD_TOKENS`] of
-//! framing. Images keep the fixed estimate ([`crate::IMAGE_BYTES_ESTIMATE`] / 4 tokens), encrypted
+//! framing. Images keep the fixed estimate (codex's resized-image cost), encrypted
 //! blobs the length rule, ghost snapshots zero: the tokenizer cannot see into them either.
 
 use agentctx_protocol::ContentItem;
@@ -22,7 +22,7 @@ use crate::token_estimator::TokenEstimator;
 use crate::token_estimator::approx_tokens_from_byte_count;
 
 /// Tokens of framing counted per item (role, type and separators).
-pub const ITEM_OVERHEAD_TOKENS: u64 = 4;
+pub(crate) const ITEM_OVERHEAD_TOKENS: u64 = 4;
 
 /// Exact o200k token counts (the tokenizer is loaded once per process).
 #[derive(Clone)]

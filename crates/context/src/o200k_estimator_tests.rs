@@ -52,5 +52,8 @@ fn opaque_content_follows_the_heuristic_rules() {
         }],
         extra: ExtraFields::new(),
     };
-    assert_eq!(estimator.estimate_item(&image), 85 + ITEM_OVERHEAD_TOKENS);
+    assert_eq!(
+        estimator.estimate_item(&image),
+        1_844 + ITEM_OVERHEAD_TOKENS
+    );
 }

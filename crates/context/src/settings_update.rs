@@ -14,38 +14,39 @@
 //! model reads its instructions before anything else. When there is no reference item (first
 //! turn, after compaction or rollback) the caller sends the full initial context instead.
 
+use agentctx_protocol::COLLABORATION_MODE_CLOSE_TAG;
+use agentctx_protocol::COLLABORATION_MODE_OPEN_TAG;
 use agentctx_protocol::ContentItem;
+use agentctx_protocol::ENVIRONMENT_CONTEXT_CLOSE_TAG;
+use agentctx_protocol::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use agentctx_protocol::ExtraFields;
+use agentctx_protocol::MODEL_SWITCH_CLOSE_TAG;
+use agentctx_protocol::MODEL_SWITCH_OPEN_TAG;
+use agentctx_protocol::PERSONALITY_SPEC_CLOSE_TAG;
+use agentctx_protocol::PERSONALITY_SPEC_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TurnContextItem;
 use serde_json::Value;
 
-use crate::contextual_user_message::ENVIRONMENT_CONTEXT_CLOSE_TAG;
-use crate::contextual_user_message::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use crate::contextual_user_message::wrap_contextual_fragment;
 use crate::item_classification::is_user_turn_boundary;
 
-/// Opening tag of a collaboration-mode section.
-pub const COLLABORATION_MODE_OPEN_TAG: &str = "<collaboration_mode>";
-/// Closing tag of a collaboration-mode section.
-pub const COLLABORATION_MODE_CLOSE_TAG: &str = "</collaboration_mode>";
-
 /// The `<model_switch>` developer section telling a new model how to continue.
-pub fn model_switch_message(model_instructions: &str) -> String {
+pub(crate) fn model_switch_message(model_instructions: &str) -> String {
     format!(
-        "<model_switch>\nThe user was previously using a different model. Please continue the conversation according to the following instructions:\n\n{model_instructions}\n</model_switch>"
+        "{MODEL_SWITCH_OPEN_TAG}\nThe user was previously using a different model. Please continue the conversation according to the following instructions:\n\n{model_instructions}\n{MODEL_SWITCH_CLOSE_TAG}"
     )
 }
 
 /// The `<personality_spec>` developer section announcing a new communication style.
-pub fn personality_spec_message(spec: &str) -> String {
+pub(crate) fn personality_spec_message(spec: &str) -> String {
     format!(
-        "<personality_spec> The user has requested a new communication style. Future messages should adhere to the following personality: \n{spec} </personality_spec>"
+        "{PERSONALITY_SPEC_OPEN_TAG} The user has requested a new communication style. Future messages should adhere to the following personality: \n{spec} {PERSONALITY_SPEC_CLOSE_TAG}"
     )
 }
 
 /// The `<collaboration_mode>` developer section; `None` when the instructions are empty.
-pub fn collaboration_mode_message(instructions: &str) -> Option<String> {
+pub(crate) fn collaboration_mode_message(instructions: &str) -> Option<String> {
     if instructions.is_empty() {
         return None;
     }
@@ -206,7 +207,7 @@ fn extra_string(extra: &ExtraFields, key: &str) -> Option<String> {
 }
 
 /// Dimension 1: the environment diff message, `None` when nothing but the shell changed.
-pub fn build_environment_update_item(
+pub(crate) fn build_environment_update_item(
     previous: Option<&TurnContextItem>,
     next: &TurnSettings,
 ) -> Option<ResponseItem> {
@@ -219,7 +220,7 @@ pub fn build_environment_update_item(
 }
 
 /// Dimension 2: the permissions section, when the sandbox or approval policy changed.
-pub fn build_permissions_update_item(
+pub(crate) fn build_permissions_update_item(
     previous: Option<&TurnContextItem>,
     next: &TurnSettings,
 ) -> Option<String> {
@@ -235,7 +236,7 @@ pub fn build_permissions_update_item(
 
 /// Dimension 3: the collaboration-mode section, when the mode changed and the new one has
 /// instructions (with none, the previous instructions stay in effect in the history).
-pub fn build_collaboration_mode_update_item(
+pub(crate) fn build_collaboration_mode_update_item(
     previous: Option<&TurnContextItem>,
     next: &TurnSettings,
 ) -> Option<String> {
@@ -248,7 +249,7 @@ pub fn build_collaboration_mode_update_item(
 
 /// Dimension 4: the personality section, when the personality changed on the same model (a model
 /// switch carries the new model's instructions, personality included).
-pub fn build_personality_update_item(
+pub(crate) fn build_personality_update_item(
     previous: Option<&TurnContextItem>,
     next: &TurnSettings,
 ) -> Option<String> {
@@ -269,7 +270,7 @@ pub fn build_personality_update_item(
 
 /// Dimension 5: the `<model_switch>` section, when the previous turn used another model and the
 /// new model has instructions.
-pub fn build_model_instructions_update_item(
+pub(crate) fn build_model_instructions_update_item(
     previous_model: Option<&str>,
     next: &TurnSettings,
 ) -> Option<String> {
@@ -286,7 +287,7 @@ pub fn build_model_instructions_update_item(
 ///
 /// `previous_model` is the model of the previous user turn; when `None`, the reference item's
 /// model is used.
-pub fn build_settings_update_items(
+pub(crate) fn build_settings_update_items(
     previous: Option<&TurnContextItem>,
     previous_model: Option<&str>,
     next: &TurnSettings,
@@ -317,7 +318,7 @@ pub fn build_settings_update_items(
 }
 
 /// True for a developer message holding a `<model_switch>` section.
-pub fn is_model_switch_message(item: &ResponseItem) -> bool {
+pub(crate) fn is_model_switch_message(item: &ResponseItem) -> bool {
     match item {
         ResponseItem::Message { role, content, .. } if role == "developer" => content
             .iter()

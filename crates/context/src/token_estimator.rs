@@ -2,7 +2,8 @@
 //!
 //! The heuristic counts 4 bytes per token, rounded up. An item is measured by the length of its
 //! JSON serialization, with three corrections that codex-rs applies too: inline
-//! `data:image/*;base64,` payloads count as a fixed [`IMAGE_BYTES_ESTIMATE`] bytes each,
+//! `data:image/*;base64,` payloads count as a fixed [`IMAGE_BYTES_ESTIMATE`] bytes each (codex's
+//! resized-image cost),
 //! encrypted reasoning and compaction blobs count as `len * 3 / 4 - 650` bytes (saturating), and
 //! ghost snapshots count as zero because they are never sent to the model.
 
@@ -16,13 +17,19 @@ use agentctx_protocol::ResponseItem;
 use serde_json::Value;
 
 /// Bytes per token of the heuristic.
-pub const APPROX_BYTES_PER_TOKEN: usize = 4;
+pub(crate) const APPROX_BYTES_PER_TOKEN: usize = 4;
 
-/// Bytes an inline image counts for, whatever its real payload size (about 85 tokens).
-pub const IMAGE_BYTES_ESTIMATE: u64 = 340;
+/// Bytes an inline image counts for, whatever its real payload size: about 1,844 tokens, the
+/// cost of an image resized to fit the provider's limits. This is codex-rs's
+/// `RESIZED_IMAGE_BYTES_ESTIMATE` (`core/src/context_manager/history.rs`; see
+/// <https://platform.openai.com/docs/guides/images-vision#calculating-costs>). codex measures
+/// `detail: "original"` images by their 32-pixel patches instead, which needs the image decoded;
+/// this estimator keeps the fixed cost for them (see docs/design/context-and-tokens.md,
+/// "Images").
+pub(crate) const IMAGE_BYTES_ESTIMATE: u64 = 7_373;
 
 /// Bytes subtracted from the decoded length of an encrypted reasoning or compaction blob.
-pub const ENCRYPTED_CONTENT_OVERHEAD_BYTES: u64 = 650;
+pub(crate) const ENCRYPTED_CONTENT_OVERHEAD_BYTES: u64 = 650;
 
 /// Counts the tokens a text or a history item occupies in the model's context.
 pub trait TokenEstimator: Send + Sync {
@@ -88,17 +95,21 @@ pub fn approx_token_count(text: &str) -> u64 {
 }
 
 /// Tokens of `bytes` bytes under the heuristic: `ceil(bytes / 4)`.
-pub fn approx_tokens_from_byte_count(bytes: u64) -> u64 {
+pub(crate) fn approx_tokens_from_byte_count(bytes: u64) -> u64 {
     bytes.div_ceil(APPROX_BYTES_PER_TOKEN as u64)
 }
 
 /// Bytes of `tokens` tokens under the heuristic: `tokens * 4` (saturating).
-pub fn approx_bytes_for_tokens(tokens: usize) -> usize {
+pub(crate) fn approx_bytes_for_tokens(tokens: usize) -> usize {
     tokens.saturating_mul(APPROX_BYTES_PER_TOKEN)
 }
 
 /// The estimated model-visible size of an item, in bytes.
-pub fn estimate_item_model_visible_bytes(item: &ResponseItem) -> u64 {
+pub(crate) fn estimate_item_model_visible_bytes(item: &ResponseItem) -> u64 {
+    if item.is_injected() {
+        // The injected mark is agentctx's own field; the model never sees it.
+        return estimate_item_model_visible_bytes(&item.without_harness_fields());
+    }
     match item {
         ResponseItem::GhostSnapshot { .. } => 0,
         ResponseItem::Reasoning {
@@ -231,13 +242,22 @@ fn value_images(value: &Value, add: &mut impl FnMut(&str)) {
 }
 
 /// The length of the base64 payload of a `data:image/...;base64,` URL, `None` for other URLs.
+/// As in codex, the scheme, the media type and the `base64` marker are matched ignoring ASCII
+/// case, and the marker may follow other parameters (`data:image/png;charset=utf-8;base64,`).
 fn inline_image_payload_len(url: &str) -> Option<u64> {
-    let rest = url.strip_prefix("data:")?;
-    let (media_type, payload) = rest.split_once(',')?;
+    const SCHEME: &str = "data:";
+    const IMAGE: &str = "image/";
+    let rest = url
+        .get(..SCHEME.len())
+        .filter(|scheme| scheme.eq_ignore_ascii_case(SCHEME))
+        .and_then(|_| url.get(SCHEME.len()..))?;
+    let (metadata, payload) = rest.split_once(',')?;
+    let mut parameters = metadata.split(';');
+    let media_type = parameters.next().unwrap_or_default();
     let is_image = media_type
-        .get(..6)
-        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("image/"));
-    if !is_image || !media_type.ends_with(";base64") {
+        .get(..IMAGE.len())
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case(IMAGE));
+    if !is_image || !parameters.any(|parameter| parameter.eq_ignore_ascii_case("base64")) {
         return None;
     }
     // The JSON writer escapes nothing in base64, so the payload's length is its serialized length.

@@ -153,6 +153,29 @@ fn remote_image_urls_count_as_text() {
 }
 
 #[test]
+fn an_inline_image_counts_as_codex_resized_image_estimate() {
+    // codex-rs `RESIZED_IMAGE_BYTES_ESTIMATE`: 7,373 bytes, about 1,844 tokens per image.
+    assert_eq!(IMAGE_BYTES_ESTIMATE, 7_373);
+    assert_eq!(approx_tokens_from_byte_count(IMAGE_BYTES_ESTIMATE), 1_844);
+}
+
+#[test]
+fn image_data_urls_are_recognised_whatever_the_case_of_their_markers() {
+    for url in [
+        "DATA:image/png;base64,QUJD",
+        "Data:Image/PNG;BASE64,QUJD",
+        "data:image/png;charset=utf-8;base64,QUJD",
+    ] {
+        assert_eq!(inline_image_payload_len(url), Some(4), "{url}");
+    }
+    assert_eq!(
+        inline_image_payload_len("data:image/png;base64x,QUJD"),
+        None
+    );
+    assert_eq!(inline_image_payload_len("dat"), None);
+}
+
+#[test]
 fn estimate_items_sums() {
     let items = vec![
         ResponseItem::user_text("one"),
@@ -164,4 +187,15 @@ fn estimate_items_sums() {
         .map(|item| ApproxTokenEstimator.estimate_item(item))
         .sum();
     assert_eq!(ApproxTokenEstimator.estimate_items(&items), sum);
+}
+
+#[test]
+fn the_injected_mark_is_not_counted() {
+    let plain = ResponseItem::user_text("Base directory for this skill: /s");
+    let mut marked = plain.clone();
+    marked.set_injected(true);
+    assert_eq!(
+        estimate_item_model_visible_bytes(&marked),
+        estimate_item_model_visible_bytes(&plain)
+    );
 }

@@ -25,7 +25,7 @@ pub fn truncate_text(text: &str, policy: TruncationPolicy) -> String {
 }
 
 /// Truncates `text` to at most `max_bytes` bytes of content with a `…{N} chars truncated…` marker.
-pub fn truncate_middle_chars(text: &str, max_bytes: usize) -> String {
+pub(crate) fn truncate_middle_chars(text: &str, max_bytes: usize) -> String {
     truncate_with_byte_estimate(text, max_bytes, MarkerUnit::Chars)
 }
 
@@ -63,7 +63,8 @@ pub fn formatted_truncate_text(text: &str, policy: TruncationPolicy) -> String {
 }
 
 /// The marker text for `removed` units.
-pub fn truncation_marker(policy: TruncationPolicy, removed: u64) -> String {
+#[cfg(test)]
+pub(crate) fn truncation_marker(policy: TruncationPolicy, removed: u64) -> String {
     match policy {
         TruncationPolicy::Bytes(_) => MarkerUnit::Chars.marker(removed),
         TruncationPolicy::Tokens(_) => MarkerUnit::Tokens.marker(removed),

@@ -9,17 +9,13 @@ use serde::Serialize;
 use crate::token_estimator::approx_bytes_for_tokens;
 use crate::token_estimator::approx_tokens_from_byte_count;
 
-/// Tokens a tool output may occupy when a model asks for a token policy without a limit (codex
-/// `DEFAULT_TOOL_OUTPUT_TOKENS`).
-pub const DEFAULT_TOOL_OUTPUT_TOKENS: usize = 10_000;
-
 /// Bytes a tool output may occupy under the default policy (codex `TruncationPolicyConfig`
 /// default, `bytes(10_000)`).
-pub const DEFAULT_TRUNCATION_BYTES: usize = 10_000;
+pub(crate) const DEFAULT_TRUNCATION_BYTES: usize = 10_000;
 
 /// The allowance tool outputs get on top of the policy when they are recorded into history, for
 /// the JSON envelope around them.
-pub const TOOL_OUTPUT_SERIALIZATION_MULTIPLIER: f64 = 1.2;
+pub(crate) const TOOL_OUTPUT_SERIALIZATION_MULTIPLIER: f64 = 1.2;
 
 /// A truncation budget, in bytes or in (approximate) tokens. Conversions count 4 bytes per token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

@@ -416,4 +416,42 @@ impl ResponseItem {
             Self::FunctionCallOutput { .. } | Self::CustomToolCallOutput { .. }
         )
     }
+
+    /// True for a message the harness injected although it travels with the `user` role (a
+    /// Claude Code `isMeta` record: a skill body, a command caveat, command output). Such a
+    /// message never starts a user turn, so rollback and compaction never cut at it.
+    pub fn is_injected(&self) -> bool {
+        match self {
+            Self::Message { extra, .. } => {
+                extra.get(INJECTED_FIELD).and_then(Value::as_bool) == Some(true)
+            }
+            _ => false,
+        }
+    }
+
+    /// Marks (or unmarks) a message as injected (see [`ResponseItem::is_injected`]). The mark
+    /// is kept in the item's fields, so it is written to and read from session files; it is
+    /// not model-visible and a provider request must leave it out
+    /// ([`ResponseItem::without_harness_fields`]). Items other than messages are unchanged.
+    pub fn set_injected(&mut self, injected: bool) {
+        if let Self::Message { extra, .. } = self {
+            if injected {
+                extra.insert(INJECTED_FIELD.to_string(), Value::Bool(true));
+            } else {
+                extra.remove(INJECTED_FIELD);
+            }
+        }
+    }
+
+    /// The item without the fields agentctx keeps for itself (the injected mark), as a provider
+    /// request must send it.
+    pub fn without_harness_fields(&self) -> Self {
+        let mut item = self.clone();
+        item.set_injected(false);
+        item
+    }
 }
+
+/// The message field that records [`ResponseItem::is_injected`]. See
+/// docs/design/rollout-formats.md, "Injected messages".
+const INJECTED_FIELD: &str = "agentctx_injected";

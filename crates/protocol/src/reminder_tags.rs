@@ -12,24 +12,22 @@ pub const SYSTEM_REMINDER_OPEN_TAG: &str = "<system-reminder>";
 /// Closing tag of a system reminder.
 pub const SYSTEM_REMINDER_CLOSE_TAG: &str = "</system-reminder>";
 /// Opening tag of a system notification (async agent status).
-pub const SYSTEM_NOTIFICATION_OPEN_TAG: &str = "<system-notification>";
+pub(crate) const SYSTEM_NOTIFICATION_OPEN_TAG: &str = "<system-notification>";
 /// Closing tag of a system notification.
-pub const SYSTEM_NOTIFICATION_CLOSE_TAG: &str = "</system-notification>";
+pub(crate) const SYSTEM_NOTIFICATION_CLOSE_TAG: &str = "</system-notification>";
 /// Opening tag of new diagnostics.
-pub const NEW_DIAGNOSTICS_OPEN_TAG: &str = "<new-diagnostics>";
+pub(crate) const NEW_DIAGNOSTICS_OPEN_TAG: &str = "<new-diagnostics>";
 /// Closing tag of new diagnostics.
-pub const NEW_DIAGNOSTICS_CLOSE_TAG: &str = "</new-diagnostics>";
+pub(crate) const NEW_DIAGNOSTICS_CLOSE_TAG: &str = "</new-diagnostics>";
 /// Opening tag of session memory.
-pub const SESSION_MEMORY_OPEN_TAG: &str = "<session-memory>";
+pub(crate) const SESSION_MEMORY_OPEN_TAG: &str = "<session-memory>";
 /// Closing tag of session memory.
-pub const SESSION_MEMORY_CLOSE_TAG: &str = "</session-memory>";
+pub(crate) const SESSION_MEMORY_CLOSE_TAG: &str = "</session-memory>";
 /// Opening of a teammate message (attributes follow the tag name).
 pub const TEAMMATE_MESSAGE_OPEN_TAG: &str = "<teammate-message";
-/// Closing tag of a teammate message.
-pub const TEAMMATE_MESSAGE_CLOSE_TAG: &str = "</teammate-message>";
 
 /// The opening tags that mark a message as harness-injected reminder content.
-pub const REMINDER_OPEN_TAGS: [&str; 4] = [
+pub(crate) const REMINDER_OPEN_TAGS: [&str; 4] = [
     SYSTEM_REMINDER_OPEN_TAG,
     SYSTEM_NOTIFICATION_OPEN_TAG,
     SESSION_MEMORY_OPEN_TAG,
@@ -53,7 +51,8 @@ pub enum XmlTag {
 }
 
 impl XmlTag {
-    /// Wraps `content` in this tag exactly as the specification writes it.
+    /// Wraps `content` in this tag, byte for byte as the model must see it (see
+    /// docs/design/reminders.md for the texts).
     pub fn wrap(self, content: &str) -> String {
         match self {
             Self::SystemReminder => {
@@ -80,7 +79,7 @@ pub fn is_system_reminder_text(text: &str) -> bool {
 }
 
 /// True when any text part of a message's content is a reminder.
-pub fn is_system_reminder_content(content: &[ContentItem]) -> bool {
+pub(crate) fn is_system_reminder_content(content: &[ContentItem]) -> bool {
     content
         .iter()
         .filter_map(ContentItem::as_text)

@@ -111,7 +111,9 @@ impl RolloutItem {
         }
         match kind {
             "session_meta" => typed(payload, Self::SessionMeta),
-            "response_item" => typed(payload, Self::ResponseItem),
+            "response_item" => typed(payload, |item| {
+                Self::ResponseItem(take_recorded_success(item))
+            }),
             "compacted" => typed(payload, Self::Compacted),
             "turn_context" => typed(payload, Self::TurnContext),
             "event_msg" => typed(payload, Self::EventMsg),
@@ -123,6 +125,10 @@ impl RolloutItem {
     pub(crate) fn payload_serializes_to(&self, expected: &Value) -> bool {
         match self {
             Self::SessionMeta(meta) => serializes_to(expected, meta),
+            // A recorded success flag is added beside the item; compare the built tree.
+            Self::ResponseItem(item) if tool_output_success(item).is_some() => {
+                self.payload_value().is_ok_and(|typed| &typed == expected)
+            }
             Self::ResponseItem(item) => serializes_to(expected, item),
             Self::Compacted(compacted) => serializes_to(expected, compacted),
             Self::TurnContext(context) => serializes_to(expected, context),
@@ -135,13 +141,49 @@ impl RolloutItem {
     pub fn payload_value(&self) -> Result<Value, serde_json::Error> {
         match self {
             Self::SessionMeta(meta) => serde_json::to_value(meta),
-            Self::ResponseItem(item) => serde_json::to_value(item),
+            Self::ResponseItem(item) => {
+                let mut value = serde_json::to_value(item)?;
+                if let (Some(success), Value::Object(fields)) =
+                    (tool_output_success(item), &mut value)
+                {
+                    fields.insert(RECORDED_SUCCESS_FIELD.to_string(), Value::Bool(success));
+                }
+                Ok(value)
+            }
             Self::Compacted(compacted) => serde_json::to_value(compacted),
             Self::TurnContext(context) => serde_json::to_value(context),
             Self::EventMsg(event) => serde_json::to_value(event),
             Self::Unknown { payload, .. } => Ok(payload.clone()),
         }
     }
+}
+
+/// The payload member that records whether a tool call succeeded. The flag is harness-internal
+/// (the model never sees it, so [`ResponseItem`] does not serialize it), but a session file
+/// keeps it beside the output so a failed call is still known as failed when the file is read
+/// again (Claude Code's `is_error`, for instance). Codex ignores the member. See
+/// docs/design/rollout-formats.md, "Tool output success".
+const RECORDED_SUCCESS_FIELD: &str = "success";
+
+fn tool_output_success(item: &ResponseItem) -> Option<bool> {
+    match item {
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => output.success,
+        _ => None,
+    }
+}
+
+/// Moves a recorded success flag from the item's unknown fields into its output, so it is not
+/// sent to the model as an unknown field and is written back in the same place.
+fn take_recorded_success(mut item: ResponseItem) -> ResponseItem {
+    if let ResponseItem::FunctionCallOutput { output, extra, .. }
+    | ResponseItem::CustomToolCallOutput { output, extra, .. } = &mut item
+        && let Some(Value::Bool(success)) = extra.get(RECORDED_SUCCESS_FIELD)
+    {
+        output.success = Some(*success);
+        extra.remove(RECORDED_SUCCESS_FIELD);
+    }
+    item
 }
 
 /// Why a JSON value is not a rollout line.
@@ -339,6 +381,9 @@ pub enum EventMsg {
     AgentReasoningRawContent(TextEvent),
     /// The turn was aborted.
     TurnAborted(ExtraFields),
+    /// The user rolled back the last `num_turns` user turns: a history rebuilt from the rollout
+    /// drops them at this point (see docs/design/rollout-formats.md, "Rollback").
+    ThreadRolledBack(ThreadRolledBackEvent),
     /// An event this version does not model, kept verbatim.
     #[serde(untagged)]
     Other(Value),
@@ -354,6 +399,16 @@ pub struct TokenCountEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limits: Option<Value>,
     /// Fields not modelled here.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// `thread_rolled_back` payload (codex-rs `ThreadRolledBackEvent`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ThreadRolledBackEvent {
+    /// Number of user turns removed from the context.
+    pub num_turns: u32,
+    /// Fields not modelled here (newer builds add where the rolled-back range starts).
     #[serde(flatten)]
     pub extra: ExtraFields,
 }

@@ -1,4 +1,5 @@
-//! The two-level thinking abstraction of the specification's "Extended Thinking Mode".
+//! The two-level thinking abstraction: whether the model thinks before answering and how much,
+//! which each provider maps onto its own reasoning settings.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

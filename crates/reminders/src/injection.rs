@@ -16,18 +16,14 @@
 //! `Tail`) or on each prompt view of the turn (for `AfterEnvironmentContext`).
 
 use agentctx_protocol::ContentItem;
+use agentctx_protocol::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TEAMMATE_MESSAGE_OPEN_TAG;
+use agentctx_protocol::USER_INSTRUCTIONS_PREFIXES;
 use agentctx_protocol::is_system_reminder_message;
 
 use crate::config::ReminderPlacement;
 use crate::types::SystemReminder;
-
-/// Opening of the environment context message.
-pub const ENVIRONMENT_CONTEXT_OPEN_TAG: &str = "<environment_context>";
-/// Openings of user instruction messages (codex-rs's older and newer forms).
-pub const USER_INSTRUCTIONS_PREFIXES: [&str; 2] =
-    ["<user_instructions>", "# AGENTS.md instructions"];
 
 /// Inserts `reminders` (already in injection order) into `history` as user messages and returns
 /// the index of the first one (`history.len()` unchanged when there are none).

@@ -94,8 +94,6 @@ pub use generator_context::TodoState;
 pub use generator_context::ToolResultInfo;
 pub use generators::changed_files::ChangedFilesGenerator;
 pub use generators::default_generators;
-pub use injection::ENVIRONMENT_CONTEXT_OPEN_TAG;
-pub use injection::USER_INSTRUCTIONS_PREFIXES;
 pub use injection::after_environment_context_position;
 pub use injection::filter_system_reminders;
 pub use injection::inject_system_reminders;

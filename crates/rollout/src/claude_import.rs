@@ -5,12 +5,19 @@
 //!
 //! - `user` records become `user` messages (string or block content; `image` blocks become
 //!   `input_image` data URLs) and `tool_result` blocks become `function_call_output` items
-//!   (`is_error` kept in `success`). `isMeta` records are flagged [`RecordFlags::injected`].
+//!   (`is_error` kept in `success`).
+//! - Harness text is injected, not a user turn: `isMeta` records (skill bodies, command caveats),
+//!   local command output, `<task-notification>`s, and slash commands that no model request
+//!   followed (`/model`, `/mcp`, `/compact`) are flagged [`RecordFlags::injected`] and marked on
+//!   the item itself ([`ResponseItem::set_injected`]).
 //! - `assistant` records become `output_text` messages, `thinking` blocks `reasoning` items and
 //!   `tool_use` blocks `function_call` items (arguments = the JSON of `input`, call id = `id`).
-//!   Records that share one `message.id` (one block each in Claude Code 2.x) are merged, and the
-//!   message's `usage` is recorded once, as a `token_count` event whose `last_token_usage.input_tokens`
-//!   is the request's occupancy (input + cache creation + cache read).
+//!   Records of one API response (one `message.id`, else one `requestId`; one block each in
+//!   Claude Code 2.x) are merged into one response, even when tool results were written between
+//!   its parts (the results follow the response, as the model saw them), and the response's
+//!   final `usage` (the last part's) is recorded once, as a `token_count` event whose
+//!   `last_token_usage.input_tokens` is the request's occupancy (input + cache creation + cache
+//!   read). See docs/design/rollout-formats.md, "Claude Code transcripts".
 //! - `system` records with subtype `compact_boundary` and the `isCompactSummary` user record after
 //!   them become one `compacted` record whose replacement history is the summary message.
 //! - `isSidechain` records are flagged [`RecordFlags::sidechain`].
@@ -27,6 +34,8 @@ mod conversation_tree;
 use std::collections::BTreeMap;
 use std::collections::HashSet;
 
+use agentctx_protocol::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
+use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::EventMsg;
@@ -63,6 +72,9 @@ pub(crate) struct ClaudeImporter {
     held: Vec<HeldEvent>,
     meta_emitted: bool,
     pending_assistant: Option<PendingAssistant>,
+    /// Tool results that arrived while the response that called the tools was still being
+    /// written: they follow that response once it is complete.
+    deferred: Vec<HeldEvent>,
     pending_boundary: Option<PendingBoundary>,
     usage_recorded: HashSet<String>,
     total_usage: TokenUsage,
@@ -79,7 +91,8 @@ struct HeldEvent {
 #[derive(Debug)]
 struct PendingAssistant {
     source: Option<String>,
-    message_id: Option<String>,
+    /// What identifies the API response: `message.id`, else the record's `requestId`.
+    response_id: Option<String>,
     line_number: usize,
     timestamp: String,
     flags: RecordFlags,
@@ -121,6 +134,15 @@ impl ClaudeImporter {
         }
         match kind.as_str() {
             "assistant" => self.assistant(line_number, source, &value),
+            "user" if self.pending_assistant.is_some() && holds_only_tool_results(&value) => {
+                // Claude Code writes a tool's result as soon as the tool ran, while later parts
+                // of the same response (more calls) are still to come. The model produced the
+                // whole response before any result: the results wait for it.
+                let start = self.held.len();
+                self.user(line_number, source, &value);
+                let results = self.held.split_off(start);
+                self.deferred.extend(results);
+            }
             "user" => {
                 self.flush_assistant();
                 self.user(line_number, source, &value);
@@ -160,6 +182,7 @@ impl ClaudeImporter {
         self.flush_boundary();
         let abandoned = self.tree.abandoned();
         let mut dropped: HashSet<&str> = HashSet::new();
+        let mut kept = Vec::with_capacity(self.held.len());
         for held in self.held.drain(..) {
             match held.source.as_deref() {
                 Some(source) if abandoned.contains(source) => {
@@ -167,9 +190,11 @@ impl ClaudeImporter {
                         dropped.insert(source);
                     }
                 }
-                Some(_) | None => out.push(held.event),
+                Some(_) | None => kept.push(held.event),
             }
         }
+        mark_local_commands_injected(&mut kept);
+        out.extend(kept);
         if !dropped.is_empty() {
             tracing::debug!(
                 records = dropped.len(),
@@ -316,13 +341,17 @@ impl ClaudeImporter {
             );
             return;
         };
-        let message_id = message
+        // One API response: the records share `message.id` (Claude Code 2.x writes one content
+        // block per record) and `requestId`; the id of a record without `message.id` is its
+        // request's.
+        let response_id = message
             .get("id")
+            .or_else(|| value.get("requestId"))
             .and_then(Value::as_str)
             .map(str::to_string);
         let continues = matches!(
-            (&self.pending_assistant, &message_id),
-            (Some(pending), Some(id)) if pending.message_id.as_deref() == Some(id.as_str())
+            (&self.pending_assistant, &response_id),
+            (Some(pending), Some(id)) if pending.response_id.as_deref() == Some(id.as_str())
         );
         if !continues {
             self.flush_assistant();
@@ -332,13 +361,15 @@ impl ClaudeImporter {
             .pending_assistant
             .get_or_insert_with(|| PendingAssistant {
                 source,
-                message_id,
+                response_id,
                 line_number,
                 timestamp: timestamp_of(value),
                 flags: flags_of(value),
                 items: Vec::new(),
                 usage: None,
             });
+        // Each part repeats the response's usage as it stood when the part was written; the
+        // last part's is the final one (its output tokens cover the whole response).
         if let Some(usage) = message.get("usage").filter(|usage| usage.is_object()) {
             pending.usage = Some(usage.clone());
         }
@@ -354,6 +385,12 @@ impl ClaudeImporter {
     }
 
     fn flush_assistant(&mut self) {
+        self.flush_response();
+        let deferred = std::mem::take(&mut self.deferred);
+        self.held.extend(deferred);
+    }
+
+    fn flush_response(&mut self) {
         let Some(pending) = self.pending_assistant.take() else {
             return;
         };
@@ -371,7 +408,7 @@ impl ClaudeImporter {
         let Some(usage) = pending.usage else {
             return;
         };
-        if let Some(id) = &pending.message_id
+        if let Some(id) = &pending.response_id
             && !self.usage_recorded.insert(id.clone())
         {
             return;
@@ -440,27 +477,147 @@ fn record(
 }
 
 /// The user message of the parts gathered so far (which are taken), `None` when there are none.
+/// Harness text (an `isMeta` record, local command output, a task notification) is marked
+/// injected on the item itself as well as in the flags, so it stays harness text wherever the
+/// item goes (a rollback or a compaction of the imported history never cuts at it).
 fn user_parts_record(
     parts: &mut Vec<ContentItem>,
     line_number: usize,
     timestamp: &str,
-    flags: RecordFlags,
+    mut flags: RecordFlags,
 ) -> Option<ReadEvent> {
     if parts.is_empty() {
         return None;
     }
-    let item = ResponseItem::Message {
+    let mut item = ResponseItem::Message {
         id: None,
         role: "user".to_string(),
         content: std::mem::take(parts),
         extra: ExtraFields::new(),
     };
+    if flags.injected
+        || item
+            .message_text()
+            .is_some_and(|text| is_harness_text(&text))
+    {
+        flags.injected = true;
+        item.set_injected(true);
+    }
     Some(record(
         line_number,
         timestamp.to_string(),
         RolloutItem::ResponseItem(item),
         flags,
     ))
+}
+
+/// Text Claude Code's harness writes as a `user` record (see [`CLAUDE_CODE_HARNESS_PREFIXES`]).
+fn is_harness_text(text: &str) -> bool {
+    let text = text.trim_start();
+    CLAUDE_CODE_HARNESS_PREFIXES
+        .iter()
+        .any(|prefix| text.starts_with(prefix))
+}
+
+/// A slash command record: `<command-name>/x</command-name>` with its message and arguments,
+/// in either order.
+fn is_command_text(text: &str) -> bool {
+    let text = text.trim_start();
+    (text.starts_with(CLAUDE_CODE_COMMAND_NAME_OPEN_TAG) || text.starts_with("<command-message>"))
+        && text.contains(CLAUDE_CODE_COMMAND_NAME_OPEN_TAG)
+}
+
+/// True for a `user` record whose content is tool results and nothing else.
+fn holds_only_tool_results(value: &Value) -> bool {
+    if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+        return false;
+    }
+    match value
+        .get("message")
+        .and_then(|message| message.get("content"))
+    {
+        Some(Value::Array(blocks)) => {
+            !blocks.is_empty()
+                && blocks
+                    .iter()
+                    .all(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
+        }
+        _ => false,
+    }
+}
+
+/// Marks injected the slash commands no model request followed (`/model`, `/mcp`, `/compact`,
+/// ...: Claude Code answered them locally), so they do not count as user turns. A command whose
+/// prompt went to the model (a custom command, a skill) stays the user's turn. `events` are the
+/// kept events in file order; a command is followed by a request when a model-generated item of
+/// its thread comes before the next prompt the user typed.
+fn mark_local_commands_injected(events: &mut [ReadEvent]) {
+    let commands: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, event)| {
+            user_message_of(event).is_some_and(|(item, flags)| {
+                !flags.injected
+                    && item
+                        .message_text()
+                        .is_some_and(|text| is_command_text(&text))
+            })
+        })
+        .map(|(index, _)| index)
+        .collect();
+    for index in commands {
+        let Some(ReadEvent::Record(command)) = events.get(index) else {
+            continue;
+        };
+        let sidechain = command.flags.sidechain;
+        let mut answered = false;
+        for event in events.iter().skip(index + 1) {
+            let ReadEvent::Record(record) = event else {
+                continue;
+            };
+            if record.flags.sidechain != sidechain {
+                continue;
+            }
+            let Some(item) = record.response_item() else {
+                continue;
+            };
+            if is_model_output(item) {
+                answered = true;
+                break;
+            }
+            let typed_prompt = item.role() == Some("user")
+                && !record.flags.injected
+                && !item
+                    .message_text()
+                    .is_some_and(|text| is_command_text(&text));
+            if typed_prompt {
+                break;
+            }
+        }
+        if !answered && let Some(ReadEvent::Record(command)) = events.get_mut(index) {
+            command.flags.injected = true;
+            if let RolloutItem::ResponseItem(item) = &mut command.line.item {
+                item.set_injected(true);
+            }
+        }
+    }
+}
+
+fn user_message_of(event: &ReadEvent) -> Option<(&ResponseItem, RecordFlags)> {
+    let ReadEvent::Record(record) = event else {
+        return None;
+    };
+    let item = record.response_item()?;
+    (item.role() == Some("user")).then_some((item, record.flags))
+}
+
+/// What the model writes in a response (the importer produces no other model items).
+fn is_model_output(item: &ResponseItem) -> bool {
+    item.role() == Some("assistant")
+        || matches!(
+            item,
+            ResponseItem::Reasoning { .. } | ResponseItem::FunctionCall { .. }
+        )
 }
 
 /// Appends text to the last item when it is an assistant message, else starts one.

@@ -5,7 +5,8 @@
 //! (a Codex rollout in the current `{timestamp, type, payload}` envelope, an older Codex rollout of
 //! bare lines, or a Claude Code transcript), the reader yields the same [`RolloutLine`]s, so
 //! `agentctx replay` and the memory pipeline work on either agent's history. Corrupt lines are
-//! skipped and reported with their line number; reading never panics on input.
+//! skipped and reported with their line number; reading never panics on input. The formats and
+//! the import rules are described in docs/design/rollout-formats.md.
 //!
 //! ```
 //! use agentctx_protocol::ResponseItem;
@@ -48,7 +49,6 @@ pub use discovery::SessionFile;
 pub use discovery::discover_sessions;
 pub use error::RolloutError;
 pub use format::RolloutFormat;
-pub use reader::DEFAULT_MAX_LINE_BYTES;
 pub use reader::RolloutFile;
 pub use reader::RolloutReader;
 pub use reader::read_rollout;
@@ -57,6 +57,3 @@ pub use record::RecordFlags;
 pub use record::RolloutRecord;
 pub use record::SkippedLine;
 pub use recorder::RolloutRecorder;
-pub use session_path::SESSIONS_SUBDIR;
-pub use session_path::parse_rollout_file_time;
-pub use session_path::rollout_path;

@@ -1,7 +1,7 @@
 //! The tolerant, streaming reader of session files.
 //!
 //! [`RolloutReader`] reads a file line by line through a `BufRead` (memory stays proportional to
-//! the longest line, not the file, and a line over [`DEFAULT_MAX_LINE_BYTES`] is skipped without
+//! the longest line, not the file, and a line over 256 MiB (by default) is skipped without
 //! being held), detects its [`RolloutFormat`] from the first recognisable
 //! line, and yields [`ReadEvent`]s: records in the Codex envelope whatever the source format, and
 //! the lines it skipped with their 1-based number and the reason (invalid JSON, invalid UTF-8, a
@@ -37,7 +37,7 @@ const READ_BUFFER_BYTES: usize = 256 * 1024;
 
 /// Longest line the reader holds in memory by default; a longer line is skipped (and reported)
 /// without being buffered whole.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 
 /// A whole session file, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,7 +169,7 @@ impl<R: BufRead> RolloutReader<R> {
         }
     }
 
-    /// Sets the longest line held in memory ([`DEFAULT_MAX_LINE_BYTES`] by default); longer
+    /// Sets the longest line held in memory (256 MiB by default); longer
     /// lines are skipped with their number and length.
     pub fn with_max_line_bytes(mut self, max_line_bytes: usize) -> Self {
         self.max_line_bytes = max_line_bytes.max(1);

@@ -12,7 +12,7 @@ use chrono::Local;
 use chrono::NaiveDateTime;
 
 /// Name of the directory that holds the dated session folders.
-pub const SESSIONS_SUBDIR: &str = "sessions";
+pub(crate) const SESSIONS_SUBDIR: &str = "sessions";
 
 /// Format of the time in a rollout file name.
 const FILE_TIME_FORMAT: &str = "%Y-%m-%dT%H-%M-%S";
@@ -22,7 +22,7 @@ const FILE_TIME_LEN: usize = 19;
 
 /// The path of a new rollout under `root`:
 /// `root/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<session_id>.jsonl`.
-pub fn rollout_path(root: &Path, started: DateTime<Local>, session_id: &str) -> PathBuf {
+pub(crate) fn rollout_path(root: &Path, started: DateTime<Local>, session_id: &str) -> PathBuf {
     root.join(SESSIONS_SUBDIR)
         .join(format!("{:04}", started.year()))
         .join(format!("{:02}", started.month()))
@@ -34,8 +34,12 @@ pub fn rollout_path(root: &Path, started: DateTime<Local>, session_id: &str) -> 
 }
 
 /// The local start time written in a rollout file name, `None` for other names.
-pub fn parse_rollout_file_time(file_name: &str) -> Option<NaiveDateTime> {
+pub(crate) fn parse_rollout_file_time(file_name: &str) -> Option<NaiveDateTime> {
     let rest = file_name.strip_prefix("rollout-")?;
     let time = rest.get(..FILE_TIME_LEN)?;
     NaiveDateTime::parse_from_str(time, FILE_TIME_FORMAT).ok()
 }
+
+#[cfg(test)]
+#[path = "session_path_tests.rs"]
+mod tests;

@@ -9,6 +9,7 @@
 
 mod suite {
     mod claude_branches;
+    mod claude_harness;
     mod claude_import;
     mod corrupt_lines;
     mod discovery;

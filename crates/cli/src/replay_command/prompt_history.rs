@@ -1,12 +1,14 @@
-//! The token size of the history the model saw, through compactions.
+//! The token size of the history the model saw, through compactions and rollbacks.
 //!
-//! Only sizes are kept, not the items, so replaying a session of hundreds of megabytes holds a
-//! few numbers per user message in memory.
+//! Only sizes are kept, not the items (a size and a kind per item since the last compaction),
+//! so replaying a session of hundreds of megabytes holds a few numbers per item in memory.
 
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ResponseItem;
 
+use super::turn_boundary::HistoryItemKind;
+use super::turn_boundary::history_item_kind;
 use super::turn_boundary::is_turn_start;
 use agentctx_rollout::RecordFlags;
 
@@ -19,7 +21,14 @@ const COMPACT_USER_MESSAGE_MAX_TOKENS: u64 = 20_000;
 pub(crate) struct PromptHistory {
     instructions_tokens: u64,
     item_tokens: u64,
-    user_message_tokens: Vec<u64>,
+    items: Vec<SizedItem>,
+}
+
+/// What the history keeps of one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SizedItem {
+    tokens: u64,
+    kind: HistoryItemKind,
 }
 
 impl PromptHistory {
@@ -38,12 +47,11 @@ impl PromptHistory {
         self.instructions_tokens.saturating_add(self.item_tokens)
     }
 
-    /// Adds an item of `tokens` tokens; real user messages are remembered for compactions.
-    pub(crate) fn record(&mut self, tokens: u64, is_user_turn: bool) {
+    /// Adds an item of `tokens` tokens; user turns are remembered for compactions and
+    /// rollbacks, turn-settings updates for rollbacks.
+    pub(crate) fn record(&mut self, tokens: u64, kind: HistoryItemKind) {
         self.item_tokens = self.item_tokens.saturating_add(tokens);
-        if is_user_turn {
-            self.user_message_tokens.push(tokens);
-        }
+        self.items.push(SizedItem { tokens, kind });
     }
 
     /// Applies a compaction: the replacement history when recorded, else codex's rebuild (the
@@ -52,30 +60,78 @@ impl PromptHistory {
         match &compacted.replacement_history {
             Some(items) => {
                 self.item_tokens = 0;
-                self.user_message_tokens.clear();
+                self.items.clear();
                 for item in items {
                     let tokens = estimator.estimate_item(item);
-                    self.record(tokens, is_turn_start(item, RecordFlags::default()));
+                    let turn_start = is_turn_start(item, RecordFlags::default());
+                    self.record(tokens, history_item_kind(item, turn_start));
                 }
             }
             None => {
                 let mut kept = Vec::new();
                 let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS;
-                for &tokens in self.user_message_tokens.iter().rev() {
+                for item in self.items.iter().rev() {
                     if budget == 0 {
                         break;
                     }
-                    let taken = tokens.min(budget);
+                    if item.kind != HistoryItemKind::UserTurn {
+                        continue;
+                    }
+                    let taken = item.tokens.min(budget);
                     kept.push(taken);
                     budget -= taken;
                 }
                 kept.reverse();
                 let summary =
                     estimator.estimate_item(&ResponseItem::user_text(compacted.message.clone()));
-                self.item_tokens = kept.iter().sum::<u64>().saturating_add(summary);
-                self.user_message_tokens = kept;
+                self.item_tokens = 0;
+                self.items.clear();
+                for tokens in kept {
+                    self.record(tokens, HistoryItemKind::UserTurn);
+                }
+                self.record(summary, HistoryItemKind::Other);
             }
         }
+    }
+
+    /// Applies a rollback of the last `num_turns` user turns as codex's history reconstruction
+    /// does (`ContextManager::drop_last_n_user_turns`): cut at the start of the `num_turns`-th
+    /// turn from the end, never before the first one, then trim the turn-settings updates just
+    /// above the cut.
+    pub(crate) fn drop_last_n_user_turns(&mut self, num_turns: u32) {
+        if num_turns == 0 {
+            return;
+        }
+        let turns: Vec<usize> = self
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| item.kind == HistoryItemKind::UserTurn)
+            .map(|(index, _)| index)
+            .collect();
+        let Some(&first) = turns.first() else {
+            return;
+        };
+        let from_end = usize::try_from(num_turns).unwrap_or(usize::MAX);
+        let mut cut = turns
+            .len()
+            .checked_sub(from_end)
+            .and_then(|index| turns.get(index))
+            .copied()
+            .unwrap_or(first);
+        while cut > first
+            && self
+                .items
+                .get(cut - 1)
+                .is_some_and(|item| item.kind == HistoryItemKind::ContextUpdate)
+        {
+            cut -= 1;
+        }
+        self.items.truncate(cut);
+        self.item_tokens = self
+            .items
+            .iter()
+            .fold(0, |sum, item| sum.saturating_add(item.tokens));
     }
 }
 

@@ -5,13 +5,14 @@ use agentctx_protocol::ResponseItem;
 use pretty_assertions::assert_eq;
 
 use super::PromptHistory;
+use crate::replay_command::turn_boundary::HistoryItemKind;
 
 #[test]
 fn a_replacement_history_replaces_everything_but_the_instructions() {
     let estimator = ApproxTokenEstimator;
     let mut history = PromptHistory::default();
     history.set_instructions_tokens(1_000);
-    history.record(50_000, false);
+    history.record(50_000, HistoryItemKind::Other);
     let replacement = vec![
         ResponseItem::user_text("fix the bug"),
         ResponseItem::user_text("summary of the work"),
@@ -34,8 +35,8 @@ fn a_legacy_compaction_keeps_the_newest_user_messages_within_the_budget() {
     let mut history = PromptHistory::default();
     // Three user messages of 12,000 tokens and lots of tool traffic.
     for _ in 0..3 {
-        history.record(12_000, true);
-        history.record(30_000, false);
+        history.record(12_000, HistoryItemKind::UserTurn);
+        history.record(30_000, HistoryItemKind::Other);
     }
     let compacted = CompactedItem {
         message: "summary".to_string(),

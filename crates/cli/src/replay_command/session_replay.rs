@@ -26,6 +26,7 @@ use serde_json::Value;
 use super::prompt_history::PromptHistory;
 use super::reminder_replay::FiredReminder;
 use super::reminder_replay::ReminderReplay;
+use super::turn_boundary::history_item_kind;
 use super::turn_boundary::is_turn_start;
 
 /// Characters of the user message shown per turn.
@@ -166,6 +167,30 @@ pub(crate) struct SessionReplayBuilder<'a> {
     max_recorded_prompt_tokens: Option<i64>,
     model_context_window: Option<i64>,
     reminders: Option<ReminderReplay>,
+    /// User messages of the main thread whose turn is not decided yet: in a Codex rollout, a
+    /// `user_message` event right after one confirms it as the user's input. Until the first
+    /// event or the first model output, every such message waits (the session prefix of a
+    /// redacted rollout cannot be told from a prompt by its text); afterwards, one record.
+    held_user: Vec<RolloutRecord>,
+    /// A model-generated item was seen.
+    model_output_seen: bool,
+    /// The session records `user_message` events: they, not the items' text (which sanitised
+    /// rollouts redact), mark where turns start.
+    user_events_seen: bool,
+    /// The text of a `user_message` event that started a turn before its item arrived (older
+    /// Codex builds write the event first).
+    event_turn: Option<String>,
+}
+
+/// How an item relates to the turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ItemTurn {
+    /// The item starts a turn.
+    Starts,
+    /// The item is the user input of a turn a `user_message` event already started.
+    Joins,
+    /// Any other item.
+    Within,
 }
 
 impl<'a> SessionReplayBuilder<'a> {
@@ -188,22 +213,47 @@ impl<'a> SessionReplayBuilder<'a> {
             max_recorded_prompt_tokens: None,
             model_context_window: None,
             reminders: None,
+            held_user: Vec::new(),
+            model_output_seen: false,
+            user_events_seen: false,
+            event_turn: None,
         }
     }
 
     /// Takes one record into account.
     pub(crate) fn observe(&mut self, record: &RolloutRecord) {
+        let main = match &record.line.item {
+            RolloutItem::ResponseItem(_) => self.is_main_thread(record, true),
+            _ => self.is_main_thread(record, false),
+        };
+        let held = match &record.line.item {
+            RolloutItem::ResponseItem(item) => {
+                main && item.role() == Some("user") && !record.flags.injected && !item.is_injected()
+            }
+            _ => false,
+        };
+        let user_event = match &record.line.item {
+            RolloutItem::EventMsg(EventMsg::UserMessage(event)) if main => Some(event),
+            _ => None,
+        };
+        if let Some(event) = user_event {
+            self.user_events_seen = true;
+            if !self.release_held(Some(&event.message)) {
+                self.start_turn(record.line_number, Some(event.message.clone()));
+                self.event_turn = Some(event.message.clone());
+            }
+            return;
+        }
+        if !held && (self.model_output_seen || self.user_events_seen || ends_preamble(record)) {
+            self.release_held(None);
+        }
         match &record.line.item {
             RolloutItem::SessionMeta(meta) => self.session_meta(meta),
-            RolloutItem::ResponseItem(item) => {
-                if self.is_main_thread(record, true) {
-                    self.response_item(record, item);
-                } else {
-                    self.sidechain_items += 1;
-                }
-            }
+            RolloutItem::ResponseItem(_) if !main => self.sidechain_items += 1,
+            RolloutItem::ResponseItem(_) if held => self.held_user.push(record.clone()),
+            RolloutItem::ResponseItem(_) => self.item_with_turn(record, ItemTurn::Within),
             RolloutItem::Compacted(compacted) => {
-                if self.is_main_thread(record, false) {
+                if main {
                     self.history.compact(compacted, self.estimator);
                     self.in_model_response = false;
                     self.compactions += 1;
@@ -215,9 +265,17 @@ impl<'a> SessionReplayBuilder<'a> {
                     }
                 }
             }
+            RolloutItem::EventMsg(EventMsg::ThreadRolledBack(event)) => {
+                if main {
+                    // As codex rebuilds a history from its rollout: the rolled-back turns leave
+                    // the prompt (the turns themselves happened and stay in the report).
+                    self.history.drop_last_n_user_turns(event.num_turns);
+                    self.in_model_response = false;
+                }
+            }
             RolloutItem::EventMsg(EventMsg::TokenCount(event)) => {
                 if let Some(info) = &event.info
-                    && self.is_main_thread(record, false)
+                    && main
                 {
                     let usage = info.last_token_usage;
                     self.model_context_window =
@@ -240,6 +298,46 @@ impl<'a> SessionReplayBuilder<'a> {
             | RolloutItem::TurnContext(_)
             | RolloutItem::Unknown { .. } => {}
         }
+    }
+
+    /// Decides the held user messages: the newest whose text is `event_text` is the input of
+    /// a `user_message` event, and starts its turn (returns true); the others are unconfirmed.
+    fn release_held(&mut self, event_text: Option<&str>) -> bool {
+        let held = std::mem::take(&mut self.held_user);
+        let confirmed =
+            event_text.and_then(|text| held.iter().rposition(|record| same_text(record, text)));
+        for (index, record) in held.iter().enumerate() {
+            if Some(index) == confirmed {
+                self.item_with_turn(record, ItemTurn::Starts);
+            } else {
+                self.release_unconfirmed(record);
+            }
+        }
+        confirmed.is_some()
+    }
+
+    /// A held user message no `user_message` event confirmed: the input of a turn an event
+    /// already started, harness context when the session marks its turns with events, else
+    /// decided by its text and flags.
+    fn release_unconfirmed(&mut self, held: &RolloutRecord) {
+        let joins = self
+            .event_turn
+            .as_deref()
+            .is_some_and(|text| same_text(held, text));
+        let turn = if joins {
+            self.event_turn = None;
+            ItemTurn::Joins
+        } else if self.user_events_seen {
+            ItemTurn::Within
+        } else if held
+            .response_item()
+            .is_some_and(|item| is_turn_start(item, held.flags))
+        {
+            ItemTurn::Starts
+        } else {
+            ItemTurn::Within
+        };
+        self.item_with_turn(held, turn);
     }
 
     /// Whether a record belongs to the main thread. A file whose first conversation item is on a
@@ -276,39 +374,51 @@ impl<'a> SessionReplayBuilder<'a> {
         }
     }
 
-    fn response_item(&mut self, record: &RolloutRecord, item: &ResponseItem) {
+    fn item_with_turn(&mut self, record: &RolloutRecord, turn: ItemTurn) {
+        if let Some(item) = record.response_item() {
+            self.response_item(record, item, turn);
+        }
+    }
+
+    fn start_turn(&mut self, line: usize, text: Option<String>) {
+        self.close_turn();
+        let turn = self.turns.len() + 1;
+        let is_main_agent = self.main_thread_is_sidechain != Some(true);
+        let reminders = self
+            .reminders
+            .as_mut()
+            .map(|reminders| reminders.start_turn(turn, text.clone(), is_main_agent));
+        self.current = Some(ReplayTurn {
+            turn,
+            line,
+            user_message: preview(&text.unwrap_or_default()),
+            items: 0,
+            requests: 0,
+            tool_calls: 0,
+            tools: BTreeMap::new(),
+            compactions: 0,
+            estimated_prompt_tokens: 0,
+            max_estimated_prompt_tokens: 0,
+            recorded_prompt_tokens: None,
+            recorded_output_tokens: None,
+            model_context_window: None,
+            reminders,
+        });
+    }
+
+    fn response_item(&mut self, record: &RolloutRecord, item: &ResponseItem, turn: ItemTurn) {
         self.items += 1;
-        let turn_start = is_turn_start(item, record.flags);
-        if turn_start {
-            self.close_turn();
-            let turn = self.turns.len() + 1;
-            let text = item.message_text();
-            let is_main_agent = self.main_thread_is_sidechain != Some(true);
-            let reminders = self
-                .reminders
-                .as_mut()
-                .map(|reminders| reminders.start_turn(turn, text.clone(), is_main_agent));
-            self.current = Some(ReplayTurn {
-                turn,
-                line: record.line_number,
-                user_message: preview(&text.unwrap_or_default()),
-                items: 0,
-                requests: 0,
-                tool_calls: 0,
-                tools: BTreeMap::new(),
-                compactions: 0,
-                estimated_prompt_tokens: 0,
-                max_estimated_prompt_tokens: 0,
-                recorded_prompt_tokens: None,
-                recorded_output_tokens: None,
-                model_context_window: None,
-                reminders,
-            });
+        if turn == ItemTurn::Starts {
+            self.start_turn(record.line_number, item.message_text());
         }
         if let Some(reminders) = &mut self.reminders {
             reminders.observe_item(item, record.flags);
         }
         let model_generated = is_model_generated(item);
+        if model_generated {
+            self.event_turn = None;
+            self.model_output_seen = true;
+        }
         if model_generated && !self.in_model_response {
             let prompt = self.history.prompt_tokens();
             self.max_prompt_tokens = self.max_prompt_tokens.max(prompt);
@@ -319,8 +429,10 @@ impl<'a> SessionReplayBuilder<'a> {
             }
         }
         self.in_model_response = model_generated;
-        self.history
-            .record(self.estimator.estimate_item(item), turn_start);
+        self.history.record(
+            self.estimator.estimate_item(item),
+            history_item_kind(item, turn != ItemTurn::Within),
+        );
         let tool_name = item.is_tool_call().then(|| tool_name(item));
         if tool_name.is_some() {
             self.tool_calls += 1;
@@ -356,6 +468,7 @@ impl<'a> SessionReplayBuilder<'a> {
         bytes: u64,
         ignored: BTreeMap<String, usize>,
     ) -> SessionReplay {
+        self.release_held(None);
         self.close_turn();
         SessionReplay {
             file,
@@ -377,6 +490,27 @@ impl<'a> SessionReplayBuilder<'a> {
             instructions_tokens: self.history.instructions_tokens(),
             reminder_counts: self.reminders.as_ref().map(ReminderReplay::counts),
         }
+    }
+}
+
+/// True when the text of the user message `record` holds is `text` (surrounding whitespace
+/// aside): a `user_message` event and the item of the same input.
+fn same_text(record: &RolloutRecord, text: &str) -> bool {
+    record
+        .response_item()
+        .and_then(ResponseItem::message_text)
+        .is_some_and(|item_text| item_text.trim() == text.trim())
+}
+
+/// Records that end a session's prefix: the model answered, or the history was rewritten.
+fn ends_preamble(record: &RolloutRecord) -> bool {
+    match &record.line.item {
+        RolloutItem::ResponseItem(item) => is_model_generated(item),
+        RolloutItem::Compacted(_) | RolloutItem::EventMsg(EventMsg::ThreadRolledBack(_)) => true,
+        RolloutItem::SessionMeta(_)
+        | RolloutItem::TurnContext(_)
+        | RolloutItem::EventMsg(_)
+        | RolloutItem::Unknown { .. } => false,
     }
 }
 

@@ -133,3 +133,133 @@ fn sidechain_records_of_a_main_transcript_stay_out_of_its_history() {
     assert_eq!(replay.turns[0].recorded_prompt_tokens, None);
     assert_eq!(replay.max_recorded_prompt_tokens, None);
 }
+
+fn replay_text(text: &str) -> super::SessionReplay {
+    let reader = RolloutReader::new(Path::new("s.jsonl"), Cursor::new(text.to_string()));
+    replay_reader(reader, &FlatEstimator, None).unwrap()
+}
+
+fn turn_lines(replay: &super::SessionReplay) -> Vec<(usize, String)> {
+    replay
+        .turns
+        .iter()
+        .map(|turn| (turn.line, turn.user_message.clone()))
+        .collect()
+}
+
+#[test]
+fn a_thread_rollback_drops_the_rolled_back_turns_from_the_prompt() {
+    let session = concat!(
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s1"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"turn one"}]}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a1"}]}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<model_switch>\nm\n</model_switch>"}]}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"turn two"}]}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a2"}]}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"turn three"}]}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a3"}]}}"#,
+        "\n",
+    );
+    let replay = replay_text(session);
+    assert_eq!(replay.turns.len(), 3);
+    // Turn two and the model switch above it are gone: turn one (2 items) + turn three's
+    // prompt.
+    assert_eq!(replay.turns[2].estimated_prompt_tokens, 300);
+    assert_eq!(replay.turns[1].estimated_prompt_tokens, 400);
+}
+
+const REDACTED: &str = "[REDACTED_TEXT len=42 sha=0f3a]";
+const REDACTED_CONTEXT: &str = "[REDACTED_TEXT len=380 sha=77c1]";
+
+fn redacted_user(text: &str) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}}}"#
+    )
+}
+
+fn user_event() -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"user_message","message":"{REDACTED}"}}}}"#
+    )
+}
+
+fn assistant() -> String {
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#.to_string()
+}
+
+#[test]
+fn in_a_redacted_codex_rollout_user_message_events_mark_the_turns() {
+    // Current codex records the user's item, then its `user_message` event; the injected
+    // context items before it are redacted beyond recognition.
+    let item_then_event = [
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s1"}}"#.to_string(),
+        redacted_user(REDACTED_CONTEXT),
+        redacted_user(REDACTED),
+        user_event(),
+        assistant(),
+        redacted_user(REDACTED_CONTEXT),
+        redacted_user(REDACTED),
+        user_event(),
+        assistant(),
+    ]
+    .join("\n");
+    let replay = replay_text(&item_then_event);
+    assert_eq!(
+        turn_lines(&replay),
+        vec![(3, REDACTED.to_string()), (7, REDACTED.to_string())]
+    );
+    assert_eq!(replay.preamble_items, 1);
+    assert_eq!(replay.turns[0].items, 3);
+
+    // Older builds wrote the event first.
+    let event_then_item = [
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s1"}}"#.to_string(),
+        redacted_user(REDACTED_CONTEXT),
+        user_event(),
+        redacted_user(REDACTED),
+        assistant(),
+        redacted_user(REDACTED_CONTEXT),
+        user_event(),
+        redacted_user(REDACTED),
+        assistant(),
+    ]
+    .join("\n");
+    let replay = replay_text(&event_then_item);
+    assert_eq!(
+        turn_lines(&replay),
+        vec![(3, REDACTED.to_string()), (7, REDACTED.to_string())]
+    );
+    assert_eq!(replay.turns[0].items, 3);
+}
+
+#[test]
+fn claude_code_harness_records_do_not_start_turns() {
+    let transcript = [
+        r#"{"type":"user","uuid":"u1","sessionId":"s","isMeta":true,"message":{"role":"user","content":"<local-command-caveat>Caveat</local-command-caveat>"}}"#,
+        r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s","message":{"role":"user","content":"<command-name>/model</command-name>\n<command-message>model</command-message>"}}"#,
+        r#"{"type":"user","uuid":"u3","parentUuid":"u2","sessionId":"s","message":{"role":"user","content":"<local-command-stdout>Set model</local-command-stdout>"}}"#,
+        r#"{"type":"user","uuid":"u4","parentUuid":"u3","sessionId":"s","message":{"role":"user","content":"fix the digest"}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u4","sessionId":"s","message":{"id":"m1","role":"assistant","content":"done"}}"#,
+        r#"{"type":"user","uuid":"u5","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":"<task-notification>\n<status>completed</status>\n</task-notification>"}}"#,
+        r#"{"type":"assistant","uuid":"a2","parentUuid":"u5","sessionId":"s","message":{"id":"m2","role":"assistant","content":"noted"}}"#,
+        r#"{"type":"user","uuid":"u6","parentUuid":"a2","sessionId":"s","message":{"role":"user","content":"<command-name>/mcp</command-name>"}}"#,
+        r#"{"type":"user","uuid":"u7","parentUuid":"u6","sessionId":"s","message":{"role":"user","content":"thanks"}}"#,
+    ]
+    .join("\n");
+    let replay = replay_text(&transcript);
+    assert_eq!(
+        turn_lines(&replay),
+        vec![(4, "fix the digest".to_string()), (9, "thanks".to_string())]
+    );
+    // The notification's response is a request of the first turn.
+    assert_eq!(replay.turns[0].requests, 2);
+}

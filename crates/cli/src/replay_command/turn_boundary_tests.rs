@@ -6,6 +6,12 @@ use pretty_assertions::assert_eq;
 
 use super::is_turn_start;
 
+fn marked_injected(text: &str) -> ResponseItem {
+    let mut item = ResponseItem::user_text(text);
+    item.set_injected(true);
+    item
+}
+
 #[test]
 fn only_messages_the_user_typed_start_turns() {
     let plain = RecordFlags::default();
@@ -56,9 +62,22 @@ fn only_messages_the_user_typed_start_turns() {
             false,
         ),
         (
-            ResponseItem::user_text("<command-name>/compact</command-name>"),
+            ResponseItem::user_text(
+                "<task-notification>\n<status>done</status>\n</task-notification>",
+            ),
+            plain,
+            false,
+        ),
+        // Alone, a command record is the user's; the importer marks the locally answered ones.
+        (
+            ResponseItem::user_text("<command-name>/review</command-name>"),
             plain,
             true,
+        ),
+        (
+            marked_injected("<command-name>/compact</command-name>"),
+            plain,
+            false,
         ),
         (ResponseItem::assistant_text("done"), plain, false),
         (ResponseItem::developer_text("rules"), plain, false),

@@ -132,7 +132,8 @@ fn claude_sample_as_json() {
             "lines": 187,
             "items": 141,
             "sidechain_items": 0,
-            "preamble_items": 1,
+            // The `/model` caveat, command and output before the first prompt.
+            "preamble_items": 3,
             "skipped_lines": 0,
             "ignored_records": {
                 "file-history-snapshot": 10,
@@ -141,19 +142,21 @@ fn claude_sample_as_json() {
                 "summary": 1,
                 "system:turn_duration": 9,
             },
-            "turns": 12,
+            "turns": 10,
             "tool_calls": 49,
             "compactions": 1,
             "instructions_tokens": 0,
-            "max_prompt_tokens": 8847,
+            // The image costs codex's resized-image estimate (1,844 tokens).
+            "max_prompt_tokens": 10605,
             "max_recorded_prompt_tokens": 23941,
             "model_context_window": null,
             "reminder_counts": {"todo_reminder": 3, "tool_result": 3},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
-    // The injected caveat (isMeta) and the command output do not start turns; the slash
-    // commands do.
+    // The injected caveat (isMeta), the command output and the slash commands Claude Code
+    // answered locally (`/model`, `/compact`: no model request followed them) do not start
+    // turns.
     let first_lines: Vec<&str> = turns
         .iter()
         .map(|turn| turn["user_message"].as_str().unwrap())
@@ -162,29 +165,26 @@ fn claude_sample_as_json() {
     assert_eq!(
         first_lines,
         vec![
-            "<command-name>/model</command-name>",
             "Some posts show up twice in the daily digest. I think it's w…",
+            "does the planet feed always have guids though? I've seen som…",
         ]
     );
-    assert_eq!(turns[7]["compactions"], 1);
-    assert_eq!(turns[1]["recorded_prompt_tokens"], 18373);
-    // TodoWrite on turn 2: the todo reminder waits five turns, fires again right after the
-    // compaction of turn 8 (the throttle starts over), then three turns later. Bash calls
-    // failed on turns 2, 4 and 6: the turn after names them.
-    let fired = |types: &[&str]| {
-        types
-            .iter()
-            .map(|name| (*name).to_string())
-            .collect::<Vec<_>>()
-    };
+    assert_eq!(turns[5]["compactions"], 1);
+    assert_eq!(turns[0]["recorded_prompt_tokens"], 18373);
+    // TodoWrite on turn 1: the todo reminder waits five turns (turn 6), fires again on the first
+    // turn after the compaction at the end of turn 6 (the throttle starts over), then three
+    // turns later. Bash calls failed on turns 1, 3 and 5: the turn after names them.
     assert_eq!(
         reminder_turns(&sessions[0]),
         vec![
-            (3, fired(&["tool_result"])),
-            (5, fired(&["tool_result"])),
-            (7, fired(&["todo_reminder", "tool_result"])),
-            (9, fired(&["todo_reminder"])),
-            (12, fired(&["todo_reminder"])),
+            (2, vec!["tool_result".to_string()]),
+            (4, vec!["tool_result".to_string()]),
+            (
+                6,
+                vec!["todo_reminder".to_string(), "tool_result".to_string()],
+            ),
+            (7, vec!["todo_reminder".to_string()]),
+            (10, vec!["todo_reminder".to_string()]),
         ]
     );
 }
@@ -269,8 +269,9 @@ fn the_reminders_fixture_as_json_carries_the_reminder_texts() {
             // Plan mode entered again on turn 10.
             (11, fired(&["plan_mode"])),
             (12, fired(&["todo_reminder"])),
-            // After the compaction of turn 13 everything starts over.
-            (14, fired(&["plan_mode", "todo_reminder", "invoked_skills"])),
+            // After the compaction (`/compact` during turn 12: a local command, not a turn)
+            // everything starts over.
+            (13, fired(&["plan_mode", "todo_reminder", "invoked_skills"])),
         ]
     );
     insta::assert_snapshot!(reminder_texts(&sessions[0]));
@@ -297,7 +298,7 @@ fn no_reminders_drops_the_column_the_counts_and_the_json_fields() {
     let sessions = json_lines(&output.stdout);
     assert_eq!(sessions[0].get("reminder_counts"), None);
     assert_eq!(sessions[0]["turn_details"][2].get("reminders"), None);
-    assert_eq!(sessions[0]["turns"], 14);
+    assert_eq!(sessions[0]["turns"], 13);
 }
 
 #[test]
@@ -320,7 +321,7 @@ fn environment_overrides_apply_over_the_reminders_config() {
     let sessions = json_lines(&output.stdout);
     assert_eq!(
         sessions[0]["reminder_counts"],
-        serde_json::json!({"token_usage": 10})
+        serde_json::json!({"token_usage": 9})
     );
     let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
         .env("CODEX_ENABLE_TOKEN_USAGE", "1")
@@ -375,7 +376,7 @@ fn a_reminders_config_can_turn_token_usage_on_and_todo_reminders_off() {
     // 200,000-token window assumed for Claude Code.
     assert_eq!(
         sessions[0]["reminder_counts"],
-        serde_json::json!({"token_usage": 10})
+        serde_json::json!({"token_usage": 9})
     );
     let turn_two = &sessions[0]["turn_details"][2]["reminders"][0];
     assert_eq!(turn_two["type"], "token_usage");
@@ -447,7 +448,7 @@ fn a_directory_replays_every_session_newest_first_with_a_total() {
         total.starts_with("total: 3 sessions, "),
         "unexpected total line: {total}"
     );
-    assert!(total.contains("30 turns"), "{total}");
+    assert!(total.contains("28 turns"), "{total}");
 
     let output = replay(&["--json", "examples/sessions"]).output().unwrap();
     let sessions = json_lines(&output.stdout);

@@ -8,7 +8,6 @@ use agentctx_context::ContextManager;
 use agentctx_context::InputModality;
 use agentctx_context::TokenEstimator;
 use agentctx_context::TruncationPolicy;
-use agentctx_context::estimate_item_model_visible_bytes;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ExtraFields;
 use agentctx_protocol::FunctionCallOutputBody;
@@ -127,7 +126,7 @@ proptest! {
             }
             let items = manager.raw_items();
             prop_assert_eq!(manager.estimate_token_count(), ApproxTokenEstimator.estimate_items(items));
-            let bytes: u64 = items.iter().map(estimate_item_model_visible_bytes).sum();
+            let bytes: u64 = items.iter().map(|item| ApproxTokenEstimator.estimate_item_size(item).bytes).sum();
             prop_assert_eq!(
                 manager.get_total_token_usage_breakdown().all_history_items_model_visible_bytes,
                 bytes as i64
@@ -163,7 +162,7 @@ proptest! {
                     ResponseItem::GhostSnapshot { .. } => prop_assert!(false, "ghost snapshot in prompt"),
                     _ => {}
                 }
-                prop_assert!(!agentctx_context::has_images(item));
+                prop_assert!(!has_images(item));
             }
             for call_id in calls.keys() {
                 prop_assert!(outputs.contains_key(call_id), "call {} has no output", call_id);
@@ -172,5 +171,21 @@ proptest! {
                 prop_assert!(calls.contains_key(call_id), "output {} has no call", call_id);
             }
         }
+    }
+}
+
+fn has_images(item: &ResponseItem) -> bool {
+    match item {
+        ResponseItem::Message { content, .. } => content
+            .iter()
+            .any(|part| matches!(part, ContentItem::InputImage { .. })),
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => match &output.body {
+            FunctionCallOutputBody::ContentItems(parts) => parts
+                .iter()
+                .any(|part| matches!(part, FunctionCallOutputContentItem::InputImage { .. })),
+            FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => false,
+        },
+        _ => false,
     }
 }

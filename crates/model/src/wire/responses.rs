@@ -109,7 +109,8 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
 /// - Ghost snapshots are harness-only; unknown item types that carry a server id are left out
 ///   for the same reason as ids.
 fn input_item(item: &ResponseItem, model_info: &ModelInfo) -> Option<ResponseItem> {
-    let mut item = item.clone();
+    // Ids are handled below; agentctx's own marks (the injected flag) are never sent.
+    let mut item = item.without_harness_fields();
     match &mut item {
         ResponseItem::Reasoning {
             id,

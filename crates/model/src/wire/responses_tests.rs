@@ -135,3 +135,22 @@ fn anthropic_thinking_signatures_are_not_sent_to_openai_after_a_switch() {
         json!([{ "type": "reasoning", "summary": [], "encrypted_content": "openai-encrypted" }])
     );
 }
+
+#[test]
+fn the_injected_mark_of_an_imported_message_is_not_sent() {
+    let mut skill_body = ResponseItem::user_text("Base directory for this skill: /s");
+    skill_body.set_injected(true);
+    let prompt = Prompt {
+        input: vec![skill_body],
+        ..Prompt::default()
+    };
+    let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
+    assert_eq!(
+        body["input"],
+        json!([{
+            "type": "message",
+            "role": "user",
+            "content": [{ "type": "input_text", "text": "Base directory for this skill: /s" }],
+        }])
+    );
+}

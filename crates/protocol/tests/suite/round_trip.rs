@@ -250,3 +250,43 @@ fn lines_without_envelope_are_rejected_with_typed_errors() {
         );
     }
 }
+
+#[test]
+fn thread_rolled_back_is_a_typed_event_with_its_turn_count() {
+    // codex-rs `EventMsg::ThreadRolledBack(ThreadRolledBackEvent { num_turns: u32 })`, tagged
+    // `thread_rolled_back` like every event.
+    let line = r#"{"timestamp":"2025-11-24T09:40:00.000Z","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":2}}"#;
+    let parsed: RolloutLine = serde_json::from_str(line).unwrap();
+    let RolloutItem::EventMsg(EventMsg::ThreadRolledBack(event)) = &parsed.item else {
+        panic!("a thread_rolled_back event, got {:?}", parsed.item);
+    };
+    assert_eq!(event.num_turns, 2);
+    assert_eq!(
+        serde_json::to_value(&parsed).unwrap(),
+        serde_json::from_str::<Value>(line).unwrap()
+    );
+    // Without its count it is not a rollback this version understands: kept verbatim.
+    let odd = r#"{"timestamp":"","type":"event_msg","payload":{"type":"thread_rolled_back"}}"#;
+    let parsed: RolloutLine = serde_json::from_str(odd).unwrap();
+    assert!(matches!(
+        parsed.item,
+        RolloutItem::EventMsg(EventMsg::Other(_))
+    ));
+}
+
+#[test]
+fn an_injected_mark_survives_a_session_file_and_is_left_out_of_requests() {
+    let mut item = ResponseItem::user_text("Base directory for this skill: /s");
+    assert!(!item.is_injected());
+    item.set_injected(true);
+    let line = RolloutLine::new("t", RolloutItem::ResponseItem(item.clone()));
+    let read: RolloutLine = serde_json::from_str(&serde_json::to_string(&line).unwrap()).unwrap();
+    let RolloutItem::ResponseItem(read) = read.item else {
+        panic!("a response item");
+    };
+    assert!(read.is_injected());
+    assert_eq!(
+        item.without_harness_fields(),
+        ResponseItem::user_text("Base directory for this skill: /s")
+    );
+}

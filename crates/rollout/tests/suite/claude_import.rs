@@ -197,3 +197,38 @@ fn the_permission_mode_of_a_user_record_is_kept_in_its_flags() {
         vec![Some(agentctx_protocol::PermissionMode::Plan), None]
     );
 }
+
+#[test]
+fn a_tool_results_error_flag_survives_writing_and_reading_back() {
+    let file = read_rollout(&fixture("claude_2x.jsonl")).unwrap();
+    let success_of = |line: &agentctx_protocol::RolloutLine| match &line.item {
+        agentctx_protocol::RolloutItem::ResponseItem(ResponseItem::FunctionCallOutput {
+            output,
+            ..
+        }) => Some(output.success),
+        _ => None,
+    };
+    let flags: Vec<Option<bool>> = file
+        .records
+        .iter()
+        .filter_map(|record| success_of(&record.line))
+        .collect();
+    assert_eq!(flags, vec![Some(true), Some(true), Some(false)]);
+
+    let written: Vec<String> = file
+        .records
+        .iter()
+        .map(|record| serde_json::to_string(&record.line).unwrap())
+        .collect();
+    let read_back: Vec<Option<bool>> = written
+        .iter()
+        .map(|line| serde_json::from_str::<agentctx_protocol::RolloutLine>(line).unwrap())
+        .filter_map(|line| success_of(&line))
+        .collect();
+    assert_eq!(read_back, flags);
+    // Written again, the line is byte for byte the same.
+    for line in &written {
+        let again: agentctx_protocol::RolloutLine = serde_json::from_str(line).unwrap();
+        assert_eq!(&serde_json::to_string(&again).unwrap(), line);
+    }
+}

@@ -5,7 +5,6 @@ use std::time::SystemTime;
 
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::discover_sessions;
-use agentctx_rollout::parse_rollout_file_time;
 use pretty_assertions::assert_eq;
 
 fn touch(path: &Path, modified: Option<SystemTime>) {
@@ -92,17 +91,6 @@ fn claude_projects_fall_back_to_modification_time_and_include_subagents() {
             "-home-mira-src-tally/7f3c9d2e/subagents/agent-a3f9c21.jsonl",
         ]
     );
-}
-
-#[test]
-fn rollout_file_times_parse_only_from_rollout_names() {
-    assert_eq!(
-        parse_rollout_file_time("rollout-2025-11-02T09-00-00-0199a2b4.jsonl")
-            .map(|time| time.to_string()),
-        Some("2025-11-02 09:00:00".to_string())
-    );
-    assert_eq!(parse_rollout_file_time("7f3c9d2e.jsonl"), None);
-    assert_eq!(parse_rollout_file_time("rollout-garbage.jsonl"), None);
 }
 
 #[test]

@@ -1,0 +1,122 @@
+//! The markers of harness-written context: text the harness sends with the `user` or `developer`
+//! role that is not what the user typed.
+//!
+//! Several crates recognise these fragments (the context manager to find user turns, the
+//! reminder engine to place its reminders, the replay to count turns), so each marker is
+//! defined once, here, beside the reminder tags. The texts are codex-rs's, so a codex rollout's
+//! context is recognised as such; the Claude Code ones are what its transcripts hold. See
+//! docs/design/context-and-tokens.md, "Contextual fragments".
+
+use crate::models::ContentItem;
+
+/// Start marker of AGENTS.md instructions (codex-rs's current form).
+pub(crate) const AGENTS_MD_START_MARKER: &str = "# AGENTS.md instructions for ";
+/// End marker of AGENTS.md instructions.
+pub(crate) const AGENTS_MD_END_MARKER: &str = "</INSTRUCTIONS>";
+/// Opening tag of user instructions (codex-rs's older form of AGENTS.md instructions).
+pub(crate) const USER_INSTRUCTIONS_OPEN_TAG: &str = "<user_instructions>";
+/// Closing tag of user instructions.
+pub(crate) const USER_INSTRUCTIONS_CLOSE_TAG: &str = "</user_instructions>";
+/// How a user instructions message starts, in codex-rs's older and newer forms.
+pub const USER_INSTRUCTIONS_PREFIXES: [&str; 2] =
+    [USER_INSTRUCTIONS_OPEN_TAG, AGENTS_MD_START_MARKER];
+/// Opening tag of the environment context.
+pub const ENVIRONMENT_CONTEXT_OPEN_TAG: &str = "<environment_context>";
+/// Closing tag of the environment context.
+pub const ENVIRONMENT_CONTEXT_CLOSE_TAG: &str = "</environment_context>";
+/// Opening tag of a skill body.
+pub(crate) const SKILL_OPEN_TAG: &str = "<skill>";
+/// Closing tag of a skill body.
+pub(crate) const SKILL_CLOSE_TAG: &str = "</skill>";
+/// Opening tag of a shell command the user ran directly.
+pub(crate) const USER_SHELL_COMMAND_OPEN_TAG: &str = "<user_shell_command>";
+/// Closing tag of a shell command the user ran directly.
+pub(crate) const USER_SHELL_COMMAND_CLOSE_TAG: &str = "</user_shell_command>";
+/// Opening tag of a turn-aborted notice.
+pub(crate) const TURN_ABORTED_OPEN_TAG: &str = "<turn_aborted>";
+/// Closing tag of a turn-aborted notice.
+pub(crate) const TURN_ABORTED_CLOSE_TAG: &str = "</turn_aborted>";
+/// Opening tag of a sub-agent notification.
+pub(crate) const SUBAGENT_NOTIFICATION_OPEN_TAG: &str = "<subagent_notification>";
+/// Closing tag of a sub-agent notification.
+pub(crate) const SUBAGENT_NOTIFICATION_CLOSE_TAG: &str = "</subagent_notification>";
+
+/// `(start, end)` markers of every contextual user fragment kind: a `user` message whose text
+/// starts with one and ends with the other was written by the harness.
+pub const CONTEXTUAL_USER_MARKERS: [(&str, &str); 7] = [
+    (AGENTS_MD_START_MARKER, AGENTS_MD_END_MARKER),
+    (ENVIRONMENT_CONTEXT_OPEN_TAG, ENVIRONMENT_CONTEXT_CLOSE_TAG),
+    (USER_INSTRUCTIONS_OPEN_TAG, USER_INSTRUCTIONS_CLOSE_TAG),
+    (SKILL_OPEN_TAG, SKILL_CLOSE_TAG),
+    (USER_SHELL_COMMAND_OPEN_TAG, USER_SHELL_COMMAND_CLOSE_TAG),
+    (TURN_ABORTED_OPEN_TAG, TURN_ABORTED_CLOSE_TAG),
+    (
+        SUBAGENT_NOTIFICATION_OPEN_TAG,
+        SUBAGENT_NOTIFICATION_CLOSE_TAG,
+    ),
+];
+
+/// Opening tag of the permissions instructions developer section.
+pub(crate) const PERMISSIONS_INSTRUCTIONS_OPEN_TAG: &str = "<permissions instructions>";
+/// Opening tag of the model switch developer section.
+pub const MODEL_SWITCH_OPEN_TAG: &str = "<model_switch>";
+/// Closing tag of the model switch developer section.
+pub const MODEL_SWITCH_CLOSE_TAG: &str = "</model_switch>";
+/// Opening tag of the collaboration mode developer section.
+pub const COLLABORATION_MODE_OPEN_TAG: &str = "<collaboration_mode>";
+/// Closing tag of the collaboration mode developer section.
+pub const COLLABORATION_MODE_CLOSE_TAG: &str = "</collaboration_mode>";
+/// Opening tag of the personality developer section.
+pub const PERSONALITY_SPEC_OPEN_TAG: &str = "<personality_spec>";
+/// Closing tag of the personality developer section.
+pub const PERSONALITY_SPEC_CLOSE_TAG: &str = "</personality_spec>";
+
+/// How the developer sections that describe turn settings start. Such a section records a
+/// settings change (or is part of the initial context), so a rollback may trim it with the turn
+/// it preceded; any other developer text is persistent.
+pub(crate) const CONTEXTUAL_DEVELOPER_PREFIXES: [&str; 4] = [
+    PERMISSIONS_INSTRUCTIONS_OPEN_TAG,
+    MODEL_SWITCH_OPEN_TAG,
+    COLLABORATION_MODE_OPEN_TAG,
+    PERSONALITY_SPEC_OPEN_TAG,
+];
+
+/// How Claude Code's harness text starts when it travels as a `user` record: local command
+/// output and caveats, background task notifications, and the interruption marker. None of it
+/// is a prompt the user typed. (A slash command record is harness text only when no model
+/// request follows it; the importer decides that.)
+pub const CLAUDE_CODE_HARNESS_PREFIXES: [&str; 5] = [
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<task-notification>",
+    "[Request interrupted by user",
+];
+
+/// Opening tag of the slash command a Claude Code `user` record names
+/// (`<command-name>/model</command-name>`).
+pub const CLAUDE_CODE_COMMAND_NAME_OPEN_TAG: &str = "<command-name>";
+
+/// True when a developer content part is a turn-settings section (permissions instructions,
+/// model switch, collaboration mode, personality), its opening tag compared case-insensitively
+/// after leading whitespace.
+pub fn is_contextual_developer_fragment(part: &ContentItem) -> bool {
+    let ContentItem::InputText { text } = part else {
+        return false;
+    };
+    let trimmed = text.trim_start();
+    CONTEXTUAL_DEVELOPER_PREFIXES
+        .iter()
+        .any(|prefix| starts_with_ignore_ascii_case(trimmed, prefix))
+}
+
+/// True when `text` starts with `prefix`, ASCII case ignored.
+pub(crate) fn starts_with_ignore_ascii_case(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+#[cfg(test)]
+#[path = "context_markers_tests.rs"]
+mod tests;
