@@ -100,8 +100,11 @@ fn run(command: Command) -> Result<()> {
         Command::Lint => ci::lint_cmd().run(),
         Command::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy"),
         Command::Deps => {
-            print!("{}", floors::render_table());
             let metadata = Metadata::load()?;
+            print!(
+                "{}",
+                floors::render_table(&metadata.workspace_root, &metadata.packages)
+            );
             let findings = floors::check(&metadata.workspace_root, &metadata.packages);
             tidy::report(&findings, "deps")
         }
