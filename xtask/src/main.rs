@@ -28,6 +28,7 @@ mod schema;
 mod snapshots;
 mod tidy;
 mod tools;
+mod vendor_check;
 mod workspace;
 
 use std::process::ExitCode;
@@ -65,6 +66,14 @@ enum Command {
     Deps,
     /// Regenerate docs/schema/*.json through the crates' `schema_is_fresh` tests.
     Schema,
+    /// Vendor each crate alone into a fresh workspace and build and test it there offline.
+    VendorCheck {
+        /// Crates to check, by package or directory name; all crates under crates/ if none.
+        crates: Vec<String>,
+        /// Only crates on this floor or lower.
+        #[arg(long)]
+        max_floor: Option<u8>,
+    },
     /// Run the benchmarks; extra arguments go to `cargo bench`.
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -109,6 +118,9 @@ fn run(command: Command) -> Result<()> {
             tidy::report(&findings, "deps")
         }
         Command::Schema => schema::run(),
+        Command::VendorCheck { crates, max_floor } => {
+            vendor_check::run(&vendor_check::Selection { crates, max_floor })
+        }
         Command::Bench { args } => Cmd::cargo(["bench"])
             .args(workspace::scope_args(&args))
             .args(args)
