@@ -4,7 +4,8 @@
 //! `xtask` sits beside the floors of `docs/architecture.md`: no crate depends on it and it
 //! depends on no agentctx crate. It runs what CI runs (`ci`), formats (`fmt`), lints (`lint`),
 //! checks the style rules a program can check (`tidy`, `deps`), refreshes generated JSON
-//! schemas (`schema`) and insta snapshots (`snapshots`), runs benchmarks (`bench`) and installs
+//! schemas (`schema`), vendors each crate alone to build and test it (`vendor-check`), drives
+//! insta snapshots through cargo-insta (`snapshots`), runs benchmarks (`bench`) and installs
 //! the cargo tools the checks use (`tools`). Every external program is started through
 //! `process.rs`.
 //!
@@ -50,9 +51,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run every CI check in order: fmt, clippy, tidy, tests, doctests, docs, cargo deny.
+    /// Run every CI check in order: fmt, clippy, tidy, cargo deny, tests (default and all
+    /// features), doctests, docs, the README's replay on a release build, vendor-check of
+    /// floors 0 to 2.
     Ci,
-    /// Format the workspace with one `use` per item.
+    /// Format the workspace with one `use` per item (nightly rustfmt).
     Fmt {
         /// Only report files that are not formatted.
         #[arg(long)]
@@ -79,17 +82,28 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Record changed insta snapshots as .snap.new files, or accept them.
+    /// Insta snapshots through cargo-insta: record pending changes, or review, accept or
+    /// reject them.
     Snapshots {
-        /// Move pending .snap.new files over their .snap files.
-        #[arg(long)]
+        /// Review the pending snapshots one by one (`cargo insta review`).
+        #[arg(long, conflicts_with_all = ["accept", "reject"])]
+        review: bool,
+        /// Accept every pending snapshot (`cargo insta accept`).
+        #[arg(long, conflicts_with = "reject")]
         accept: bool,
-        /// Extra arguments for `cargo test` (e.g. `-p agentctx-reminders`).
+        /// Drop every pending snapshot (`cargo insta reject`).
+        #[arg(long)]
+        reject: bool,
+        /// Extra arguments for `cargo insta test` (e.g. `-p agentctx-reminders`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Install missing cargo tools (cargo-deny, cargo-nextest) with `cargo install --locked`.
-    Tools,
+    /// Install missing cargo tools (cargo-deny, cargo-insta, cargo-nextest) with
+    /// `cargo install --locked`; name packages to install only those.
+    Tools {
+        /// Packages to check, e.g. `cargo-deny`; all of them if none.
+        packages: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -105,7 +119,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<()> {
     match command {
         Command::Ci => ci::run(),
-        Command::Fmt { check } => ci::fmt_cmd(check).run(),
+        Command::Fmt { check } => ci::fmt(check),
         Command::Lint => ci::lint_cmd().run(),
         Command::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy"),
         Command::Deps => {
@@ -125,7 +139,12 @@ fn run(command: Command) -> Result<()> {
             .args(workspace::scope_args(&args))
             .args(args)
             .run(),
-        Command::Snapshots { accept, args } => snapshots::run(accept, &args),
-        Command::Tools => tools::run(),
+        Command::Snapshots {
+            review,
+            accept,
+            reject,
+            args,
+        } => snapshots::run(snapshots::Action::from_flags(review, accept, reject), &args),
+        Command::Tools { packages } => tools::run(&packages),
     }
 }
