@@ -63,11 +63,12 @@ enum Command {
     },
     /// Clippy over every target and feature with warnings denied.
     Lint,
-    /// Check the rules of STYLE.md a program can check (floors, crate docs, lints, layout).
+    /// Check the invariants of docs/architecture.md a program can check (floors, crate docs,
+    /// lints, layout, test wiring, references outside the repository).
     Tidy,
     /// Print the dependency floors and check that crates depend only on lower floors.
     Deps,
-    /// Regenerate docs/schema/*.json through the crates' `schema_is_fresh` tests.
+    /// Regenerate the crates' committed JSON schemas through their `schema_is_fresh` tests.
     Schema,
     /// Vendor each crate alone into a fresh workspace and build and test it there offline.
     VendorCheck {

@@ -1,4 +1,4 @@
-//! `cargo xtask tidy`: the rules of STYLE.md that a program can check.
+//! `cargo xtask tidy`: the invariants of `docs/architecture.md` that a program can check.
 //!
 //! (a) dependency floors (`floors.rs`), (b) `[lints] workspace = true`, (c) `//!` crate docs,
 //! (d) no `mod.rs`, (e) no printing in library crates, (f) no `todo!`/`unimplemented!` in

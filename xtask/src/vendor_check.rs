@@ -6,7 +6,8 @@
 //! them: the same relative layout, a synthesized root `Cargo.toml` holding only the
 //! `[workspace.package]`, the `[workspace.dependencies]` entries the copied manifests use, the
 //! `[workspace.lints]` and the profiles, plus our `Cargo.lock` and `rust-toolchain.toml`. Then
-//! it runs `cargo test --offline --all-features` there (unit, integration and doc tests).
+//! it runs `cargo test --offline -p <crate> --all-features` there (unit, integration and doc
+//! tests).
 //! Nothing outside the copied crates exists in that workspace, so a crate that reads a file
 //! elsewhere in the repository fails here.
 //!
@@ -92,7 +93,7 @@ pub(crate) fn run(selection: &Selection) -> Result<()> {
             .tempdir()
             .context("could not create a temporary directory")?;
         vendor(&root, &root_manifest, &members, workspace.path())?;
-        let (ok, stdout) = Cmd::cargo(["test", "--offline", "--all-features", "--no-fail-fast"])
+        let (ok, stdout) = test_cmd(&package.name)
             .current_dir(workspace.path())
             .env("CARGO_TARGET_DIR", target_dir.to_string_lossy())
             .env("INSTA_UPDATE", "no")
@@ -131,6 +132,18 @@ pub(crate) fn run(selection: &Selection) -> Result<()> {
         bail!("vendor-check failed for {}", failed.join(", "));
     }
     Ok(())
+}
+
+/// Tests one crate of the vendored workspace (its dependencies are checked on their own).
+pub(crate) fn test_cmd(package: &str) -> Cmd {
+    Cmd::cargo([
+        "test",
+        "--offline",
+        "-p",
+        package,
+        "--all-features",
+        "--no-fail-fast",
+    ])
 }
 
 fn read(path: &Path) -> Result<String> {

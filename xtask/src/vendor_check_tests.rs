@@ -266,6 +266,14 @@ fn copying_leaves_out_target_and_hidden_directories() {
 }
 
 #[test]
+fn only_the_checked_crate_is_tested_offline() {
+    assert_eq!(
+        super::test_cmd("agentctx-context").display(),
+        "cargo test --offline -p agentctx-context --all-features --no-fail-fast"
+    );
+}
+
+#[test]
 fn test_counts_add_up_every_test_binary() {
     let stdout = "running 3 tests\n\
         test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n\
