@@ -338,21 +338,19 @@ pub(crate) fn synthesize_manifest(
 /// with `workspace = true`.
 pub(crate) fn inherited_dependencies(manifest: &toml::Table) -> BTreeSet<String> {
     const SECTIONS: &[&str] = &["dependencies", "dev-dependencies", "build-dependencies"];
-    let mut tables: Vec<&toml::Table> = SECTIONS
-        .iter()
-        .filter_map(|s| manifest.get(*s).and_then(toml::Value::as_table))
-        .collect();
-    if let Some(targets) = manifest.get("target").and_then(toml::Value::as_table) {
-        for target in targets.values().filter_map(toml::Value::as_table) {
-            tables.extend(
-                SECTIONS
-                    .iter()
-                    .filter_map(|s| target.get(*s).and_then(toml::Value::as_table)),
-            );
-        }
-    }
-    tables
+    // The manifest itself and each `[target.'cfg(..)']` table hold the same three sections.
+    let targets = manifest
+        .get("target")
+        .and_then(toml::Value::as_table)
         .into_iter()
+        .flat_map(|targets| targets.values().filter_map(toml::Value::as_table));
+    std::iter::once(manifest)
+        .chain(targets)
+        .flat_map(|scope| {
+            SECTIONS
+                .iter()
+                .filter_map(|s| scope.get(*s).and_then(toml::Value::as_table))
+        })
         .flat_map(|table| table.iter())
         .filter(|(_, spec)| spec.get("workspace").and_then(toml::Value::as_bool) == Some(true))
         .map(|(name, _)| name.clone())
