@@ -246,13 +246,14 @@ pub(crate) enum Outcome {
 }
 
 /// Runs every step; on the first failure prints the summary and returns an error naming the
-/// step and how to rerun it.
-pub(crate) fn run() -> Result<()> {
+/// step and how to rerun it. With `keep_going` the steps after a failure still run (to see
+/// every problem, or to time the whole pipeline), and the first failure is returned.
+pub(crate) fn run(keep_going: bool) -> Result<()> {
     let started = Instant::now();
     let mut results: Vec<(Step, Outcome, Duration)> = Vec::new();
     let mut failure = None;
     for (index, step) in Step::ALL.into_iter().enumerate() {
-        if failure.is_some() {
+        if failure.is_some() && !keep_going {
             results.push((step, Outcome::NotRun, Duration::ZERO));
             continue;
         }
@@ -266,7 +267,10 @@ pub(crate) fn run() -> Result<()> {
         let outcome = match step.execute() {
             Ok(outcome) => outcome,
             Err(err) => {
-                failure = Some((step, err));
+                println!("{} failed: {err:#}", step.name());
+                if failure.is_none() {
+                    failure = Some((step, err));
+                }
                 Outcome::Failed
             }
         };

@@ -54,7 +54,11 @@ enum Command {
     /// Run every CI check in order: fmt, clippy, tidy, cargo deny, tests (default and all
     /// features), doctests, docs, the README's replay on a release build, vendor-check of
     /// floors 0 to 2.
-    Ci,
+    Ci {
+        /// Run the steps after a failure too; the first failure still fails the run.
+        #[arg(long)]
+        keep_going: bool,
+    },
     /// Format the workspace with one `use` per item (nightly rustfmt).
     Fmt {
         /// Only report files that are not formatted.
@@ -119,7 +123,7 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<()> {
     match command {
-        Command::Ci => ci::run(),
+        Command::Ci { keep_going } => ci::run(keep_going),
         Command::Fmt { check } => ci::fmt(check),
         Command::Lint => ci::lint_cmd().run(),
         Command::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy"),
