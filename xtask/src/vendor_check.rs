@@ -3,13 +3,12 @@
 //! For each crate under `crates/` it copies the crate and every workspace crate it reaches
 //! through path dependencies of any kind (dev-dependencies too, such as
 //! `agentctx_test_support`) into a fresh temporary workspace, as a Codex fork would vendor
-//! them: the same relative layout, a synthesized root `Cargo.toml` holding only the
-//! `[workspace.package]`, the `[workspace.dependencies]` entries the copied manifests use, the
-//! `[workspace.lints]` and the profiles, plus our `Cargo.lock` and `rust-toolchain.toml`. Then
-//! it runs `cargo test --offline -p <crate> --all-features` there (unit, integration and doc
-//! tests).
-//! Nothing outside the copied crates exists in that workspace, so a crate that reads a file
-//! elsewhere in the repository fails here.
+//! them: each at the top under its package name (see [`placements`]), with a synthesized root
+//! `Cargo.toml` holding only our `[workspace.package]`, the `[workspace.dependencies]` entries
+//! the copied manifests use, our `[workspace.lints]` and profiles, plus our `Cargo.lock` and
+//! `rust-toolchain.toml`. Then it runs `cargo test --offline -p <crate> --all-features` there
+//! (unit, integration and doc tests). Nothing but the copied crates exists in that workspace,
+//! and not at their paths here, so a crate that reads a file outside its own directory fails.
 //!
 //! Every run shares one target directory (`target/vendor-check`), so third-party crates are
 //! built once, not once per crate.
@@ -220,24 +219,68 @@ pub(crate) fn closure<'a>(packages: &'a [Package], name: &str) -> Vec<&'a Packag
 
 /// Copies `members` into `dest` under their workspace-relative paths and writes the root
 /// manifest and files a vendored workspace needs.
+/// Where a vendored crate goes: its workspace-relative directory and the one it gets in the
+/// vendored workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Placement {
+    pub(crate) from: String,
+    pub(crate) to: String,
+    /// False for a package nested in another vendored one, which arrives with its parent.
+    pub(crate) copied: bool,
+}
+
+/// Places each member at the top of the vendored workspace under its package name
+/// (`agentctx-protocol/`), not under its path here, as a fork would lay them out: a crate
+/// that reaches a sibling or the repository root by a relative path then finds nothing. A
+/// package inside another vendored package (`agentctx-protocol/tests/common`) keeps its place
+/// inside it. `members` are `(workspace-relative directory, package name)`.
+pub(crate) fn placements(members: &[(String, String)]) -> Vec<Placement> {
+    let mut sorted: Vec<&(String, String)> = members.iter().collect();
+    sorted.sort_by_key(|(dir, _)| dir.len());
+    let mut placed: Vec<Placement> = Vec::new();
+    for (dir, name) in sorted {
+        let parent = placed
+            .iter()
+            .filter(|p| p.copied && dir.starts_with(&format!("{}/", p.from)))
+            .max_by_key(|p| p.from.len());
+        let placement = match parent {
+            Some(parent) => Placement {
+                from: dir.clone(),
+                to: format!("{}{}", parent.to, &dir[parent.from.len()..]),
+                copied: false,
+            },
+            None => Placement {
+                from: dir.clone(),
+                to: name.clone(),
+                copied: true,
+            },
+        };
+        placed.push(placement);
+    }
+    placed
+}
+
+/// Copies `members` into `dest` as [`placements`] lays them out and writes the root manifest
+/// and files a vendored workspace needs.
 fn vendor(
     root: &Path,
     root_manifest: &toml::Table,
     members: &[&Package],
     dest: &Path,
 ) -> Result<()> {
-    let mut member_dirs = Vec::new();
-    let mut manifests = Vec::new();
-    for package in members {
-        let relative = display_path(root, package.dir());
-        let target = dest.join(&relative);
-        // A nested package (test support inside `crates/protocol/tests/common`) is already
-        // there when its parent was copied first; copying again is harmless.
-        copy_dir(package.dir(), &target)?;
-        manifests.push(read(&package.manifest_path)?);
-        member_dirs.push(relative);
+    let listed: Vec<(String, String)> = members
+        .iter()
+        .map(|p| (display_path(root, p.dir()), p.name.clone()))
+        .collect();
+    let placed = placements(&listed);
+    for placement in placed.iter().filter(|p| p.copied) {
+        copy_dir(&root.join(&placement.from), &dest.join(&placement.to))?;
     }
-    let manifest = synthesize_manifest(root_manifest, &member_dirs, &manifests)?;
+    let manifests = members
+        .iter()
+        .map(|p| read(&p.manifest_path))
+        .collect::<Result<Vec<_>>>()?;
+    let manifest = synthesize_manifest(root_manifest, &placed, &manifests)?;
     std::fs::write(dest.join("Cargo.toml"), manifest)
         .with_context(|| format!("could not write {}", dest.display()))?;
     for file in ROOT_FILES {
@@ -276,12 +319,13 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The root `Cargo.toml` of a vendored workspace: `members`, our `[workspace.package]`,
-/// `[workspace.lints]` and profiles, and exactly the `[workspace.dependencies]` entries that
-/// `manifests` (the members' `Cargo.toml` texts) inherit with `workspace = true`.
+/// The root `Cargo.toml` of a vendored workspace: the `members` where they were placed, our
+/// `[workspace.package]`, `[workspace.lints]` and profiles, and exactly the
+/// `[workspace.dependencies]` entries that `manifests` (the members' `Cargo.toml` texts)
+/// inherit with `workspace = true`, path dependencies pointed at the new places.
 pub(crate) fn synthesize_manifest(
     root_manifest: &toml::Table,
-    members: &[String],
+    members: &[Placement],
     manifests: &[String],
 ) -> Result<String> {
     let workspace = root_manifest
@@ -301,10 +345,20 @@ pub(crate) fn synthesize_manifest(
     }
     let mut dependencies = toml::Table::new();
     for name in needed {
-        let entry = available.get(&name).with_context(|| {
-            format!("`{name}` is inherited but not in [workspace.dependencies]")
-        })?;
-        dependencies.insert(name, entry.clone());
+        let mut entry = available
+            .get(&name)
+            .with_context(|| format!("`{name}` is inherited but not in [workspace.dependencies]"))?
+            .clone();
+        if let Some(table) = entry.as_table_mut()
+            && let Some(path) = table.get("path").and_then(toml::Value::as_str)
+        {
+            let path = path.trim_end_matches('/').trim_start_matches("./");
+            let placement = members.iter().find(|m| m.from == path).with_context(|| {
+                format!("`{name}` is a path dependency on `{path}`, which is not vendored")
+            })?;
+            table.insert("path".to_owned(), toml::Value::from(placement.to.as_str()));
+        }
+        dependencies.insert(name, entry);
     }
     let mut new_workspace = toml::Table::new();
     new_workspace.insert("resolver".to_owned(), toml::Value::from("2"));
@@ -313,7 +367,7 @@ pub(crate) fn synthesize_manifest(
         toml::Value::Array(
             members
                 .iter()
-                .map(|m| toml::Value::from(m.as_str()))
+                .map(|m| toml::Value::from(m.to.as_str()))
                 .collect(),
         ),
     );

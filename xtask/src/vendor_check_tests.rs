@@ -12,6 +12,7 @@ use super::closure;
 use super::copy_dir;
 use super::count_tests;
 use super::inherited_dependencies;
+use super::placements;
 use super::select;
 use super::summary;
 use super::synthesize_manifest;
@@ -188,7 +189,10 @@ fn the_synthesized_manifest_holds_only_what_the_members_inherit() {
         "#,
     )
     .unwrap();
-    let members = vec!["crates/protocol".to_owned(), "crates/context".to_owned()];
+    let members = placements(&[
+        ("crates/protocol".to_owned(), "agentctx-protocol".to_owned()),
+        ("crates/context".to_owned(), "agentctx-context".to_owned()),
+    ]);
     let manifests = vec![
         "[dependencies]\nserde = { workspace = true }\n".to_owned(),
         "[dependencies]\nagentctx-protocol = { workspace = true }\nserde = { workspace = true }\n"
@@ -200,12 +204,12 @@ fn the_synthesized_manifest_holds_only_what_the_members_inherit() {
         r#"
         [workspace]
         resolver = "2"
-        members = ["crates/protocol", "crates/context"]
+        members = ["agentctx-context", "agentctx-protocol"]
         [workspace.package]
         edition = "2024"
         [workspace.dependencies]
         serde = { version = "1", features = ["derive"] }
-        agentctx-protocol = { path = "crates/protocol", version = "0.1.0" }
+        agentctx-protocol = { path = "agentctx-protocol", version = "0.1.0" }
         [workspace.lints.clippy]
         unwrap_used = "deny"
         [profile.dev]
@@ -221,6 +225,60 @@ fn the_synthesized_manifest_holds_only_what_the_members_inherit() {
             .unwrap_err()
             .to_string(),
         "`regex` is inherited but not in [workspace.dependencies]"
+    );
+    let unvendored = placements(&[("crates/context".to_owned(), "agentctx-context".to_owned())]);
+    assert_eq!(
+        synthesize_manifest(&root, &unvendored, &manifests[1..])
+            .unwrap_err()
+            .to_string(),
+        "`agentctx-protocol` is a path dependency on `crates/protocol`, which is not vendored"
+    );
+}
+
+#[test]
+fn crates_are_placed_at_the_top_by_name_and_nested_packages_stay_inside() {
+    let placed = |members: &[(&str, &str)]| -> Vec<(String, String, bool)> {
+        let members: Vec<(String, String)> = members
+            .iter()
+            .map(|(d, n)| ((*d).to_owned(), (*n).to_owned()))
+            .collect();
+        placements(&members)
+            .into_iter()
+            .map(|p| (p.from, p.to, p.copied))
+            .collect()
+    };
+    assert_eq!(
+        placed(&[
+            ("crates/protocol/tests/common", "agentctx_test_support"),
+            ("crates/protocol", "agentctx-protocol"),
+            ("crates/context", "agentctx-context"),
+        ]),
+        vec![
+            (
+                "crates/context".to_owned(),
+                "agentctx-context".to_owned(),
+                true
+            ),
+            (
+                "crates/protocol".to_owned(),
+                "agentctx-protocol".to_owned(),
+                true
+            ),
+            (
+                "crates/protocol/tests/common".to_owned(),
+                "agentctx-protocol/tests/common".to_owned(),
+                false
+            ),
+        ]
+    );
+    // Without its parent, a nested package is placed at the top like any other.
+    assert_eq!(
+        placed(&[("crates/protocol/tests/common", "agentctx_test_support")]),
+        vec![(
+            "crates/protocol/tests/common".to_owned(),
+            "agentctx_test_support".to_owned(),
+            true
+        )]
     );
 }
 
