@@ -293,7 +293,8 @@ fn vendor(
     Ok(())
 }
 
-/// Copies `from` into `to`, leaving out `target/` and hidden directories.
+/// Copies `from` into `to`, leaving out `target/` and `.git/` (fixtures live in hidden
+/// directories too, such as a project's `.claude/skills/`).
 pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("could not create {}", to.display()))?;
     let entries =
@@ -308,7 +309,7 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
             .with_context(|| format!("could not stat {}", path.display()))?;
         if file_type.is_dir() {
             let name = name.to_string_lossy();
-            if !name.starts_with('.') && name != "target" {
+            if name != ".git" && name != "target" {
                 copy_dir(&path, &destination)?;
             }
         } else if file_type.is_file() {

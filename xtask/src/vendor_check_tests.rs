@@ -295,7 +295,7 @@ fn list(dir: &Path, prefix: &str, out: &mut Vec<String>) {
 }
 
 #[test]
-fn copying_leaves_out_target_and_hidden_directories() {
+fn copying_leaves_out_target_and_git_but_keeps_hidden_fixtures() {
     let from = tempfile::tempdir().unwrap();
     let to = tempfile::tempdir().unwrap();
     for file in [
@@ -304,6 +304,7 @@ fn copying_leaves_out_target_and_hidden_directories() {
         "tests/fixtures/a.jsonl",
         "target/debug/x",
         ".git/HEAD",
+        "tests/fixtures/project/.claude/skills/a/SKILL.md",
     ] {
         let path = from.path().join(file);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -315,7 +316,12 @@ fn copying_leaves_out_target_and_hidden_directories() {
     copied.sort();
     assert_eq!(
         copied,
-        vec!["Cargo.toml", "src/lib.rs", "tests/fixtures/a.jsonl"]
+        vec![
+            "Cargo.toml",
+            "src/lib.rs",
+            "tests/fixtures/a.jsonl",
+            "tests/fixtures/project/.claude/skills/a/SKILL.md",
+        ]
     );
     assert_eq!(
         fs::read_to_string(to.path().join("crates/a/src/lib.rs")).unwrap(),
