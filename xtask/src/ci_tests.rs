@@ -27,7 +27,7 @@ fn steps_run_in_the_documented_order() {
             "doctests",
             "docs",
             "release replay",
-            "vendor-check floors 0-2",
+            "vendor-check",
         ]
     );
 }

@@ -52,8 +52,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run every CI check in order: fmt, clippy, tidy, cargo deny, tests (default and all
-    /// features), doctests, docs, the README's replay on a release build, vendor-check of
-    /// floors 0 to 2.
+    /// features), doctests, docs, the README's replay on a release build, vendor-check.
     Ci {
         /// Run the steps after a failure too; the first failure still fails the run.
         #[arg(long)]
