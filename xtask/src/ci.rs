@@ -5,15 +5,50 @@ use std::time::Instant;
 
 use anyhow::Result;
 use anyhow::anyhow;
+use anyhow::bail;
 
 use crate::process::Cmd;
 use crate::tidy;
+use crate::vendor_check;
 use crate::workspace::Metadata;
 
 /// `cargo fmt` over the workspace with one `use` per item; `check` only reports.
-pub(crate) fn fmt_cmd(check: bool) -> Cmd {
-    let cmd = Cmd::cargo(["fmt", "--all", "--", "--config", "imports_granularity=Item"]);
+///
+/// `imports_granularity` is a nightly-only rustfmt option (stable rustfmt warns and ignores
+/// it), so the rule is enforced with the installed nightly rustfmt. Without nightly the stable
+/// one checks everything else and the caller says loudly that imports went unchecked.
+pub(crate) fn fmt_cmd(check: bool, nightly: bool) -> Cmd {
+    let cmd = if nightly {
+        Cmd::cargo([
+            "+nightly",
+            "fmt",
+            "--all",
+            "--",
+            "--config",
+            "imports_granularity=Item",
+        ])
+    } else {
+        Cmd::cargo(["fmt", "--all", "--"])
+    };
     if check { cmd.arg("--check") } else { cmd }
+}
+
+/// Whether a nightly rustfmt is installed (`cargo +nightly fmt --version`).
+pub(crate) fn has_nightly_rustfmt() -> bool {
+    Cmd::cargo(["+nightly", "fmt", "--version"]).succeeds_quietly()
+}
+
+/// The warning printed when nightly rustfmt is missing.
+pub(crate) const NO_NIGHTLY: &str = "WARNING: no nightly rustfmt (`rustup toolchain install nightly --component rustfmt`): \
+     one `use` per item (imports_granularity=Item) is NOT checked; falling back to stable `cargo fmt`";
+
+/// `cargo xtask fmt [--check]`.
+pub(crate) fn fmt(check: bool) -> Result<()> {
+    let nightly = has_nightly_rustfmt();
+    if !nightly {
+        eprintln!("{NO_NIGHTLY}");
+    }
+    fmt_cmd(check, nightly).run()
 }
 
 /// Clippy over every target and feature, warnings denied.
@@ -34,19 +69,52 @@ pub(crate) fn has_cargo_tool(subcommand: &str) -> bool {
     Cmd::cargo([subcommand, "--version"]).succeeds_quietly()
 }
 
+/// The feature sets CI tests: the default one (what `agentctx-cli` ships, without
+/// `tiktoken`) and every feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Features {
+    Default,
+    All,
+}
+
 /// The test command: nextest when it is installed, else `cargo test`.
-pub(crate) fn test_cmd(nextest: bool) -> Cmd {
-    if nextest {
-        Cmd::cargo([
-            "nextest",
-            "run",
-            "--workspace",
-            "--all-features",
-            "--no-fail-fast",
-        ])
+pub(crate) fn test_cmd(nextest: bool, features: Features) -> Cmd {
+    let cmd = if nextest {
+        Cmd::cargo(["nextest", "run", "--workspace"])
     } else {
-        Cmd::cargo(["test", "--workspace", "--all-features", "--no-fail-fast"])
+        Cmd::cargo(["test", "--workspace"])
+    };
+    let cmd = match features {
+        Features::Default => cmd,
+        Features::All => cmd.arg("--all-features"),
+    };
+    cmd.arg("--no-fail-fast")
+}
+
+/// The README's first command, on a release build: the bundled sessions must replay.
+pub(crate) fn release_replay_cmd() -> Cmd {
+    Cmd::cargo([
+        "run",
+        "--release",
+        "-p",
+        "agentctx-cli",
+        "--",
+        "replay",
+        "examples/sessions",
+    ])
+}
+
+/// The crates `cargo xtask ci` vendors alone: all of them (`None`), or floors 0 to this one.
+/// The full run takes about 5 minutes with third-party crates already built in
+/// `target/vendor-check` and about 12 on a fresh clone (2 cores), well inside CI's budget.
+pub(crate) const CI_VENDOR_MAX_FLOOR: Option<u8> = None;
+
+fn run_tests(features: Features) -> Result<()> {
+    let nextest = has_cargo_tool("nextest");
+    if !nextest {
+        println!("cargo-nextest is not installed; falling back to `cargo test`");
     }
+    test_cmd(nextest, features).run()
 }
 
 /// `cargo test --doc` fails outright on a workspace without a library target.
@@ -64,21 +132,27 @@ pub(crate) enum Step {
     Fmt,
     Clippy,
     Tidy,
+    Deny,
+    TestsDefault,
     Tests,
     Doctests,
     Docs,
-    Deny,
+    ReleaseReplay,
+    VendorCheck,
 }
 
 impl Step {
-    pub(crate) const ALL: [Step; 7] = [
+    pub(crate) const ALL: [Step; 10] = [
         Step::Fmt,
         Step::Clippy,
         Step::Tidy,
+        Step::Deny,
+        Step::TestsDefault,
         Step::Tests,
         Step::Doctests,
         Step::Docs,
-        Step::Deny,
+        Step::ReleaseReplay,
+        Step::VendorCheck,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -86,10 +160,13 @@ impl Step {
             Step::Fmt => "fmt --check",
             Step::Clippy => "clippy",
             Step::Tidy => "tidy",
-            Step::Tests => "tests",
+            Step::Deny => "cargo deny",
+            Step::TestsDefault => "tests (default features)",
+            Step::Tests => "tests (all features)",
             Step::Doctests => "doctests",
             Step::Docs => "docs",
-            Step::Deny => "cargo deny",
+            Step::ReleaseReplay => "release replay",
+            Step::VendorCheck => "vendor-check",
         }
     }
 
@@ -99,25 +176,47 @@ impl Step {
             Step::Fmt => "`cargo xtask fmt` fixes it",
             Step::Clippy => "rerun with `cargo xtask lint`",
             Step::Tidy => "rerun with `cargo xtask tidy`",
+            Step::Deny => {
+                "rerun with `cargo deny --offline check bans licenses sources`; `cargo xtask tools cargo-deny` installs it"
+            }
+            Step::TestsDefault => "rerun with `cargo nextest run --workspace`",
             Step::Tests => "rerun with `cargo nextest run --workspace --all-features`",
             Step::Doctests => "rerun with `cargo test --workspace --doc --all-features`",
             Step::Docs => "rerun with `RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps`",
-            Step::Deny => "rerun with `cargo deny --offline check bans licenses sources`",
+            Step::ReleaseReplay => {
+                "rerun with `cargo run --release -p agentctx-cli -- replay examples/sessions`"
+            }
+            Step::VendorCheck => "rerun with `cargo xtask vendor-check`",
         }
     }
 
     fn execute(self) -> Result<Outcome> {
         match self {
-            Step::Fmt => fmt_cmd(true).run()?,
+            Step::Fmt => {
+                let nightly = has_nightly_rustfmt();
+                fmt_cmd(true, nightly).run()?;
+                if !nightly {
+                    println!("{NO_NIGHTLY}");
+                    return Ok(Outcome::Degraded(
+                        "no nightly rustfmt: one `use` per item unchecked".to_owned(),
+                    ));
+                }
+            }
             Step::Clippy => lint_cmd().run()?,
             Step::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy")?,
-            Step::Tests => {
-                let nextest = has_cargo_tool("nextest");
-                if !nextest {
-                    println!("cargo-nextest is not installed; falling back to `cargo test`");
+            Step::Deny => {
+                if !has_cargo_tool("deny") {
+                    bail!(
+                        "cargo-deny is not installed; `cargo xtask tools cargo-deny` installs it (.ci/run does)"
+                    );
                 }
-                test_cmd(nextest).run()?;
+                // `--offline` also reaches `cargo metadata`, which needs every package of the
+                // graph (all platforms) on disk; a build fetches only the host's.
+                Cmd::cargo(["fetch"]).run()?;
+                Cmd::cargo(["deny", "--offline", "check", "bans", "licenses", "sources"]).run()?;
             }
+            Step::TestsDefault => run_tests(Features::Default)?,
+            Step::Tests => run_tests(Features::All)?,
             Step::Doctests => {
                 if !has_library(&Metadata::load()?) {
                     return Ok(Outcome::Skipped("no library crate".to_owned()));
@@ -127,17 +226,11 @@ impl Step {
             Step::Docs => Cmd::cargo(["doc", "--workspace", "--no-deps", "--all-features"])
                 .env("RUSTDOCFLAGS", "-D warnings")
                 .run()?,
-            Step::Deny => {
-                if !has_cargo_tool("deny") {
-                    return Ok(Outcome::Skipped(
-                        "cargo-deny is not installed (`cargo xtask tools` installs it)".to_owned(),
-                    ));
-                }
-                // `--offline` also reaches `cargo metadata`, which needs every package of the
-                // graph (all platforms) on disk; a build fetches only the host's.
-                Cmd::cargo(["fetch"]).run()?;
-                Cmd::cargo(["deny", "--offline", "check", "bans", "licenses", "sources"]).run()?;
-            }
+            Step::ReleaseReplay => release_replay_cmd().run()?,
+            Step::VendorCheck => vendor_check::run(&vendor_check::Selection {
+                crates: Vec::new(),
+                max_floor: CI_VENDOR_MAX_FLOOR,
+            })?,
         }
         Ok(Outcome::Passed)
     }
@@ -146,19 +239,22 @@ impl Step {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Passed,
+    /// Passed, but checked less than it should; the text says what was left out.
+    Degraded(String),
     Skipped(String),
     Failed,
     NotRun,
 }
 
 /// Runs every step; on the first failure prints the summary and returns an error naming the
-/// step and how to rerun it.
-pub(crate) fn run() -> Result<()> {
+/// step and how to rerun it. With `keep_going` the steps after a failure still run (to see
+/// every problem, or to time the whole pipeline), and the first failure is returned.
+pub(crate) fn run(keep_going: bool) -> Result<()> {
     let started = Instant::now();
     let mut results: Vec<(Step, Outcome, Duration)> = Vec::new();
     let mut failure = None;
     for (index, step) in Step::ALL.into_iter().enumerate() {
-        if failure.is_some() {
+        if failure.is_some() && !keep_going {
             results.push((step, Outcome::NotRun, Duration::ZERO));
             continue;
         }
@@ -172,13 +268,16 @@ pub(crate) fn run() -> Result<()> {
         let outcome = match step.execute() {
             Ok(outcome) => outcome,
             Err(err) => {
-                failure = Some((step, err));
+                println!("{} failed: {err:#}", step.name());
+                if failure.is_none() {
+                    failure = Some((step, err));
+                }
                 Outcome::Failed
             }
         };
         let elapsed = step_started.elapsed();
-        if let Outcome::Skipped(reason) = &outcome {
-            println!("<== {} skipped: {reason}", step.name());
+        if let Outcome::Skipped(reason) | Outcome::Degraded(reason) = &outcome {
+            println!("<== {} {}: {reason}", step.name(), label(&outcome));
         } else {
             println!(
                 "<== {} {} in {}",
@@ -203,6 +302,7 @@ pub(crate) fn run() -> Result<()> {
 fn label(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Passed => "ok",
+        Outcome::Degraded(_) => "PARTIAL",
         Outcome::Skipped(_) => "skipped",
         Outcome::Failed => "FAILED",
         Outcome::NotRun => "not run",
@@ -218,11 +318,11 @@ pub(crate) fn summary(results: &[(Step, Outcome, Duration)], total: Duration) ->
             _ => format_duration(*elapsed),
         };
         text.push_str(&format!(
-            "  {:<8} {:<12} {time:>8}",
+            "  {:<8} {:<24} {time:>8}",
             label(outcome),
             step.name()
         ));
-        if let Outcome::Skipped(reason) = outcome {
+        if let Outcome::Skipped(reason) | Outcome::Degraded(reason) = outcome {
             text.push_str(&format!("  ({reason})"));
         }
         text.push('\n');

@@ -2,11 +2,13 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 
+use super::Features;
 use super::Outcome;
 use super::Step;
 use super::fmt_cmd;
 use super::format_duration;
 use super::lint_cmd;
+use super::release_replay_cmd;
 use super::summary;
 use super::test_cmd;
 
@@ -19,10 +21,13 @@ fn steps_run_in_the_documented_order() {
             "fmt --check",
             "clippy",
             "tidy",
-            "tests",
+            "cargo deny",
+            "tests (default features)",
+            "tests (all features)",
             "doctests",
             "docs",
-            "cargo deny"
+            "release replay",
+            "vendor-check",
         ]
     );
 }
@@ -30,25 +35,44 @@ fn steps_run_in_the_documented_order() {
 #[test]
 fn commands_are_the_documented_ones() {
     assert_eq!(
-        fmt_cmd(false).display(),
-        "cargo fmt --all -- --config imports_granularity=Item"
+        fmt_cmd(false, true).display(),
+        "cargo +nightly fmt --all -- --config imports_granularity=Item"
     );
     assert_eq!(
-        fmt_cmd(true).display(),
-        "cargo fmt --all -- --config imports_granularity=Item --check"
+        fmt_cmd(true, true).display(),
+        "cargo +nightly fmt --all -- --config imports_granularity=Item --check"
     );
+    assert_eq!(fmt_cmd(true, false).display(), "cargo fmt --all -- --check");
     assert_eq!(
         lint_cmd().display(),
         "cargo clippy --workspace --all-targets --all-features -- -D warnings"
     );
     assert_eq!(
-        test_cmd(true).display(),
+        test_cmd(true, Features::Default).display(),
+        "cargo nextest run --workspace --no-fail-fast"
+    );
+    assert_eq!(
+        test_cmd(true, Features::All).display(),
         "cargo nextest run --workspace --all-features --no-fail-fast"
     );
     assert_eq!(
-        test_cmd(false).display(),
+        test_cmd(false, Features::All).display(),
         "cargo test --workspace --all-features --no-fail-fast"
     );
+    assert_eq!(
+        release_replay_cmd().display(),
+        "cargo run --release -p agentctx-cli -- replay examples/sessions"
+    );
+}
+
+#[test]
+fn the_release_replay_runs_the_readmes_first_command() {
+    let readme = std::fs::read_to_string(crate::workspace::root().join("README.md")).unwrap();
+    let first_command = readme
+        .lines()
+        .find(|line| line.starts_with("cargo "))
+        .unwrap();
+    assert_eq!(first_command, release_replay_cmd().display());
 }
 
 #[test]
@@ -65,18 +89,24 @@ fn summary_shows_each_step_and_the_verdict() {
         (Step::Clippy, Outcome::Failed, Duration::from_secs(75)),
         (Step::Tidy, Outcome::NotRun, Duration::ZERO),
         (
-            Step::Deny,
-            Outcome::Skipped("not installed".to_owned()),
+            Step::Doctests,
+            Outcome::Skipped("no library crate".to_owned()),
             Duration::ZERO,
+        ),
+        (
+            Step::Fmt,
+            Outcome::Degraded("no nightly".to_owned()),
+            Duration::from_secs(2),
         ),
     ];
     assert_eq!(
         summary(&results, Duration::from_secs(77)),
         "ci summary:\n  \
-         ok       fmt --check      1.2s\n  \
-         FAILED   clippy         1m 15s\n  \
-         not run  tidy                -\n  \
-         skipped  cargo deny       0.0s  (not installed)\n\
+         ok       fmt --check                  1.2s\n  \
+         FAILED   clippy                     1m 15s\n  \
+         not run  tidy                            -\n  \
+         skipped  doctests                     0.0s  (no library crate)\n  \
+         PARTIAL  fmt --check                  2.0s  (no nightly)\n\
          ci failed in 1m 17s"
     );
 }

@@ -1,5 +1,15 @@
-//! The dependency floors of `docs/architecture.md`, and the check that every workspace crate
-//! depends only on crates of strictly lower floors.
+//! The dependency floors, and the check that every workspace crate depends only on crates of
+//! strictly lower floors.
+//!
+//! Each crate declares its own floor in its `Cargo.toml`:
+//!
+//! ```toml
+//! [package.metadata.agentctx]
+//! floor = 2
+//! ```
+//!
+//! and xtask reads it through `cargo metadata`, so the floor travels with a vendored crate and
+//! there is no second copy to keep in step.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,53 +19,43 @@ use crate::workspace::DepKind;
 use crate::workspace::Package;
 use crate::workspace::display_path;
 
-/// One row of the floors table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FloorEntry {
-    pub(crate) floor: u8,
-    /// Directory under `crates/`.
-    pub(crate) dir: &'static str,
-    pub(crate) package: &'static str,
-}
-
-const fn entry(floor: u8, dir: &'static str, package: &'static str) -> FloorEntry {
-    FloorEntry {
-        floor,
-        dir,
-        package,
-    }
-}
-
-/// The floors table. It mirrors the table in `docs/architecture.md` (`tidy` checks that the two
-/// agree); a new crate under `crates/` must be added to both.
-pub(crate) const FLOORS: &[FloorEntry] = &[
-    entry(0, "protocol", "agentctx-protocol"),
-    entry(1, "context", "agentctx-context"),
-    entry(1, "rollout", "agentctx-rollout"),
-    entry(1, "model", "agentctx-model"),
-    entry(1, "skills", "agentctx-skills"),
-    entry(2, "reminders", "agentctx-reminders"),
-    entry(2, "compact", "agentctx-compact"),
-    entry(2, "memory", "agentctx-memory"),
-    entry(3, "loop-driver", "agentctx-loop-driver"),
-    entry(4, "core", "agentctx-core"),
-    entry(5, "cli", "agentctx-cli"),
-];
-
 const CHECK: &str = "floors";
-const TABLE: &str = "`FLOORS` in xtask/src/floors.rs and the floors table of docs/architecture.md";
+const HOW_TO_DECLARE: &str = "add `[package.metadata.agentctx]` with `floor = N` to its Cargo.toml (docs/architecture.md, \"Floors\")";
 
-pub(crate) fn floor_of(package: &str) -> Option<u8> {
-    FLOORS
-        .iter()
-        .find(|entry| entry.package == package)
-        .map(|entry| entry.floor)
+/// What a package's manifest says about its floor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Declared {
+    Floor(u8),
+    Missing,
+    /// Present but not a small non-negative integer; the text says what was found.
+    Invalid(String),
+}
+
+/// The floor `[package.metadata.agentctx] floor` declares.
+pub(crate) fn declared(package: &Package) -> Declared {
+    let Some(value) = package
+        .metadata
+        .get("agentctx")
+        .and_then(|agentctx| agentctx.get("floor"))
+    else {
+        return Declared::Missing;
+    };
+    match value.as_u64().map(u8::try_from) {
+        Some(Ok(floor)) => Declared::Floor(floor),
+        _ => Declared::Invalid(value.to_string()),
+    }
 }
 
 /// Shared test fixtures (`<crate>_test_support`, `<crate>-test-support`) sit on no floor; only
 /// dev-dependencies may point at them.
 pub(crate) fn is_test_support(package: &str) -> bool {
     package.ends_with("_test_support") || package.ends_with("-test-support")
+}
+
+/// Whether `package` is one of the floored crates: its manifest sits under `<root>/crates/` and
+/// it is not test support.
+pub(crate) fn is_floored_crate(root: &Path, package: &Package) -> bool {
+    package.manifest_path.starts_with(root.join("crates")) && !is_test_support(&package.name)
 }
 
 /// Checks every package whose manifest sits under `<root>/crates/`. `packages` is the whole
@@ -65,34 +65,56 @@ pub(crate) fn check(root: &Path, packages: &[Package]) -> Vec<Finding> {
     let crates_dir = root.join("crates");
     let mut findings = Vec::new();
     for package in packages {
-        if !package.manifest_path.starts_with(&crates_dir) || is_test_support(&package.name) {
+        if !is_floored_crate(root, package) {
             continue;
         }
         let manifest = display_path(root, &package.manifest_path);
-        let Some(entry) = FLOORS.iter().find(|e| e.package == package.name) else {
-            findings.push(Finding::error(
-                CHECK,
-                manifest,
-                format!(
-                    "package `{}` is on no floor; add it to {TABLE}",
-                    package.name
-                ),
-            ));
-            continue;
-        };
-        let expected_dir = crates_dir.join(entry.dir);
-        if package.dir() != expected_dir {
+        let dir_name = package
+            .dir()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let expected_name = format!("agentctx-{dir_name}");
+        if package.dir().parent() != Some(crates_dir.as_path()) || package.name != expected_name {
             findings.push(Finding::error(
                 CHECK,
                 manifest.clone(),
                 format!(
-                    "package `{}` must live in `crates/{}` (see {TABLE})",
-                    package.name, entry.dir
+                    "package `{}` must live in `crates/<dir>` and be named `agentctx-<dir>`",
+                    package.name
                 ),
             ));
         }
+        let floor = match declared(package) {
+            Declared::Floor(floor) => floor,
+            Declared::Missing => {
+                findings.push(Finding::error(
+                    CHECK,
+                    manifest,
+                    format!(
+                        "package `{}` declares no floor; {HOW_TO_DECLARE}",
+                        package.name
+                    ),
+                ));
+                continue;
+            }
+            Declared::Invalid(found) => {
+                findings.push(Finding::error(
+                    CHECK,
+                    manifest,
+                    format!(
+                        "package `{}` declares floor {found}, which is not an integer from 0 to 255",
+                        package.name
+                    ),
+                ));
+                continue;
+            }
+        };
         for dep in &package.dependencies {
-            if dep.path.is_none() || !members.contains_key(dep.name.as_str()) {
+            let Some(dep_package) = members.get(dep.name.as_str()) else {
+                continue;
+            };
+            if dep.path.is_none() {
                 continue;
             }
             let kind = dep.kind();
@@ -106,21 +128,20 @@ pub(crate) fn check(root: &Path, packages: &[Package]) -> Vec<Finding> {
                     )
                 })
             } else {
-                match floor_of(&dep.name) {
-                    None => Some(format!(
-                        "`{}` depends on workspace package `{}` in {}, which is on no floor; add it to {TABLE}",
+                match declared(dep_package) {
+                    Declared::Floor(dep_floor) if dep_floor >= floor => Some(format!(
+                        "`{}` (floor {floor}) depends on `{}` (floor {dep_floor}) in {}; a crate may depend only on crates of strictly lower floors",
                         package.name,
                         dep.name,
                         kind.section()
                     )),
-                    Some(dep_floor) if dep_floor >= entry.floor => Some(format!(
-                        "`{}` (floor {}) depends on `{}` (floor {dep_floor}) in {}; a crate may depend only on crates of strictly lower floors",
+                    Declared::Floor(_) => None,
+                    Declared::Missing | Declared::Invalid(_) => Some(format!(
+                        "`{}` depends on workspace package `{}` in {}, which declares no floor; {HOW_TO_DECLARE}",
                         package.name,
-                        entry.floor,
                         dep.name,
                         kind.section()
                     )),
-                    Some(_) => None,
                 }
             };
             if let Some(message) = problem {
@@ -131,16 +152,29 @@ pub(crate) fn check(root: &Path, packages: &[Package]) -> Vec<Finding> {
     findings
 }
 
-/// The table as `cargo xtask deps` prints it, one floor per line.
-pub(crate) fn render_table() -> String {
+/// The floors as `cargo xtask deps` prints them, one floor per line, crates by name; crates
+/// without a valid floor are listed last.
+pub(crate) fn render_table(root: &Path, packages: &[Package]) -> String {
     let mut by_floor: BTreeMap<u8, Vec<&str>> = BTreeMap::new();
-    for entry in FLOORS {
-        by_floor.entry(entry.floor).or_default().push(entry.package);
+    let mut undeclared = Vec::new();
+    for package in packages.iter().filter(|p| is_floored_crate(root, p)) {
+        match declared(package) {
+            Declared::Floor(floor) => by_floor.entry(floor).or_default().push(&package.name),
+            Declared::Missing | Declared::Invalid(_) => undeclared.push(package.name.as_str()),
+        }
     }
-    by_floor
-        .iter()
-        .map(|(floor, packages)| format!("floor {floor}: {}\n", packages.join(", ")))
-        .collect()
+    let mut text: String = by_floor
+        .iter_mut()
+        .map(|(floor, names)| {
+            names.sort_unstable();
+            format!("floor {floor}: {}\n", names.join(", "))
+        })
+        .collect();
+    if !undeclared.is_empty() {
+        undeclared.sort_unstable();
+        text.push_str(&format!("no floor: {}\n", undeclared.join(", ")));
+    }
+    text
 }
 
 #[cfg(test)]

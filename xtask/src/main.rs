@@ -4,7 +4,8 @@
 //! `xtask` sits beside the floors of `docs/architecture.md`: no crate depends on it and it
 //! depends on no agentctx crate. It runs what CI runs (`ci`), formats (`fmt`), lints (`lint`),
 //! checks the style rules a program can check (`tidy`, `deps`), refreshes generated JSON
-//! schemas (`schema`) and insta snapshots (`snapshots`), runs benchmarks (`bench`) and installs
+//! schemas (`schema`), vendors each crate alone to build and test it (`vendor-check`), drives
+//! insta snapshots through cargo-insta (`snapshots`), runs benchmarks (`bench`) and installs
 //! the cargo tools the checks use (`tools`). Every external program is started through
 //! `process.rs`.
 //!
@@ -28,6 +29,7 @@ mod schema;
 mod snapshots;
 mod tidy;
 mod tools;
+mod vendor_check;
 mod workspace;
 
 use std::process::ExitCode;
@@ -49,9 +51,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run every CI check in order: fmt, clippy, tidy, tests, doctests, docs, cargo deny.
-    Ci,
-    /// Format the workspace with one `use` per item.
+    /// Run every CI check in order: fmt, clippy, tidy, cargo deny, tests (default and all
+    /// features), doctests, docs, the README's replay on a release build, vendor-check.
+    Ci {
+        /// Run the steps after a failure too; the first failure still fails the run.
+        #[arg(long)]
+        keep_going: bool,
+    },
+    /// Format the workspace with one `use` per item (nightly rustfmt).
     Fmt {
         /// Only report files that are not formatted.
         #[arg(long)]
@@ -59,28 +66,48 @@ enum Command {
     },
     /// Clippy over every target and feature with warnings denied.
     Lint,
-    /// Check the rules of STYLE.md a program can check (floors, crate docs, lints, layout).
+    /// Check the invariants of docs/architecture.md a program can check (floors, crate docs,
+    /// lints, layout, test wiring, references outside the repository).
     Tidy,
     /// Print the dependency floors and check that crates depend only on lower floors.
     Deps,
-    /// Regenerate docs/schema/*.json through the crates' `schema_is_fresh` tests.
+    /// Regenerate the crates' committed JSON schemas through their `schema_is_fresh` tests.
     Schema,
+    /// Vendor each crate alone into a fresh workspace and build and test it there offline.
+    VendorCheck {
+        /// Crates to check, by package or directory name; all crates under crates/ if none.
+        crates: Vec<String>,
+        /// Only crates on this floor or lower.
+        #[arg(long)]
+        max_floor: Option<u8>,
+    },
     /// Run the benchmarks; extra arguments go to `cargo bench`.
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Record changed insta snapshots as .snap.new files, or accept them.
+    /// Insta snapshots through cargo-insta: record pending changes, or review, accept or
+    /// reject them.
     Snapshots {
-        /// Move pending .snap.new files over their .snap files.
-        #[arg(long)]
+        /// Review the pending snapshots one by one (`cargo insta review`).
+        #[arg(long, conflicts_with_all = ["accept", "reject"])]
+        review: bool,
+        /// Accept every pending snapshot (`cargo insta accept`).
+        #[arg(long, conflicts_with = "reject")]
         accept: bool,
-        /// Extra arguments for `cargo test` (e.g. `-p agentctx-reminders`).
+        /// Drop every pending snapshot (`cargo insta reject`).
+        #[arg(long)]
+        reject: bool,
+        /// Extra arguments for `cargo insta test` (e.g. `-p agentctx-reminders`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Install missing cargo tools (cargo-deny, cargo-nextest) with `cargo install --locked`.
-    Tools,
+    /// Install missing cargo tools (cargo-deny, cargo-insta, cargo-nextest) with
+    /// `cargo install --locked`; name packages to install only those.
+    Tools {
+        /// Packages to check, e.g. `cargo-deny`; all of them if none.
+        packages: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -95,22 +122,33 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<()> {
     match command {
-        Command::Ci => ci::run(),
-        Command::Fmt { check } => ci::fmt_cmd(check).run(),
+        Command::Ci { keep_going } => ci::run(keep_going),
+        Command::Fmt { check } => ci::fmt(check),
         Command::Lint => ci::lint_cmd().run(),
         Command::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy"),
         Command::Deps => {
-            print!("{}", floors::render_table());
             let metadata = Metadata::load()?;
+            print!(
+                "{}",
+                floors::render_table(&metadata.workspace_root, &metadata.packages)
+            );
             let findings = floors::check(&metadata.workspace_root, &metadata.packages);
             tidy::report(&findings, "deps")
         }
         Command::Schema => schema::run(),
+        Command::VendorCheck { crates, max_floor } => {
+            vendor_check::run(&vendor_check::Selection { crates, max_floor })
+        }
         Command::Bench { args } => Cmd::cargo(["bench"])
             .args(workspace::scope_args(&args))
             .args(args)
             .run(),
-        Command::Snapshots { accept, args } => snapshots::run(accept, &args),
-        Command::Tools => tools::run(),
+        Command::Snapshots {
+            review,
+            accept,
+            reject,
+            args,
+        } => snapshots::run(snapshots::Action::from_flags(review, accept, reject), &args),
+        Command::Tools { packages } => tools::run(&packages),
     }
 }

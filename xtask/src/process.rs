@@ -3,6 +3,8 @@
 //! Every command runs in the workspace root, is echoed before it runs, and a failure names the
 //! full command line and its exit status (plus its stderr when the output was captured).
 
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::Stdio;
 
 use anyhow::Context;
@@ -15,6 +17,8 @@ pub(crate) struct Cmd {
     program: String,
     args: Vec<String>,
     envs: Vec<(String, String)>,
+    /// Where the command runs; the workspace root when `None`.
+    dir: Option<PathBuf>,
 }
 
 impl Cmd {
@@ -23,6 +27,7 @@ impl Cmd {
             program: program.into(),
             args: Vec::new(),
             envs: Vec::new(),
+            dir: None,
         }
     }
 
@@ -56,11 +61,21 @@ impl Cmd {
         self
     }
 
+    /// Runs the command in `dir` instead of the workspace root.
+    pub(crate) fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// The command as a shell would show it: `KEY=value program arg 'arg with space'`.
     pub(crate) fn display(&self) -> String {
         let envs = self.envs.iter().map(|(k, v)| format!("{k}={}", quote(v)));
         let words = std::iter::once(quote(&self.program)).chain(self.args.iter().map(|a| quote(a)));
-        envs.chain(words).collect::<Vec<_>>().join(" ")
+        let line = envs.chain(words).collect::<Vec<_>>().join(" ");
+        match &self.dir {
+            Some(dir) => format!("cd {} && {line}", quote(&dir.to_string_lossy())),
+            None => line,
+        }
     }
 
     /// Runs with inherited stdio; fails when the command cannot start or exits unsuccessfully.
@@ -96,6 +111,21 @@ impl Cmd {
             .with_context(|| format!("`{}` wrote stdout that is not UTF-8", self.display()))
     }
 
+    /// Runs with stderr shown and stdout captured; returns whether it succeeded and its stdout.
+    /// For commands whose report is read (`cargo test` result lines) but whose progress the
+    /// user still sees.
+    pub(crate) fn run_capturing_stdout(&self) -> Result<(bool, String)> {
+        println!("$ {}", self.display());
+        let output = self
+            .command()
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .output()
+            .with_context(|| format!("could not start `{}`", self.display()))?;
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        Ok((output.status.success(), stdout))
+    }
+
     /// Whether the command starts and exits successfully; all output is discarded. Used to
     /// probe for tools (`cargo deny --version`).
     pub(crate) fn succeeds_quietly(&self) -> bool {
@@ -115,7 +145,7 @@ impl Cmd {
         let mut command = std::process::Command::new(&self.program);
         command
             .args(&self.args)
-            .current_dir(crate::workspace::root());
+            .current_dir(self.dir.as_deref().unwrap_or(crate::workspace::root()));
         for (key, value) in &self.envs {
             command.env(key, value);
         }

@@ -52,3 +52,14 @@ fn env_is_passed_to_the_child_only() {
     assert!(stdout.contains("\"workspace_root\""));
     assert_eq!(std::env::var_os("XTASK_TEST_CHILD_ONLY"), None);
 }
+
+#[test]
+fn a_command_in_another_directory_runs_there_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("marker.txt"), "").unwrap();
+    let cmd = Cmd::new("ls").current_dir(dir.path());
+    assert_eq!(cmd.display(), format!("cd {} && ls", dir.path().display()));
+    let (ok, stdout) = cmd.run_capturing_stdout().unwrap();
+    assert!(ok);
+    assert_eq!(stdout, "marker.txt\n");
+}

@@ -1,17 +1,20 @@
 use pretty_assertions::assert_eq;
 
-use super::changed_files;
+use super::changed_schemas;
 
 #[test]
-fn porcelain_lines_give_their_paths() {
-    let porcelain = " M docs/schema/config.json\n?? docs/schema/protocol.json\nR  docs/schema/a.json -> docs/schema/b.json\n";
+fn porcelain_lines_give_the_changed_schema_paths_only() {
+    let porcelain = " M crates/reminders/config.schema.json\n\
+        ?? crates/protocol/schema/loop-event.schema.json\n\
+        R  crates/model/a.schema.json -> crates/model/config.schema.json\n \
+        M crates/reminders/src/config.rs\n";
     assert_eq!(
-        changed_files(porcelain),
+        changed_schemas(porcelain),
         vec![
-            "docs/schema/config.json",
-            "docs/schema/protocol.json",
-            "docs/schema/b.json"
+            "crates/reminders/config.schema.json",
+            "crates/protocol/schema/loop-event.schema.json",
+            "crates/model/config.schema.json",
         ]
     );
-    assert_eq!(changed_files(""), Vec::<String>::new());
+    assert_eq!(changed_schemas(""), Vec::<String>::new());
 }

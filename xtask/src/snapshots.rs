@@ -1,130 +1,64 @@
-//! `cargo xtask snapshots`: records changed insta snapshots as `*.snap.new` files for review,
-//! and `--accept` moves reviewed ones over the `.snap` files (no cargo-insta needed).
+//! `cargo xtask snapshots`: insta snapshots through `cargo insta` (installed by
+//! `cargo xtask tools`).
+//!
+//! - `cargo xtask snapshots [ARGS]` runs the tests with `cargo insta test`, which records
+//!   every changed snapshot as a pending `.snap.new` (inline ones too) and lists them;
+//! - `--review` walks through the pending ones interactively (`cargo insta review`);
+//! - `--accept` / `--reject` take or drop all of them (`cargo insta accept` / `reject`).
 
-use std::path::Path;
-use std::path::PathBuf;
-
-use anyhow::Context;
 use anyhow::Result;
 use anyhow::bail;
 
+use crate::ci::has_cargo_tool;
 use crate::process::Cmd;
 use crate::workspace;
-use crate::workspace::display_path;
 
-const NEW_SUFFIX: &str = ".snap.new";
-const INLINE_SUFFIX: &str = ".pending-snap";
-
-pub(crate) fn run(accept: bool, cargo_args: &[String]) -> Result<()> {
-    let root = workspace::root();
-    if accept {
-        let accepted = accept_pending(root)?;
-        for path in &accepted {
-            println!("accepted {}", display_path(root, path));
-        }
-        println!("{} snapshot(s) accepted", accepted.len());
-        return report_inline(root);
-    }
-    // INSTA_FORCE_PASS lets a test go on past its first changed snapshot, so one run records
-    // every change; real failures still fail.
-    let tests = Cmd::cargo(["test", "--all-features", "--no-fail-fast"])
-        .args(workspace::scope_args(cargo_args))
-        .args(cargo_args.iter().cloned())
-        .env("INSTA_UPDATE", "new")
-        .env("INSTA_FORCE_PASS", "1")
-        .run();
-    let pending = find_pending(root)?;
-    let new_files: Vec<&PathBuf> = pending
-        .iter()
-        .filter(|p| has_suffix(p, NEW_SUFFIX))
-        .collect();
-    if new_files.is_empty() {
-        println!("no pending snapshots");
-    } else {
-        println!("pending snapshots (read each, then `cargo xtask snapshots --accept`):");
-        for path in new_files {
-            println!("  {}", display_path(root, path));
-        }
-    }
-    report_inline(root)?;
-    tests.context("tests failed for reasons other than snapshots")
+/// What to do with the snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    Test,
+    Review,
+    Accept,
+    Reject,
 }
 
-fn report_inline(root: &Path) -> Result<()> {
-    let inline: Vec<PathBuf> = find_pending(root)?
-        .into_iter()
-        .filter(|p| has_suffix(p, INLINE_SUFFIX))
-        .collect();
-    for path in &inline {
-        println!(
-            "inline snapshot pending in {}: update the source by hand (or with cargo-insta)",
-            display_path(root, path)
+impl Action {
+    pub(crate) fn from_flags(review: bool, accept: bool, reject: bool) -> Self {
+        if review {
+            Self::Review
+        } else if accept {
+            Self::Accept
+        } else if reject {
+            Self::Reject
+        } else {
+            Self::Test
+        }
+    }
+}
+
+/// The `cargo insta` command for `action`; `args` go to `cargo insta test` (e.g.
+/// `-p agentctx-reminders`), which runs the whole workspace unless a package is named.
+pub(crate) fn command(action: Action, args: &[String]) -> Cmd {
+    match action {
+        Action::Test => Cmd::cargo(["insta", "test", "--all-features"])
+            .args(workspace::scope_args(args))
+            .args(args.iter().cloned()),
+        Action::Review => Cmd::cargo(["insta", "review"]),
+        Action::Accept => Cmd::cargo(["insta", "accept"]),
+        Action::Reject => Cmd::cargo(["insta", "reject"]),
+    }
+}
+
+pub(crate) fn run(action: Action, args: &[String]) -> Result<()> {
+    if action != Action::Test && !args.is_empty() {
+        bail!(
+            "extra arguments go to `cargo insta test` only; drop them with --review, --accept or --reject"
         );
     }
-    Ok(())
-}
-
-fn has_suffix(path: &Path, suffix: &str) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(suffix))
-}
-
-/// Every `*.snap.new` and `*.pending-snap` under `root`, skipping `target/` and hidden
-/// directories, sorted.
-pub(crate) fn find_pending(root: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    visit(root, &mut found)?;
-    found.sort();
-    Ok(found)
-}
-
-fn visit(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
-    let entries =
-        std::fs::read_dir(dir).with_context(|| format!("could not list {}", dir.display()))?;
-    for entry in entries {
-        let entry = entry.with_context(|| format!("could not list {}", dir.display()))?;
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let file_type = entry
-            .file_type()
-            .with_context(|| format!("could not stat {}", path.display()))?;
-        if file_type.is_dir() {
-            if !name.starts_with('.') && name != "target" {
-                visit(&path, found)?;
-            }
-        } else if name.ends_with(NEW_SUFFIX) || name.ends_with(INLINE_SUFFIX) {
-            found.push(path);
-        }
+    if !has_cargo_tool("insta") {
+        bail!("cargo-insta is not installed; `cargo xtask tools` installs it");
     }
-    Ok(())
-}
-
-/// Renames every `x.snap.new` under `root` to `x.snap`, replacing the old snapshot, and
-/// returns the accepted `.snap` paths.
-pub(crate) fn accept_pending(root: &Path) -> Result<Vec<PathBuf>> {
-    let mut accepted = Vec::new();
-    for path in find_pending(root)? {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        let Some(stem) = name.strip_suffix(".new") else {
-            continue;
-        };
-        if !name.ends_with(NEW_SUFFIX) {
-            continue;
-        }
-        let target = path.with_file_name(stem);
-        std::fs::rename(&path, &target).with_context(|| {
-            format!("could not move {} to {}", path.display(), target.display())
-        })?;
-        accepted.push(target);
-    }
-    if accepted.is_empty() && !find_pending(root)?.is_empty() {
-        bail!("only inline snapshots are pending; they cannot be accepted by renaming");
-    }
-    Ok(accepted)
+    command(action, args).run()
 }
 
 #[cfg(test)]

@@ -1,18 +1,20 @@
-//! `cargo xtask tidy`: the rules of STYLE.md that a program can check.
+//! `cargo xtask tidy`: the invariants of `docs/architecture.md` that a program can check.
 //!
 //! (a) dependency floors (`floors.rs`), (b) `[lints] workspace = true`, (c) `//!` crate docs,
 //! (d) no `mod.rs`, (e) no printing in library crates, (f) no `todo!`/`unimplemented!` in
 //! `src/`, (g) the file size budget, (h) no `std::process::Command::new` outside a process
-//! helper, (i) the crate invariants a program can see (`tidy/crate_invariants.rs`), and the
-//! floors table of `docs/architecture.md` agreeing with xtask's.
+//! helper, (i) the crate invariants a program can see (`tidy/crate_invariants.rs`), (j) every
+//! test file compiled into its crate's test binary (`tidy/test_wiring.rs`), and (k) no path,
+//! link or citation that leaves the repository (`tidy/outside_refs.rs`).
 
-mod architecture_doc;
 mod crate_doc;
 mod crate_invariants;
 mod file_layout;
 mod manifest_lints;
+mod outside_refs;
 mod source_files;
 mod source_rules;
+mod test_wiring;
 
 use std::path::Path;
 
@@ -26,9 +28,6 @@ use crate::workspace::Metadata;
 use crate::workspace::Package;
 use crate::workspace::display_path;
 
-/// Where `cargo xtask tidy` looks for the floors table.
-pub(crate) const ARCHITECTURE_DOC: &str = "docs/architecture.md";
-
 /// Runs every check over the workspace and returns the findings, sorted by path and line.
 pub(crate) fn check_workspace(metadata: &Metadata) -> Result<Vec<Finding>> {
     let root = metadata.workspace_root.as_path();
@@ -36,15 +35,7 @@ pub(crate) fn check_workspace(metadata: &Metadata) -> Result<Vec<Finding>> {
     for package in &metadata.packages {
         findings.extend(check_package(root, package)?);
     }
-    let doc_path = root.join(ARCHITECTURE_DOC);
-    match std::fs::read_to_string(&doc_path) {
-        Ok(text) => findings.extend(architecture_doc::check(ARCHITECTURE_DOC, &text)),
-        Err(err) => findings.push(Finding::error(
-            "architecture-doc",
-            ARCHITECTURE_DOC,
-            format!("could not read it: {err}"),
-        )),
-    }
+    findings.extend(outside_refs::check_repository(root)?);
     findings.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     Ok(findings)
 }
@@ -73,7 +64,9 @@ fn check_package(root: &Path, package: &Package) -> Result<Vec<Finding>> {
         }
     }
     let kind = PackageKind::of(package);
-    for file in source_files::list(package.dir())? {
+    let files = source_files::list(package.dir())?;
+    findings.extend(test_wiring::check(root, package.dir(), &files)?);
+    for file in files {
         let path = display_path(root, &file);
         findings.extend(file_layout::check_mod_rs(&path));
         if file.extension().and_then(|e| e.to_str()) != Some("rs") {

@@ -1,6 +1,8 @@
-//! `cargo xtask tools`: installs the cargo tools the checks use when they are missing.
+//! `cargo xtask tools [PACKAGE...]`: installs the cargo tools the checks use when they are
+//! missing, with `cargo install --locked` from crates.io.
 
 use anyhow::Result;
+use anyhow::bail;
 
 use crate::ci::has_cargo_tool;
 use crate::process::Cmd;
@@ -17,17 +19,42 @@ pub(crate) const TOOLS: &[Tool] = &[
     Tool {
         package: "cargo-deny",
         subcommand: "deny",
-        why: "licenses, bans and sources checks in `cargo xtask ci`",
+        why: "licenses, bans and sources checks in `cargo xtask ci`, which fails without it",
     },
     Tool {
         package: "cargo-nextest",
         subcommand: "nextest",
         why: "the test runner of `cargo xtask ci` (which falls back to `cargo test`)",
     },
+    Tool {
+        package: "cargo-insta",
+        subcommand: "insta",
+        why: "reviewing and accepting snapshots with `cargo xtask snapshots`",
+    },
 ];
 
-pub(crate) fn run() -> Result<()> {
-    for tool in TOOLS {
+/// The tools named by `packages` (package or subcommand name), or all of them.
+pub(crate) fn selected(packages: &[String]) -> Result<Vec<Tool>> {
+    if packages.is_empty() {
+        return Ok(TOOLS.to_vec());
+    }
+    packages
+        .iter()
+        .map(|wanted| {
+            TOOLS
+                .iter()
+                .find(|t| t.package == wanted || t.subcommand == wanted)
+                .copied()
+                .ok_or_else(|| {
+                    let known: Vec<&str> = TOOLS.iter().map(|t| t.package).collect();
+                    anyhow::anyhow!("unknown tool `{wanted}`; known: {}", known.join(", "))
+                })
+        })
+        .collect()
+}
+
+pub(crate) fn run(packages: &[String]) -> Result<()> {
+    for tool in selected(packages)? {
         if has_cargo_tool(tool.subcommand) {
             let version = Cmd::cargo([tool.subcommand, "--version"]).read_stdout()?;
             let version = version.lines().next().unwrap_or_default();
@@ -35,7 +62,18 @@ pub(crate) fn run() -> Result<()> {
         } else {
             println!("{}: missing, installing ({})", tool.package, tool.why);
             Cmd::cargo(["install", "--locked", tool.package]).run()?;
+            if !has_cargo_tool(tool.subcommand) {
+                bail!(
+                    "`cargo {}` is still missing after installing {}; is cargo's bin directory on PATH?",
+                    tool.subcommand,
+                    tool.package
+                );
+            }
         }
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod tests;

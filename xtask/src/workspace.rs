@@ -48,6 +48,10 @@ pub(crate) struct Package {
     pub(crate) targets: Vec<Target>,
     #[serde(default)]
     pub(crate) dependencies: Vec<Dependency>,
+    /// `[package.metadata]` of the manifest (`null` when it has none); the floor lives in
+    /// `metadata.agentctx.floor`.
+    #[serde(default)]
+    pub(crate) metadata: serde_json::Value,
 }
 
 impl Package {

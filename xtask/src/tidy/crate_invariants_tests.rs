@@ -21,6 +21,7 @@ fn package(name: &str, deps: &[(&str, DepKind)]) -> Package {
                 path: None,
             })
             .collect(),
+        metadata: serde_json::Value::Null,
     }
 }
 

@@ -1,7 +1,8 @@
-//! `agentctx replay` on the bundled sample sessions (`examples/sessions/`), on directories, on
-//! files with corrupt lines, and the reminders that would have fired per turn (on the samples
-//! and on `tests/fixtures/claude-reminders.jsonl`, a Claude Code transcript with a TodoWrite,
-//! plan mode entered twice, background shells, a skill and a compaction).
+//! `agentctx replay` on the bundled sample sessions (this crate's `examples/sessions/`, which
+//! the repository's top-level `examples` links to, so a vendored crate carries them), on
+//! directories, on files with corrupt lines, and the reminders that would have fired per turn
+//! (on the samples and on `tests/fixtures/claude-reminders.jsonl`, a Claude Code transcript
+//! with a TodoWrite, plan mode entered twice, background shells, a skill and a compaction).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -15,11 +16,11 @@ const CODEX_SAMPLE: &str =
     "examples/sessions/rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl";
 const CLAUDE_SAMPLE: &str =
     "examples/sessions/claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl";
-const REMINDERS_FIXTURE: &str = "crates/cli/tests/fixtures/claude-reminders.jsonl";
+const REMINDERS_FIXTURE: &str = "tests/fixtures/claude-reminders.jsonl";
 
+/// This crate's directory: the tests read only what the crate itself carries.
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
         .canonicalize()
         .unwrap()
 }
@@ -36,7 +37,7 @@ const REMINDER_ENV_VARS: [&str; 8] = [
     "CODEX_SYSTEM_REMINDER_PLACEMENT",
 ];
 
-/// `agentctx replay <args>` run from the workspace root, with none of the caller's reminder
+/// `agentctx replay <args>` run from this crate's directory, with none of the caller's reminder
 /// overrides.
 fn replay(args: &[&str]) -> Command {
     let mut cmd = Command::cargo_bin("agentctx").unwrap();

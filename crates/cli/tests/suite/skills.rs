@@ -1,5 +1,5 @@
-//! `agentctx skills list` and `agentctx skills show` over the skill fixture tree of
-//! `agentctx-skills` (`crates/skills/tests/fixtures/`).
+//! `agentctx skills list` and `agentctx skills show` over a copy of the skill fixture tree of
+//! `agentctx-skills` in `tests/fixtures/skills/`, so the crate carries what its tests read.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use pretty_assertions::assert_eq;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../skills/tests/fixtures")
+        .join("tests/fixtures/skills")
         .canonicalize()
         .expect("skill fixtures exist")
 }

@@ -10,8 +10,14 @@ use agentctx_test_support::assert_schema_fresh;
 
 #[test]
 fn schema_is_fresh() {
-    assert_schema_fresh::<ResponseItem>("response-item");
-    assert_schema_fresh::<TokenUsageInfo>("token-usage-info");
-    assert_schema_fresh::<TodoItem>("todo-item");
-    assert_schema_fresh::<LoopEvent>("loop-event");
+    assert_schema_fresh::<ResponseItem>(
+        env!("CARGO_MANIFEST_DIR"),
+        "schema/response-item.schema.json",
+    );
+    assert_schema_fresh::<TokenUsageInfo>(
+        env!("CARGO_MANIFEST_DIR"),
+        "schema/token-usage-info.schema.json",
+    );
+    assert_schema_fresh::<TodoItem>(env!("CARGO_MANIFEST_DIR"), "schema/todo-item.schema.json");
+    assert_schema_fresh::<LoopEvent>(env!("CARGO_MANIFEST_DIR"), "schema/loop-event.schema.json");
 }

@@ -7,5 +7,5 @@ use agentctx_test_support::assert_schema_fresh;
 
 #[test]
 fn schema_is_fresh() {
-    assert_schema_fresh::<SkillsConfig>("skills-config");
+    assert_schema_fresh::<SkillsConfig>(env!("CARGO_MANIFEST_DIR"), "config.schema.json");
 }

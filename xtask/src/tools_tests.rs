@@ -1,0 +1,29 @@
+use pretty_assertions::assert_eq;
+
+use super::selected;
+
+#[test]
+fn tools_are_chosen_by_package_or_subcommand_name() {
+    let packages = |names: &[&str]| -> Vec<&str> {
+        let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+        selected(&names)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.package)
+            .collect()
+    };
+    assert_eq!(
+        packages(&[]),
+        vec!["cargo-deny", "cargo-nextest", "cargo-insta"]
+    );
+    assert_eq!(
+        packages(&["insta", "cargo-deny"]),
+        vec!["cargo-insta", "cargo-deny"]
+    );
+    assert_eq!(
+        selected(&["cargo-fuzz".to_owned()])
+            .unwrap_err()
+            .to_string(),
+        "unknown tool `cargo-fuzz`; known: cargo-deny, cargo-nextest, cargo-insta"
+    );
+}
