@@ -1,0 +1,8 @@
+//! Context compaction for agentctx: what the model keeps of a session when its history grows
+//! past the context window.
+//!
+//! Floor 2: built on `agentctx-protocol`, `agentctx-context` and `agentctx-model`; it does not
+//! depend on `agentctx-reminders` (the same floor): it returns what happened, and the core feeds
+//! that to the reminder engine. The core calls it before every model request and between turns.
+//! The behaviour, constants and the exact texts the model sees are described in
+//! `docs/design/compaction.md`.
