@@ -13,7 +13,7 @@
 //!   a context-window error), retries with exponential backoff and jitter, and dropped streams
 //!   sent again only while no output item has completed (a new request is a new sample; after
 //!   an item completed the turn must be redone whole);
-//! - [`thinking`]: the specification's thinking levels, keywords, session toggle, priority chain
+//! - [`thinking`]: the thinking levels (docs/design/model-providers.md), keywords, session toggle, priority chain
 //!   and provider mappings (application layer; the transport only sends final parameters);
 //! - [`ScriptedModelClient`], which replays scripted responses for tests of the crates above.
 //!

@@ -26,7 +26,7 @@ pub struct ModelInfo {
     pub supports_reasoning: Option<bool>,
     /// The thinking level used when nothing else chose one (priority step 6).
     pub default_thinking_level: Option<ThinkingLevel>,
-    /// Per-model thinking capability override (`thinking_override` in the specification).
+    /// Per-model thinking capability override (`thinking_override`; see docs/design/model-providers.md, 'Thinking levels and the capability table').
     pub thinking_override: Option<ThinkingCapabilityOverride>,
     /// The reasoning efforts the model accepts. Empty means unknown: the requested effort is
     /// sent as asked. A requested effort outside the list is clamped (see

@@ -224,7 +224,7 @@ impl ProviderConfig {
     /// The Anthropic preset: Messages API with `ANTHROPIC_API_KEY`, the Claude rows of the model
     /// table.
     pub fn anthropic() -> Self {
-        // The specification's per-model override example, verbatim.
+        // The per-model override example of docs/design/model-providers.md, 'Thinking levels and the capability table'.
         let sonnet_4_override = ThinkingCapabilityOverride {
             supported_levels: vec![ThinkingLevel::DeepThink, ThinkingLevel::UltraThink],
             default_level: Some(ThinkingLevel::None),

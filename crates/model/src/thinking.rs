@@ -1,4 +1,4 @@
-//! Extended thinking, as the specification's "Extended Thinking Mode" defines it: two levels,
+//! Extended thinking, as docs/design/model-providers.md, 'Thinking levels and the capability table', describes it: two levels,
 //! keyword detection with byte positions, a session toggle, the 7-step priority chain, per-model
 //! capability overrides, and the mapping of a level to provider parameters (Anthropic budget
 //! tokens, OpenAI reasoning effort, Gemini thinking level).

@@ -5,9 +5,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
-/// Default DeepThink budget (`[thinking.budgets] deep_think` of the specification).
+/// Default DeepThink budget (`[thinking.budgets] deep_think`).
 pub const DEFAULT_DEEP_THINK_BUDGET: i32 = 16_000;
-/// Default UltraThink budget (`[thinking.budgets] ultra_think` of the specification).
+/// Default UltraThink budget (`[thinking.budgets] ultra_think`).
 pub const DEFAULT_ULTRA_THINK_BUDGET: i32 = 32_000;
 
 /// What thinking a model supports, overriding what the harness would assume.

@@ -74,7 +74,7 @@ pub struct ThinkingInputs<'a> {
 /// with `supports_reasoning = false` gets `None`, and `supported_levels` downgrades the level (see
 /// [`ThinkingCapabilityOverride::constrain`]). The environment override is a forcing knob and is
 /// not constrained. Budgets come from an explicit budget of the deciding source, else the model's
-/// `budget_by_level`, else `[thinking.budgets]` (kept inside the specification's Anthropic range
+/// `budget_by_level`, else `[thinking.budgets]` (kept inside the Anthropic range of docs/design/model-providers.md
 /// for the level), and are capped by `max_budget`.
 pub fn compute_effective_thinking(inputs: &ThinkingInputs<'_>) -> ThinkingResult {
     let caps = inputs

@@ -1,4 +1,4 @@
-//! From a thinking level to provider parameters, as the specification's level table says:
+//! From a thinking level to provider parameters, as the level table of docs/design/model-providers.md says:
 //!
 //! | level      | Anthropic      | OpenAI       | Gemini      |
 //! |------------|----------------|--------------|-------------|
@@ -20,14 +20,14 @@ use crate::prompt::ReasoningSummaryMode;
 use crate::provider_config::WireApi;
 use crate::thinking::ThinkingResult;
 
-/// The specification's Anthropic budget range for DeepThink.
+/// The Anthropic budget range for DeepThink (docs/design/model-providers.md).
 pub const ANTHROPIC_DEEP_THINK_BUDGET_RANGE: RangeInclusive<i32> = 10_000..=20_000;
-/// The specification's Anthropic budget range for UltraThink.
+/// The Anthropic budget range for UltraThink (docs/design/model-providers.md).
 pub const ANTHROPIC_ULTRA_THINK_BUDGET_RANGE: RangeInclusive<i32> = 32_000..=64_000;
 /// The smallest `budget_tokens` the Anthropic API accepts.
 pub const ANTHROPIC_MIN_BUDGET_TOKENS: i32 = 1_024;
 
-/// Keeps a configured (not explicitly requested) budget inside the specification's range.
+/// Keeps a configured (not explicitly requested) budget inside the level's range.
 pub(crate) fn clamp_to_spec_range(level: ThinkingLevel, budget: i32) -> i32 {
     let range = match level {
         ThinkingLevel::None => return budget,
