@@ -91,7 +91,7 @@ impl ModelInfo {
     }
 
     /// The effort to send for `requested`: itself when the model accepts it (or nothing is
-    /// known), else the nearest accepted effort (see [`clamp_effort`]).
+    /// known), else the highest accepted effort below it, else the lowest accepted one.
     pub fn clamp_effort(&self, slug: &str, requested: ReasoningEffort) -> ReasoningEffort {
         clamp_effort(&self.reasoning_efforts, slug, requested)
     }
