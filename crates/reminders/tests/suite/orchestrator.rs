@@ -448,6 +448,11 @@ fn sampled_runs_emit_attachment_compute_duration_through_tracing() {
         .build()
         .unwrap();
     tracing::subscriber::with_default(subscriber, || {
+        // Another test of this binary may hit the telemetry callsite first, on another thread,
+        // while no subscriber is interested; tracing then caches "never" for it, and a
+        // registration racing with ours can keep that cache. Recompute it now that this
+        // subscriber is the default (seen under `cargo test`, which runs tests on threads).
+        tracing::callsite::rebuild_interest_cache();
         runtime.block_on(orchestrator.generate_all(&GeneratorContext::new("/p")));
     });
     assert_eq!(
