@@ -6,3 +6,5 @@
 //! that to the reminder engine. The core calls it before every model request and between turns.
 //! The behaviour, constants and the exact texts the model sees are described in
 //! `docs/design/compaction.md`.
+
+mod atomic_write;
