@@ -8,3 +8,12 @@
 //! `docs/design/compaction.md`.
 
 mod atomic_write;
+mod config;
+
+pub use config::CompactConfig;
+pub use config::CompactConfigError;
+pub use config::ContextRestorationConfig;
+pub use config::FullCompactConfig;
+pub use config::MicroCompactConfig;
+pub use config::SessionMemoryConfig;
+pub use config::ThrashGuardConfig;

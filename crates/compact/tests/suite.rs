@@ -1,0 +1,3 @@
+//! One module per area of `agentctx-compact`.
+
+mod schema;
