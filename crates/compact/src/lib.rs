@@ -9,6 +9,7 @@
 
 mod atomic_write;
 mod config;
+mod message_filter;
 
 pub use config::CompactConfig;
 pub use config::CompactConfigError;
@@ -17,3 +18,7 @@ pub use config::FullCompactConfig;
 pub use config::MicroCompactConfig;
 pub use config::SessionMemoryConfig;
 pub use config::ThrashGuardConfig;
+pub use message_filter::cleanup_summary_tags;
+pub use message_filter::collect_user_message_texts;
+pub use message_filter::filter_for_summarization;
+pub use message_filter::is_valid_summary;
