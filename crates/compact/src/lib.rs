@@ -9,6 +9,9 @@
 
 mod atomic_write;
 mod config;
+mod context_usage;
+mod thrash_guard;
+mod thresholds;
 mod message_filter;
 
 pub use config::CompactConfig;
@@ -18,6 +21,15 @@ pub use config::FullCompactConfig;
 pub use config::MicroCompactConfig;
 pub use config::SessionMemoryConfig;
 pub use config::ThrashGuardConfig;
+pub use context_usage::ContextUsage;
+pub use context_usage::LastRequestUsage;
+pub use thrash_guard::CompactionMode;
+pub use thrash_guard::ThrashGuard;
+pub use thrash_guard::ThrashOutcome;
+pub use thrash_guard::ThrashWarning;
+pub use thresholds::CompactionThresholds;
+pub use thresholds::ContextWindow;
+pub use thresholds::ThresholdLevel;
 pub use message_filter::cleanup_summary_tags;
 pub use message_filter::collect_user_message_texts;
 pub use message_filter::filter_for_summarization;
