@@ -8,12 +8,22 @@
 //! `docs/design/compaction.md`.
 
 mod atomic_write;
+mod compacted_history;
+mod file_cache;
+mod read_ledger;
+mod restoration;
+mod summary_prompt;
 mod config;
 mod context_usage;
 mod thrash_guard;
 mod thresholds;
 mod message_filter;
 
+pub use compacted_history::COMPACT_USER_MESSAGE_MAX_TOKENS;
+pub use compacted_history::CarriedItems;
+pub use compacted_history::InitialContextInjection;
+pub use compacted_history::build_compacted_history;
+pub use compacted_history::render_history;
 pub use config::CompactConfig;
 pub use config::CompactConfigError;
 pub use config::ContextRestorationConfig;
@@ -34,3 +44,18 @@ pub use message_filter::cleanup_summary_tags;
 pub use message_filter::collect_user_message_texts;
 pub use message_filter::filter_for_summarization;
 pub use message_filter::is_valid_summary;
+pub use file_cache::CachedFile;
+pub use file_cache::FileCache;
+pub use read_ledger::LedgerEntry;
+pub use read_ledger::ReadLedger;
+pub use read_ledger::content_hash;
+pub use restoration::BackgroundTask;
+pub use restoration::InvokedSkill;
+pub use restoration::PlanFile;
+pub use restoration::RestorationInput;
+pub use restoration::RestoredContext;
+pub use restoration::restore_context;
+pub use summary_prompt::SUMMARIZATION_PROMPT;
+pub use summary_prompt::SUMMARY_PREFIX;
+pub use summary_prompt::is_summary_text;
+pub use summary_prompt::summary_text;
