@@ -18,6 +18,7 @@ mod context_usage;
 mod thrash_guard;
 mod thresholds;
 mod message_filter;
+mod offline_summary;
 
 pub use compacted_history::COMPACT_USER_MESSAGE_MAX_TOKENS;
 pub use compacted_history::CarriedItems;
@@ -44,6 +45,7 @@ pub use message_filter::cleanup_summary_tags;
 pub use message_filter::collect_user_message_texts;
 pub use message_filter::filter_for_summarization;
 pub use message_filter::is_valid_summary;
+pub use offline_summary::summarize_offline;
 pub use file_cache::CachedFile;
 pub use file_cache::FileCache;
 pub use read_ledger::LedgerEntry;

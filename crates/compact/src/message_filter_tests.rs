@@ -40,9 +40,13 @@ fn ghost_snapshot() -> ResponseItem {
 #[test]
 fn the_summariser_sees_no_reasoning_snapshots_reminders_or_injected_context() {
     let history = vec![
-        ResponseItem::developer_text("<permissions instructions>sandboxed</permissions instructions>"),
+        ResponseItem::developer_text(
+            "<permissions instructions>sandboxed</permissions instructions>",
+        ),
         ResponseItem::user_text("<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"),
-        ResponseItem::user_text("# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>"),
+        ResponseItem::user_text(
+            "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>",
+        ),
         ResponseItem::user_text("fix the parser"),
         ResponseItem::user_text("<system-reminder>\nfile changed\n</system-reminder>"),
         injected_user("Base directory for this skill: /skills/x"),
@@ -191,7 +195,10 @@ fn cleanup_matches_tags_in_any_case_and_handles_unclosed_blocks() {
         cleanup_summary_tags("<ANALYSIS>x</Analysis><Summary>kept\nto the end"),
         "kept\nto the end"
     );
-    assert_eq!(cleanup_summary_tags("before <analysis>never closed"), "before");
+    assert_eq!(
+        cleanup_summary_tags("before <analysis>never closed"),
+        "before"
+    );
     assert_eq!(
         cleanup_summary_tags("<summary>a</summary> middle <summary>b</summary>"),
         "a\n\nb"

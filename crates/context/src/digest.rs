@@ -114,6 +114,8 @@ pub struct HistoryDigest {
     pub todos: Vec<TodoItem>,
     /// The text of the last assistant message.
     pub last_assistant_message: Option<String>,
+    /// True when an assistant message came after the latest user request.
+    pub latest_request_answered: bool,
     /// Tool calls seen, output or not.
     pub tool_calls: usize,
 }
@@ -302,6 +304,7 @@ impl Builder {
         }
         self.count_concepts(&text);
         self.digest.user_requests.push(text);
+        self.digest.latest_request_answered = false;
     }
 
     fn assistant_message(&mut self, text: &str) {
@@ -318,6 +321,7 @@ impl Builder {
             }
         }
         self.digest.last_assistant_message = Some(text.to_string());
+        self.digest.latest_request_answered = true;
     }
 
     fn call(&mut self, call_id: &str, kind: CallKind) {
