@@ -2,8 +2,8 @@
 //! messages are the user's own words. The compaction tiers and the loop driver share these
 //! rules, so they live once, here. See docs/design/compaction.md, "The message filter".
 
-use agentctx_context::is_contextual_user_fragment;
-use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
+use agentctx_context::is_harness_user_text;
+use agentctx_context::user_request_text;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::is_contextual_developer_fragment;
@@ -11,14 +11,6 @@ use agentctx_protocol::is_contextual_developer_fragment;
 /// What replaces an image in the history sent to a summariser: the image costs tokens and the
 /// summary is text, so the summariser only needs to know one was there.
 pub(crate) const IMAGE_PLACEHOLDER: &str = "[image]";
-
-/// How a summary that a previous compaction put into the history starts: codex-rs's handoff
-/// prefix and Claude Code's continuation message. Such a message is not something the user
-/// typed, so it is never collected as a user message.
-const SUMMARY_MESSAGE_PREFIXES: [&str; 2] = [
-    "Another language model started to solve this problem and produced a summary of its thinking process.",
-    "This session is being continued from a previous conversation that ran out of context.",
-];
 
 /// Texts a failed summarisation request produces instead of a summary: codex-rs's placeholder
 /// for an empty answer and the error texts Claude Code's API layer returns as the assistant's
@@ -95,26 +87,6 @@ fn is_harness_part(role: &str, part: &ContentItem) -> bool {
     }
 }
 
-/// True for a `user` text the harness wrote: a contextual fragment, a system reminder, or
-/// Claude Code's command output, caveats and notifications.
-fn is_harness_user_text(text: &str) -> bool {
-    if is_contextual_user_fragment(text) {
-        return true;
-    }
-    let trimmed = text.trim_start();
-    CLAUDE_CODE_HARNESS_PREFIXES
-        .iter()
-        .any(|prefix| trimmed.starts_with(prefix))
-}
-
-/// True when `text` is a summary an earlier compaction left in the history.
-pub(crate) fn is_summary_message_text(text: &str) -> bool {
-    let trimmed = text.trim_start();
-    SUMMARY_MESSAGE_PREFIXES
-        .iter()
-        .any(|prefix| trimmed.starts_with(prefix))
-}
-
 /// True when `text` (the model's answer to a summarisation request) is a summary the history
 /// can be replaced with: once its tags are cleaned ([`cleanup_summary_tags`]) it holds at least
 /// one letter or digit, and it is not a failure text (codex-rs's "(no summary available)", a
@@ -153,33 +125,12 @@ pub fn cleanup_summary_tags(text: &str) -> String {
 
 /// The texts of the messages the user typed, oldest first, verbatim: `user` messages that are
 /// not injected, with their harness-written parts left out (see [`filter_for_summarization`]);
-/// a message with nothing left, and a summary an earlier compaction left, are skipped. Text parts
-/// of one message are joined by a newline.
+/// a message with nothing left, and a summary an earlier compaction left (codex's handoff prefix
+/// or Claude Code's continuation message), are skipped. Text parts of one message are joined by
+/// a newline. The rule is the history digest's (`agentctx_context::user_request_text`), so the
+/// offline summariser and the memory extraction see the same user messages.
 pub fn collect_user_message_texts(items: &[ResponseItem]) -> Vec<String> {
-    items
-        .iter()
-        .filter_map(|item| {
-            let ResponseItem::Message { role, content, .. } = item else {
-                return None;
-            };
-            if role != "user" || item.is_injected() {
-                return None;
-            }
-            let texts: Vec<&str> = content
-                .iter()
-                .filter_map(ContentItem::as_text)
-                .filter(|text| !is_harness_user_text(text))
-                .collect();
-            if texts.is_empty() {
-                return None;
-            }
-            let joined = texts.join("\n");
-            if is_summary_message_text(&joined) {
-                return None;
-            }
-            Some(joined)
-        })
-        .collect()
+    items.iter().filter_map(user_request_text).collect()
 }
 
 /// Finds `needle` (ASCII, lowercase) in `haystack` from byte `from`, ignoring ASCII case.
