@@ -338,8 +338,8 @@ impl CompactConfig {
             }
             EnvSwitch::RestoreMaxFiles => {
                 let files = parse_count(name, value, "files")?;
-                self.restoration.max_files = usize::try_from(files)
-                    .map_err(|_| env_error(name, value, "too many files"))?;
+                self.restoration.max_files =
+                    usize::try_from(files).map_err(|_| env_error(name, value, "too many files"))?;
             }
             EnvSwitch::RestoreBudget => {
                 self.restoration.total_budget_tokens = parse_count(name, value, "tokens")?;
@@ -361,7 +361,9 @@ impl CompactConfig {
     /// Whether session-memory compaction may be tried: the master switch, extraction and the
     /// tier's own switch.
     pub fn session_memory_compact_enabled(&self) -> bool {
-        self.enabled && self.session_memory.extraction_enabled && self.session_memory.compact_enabled
+        self.enabled
+            && self.session_memory.extraction_enabled
+            && self.session_memory.compact_enabled
     }
 }
 

@@ -34,9 +34,14 @@ fn an_empty_document_gives_the_defaults_and_a_partial_one_keeps_the_rest() {
     let partial: CompactConfig =
         serde_json::from_str(r#"{"auto_compact": false, "micro": {"keep_recent_results": 5}}"#)
             .unwrap();
-    let mut expected = CompactConfig::default();
-    expected.auto_compact = false;
-    expected.micro.keep_recent_results = 5;
+    let expected = CompactConfig {
+        auto_compact: false,
+        micro: MicroCompactConfig {
+            keep_recent_results: 5,
+            ..MicroCompactConfig::default()
+        },
+        ..CompactConfig::default()
+    };
     assert_eq!(partial, expected);
 }
 

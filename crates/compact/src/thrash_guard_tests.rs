@@ -51,7 +51,10 @@ fn two_ineffective_in_a_row_make_the_next_aggressive_and_warn() {
 
     // An effective (aggressive) compaction ends the streak.
     let third = guard.record_compaction(start + Duration::from_secs(1_200), &usage_at(30));
-    assert_eq!((third.next_mode, third.warning), (CompactionMode::Normal, None));
+    assert_eq!(
+        (third.next_mode, third.warning),
+        (CompactionMode::Normal, None)
+    );
 }
 
 #[test]
@@ -61,7 +64,10 @@ fn an_effective_compaction_between_two_ineffective_ones_breaks_the_streak() {
     guard.record_compaction(start, &usage_at(80));
     guard.record_compaction(start + Duration::from_secs(60), &usage_at(20));
     let third = guard.record_compaction(start + Duration::from_secs(120), &usage_at(80));
-    assert_eq!((third.next_mode, third.warning), (CompactionMode::Normal, None));
+    assert_eq!(
+        (third.next_mode, third.warning),
+        (CompactionMode::Normal, None)
+    );
 }
 
 #[test]
@@ -73,7 +79,8 @@ fn more_than_the_hourly_limit_makes_the_next_aggressive_until_the_hour_passes() 
     let mut guard = ThrashGuard::new(config);
     let start = Instant::now();
     for minute in 0..3 {
-        let outcome = guard.record_compaction(start + Duration::from_secs(minute * 60), &usage_at(10));
+        let outcome =
+            guard.record_compaction(start + Duration::from_secs(minute * 60), &usage_at(10));
         assert_eq!(outcome.warning, None);
     }
     let fourth = guard.record_compaction(start + Duration::from_secs(180), &usage_at(10));

@@ -97,7 +97,11 @@ fn a_tiny_window_saturates_at_zero() {
     let thresholds = CompactionThresholds::new(window, &config, 100);
     assert_eq!(thresholds.effective_window, 3_000);
     assert_eq!(
-        (thresholds.warning, thresholds.auto_compact, thresholds.blocking),
+        (
+            thresholds.warning,
+            thresholds.auto_compact,
+            thresholds.blocking
+        ),
         (0, 0, 0)
     );
 }
