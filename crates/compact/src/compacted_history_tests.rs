@@ -118,7 +118,10 @@ fn the_user_message_budget_is_twenty_thousand_tokens() {
         InitialContextInjection::DoNotInject,
         CarriedItems::default(),
     );
-    let texts: Vec<String> = history.iter().filter_map(ResponseItem::message_text).collect();
+    let texts: Vec<String> = history
+        .iter()
+        .filter_map(ResponseItem::message_text)
+        .collect();
     assert_eq!(texts.len(), 3);
     assert_eq!(texts[0], messages[1]);
     assert_eq!(texts[1], messages[2]);

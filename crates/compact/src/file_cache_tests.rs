@@ -32,7 +32,11 @@ fn a_file_over_the_per_file_limit_is_cut_and_marked() {
     cache.record_read("big.rs", &"x".repeat(400));
     let entry = cache.get(Path::new("big.rs")).expect("cached");
     assert!(entry.truncated);
-    assert!(entry.content.contains("tokens truncated"), "{}", entry.content);
+    assert!(
+        entry.content.contains("tokens truncated"),
+        "{}",
+        entry.content
+    );
     assert!(entry.tokens < 30, "{}", entry.tokens);
 }
 

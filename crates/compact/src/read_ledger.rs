@@ -76,7 +76,8 @@ impl ReadLedger {
     /// The reminder that lists the files read, most recently read first; `None` when nothing
     /// was read.
     pub fn render(&self) -> Option<String> {
-        self.listing().map(|text| XmlTag::SystemReminder.wrap(&text))
+        self.listing()
+            .map(|text| XmlTag::SystemReminder.wrap(&text))
     }
 
     /// The text of [`ReadLedger::render`] before it is wrapped in `<system-reminder>`.
@@ -85,7 +86,7 @@ impl ReadLedger {
             return None;
         }
         let mut entries: Vec<(&PathBuf, &LedgerEntry)> = self.entries.iter().collect();
-        entries.sort_by(|a, b| b.1.last_read.cmp(&a.1.last_read));
+        entries.sort_by_key(|entry| std::cmp::Reverse(entry.1.last_read));
         let lines = entries
             .iter()
             .map(|(path, _)| format!("- {}", path.display()))

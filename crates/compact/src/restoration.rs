@@ -91,7 +91,10 @@ pub struct RestoredContext {
 
 /// Builds the restoration items: files, ledger, todos, plan, skills, background tasks, and the
 /// critical instruction last, nearest to the next request.
-pub fn restore_context(input: &RestorationInput<'_>, config: &ContextRestorationConfig) -> RestoredContext {
+pub fn restore_context(
+    input: &RestorationInput<'_>,
+    config: &ContextRestorationConfig,
+) -> RestoredContext {
     let mut restored = RestoredContext::default();
     if let Some(cache) = input.file_cache {
         restore_files(cache, input.plan, config, &mut restored);
@@ -120,7 +123,10 @@ pub fn restore_context(input: &RestorationInput<'_>, config: &ContextRestoration
     if !input.background_tasks.is_empty() {
         push(background_tasks_text(input.background_tasks));
     }
-    if let Some(instruction) = input.critical_instruction.filter(|text| !text.trim().is_empty()) {
+    if let Some(instruction) = input
+        .critical_instruction
+        .filter(|text| !text.trim().is_empty())
+    {
         push(instruction.to_string());
     }
     restored
@@ -164,7 +170,10 @@ fn restore_files(
 }
 
 fn todos_text(todos: &[TodoItem]) -> Option<String> {
-    if todos.iter().all(|todo| todo.status == TodoStatus::Completed) {
+    if todos
+        .iter()
+        .all(|todo| todo.status == TodoStatus::Completed)
+    {
         return None;
     }
     let list = todos
@@ -195,7 +204,12 @@ fn skills_text(skills: &[InvokedSkill]) -> String {
 fn background_tasks_text(tasks: &[BackgroundTask]) -> String {
     let lines = tasks
         .iter()
-        .map(|task| format!("- {}: {} (status: {})", task.id, task.description, task.status))
+        .map(|task| {
+            format!(
+                "- {}: {} (status: {})",
+                task.id, task.description, task.status
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n");
     RESTORED_BACKGROUND_TASKS.replace("{lines}", &lines)

@@ -5,8 +5,8 @@ use agentctx_protocol::TodoStatus;
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::file_cache::MAX_TOKENS_PER_RESTORED_FILE;
 use crate::compacted_history::render_history;
+use crate::file_cache::MAX_TOKENS_PER_RESTORED_FILE;
 
 fn todo(content: &str, status: TodoStatus) -> TodoItem {
     TodoItem {
@@ -68,7 +68,10 @@ fn at_most_five_files_are_restored_newest_first() {
         ..RestorationInput::default()
     };
     let restored = restore_context(&input, &ContextRestorationConfig::default());
-    let expected: Vec<PathBuf> = (3..8).rev().map(|i| PathBuf::from(format!("f{i}.rs"))).collect();
+    let expected: Vec<PathBuf> = (3..8)
+        .rev()
+        .map(|i| PathBuf::from(format!("f{i}.rs")))
+        .collect();
     assert_eq!(restored.restored_files, expected);
     assert_eq!(restored.items.len(), 5);
 }
@@ -113,5 +116,8 @@ fn a_finished_todo_list_is_not_restored() {
         todos: &todos,
         ..RestorationInput::default()
     };
-    assert_eq!(restore_context(&input, &ContextRestorationConfig::default()), RestoredContext::default());
+    assert_eq!(
+        restore_context(&input, &ContextRestorationConfig::default()),
+        RestoredContext::default()
+    );
 }

@@ -33,7 +33,10 @@ pub fn is_summary_text(text: &str) -> bool {
 
 /// True for a user message holding an earlier compaction's summary.
 pub(crate) fn is_summary_message(item: &ResponseItem) -> bool {
-    item.role() == Some("user") && item.message_text().is_some_and(|text| is_summary_text(&text))
+    item.role() == Some("user")
+        && item
+            .message_text()
+            .is_some_and(|text| is_summary_text(&text))
 }
 
 #[cfg(test)]

@@ -1,3 +1,4 @@
 //! One module per area of `agentctx-compact`.
 
+mod full_compact;
 mod schema;
