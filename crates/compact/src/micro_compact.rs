@@ -252,6 +252,10 @@ pub fn plan_micro_compact(
             continue;
         };
         let planned = plan_clear(item, result, config, home, estimator);
+        if planned.tokens_saved == 0 {
+            // The replacement is as large as the result: clearing would only lose content.
+            continue;
+        }
         remaining = remaining.saturating_sub(result.tokens);
         tokens_saved = tokens_saved.saturating_add(planned.tokens_saved);
         clears.push(planned);

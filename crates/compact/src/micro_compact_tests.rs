@@ -485,3 +485,28 @@ fn the_outcome_becomes_the_loop_event() {
         LoopEvent::MicroCompactionApplied { removed_results: 2 }
     );
 }
+
+#[test]
+fn results_smaller_than_their_replacement_are_left_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    history.extend(bash("big", "cat big", 50_000));
+    history.push(call("tiny", "Bash", r#"{"command":"true"}"#));
+    history.push(output("tiny", "ok"));
+    for n in 1..=3 {
+        history.extend(bash(&format!("k{n}"), &format!("echo {n}"), 10));
+    }
+    history.push(ResponseItem::user_text("next"));
+    let outcome = applied(
+        micro_compact(
+            &mut history,
+            &config(),
+            CompactionMode::Aggressive,
+            home.path(),
+            &EST,
+        )
+        .unwrap(),
+    );
+    assert_eq!(outcome.cleared_call_ids, ["big"]);
+    assert_eq!(output_text_at(&history, "tiny"), "ok");
+}
