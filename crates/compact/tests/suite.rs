@@ -1,4 +1,5 @@
 //! One module per area of `agentctx-compact`.
 
 mod full_compact;
+mod offline_summary_samples;
 mod schema;
