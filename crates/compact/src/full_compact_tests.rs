@@ -280,3 +280,24 @@ async fn the_completed_event_counts_removed_items_and_summary_tokens() {
         LoopEvent::CompactionStarted
     );
 }
+
+#[tokio::test]
+async fn a_model_that_always_overflows_ends_offline_instead_of_looping() {
+    let model = ScriptedModelClient::new("m");
+    for _ in 0..200 {
+        model.push_error(ModelError::ContextWindowExceeded {
+            message: "too long".to_string(),
+        });
+    }
+    let history: Vec<ResponseItem> = (0..50)
+        .map(|index| ResponseItem::user_text(format!("message {index}")))
+        .collect();
+    let outcome = run(Some(&model), &history).await;
+    assert_eq!(outcome.path, SummaryPath::Offline);
+    assert_eq!(outcome.offline_reason, Some(OfflineReason::PromptTooLarge));
+    assert!(outcome.attempts < 60, "{} attempts", outcome.attempts);
+    assert_eq!(
+        outcome.items_dropped, 49,
+        "the newest item is never dropped"
+    );
+}
