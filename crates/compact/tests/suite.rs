@@ -3,3 +3,4 @@
 mod full_compact;
 mod offline_summary_samples;
 mod schema;
+mod session_memory;
