@@ -69,6 +69,7 @@ pub use session_memory::ExtractionOutcome;
 pub use session_memory::ExtractionTicket;
 pub use session_memory::ExtractionTrigger;
 pub use session_memory::HistoryItemId;
+pub use session_memory::InvalidItemId;
 pub use session_memory::NotApplicable;
 pub use session_memory::SessionMemoryCompactOutcome;
 pub use session_memory::SessionMemoryCompacted;

@@ -24,6 +24,7 @@ pub use extraction::ExtractionOutcome;
 pub use extraction::extraction_prompt;
 pub use extraction::run_extraction;
 pub use item_id::HistoryItemId;
+pub use item_id::InvalidItemId;
 pub use memory_compact::NotApplicable;
 pub use memory_compact::SessionMemoryCompactOutcome;
 pub use memory_compact::SessionMemoryCompacted;

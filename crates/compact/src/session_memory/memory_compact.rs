@@ -50,8 +50,29 @@ impl SessionMemoryCompactOutcome {
 pub struct SessionMemoryCompacted {
     /// The new history.
     pub history: Vec<ResponseItem>,
+    /// The index in `history` of the last item the summary covers: the summary message, or the
+    /// user's latest request when it was put back after it.
+    pub summary_covers_through: usize,
     /// What was done.
     pub outcome: SessionMemoryCompactOutcome,
+}
+
+impl SessionMemoryCompacted {
+    /// Points the session's `last_summarized_id` into the new history (at
+    /// [`SessionMemoryCompacted::summary_covers_through`]). Call it once the host has installed
+    /// the new history: the next extraction then takes in only the kept items and what follows,
+    /// instead of the whole compacted history, and the next compaction finds its place. Without
+    /// metadata there is nothing to move.
+    pub fn rebase_store(&self, store: &SessionMemoryStore) -> Result<(), SessionMemoryError> {
+        let Some(mut metadata) = store.read_metadata()? else {
+            return Ok(());
+        };
+        let Some(id) = HistoryItemId::of(&self.history, self.summary_covers_through) else {
+            return Ok(());
+        };
+        metadata.last_summarized_id = id.to_string();
+        store.write_metadata(&metadata)
+    }
 }
 
 /// Why the session-memory tier did not apply; the caller falls through to full compaction.
@@ -199,10 +220,12 @@ fn plan(
     let (removed, kept) = working.split_at(cut);
 
     let mut compacted = vec![summary_message];
+    let mut covered_through = 0;
     if !kept.iter().any(is_real_user_message)
         && let Some(latest_request) = removed.iter().rev().find(|item| is_real_user_message(item))
     {
         compacted.push(latest_request.clone());
+        covered_through = 1;
     }
     compacted.extend(kept.iter().cloned());
     if injection == InitialContextInjection::BeforeLastUserMessage {
@@ -211,6 +234,9 @@ fn plan(
             .rposition(is_real_user_message)
             .unwrap_or(0);
         compacted.splice(at..at, initial_context.iter().cloned());
+        if at <= covered_through {
+            covered_through += initial_context.len();
+        }
     }
     compacted.extend(carried.model_switch);
     // Ghost snapshots of the kept part are already there; those of the replaced part follow.
@@ -233,6 +259,7 @@ fn plan(
     }
     Ok(SessionMemoryCompacted {
         history: compacted,
+        summary_covers_through: covered_through,
         outcome: SessionMemoryCompactOutcome {
             tokens_before,
             tokens_after,

@@ -385,3 +385,57 @@ fn moving_the_cut_back_for_one_call_keeps_the_calls_it_uncovers_too() {
         "{rendered}"
     );
 }
+
+#[test]
+fn rebasing_points_last_summarized_id_into_the_new_history() {
+    let fixture = fixture();
+    let items = history();
+    summarized_through(&fixture.store, &items, 10);
+    let compacted = applied(compact_with(
+        &fixture.store,
+        &CompactConfig::default(),
+        &items,
+    ));
+    // The summary, then the latest request it covers.
+    assert_eq!(compacted.summary_covers_through, 1);
+
+    compacted.rebase_store(&fixture.store).unwrap();
+
+    let metadata = fixture.store.read_metadata().unwrap().unwrap();
+    let id: HistoryItemId = metadata.last_summarized_id.parse().unwrap();
+    assert_eq!(id.locate(&compacted.history), Some(1));
+    assert_eq!(metadata.messages_summarized, 11, "only the id moves");
+    // Compacting the compacted history again finds its place and has nothing worth saving.
+    assert!(matches!(
+        not_applicable(compact_with(
+            &fixture.store,
+            &CompactConfig::default(),
+            &compacted.history
+        )),
+        NotApplicable::InsufficientSavings { .. }
+    ));
+}
+
+#[test]
+fn mid_turn_the_covered_item_is_found_after_the_initial_context() {
+    let fixture = fixture();
+    let items = history();
+    summarized_through(&fixture.store, &items, 10);
+    let initial_context = vec![
+        ResponseItem::developer_text("<permissions>workspace-write</permissions>"),
+        ResponseItem::developer_text("<environment_context>/repo</environment_context>"),
+    ];
+    let compacted = applied(try_session_memory_compact(
+        &fixture.store,
+        &CompactConfig::default(),
+        &items,
+        &initial_context,
+        InitialContextInjection::BeforeLastUserMessage,
+        &ApproxTokenEstimator,
+    ));
+    assert_eq!(compacted.summary_covers_through, 3);
+    assert_eq!(
+        compacted.history[3].message_text().as_deref(),
+        Some("Go ahead and fix it.")
+    );
+}

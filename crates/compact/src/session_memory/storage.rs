@@ -114,6 +114,14 @@ impl SessionMemoryStore {
                 source,
             }
         })?;
+        self.write_metadata(metadata)
+    }
+
+    /// Replaces the metadata atomically, leaving the summary as it is.
+    pub fn write_metadata(
+        &self,
+        metadata: &SessionMemoryMetadata,
+    ) -> Result<(), SessionMemoryError> {
         let metadata_path = self.metadata_path();
         let mut json = serde_json::to_string_pretty(metadata).map_err(|source| {
             SessionMemoryError::CorruptMetadata {

@@ -179,6 +179,35 @@ async fn a_long_session_compacts_from_its_background_summary() {
             summary_tokens: i32::try_from(compacted.outcome.summary_tokens).unwrap(),
         }
     );
+    // The host installs the new history and moves the summary's mark into it: the next
+    // extraction takes in only what the summary does not cover.
+    compacted.rebase_store(&store).unwrap();
+    let mut history = compacted.history.clone();
+    for (items, _) in turn(TURNS + 1).into_iter().skip(2) {
+        history.extend(items);
+    }
+    model.push_text(summary_after(extractions + 1, TURNS + 1));
+    let outcome = run_extraction(
+        &model,
+        &store,
+        &history,
+        Utc.with_ymd_and_hms(2026, 11, 23, 13, 0, 0).unwrap(),
+    )
+    .await
+    .unwrap();
+    let ExtractionOutcome::Updated { new_items, .. } = outcome else {
+        panic!("expected an update, got {outcome:?}");
+    };
+    assert_eq!(new_items, history.len() - 1);
+    let request = model.last_prompt().unwrap().input[0]
+        .message_text()
+        .unwrap();
+    assert!(
+        !request.contains("[user] Another language model"),
+        "{request}"
+    );
+    assert!(request.contains("src/module_25_0.rs"), "{request}");
+
     insta::assert_snapshot!(
         "session_memory_compacted_long_session",
         format!(
