@@ -237,13 +237,23 @@ pub(super) fn error_line(output: &str) -> String {
         Some(at) => output.get(at + "\nOutput:\n".len()..).unwrap_or(output),
         None => output,
     };
-    let lines = || body.lines().map(str::trim).filter(|line| !line.is_empty());
-    lines()
-        .find(|line| {
-            let lowered = line.to_lowercase();
-            ERROR_WORDS.iter().any(|word| lowered.contains(word))
-        })
-        .or_else(|| lines().next())
+    // One lowercase copy, searched once per word: ASCII lowercasing keeps every byte offset, so
+    // a match position is a position in `body` too.
+    let lowered = body.to_ascii_lowercase();
+    let first_match = ERROR_WORDS
+        .iter()
+        .filter_map(|word| lowered.find(word))
+        .min();
+    let error = first_match.and_then(|at| {
+        let start = body.get(..at)?.rfind('\n').map_or(0, |newline| newline + 1);
+        let end = body
+            .get(at..)?
+            .find('\n')
+            .map_or(body.len(), |newline| at + newline);
+        body.get(start..end).map(str::trim)
+    });
+    error
+        .or_else(|| body.lines().map(str::trim).find(|line| !line.is_empty()))
         .map_or_else(|| "(no output)".to_string(), str::to_string)
 }
 
