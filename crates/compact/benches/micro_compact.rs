@@ -22,7 +22,9 @@
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
-    reason = "benchmark setup fails loudly"
+    clippy::panic,
+    clippy::print_stderr,
+    reason = "benchmark setup fails loudly and prints the history's figures beside criterion's"
 )]
 
 use std::hint::black_box;
