@@ -51,6 +51,7 @@
 
 mod context_manager;
 mod contextual_user_message;
+mod digest;
 mod estimated_items;
 mod function_output_truncation;
 mod input_modality;
@@ -67,6 +68,12 @@ mod truncation_policy;
 
 pub use context_manager::ContextManager;
 pub use contextual_user_message::is_contextual_user_fragment;
+pub use digest::CommandRun;
+pub use digest::ErrorNote;
+pub use digest::HistoryDigest;
+pub use digest::is_harness_user_text;
+pub use digest::is_summary_message_text;
+pub use digest::user_request_text;
 pub use function_output_truncation::truncate_function_output_items_with_policy;
 pub use input_modality::InputModality;
 pub use message_history::HistoryEntries;

@@ -1,0 +1,385 @@
+//! Full compaction: the history is summarised by a model (codex's handoff prompt), or by the
+//! offline summariser when no model is given or the model fails, and replaced by a compacted
+//! history. It cannot dead-end on a full window: a summary request that does not fit is made
+//! to fit by clearing tool outputs, then by dropping the oldest items, and as a last resort the
+//! offline summariser runs. See docs/design/compaction.md, "Full compaction".
+
+use std::path::PathBuf;
+
+use agentctx_context::TokenEstimator;
+use agentctx_model::ModelClient;
+use agentctx_model::ModelError;
+use agentctx_model::Prompt;
+use agentctx_model::complete_prompt;
+use agentctx_protocol::FunctionCallOutputPayload;
+use agentctx_protocol::LoopEvent;
+use agentctx_protocol::ResponseItem;
+use serde::Serialize;
+
+use crate::compacted_history::CarriedItems;
+use crate::compacted_history::InitialContextInjection;
+use crate::compacted_history::build_compacted_history_with_limit;
+use crate::config::FullCompactConfig;
+use crate::message_filter::cleanup_summary_tags;
+use crate::message_filter::collect_user_message_texts;
+use crate::message_filter::filter_for_summarization;
+use crate::message_filter::is_valid_summary;
+use crate::offline_summary::summarize_offline;
+use crate::restoration::RestoredContext;
+use crate::summary_prompt::SUMMARIZATION_PROMPT;
+use crate::summary_prompt::summary_text;
+
+/// What a tool output says once it was cleared to make the summary request fit.
+pub(crate) const PRUNED_TOOL_OUTPUT: &str = "[Old tool result content cleared]";
+
+/// The most tokens the offline summary may take.
+pub(crate) const OFFLINE_SUMMARY_MAX_TOKENS: usize = 10_000;
+
+/// How much a context-window error shrinks the next summary request: to this share (in
+/// percent) of the estimate of the request that was refused.
+const OVERFLOW_SHRINK_PERCENT: u64 = 90;
+
+/// What to compact and how.
+#[derive(Debug, Clone)]
+pub struct FullCompactRequest<'a> {
+    /// The history to replace.
+    pub history: &'a [ResponseItem],
+    /// The fresh initial context (permissions, instructions, environment), built by the host
+    /// from the current settings; used with [`InitialContextInjection::BeforeLastUserMessage`].
+    pub initial_context: Vec<ResponseItem>,
+    /// Mid-turn or pre-turn.
+    pub injection: InitialContextInjection,
+    /// The base instructions of the summary request (the session's system prompt).
+    pub base_instructions: &'a str,
+    /// A prompt that replaces [`SUMMARIZATION_PROMPT`] (a user's configured or `/compact`
+    /// instructions).
+    pub prompt_override: Option<&'a str>,
+    /// Tokens of the window kept free for the summary itself.
+    pub reserved_output_tokens: u64,
+    /// The session id, for the provider's prompt cache.
+    pub session_id: Option<String>,
+}
+
+/// Which summariser wrote the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryPath {
+    /// The model answered the handoff prompt.
+    Model,
+    /// The offline summariser built it from the history.
+    Offline,
+}
+
+/// Why the offline summariser was used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum OfflineReason {
+    /// No model was given.
+    NoModel,
+    /// Every attempt failed; the last error (or an invalid summary) is kept.
+    ModelFailed {
+        /// What the last attempt returned.
+        last_error: String,
+    },
+    /// Even the newest item alone does not fit the model's window.
+    PromptTooLarge,
+}
+
+/// What a full compaction did: the new history and the figures the host reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FullCompactOutcome {
+    /// The history to continue with.
+    pub history: Vec<ResponseItem>,
+    /// The summary, without the prefix.
+    pub summary: String,
+    /// Who wrote it.
+    pub path: SummaryPath,
+    /// Why the offline summariser was used, when it was.
+    pub offline_reason: Option<OfflineReason>,
+    /// Summary requests sent to the model.
+    pub attempts: u32,
+    /// Oldest items left out of the summary request so it fits.
+    pub items_dropped: usize,
+    /// Tool outputs cleared in the summary request so it fits.
+    pub tool_outputs_pruned: usize,
+    /// Estimated tokens of the history before.
+    pub tokens_before: u64,
+    /// Estimated tokens of the new history (restoration included once appended).
+    pub tokens_after: u64,
+    /// Estimated tokens of the summary message.
+    pub summary_tokens: u64,
+    /// Items of the old history that the new one does not hold.
+    pub removed_items: usize,
+    /// Files whose contents were restored; the host marks them as read in the reminder
+    /// engine.
+    pub restored_files: Vec<PathBuf>,
+}
+
+impl FullCompactOutcome {
+    /// The event the host emits before compacting.
+    pub fn started_event() -> LoopEvent {
+        LoopEvent::CompactionStarted
+    }
+
+    /// The event the host emits once the new history is in place.
+    pub fn completed_event(&self) -> LoopEvent {
+        LoopEvent::CompactionCompleted {
+            removed_messages: i32::try_from(self.removed_items).unwrap_or(i32::MAX),
+            summary_tokens: i32::try_from(self.summary_tokens).unwrap_or(i32::MAX),
+        }
+    }
+
+    /// Appends the restored context after the summary and counts it in `tokens_after`.
+    pub fn append_restoration(
+        &mut self,
+        restored: RestoredContext,
+        estimator: &dyn TokenEstimator,
+    ) {
+        self.tokens_after = self
+            .tokens_after
+            .saturating_add(estimator.estimate_items(&restored.items));
+        self.history.extend(restored.items);
+        self.restored_files.extend(restored.restored_files);
+    }
+}
+
+/// Runs a full compaction. Never fails: without a usable model the offline summariser writes
+/// the summary, and the outcome says so.
+pub async fn full_compact(
+    model: Option<&dyn ModelClient>,
+    request: FullCompactRequest<'_>,
+    config: &FullCompactConfig,
+    estimator: &dyn TokenEstimator,
+) -> FullCompactOutcome {
+    let tokens_before = estimator.estimate_items(request.history);
+    let mut history = request.history.to_vec();
+    let carried = CarriedItems::take_from(&mut history);
+    let mut summary_input = SummaryInput::new(filter_for_summarization(&history), estimator);
+
+    let mut attempts = 0u32;
+    let (summary, offline_reason) = match model {
+        None => (None, Some(OfflineReason::NoModel)),
+        Some(model) => {
+            let result = summarize_with_model(
+                model,
+                &request,
+                config,
+                estimator,
+                &mut summary_input,
+                &mut attempts,
+            )
+            .await;
+            match result {
+                Ok(summary) => (Some(summary), None),
+                Err(reason) => (None, Some(reason)),
+            }
+        }
+    };
+    let (summary, path) = match summary {
+        Some(summary) => (summary, SummaryPath::Model),
+        None => (
+            summarize_offline(&history, OFFLINE_SUMMARY_MAX_TOKENS),
+            SummaryPath::Offline,
+        ),
+    };
+    if let Some(reason) = &offline_reason {
+        tracing::warn!(?reason, "full compaction used the offline summariser");
+    }
+
+    let summary_message = summary_text(&summary);
+    let user_messages = collect_user_message_texts(request.history);
+    let budget = usize::try_from(config.user_message_budget_tokens).unwrap_or(usize::MAX);
+    let new_history = build_compacted_history_with_limit(
+        request.initial_context,
+        &user_messages,
+        &summary_message,
+        request.injection,
+        carried,
+        budget,
+    );
+    let removed_items = request
+        .history
+        .iter()
+        .filter(|item| !new_history.contains(item))
+        .count();
+    FullCompactOutcome {
+        tokens_after: estimator.estimate_items(&new_history),
+        summary_tokens: estimator.estimate_text(&summary_message),
+        history: new_history,
+        summary,
+        path,
+        offline_reason,
+        attempts,
+        items_dropped: summary_input.items_dropped,
+        tool_outputs_pruned: summary_input.tool_outputs_pruned,
+        tokens_before,
+        removed_items,
+        restored_files: Vec::new(),
+    }
+}
+
+/// Asks the model for the summary: at most `1 + max_summary_retries` failed attempts (an
+/// error or an invalid summary); a context-window error is not a failure but shrinks the
+/// request and sends it again.
+async fn summarize_with_model(
+    model: &dyn ModelClient,
+    request: &FullCompactRequest<'_>,
+    config: &FullCompactConfig,
+    estimator: &dyn TokenEstimator,
+    input: &mut SummaryInput,
+    attempts: &mut u32,
+) -> Result<String, OfflineReason> {
+    let prompt_text = request.prompt_override.unwrap_or(SUMMARIZATION_PROMPT);
+    let fixed_tokens = estimator
+        .estimate_text(request.base_instructions)
+        .saturating_add(estimator.estimate_text(prompt_text));
+    let window = u64::try_from(model.context_window()).unwrap_or(0);
+    if window > 0 {
+        let limit = window
+            .saturating_sub(request.reserved_output_tokens)
+            .saturating_sub(fixed_tokens);
+        if !input.fit(limit, estimator) {
+            return Err(OfflineReason::PromptTooLarge);
+        }
+    }
+    let mut failures = 0u32;
+    loop {
+        let mut prompt_input = input.items.clone();
+        prompt_input.push(ResponseItem::user_text(prompt_text));
+        let prompt = Prompt {
+            instructions: request.base_instructions.to_string(),
+            input: prompt_input,
+            session_id: request.session_id.clone(),
+            ..Prompt::default()
+        };
+        *attempts = attempts.saturating_add(1);
+        let last_error = match complete_prompt(model, &prompt).await {
+            Ok(text) if is_valid_summary(&text) => return Ok(cleanup_summary_tags(&text)),
+            Ok(text) => format!("invalid summary: {:?}", truncate_for_log(&text)),
+            Err(ModelError::ContextWindowExceeded { message }) => {
+                tracing::info!(%message, "summary request exceeded the context window; shrinking it");
+                let limit = input.tokens.saturating_mul(OVERFLOW_SHRINK_PERCENT) / 100;
+                if !input.fit(limit, estimator) {
+                    return Err(OfflineReason::PromptTooLarge);
+                }
+                continue;
+            }
+            Err(error) => error.to_string(),
+        };
+        failures = failures.saturating_add(1);
+        tracing::warn!(%last_error, failures, "summary request failed");
+        if failures > config.max_summary_retries {
+            return Err(OfflineReason::ModelFailed { last_error });
+        }
+    }
+}
+
+fn truncate_for_log(text: &str) -> String {
+    text.chars().take(200).collect()
+}
+
+/// The history as the summary request sends it, with its running token estimate.
+#[derive(Debug)]
+struct SummaryInput {
+    items: Vec<ResponseItem>,
+    tokens: u64,
+    items_dropped: usize,
+    tool_outputs_pruned: usize,
+}
+
+impl SummaryInput {
+    fn new(items: Vec<ResponseItem>, estimator: &dyn TokenEstimator) -> Self {
+        let tokens = estimator.estimate_items(&items);
+        Self {
+            items,
+            tokens,
+            items_dropped: 0,
+            tool_outputs_pruned: 0,
+        }
+    }
+
+    /// Shrinks the input to `limit` tokens: tool outputs are cleared, oldest first; then the
+    /// oldest items are dropped (a call with its output), never the newest alone. False when
+    /// even the newest item alone is over the limit, or nothing is left.
+    fn fit(&mut self, limit: u64, estimator: &dyn TokenEstimator) -> bool {
+        let mut index = 0;
+        while self.tokens > limit && index < self.items.len() {
+            if let Some(item) = self.items.get_mut(index)
+                && let Some(saved) = prune_tool_output(item, estimator)
+            {
+                self.tokens = self.tokens.saturating_sub(saved);
+                self.tool_outputs_pruned += 1;
+            }
+            index += 1;
+        }
+        // Never the newest item: the summary must see what happened last.
+        while self.tokens > limit && self.items.len() > 1 {
+            self.drop_oldest(estimator);
+        }
+        self.tokens <= limit && !self.items.is_empty()
+    }
+
+    /// Drops the oldest item and, for a tool call or output, its counterpart, so the request
+    /// never holds an output without its call (or the reverse).
+    fn drop_oldest(&mut self, estimator: &dyn TokenEstimator) {
+        if self.items.is_empty() {
+            return;
+        }
+        let removed = self.items.remove(0);
+        self.tokens = self
+            .tokens
+            .saturating_sub(estimator.estimate_item(&removed));
+        self.items_dropped += 1;
+        let Some(call_id) = removed.call_id().map(str::to_string) else {
+            return;
+        };
+        let wants_output = removed.is_tool_call();
+        let counterpart = self.items.iter().position(|item| {
+            item.call_id() == Some(call_id.as_str())
+                && if wants_output {
+                    item.is_tool_output()
+                } else {
+                    item.is_tool_call()
+                }
+        });
+        if let Some(position) = counterpart {
+            let counterpart = self.items.remove(position);
+            self.tokens = self
+                .tokens
+                .saturating_sub(estimator.estimate_item(&counterpart));
+            self.items_dropped += 1;
+        }
+    }
+}
+
+/// Clears a tool output that is larger than the marker; returns the tokens saved.
+fn prune_tool_output(item: &mut ResponseItem, estimator: &dyn TokenEstimator) -> Option<u64> {
+    let (ResponseItem::FunctionCallOutput { output, .. }
+    | ResponseItem::CustomToolCallOutput { output, .. }) = item
+    else {
+        return None;
+    };
+    if output.text_content() == PRUNED_TOOL_OUTPUT {
+        return None;
+    }
+    let before = estimator.estimate_item(item);
+    let mut pruned = item.clone();
+    if let ResponseItem::FunctionCallOutput { output, .. }
+    | ResponseItem::CustomToolCallOutput { output, .. } = &mut pruned
+    {
+        *output = FunctionCallOutputPayload {
+            success: output.success,
+            ..FunctionCallOutputPayload::text(PRUNED_TOOL_OUTPUT)
+        };
+    }
+    let after = estimator.estimate_item(&pruned);
+    if after >= before {
+        return None;
+    }
+    *item = pruned;
+    Some(before - after)
+}
+
+#[cfg(test)]
+#[path = "full_compact_tests.rs"]
+mod tests;

@@ -1,0 +1,512 @@
+use agentctx_context::ApproxTokenEstimator;
+use agentctx_protocol::ExtraFields;
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+const EST: ApproxTokenEstimator = ApproxTokenEstimator;
+
+/// A tool output of about `tokens` tokens, different for each `seed`.
+fn text_of(tokens: usize, seed: &str) -> String {
+    let line = format!("{seed}: some output line of the tool\n");
+    line.repeat((tokens * 4).div_ceil(line.len()))
+}
+
+fn call(id: &str, name: &str, arguments: &str) -> ResponseItem {
+    ResponseItem::function_call(id, name, arguments)
+}
+
+fn output(id: &str, text: impl Into<String>) -> ResponseItem {
+    ResponseItem::function_call_output(id, text)
+}
+
+fn read(id: &str, path: &str, tokens: usize) -> [ResponseItem; 2] {
+    [
+        call(id, "Read", &format!(r#"{{"file_path":"{path}"}}"#)),
+        output(id, text_of(tokens, id)),
+    ]
+}
+
+fn bash(id: &str, command: &str, tokens: usize) -> [ResponseItem; 2] {
+    [
+        call(id, "Bash", &format!(r#"{{"command":"{command}"}}"#)),
+        output(id, text_of(tokens, id)),
+    ]
+}
+
+/// A finished first turn with eight 7,000-token results, then a second turn with one result.
+fn long_history() -> Vec<ResponseItem> {
+    let mut history = vec![ResponseItem::user_text("look around the project")];
+    for n in 1..=8 {
+        history.extend(bash(&format!("call_{n}"), &format!("cat part{n}"), 7_000));
+    }
+    history.push(ResponseItem::assistant_text("I looked."));
+    history.push(ResponseItem::user_text("now fix the bug"));
+    history.extend(bash("call_9", "cargo test", 7_000));
+    history
+}
+
+fn config() -> CompactConfig {
+    CompactConfig::default()
+}
+
+fn run(history: &mut [ResponseItem], home: &Path) -> MicroCompactResult {
+    micro_compact(history, &config(), CompactionMode::Normal, home, &EST).unwrap()
+}
+
+fn applied(result: MicroCompactResult) -> MicroCompactOutcome {
+    match result {
+        MicroCompactResult::Applied(outcome) => outcome,
+        MicroCompactResult::Skipped(skip) => panic!("expected micro-compaction, got {skip:?}"),
+    }
+}
+
+fn output_text_at(history: &[ResponseItem], call_id: &str) -> String {
+    history
+        .iter()
+        .find_map(|item| match item {
+            ResponseItem::FunctionCallOutput {
+                call_id: id,
+                output,
+                ..
+            } if id == call_id => Some(output.text_content()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+fn is_cleared(history: &[ResponseItem], call_id: &str) -> bool {
+    is_cleared_output(&output_text_at(history, call_id))
+}
+
+/// One line per tool output: its call id and its first line (the home path redacted).
+fn render_outputs(history: &[ResponseItem], home: &Path) -> String {
+    history
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCallOutput {
+                call_id, output, ..
+            } => {
+                let text = output.text_content();
+                let shown = if is_cleared_output(&text) {
+                    text.replace(&home.display().to_string(), "<home>")
+                } else {
+                    format!("<{} bytes of output>", text.len())
+                };
+                Some(format!("{call_id}: {shown}"))
+            }
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn claude_code_and_codex_tool_names_map_to_the_compactable_kinds() {
+    let cases = [
+        ("Read", Some(CompactableTool::Read)),
+        ("read_file", Some(CompactableTool::Read)),
+        ("Bash", Some(CompactableTool::Bash)),
+        ("shell", Some(CompactableTool::Bash)),
+        ("shell_command", Some(CompactableTool::Bash)),
+        ("exec_command", Some(CompactableTool::Bash)),
+        ("local_shell", Some(CompactableTool::Bash)),
+        ("Grep", Some(CompactableTool::Grep)),
+        ("grep_files", Some(CompactableTool::Grep)),
+        ("Glob", Some(CompactableTool::Glob)),
+        ("list_dir", Some(CompactableTool::Glob)),
+        ("WebSearch", Some(CompactableTool::WebSearch)),
+        ("web_search", Some(CompactableTool::WebSearch)),
+        ("WebFetch", Some(CompactableTool::WebFetch)),
+        ("Edit", Some(CompactableTool::Edit)),
+        ("apply_patch", Some(CompactableTool::Edit)),
+        ("Write", Some(CompactableTool::Write)),
+        ("TodoWrite", None),
+        ("update_plan", None),
+        ("mcp__github__get_issue", None),
+    ];
+    for (name, expected) in cases {
+        assert_eq!(CompactableTool::from_tool_name(name), expected, "{name}");
+    }
+}
+
+#[test]
+fn old_results_are_cleared_and_the_three_most_recent_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = long_history();
+    let outcome = applied(run(&mut history, home.path()));
+
+    // 9 results of 7,000 tokens = 63,000; the three newest stay; clearing stops once at most
+    // 40,000 tokens of results remain: call_1 .. call_4 go.
+    assert_eq!(
+        outcome.cleared_call_ids,
+        ["call_1", "call_2", "call_3", "call_4"]
+    );
+    assert!(outcome.tokens_saved >= 20_000, "{}", outcome.tokens_saved);
+    for kept in ["call_5", "call_6", "call_7", "call_8", "call_9"] {
+        assert!(!is_cleared(&history, kept), "{kept}");
+    }
+    insta::assert_snapshot!("long_history_after", render_outputs(&history, home.path()));
+}
+
+#[test]
+fn large_results_are_persisted_and_replaced_with_the_marker() {
+    let home = tempfile::tempdir().unwrap();
+    let original = long_history();
+    let mut history = original.clone();
+    let outcome = applied(run(&mut history, home.path()));
+
+    let path = home.path().join("tool-results").join("call_1.txt");
+    assert_eq!(outcome.persisted_paths.first(), Some(&path));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        output_text_at(&original, "call_1")
+    );
+    assert_eq!(
+        output_text_at(&history, "call_1"),
+        format!(
+            "<persisted-output path=\"{}\" original_size=\"{}\" />\n[Old tool result content cleared]",
+            path.display(),
+            output_text_at(&original, "call_1").len()
+        )
+    );
+}
+
+#[test]
+fn small_results_are_cleared_without_a_file() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    for n in 1..=80 {
+        history.extend(bash(&format!("c{n}"), &format!("ls {n}"), 900));
+    }
+    history.push(ResponseItem::user_text("next"));
+    let outcome = applied(run(&mut history, home.path()));
+    assert!(outcome.persisted_paths.is_empty());
+    assert_eq!(
+        output_text_at(&history, "c1"),
+        "[Old tool result content cleared]"
+    );
+    assert!(!home.path().join("tool-results").exists());
+}
+
+#[test]
+fn savings_below_twenty_thousand_leave_the_history_untouched() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    for n in 1..=9 {
+        history.extend(bash(&format!("c{n}"), &format!("ls {n}"), 5_000));
+    }
+    history.push(ResponseItem::user_text("next"));
+    let before = history.clone();
+    // 45,000 tokens of results: clearing down to 40,000 saves about 5,000.
+    let result = run(&mut history, home.path());
+    let MicroCompactResult::Skipped(MicroCompactSkip::BelowMinimumSavings { would_save }) = result
+    else {
+        panic!("expected a skip, got {result:?}");
+    };
+    assert!(would_save > 0 && would_save < 20_000, "{would_save}");
+    assert_eq!(history, before);
+    assert!(!home.path().join("tool-results").exists());
+}
+
+#[test]
+fn the_latest_read_of_a_path_edits_writes_and_errors_are_never_cleared() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    history.extend(read("r_old", "/src/lib.rs", 25_000));
+    history.extend(read("r_latest", "/src/lib.rs", 8_000));
+    history.extend(read("r_other", "/src/other.rs", 8_000));
+    history.push(call("e1", "Edit", r#"{"file_path":"/src/lib.rs"}"#));
+    history.push(output("e1", text_of(8_000, "edit")));
+    history.push(call("w1", "Write", r#"{"file_path":"/src/new.rs"}"#));
+    history.push(output("w1", text_of(8_000, "write")));
+    history.push(call("fail", "Bash", r#"{"command":"make"}"#));
+    history.push(ResponseItem::FunctionCallOutput {
+        call_id: "fail".to_string(),
+        output: FunctionCallOutputPayload {
+            body: FunctionCallOutputBody::Text(text_of(8_000, "error")),
+            success: Some(false),
+        },
+        extra: ExtraFields::default(),
+    });
+    history.extend(bash("codex_fail", "cargo build", 0));
+    if let Some(ResponseItem::FunctionCallOutput { output, .. }) = history.last_mut() {
+        output.body = FunctionCallOutputBody::Text(format!(
+            "Exit code: 101\nWall time: 3 seconds\nOutput:\n{}",
+            text_of(8_000, "rustc")
+        ));
+    }
+    history.extend(bash("b1", "ls", 8_000));
+    history.extend(bash("b2", "ls -l", 8_000));
+    history.extend(bash("b3", "ls -la", 8_000));
+    history.push(ResponseItem::user_text("next"));
+
+    let mut config = config();
+    config.micro.target_tool_result_tokens = 0;
+    let outcome = match micro_compact(
+        &mut history,
+        &config,
+        CompactionMode::Normal,
+        home.path(),
+        &EST,
+    )
+    .unwrap()
+    {
+        MicroCompactResult::Applied(outcome) => outcome,
+        MicroCompactResult::Skipped(skip) => panic!("{skip:?}"),
+    };
+    assert_eq!(outcome.cleared_call_ids, ["r_old"]);
+    for kept in ["r_latest", "r_other", "e1", "w1", "fail", "codex_fail"] {
+        assert!(!is_cleared(&history, kept), "{kept}");
+    }
+}
+
+#[test]
+fn current_turn_results_are_never_cleared() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("one long turn")];
+    for n in 1..=10 {
+        history.extend(bash(&format!("c{n}"), &format!("step {n}"), 8_000));
+    }
+    // A reminder in the user role does not start a new turn.
+    history.push(ResponseItem::user_text(
+        "<system-reminder>\nsomething changed\n</system-reminder>",
+    ));
+    let result = run(&mut history, home.path());
+    assert_eq!(
+        result,
+        MicroCompactResult::Skipped(MicroCompactSkip::NothingToClear)
+    );
+}
+
+#[test]
+fn superseded_results_go_first() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    history.extend(bash("b_once", "cat a", 12_000));
+    history.extend(read("r_first", "/x.rs", 12_000));
+    history.extend(bash("b_twice_1", "cargo test", 12_000));
+    history.extend(read("r_second", "/x.rs", 12_000));
+    history.extend(bash("b_twice_2", "cargo test", 12_000));
+    for n in 1..=3 {
+        history.extend(bash(&format!("k{n}"), &format!("echo {n}"), 100));
+    }
+    history.push(ResponseItem::user_text("next"));
+    // 60,300 tokens of results; two clears bring it under 40,000.
+    let outcome = applied(run(&mut history, home.path()));
+    assert_eq!(outcome.cleared_call_ids, ["r_first", "b_twice_1"]);
+    assert!(!is_cleared(&history, "b_once"));
+}
+
+#[test]
+fn running_twice_changes_nothing_more() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = long_history();
+    applied(run(&mut history, home.path()));
+    let once = serde_json::to_string(&history).unwrap();
+    let second = run(&mut history, home.path());
+    assert!(
+        matches!(second, MicroCompactResult::Skipped(_)),
+        "{second:?}"
+    );
+    assert_eq!(serde_json::to_string(&history).unwrap(), once);
+
+    // Aggressive mode on the result clears the rest, and then it too is a fixed point.
+    micro_compact(
+        &mut history,
+        &config(),
+        CompactionMode::Aggressive,
+        home.path(),
+        &EST,
+    )
+    .unwrap();
+    let aggressive = serde_json::to_string(&history).unwrap();
+    let again = micro_compact(
+        &mut history,
+        &config(),
+        CompactionMode::Aggressive,
+        home.path(),
+        &EST,
+    )
+    .unwrap();
+    assert_eq!(
+        again,
+        MicroCompactResult::Skipped(MicroCompactSkip::NothingToClear)
+    );
+    assert_eq!(serde_json::to_string(&history).unwrap(), aggressive);
+}
+
+#[test]
+fn the_same_history_compacts_to_the_same_bytes() {
+    let home = tempfile::tempdir().unwrap();
+    let mut first = long_history();
+    let mut second = long_history();
+    applied(run(&mut first, home.path()));
+    applied(run(&mut second, home.path()));
+    assert_eq!(
+        serde_json::to_vec(&first).unwrap(),
+        serde_json::to_vec(&second).unwrap()
+    );
+}
+
+#[test]
+fn aggressive_mode_clears_every_eligible_result_whatever_it_saves() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    for n in 1..=5 {
+        history.extend(bash(&format!("c{n}"), &format!("ls {n}"), 2_000));
+    }
+    history.push(ResponseItem::user_text("next"));
+    let outcome = applied(
+        micro_compact(
+            &mut history,
+            &config(),
+            CompactionMode::Aggressive,
+            home.path(),
+            &EST,
+        )
+        .unwrap(),
+    );
+    assert_eq!(outcome.cleared_call_ids, ["c1", "c2"]);
+}
+
+#[test]
+fn switched_off_micro_compaction_does_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = long_history();
+    let before = history.clone();
+    let mut config = config();
+    config
+        .apply_env_vars([("AGENTCTX_DISABLE_MICROCOMPACT", "1")])
+        .unwrap();
+    let result = micro_compact(
+        &mut history,
+        &config,
+        CompactionMode::Aggressive,
+        home.path(),
+        &EST,
+    )
+    .unwrap();
+    assert_eq!(
+        result,
+        MicroCompactResult::Skipped(MicroCompactSkip::Disabled)
+    );
+    assert_eq!(history, before);
+}
+
+#[test]
+fn a_file_that_cannot_be_written_leaves_the_history_untouched() {
+    let home = tempfile::tempdir().unwrap();
+    // `tool-results` is a file, so nothing can be written under it.
+    std::fs::write(home.path().join("tool-results"), "in the way").unwrap();
+    let mut history = long_history();
+    let before = history.clone();
+    let error = micro_compact(
+        &mut history,
+        &config(),
+        CompactionMode::Normal,
+        home.path(),
+        &EST,
+    )
+    .unwrap_err();
+    assert_eq!(error.call_id, "call_1");
+    assert_eq!(history, before);
+}
+
+#[test]
+fn codex_local_shell_and_custom_tool_results_are_handled() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    for n in 1..=6 {
+        let id = format!("ls{n}");
+        history.push(ResponseItem::LocalShellCall {
+            id: None,
+            call_id: Some(id.clone()),
+            status: Some("completed".to_string()),
+            action: serde_json::json!({"type": "exec", "command": ["cat", format!("f{n}")]}),
+            extra: ExtraFields::default(),
+        });
+        history.push(output(&id, text_of(9_000, &id)));
+    }
+    history.push(ResponseItem::CustomToolCall {
+        id: None,
+        status: None,
+        call_id: "patch".to_string(),
+        name: "apply_patch".to_string(),
+        input: "*** Begin Patch".to_string(),
+        extra: ExtraFields::default(),
+    });
+    history.push(ResponseItem::CustomToolCallOutput {
+        call_id: "patch".to_string(),
+        output: FunctionCallOutputPayload::text(text_of(9_000, "patch")),
+        extra: ExtraFields::default(),
+    });
+    history.push(ResponseItem::user_text("next"));
+    let outcome = applied(run(&mut history, home.path()));
+    assert_eq!(outcome.cleared_call_ids, ["ls1", "ls2", "ls3"]);
+    assert!(
+        outcome
+            .persisted_paths
+            .iter()
+            .all(|path| path.starts_with(home.path().join("tool-results")))
+    );
+}
+
+#[test]
+fn a_hostile_call_id_is_persisted_inside_the_home() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    history.extend(bash("../../escape", "cat big", 50_000));
+    for n in 1..=3 {
+        history.extend(bash(&format!("k{n}"), &format!("echo {n}"), 10));
+    }
+    history.push(ResponseItem::user_text("next"));
+    let outcome = applied(run(&mut history, home.path()));
+    let [path] = outcome.persisted_paths.as_slice() else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(
+        path.parent(),
+        Some(home.path().join("tool-results").as_path())
+    );
+    assert!(path.exists());
+}
+
+#[test]
+fn the_outcome_becomes_the_loop_event() {
+    let outcome = MicroCompactOutcome {
+        tokens_saved: 30_000,
+        cleared_call_ids: vec!["a".to_string(), "b".to_string()],
+        persisted_paths: Vec::new(),
+    };
+    assert_eq!(outcome.cleared_count(), 2);
+    assert_eq!(
+        outcome.loop_event(),
+        LoopEvent::MicroCompactionApplied { removed_results: 2 }
+    );
+}
+
+#[test]
+fn results_smaller_than_their_replacement_are_left_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    history.extend(bash("big", "cat big", 50_000));
+    history.push(call("tiny", "Bash", r#"{"command":"true"}"#));
+    history.push(output("tiny", "ok"));
+    for n in 1..=3 {
+        history.extend(bash(&format!("k{n}"), &format!("echo {n}"), 10));
+    }
+    history.push(ResponseItem::user_text("next"));
+    let outcome = applied(
+        micro_compact(
+            &mut history,
+            &config(),
+            CompactionMode::Aggressive,
+            home.path(),
+            &EST,
+        )
+        .unwrap(),
+    );
+    assert_eq!(outcome.cleared_call_ids, ["big"]);
+    assert_eq!(output_text_at(&history, "tiny"), "ok");
+}

@@ -1,0 +1,111 @@
+//! Tool results kept on disk when micro-compaction clears them, and the texts that replace them
+//! in the history (see docs/design/compaction.md, "Micro-compaction").
+
+use std::io::Write;
+use std::path::Path;
+use std::path::PathBuf;
+
+/// The folder under the agentctx home that holds persisted tool results.
+pub(crate) const TOOL_RESULTS_DIR: &str = "tool-results";
+
+/// The text a cleared tool result is replaced with (the last line of the persisted marker too).
+pub(crate) const CLEARED_TOOL_RESULT_TEXT: &str = "[Old tool result content cleared]";
+
+/// The opening of the persisted marker.
+const PERSISTED_OUTPUT_OPEN: &str = "<persisted-output path=\"";
+
+/// The longest file stem kept from a call id; longer ids are cut and hashed.
+const MAX_STEM_BYTES: usize = 96;
+
+/// The file a cleared result of `call_id` is written to: `<home>/tool-results/<stem>.txt`.
+pub(crate) fn persisted_output_path(home: &Path, call_id: &str) -> PathBuf {
+    home.join(TOOL_RESULTS_DIR)
+        .join(format!("{}.txt", path_safe_stem(call_id)))
+}
+
+/// A file stem for `call_id` that cannot leave the folder: ASCII letters, digits, `_` and `-`
+/// only, so no `/`, `\`, `..`, drive prefix or absolute path can come through. Ids that are
+/// already safe (provider ids such as `toolu_01…` and `call_…` are) are used as they are; any
+/// other id gets its unsafe characters replaced and a hash of the whole id appended, so two ids
+/// that differ only in unsafe characters still get different files.
+pub(crate) fn path_safe_stem(call_id: &str) -> String {
+    let is_safe_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !call_id.is_empty() && call_id.len() <= MAX_STEM_BYTES && call_id.chars().all(is_safe_char) {
+        return call_id.to_string();
+    }
+    let cleaned: String = call_id
+        .chars()
+        .map(|c| if is_safe_char(c) { c } else { '_' })
+        .take(MAX_STEM_BYTES)
+        .collect();
+    format!("{cleaned}-{:016x}", fnv1a_64(call_id.as_bytes()))
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms (std's hasher is not), which keeps file
+/// names, and so the marker bytes, the same for the same id.
+fn fnv1a_64(bytes: &[u8]) -> u64 {
+    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes.iter().fold(OFFSET_BASIS, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(PRIME)
+    })
+}
+
+/// The text that replaces a result persisted to `path`; `original_size` is the result's length
+/// in bytes. The path is escaped as an XML attribute value.
+pub(crate) fn persisted_output_marker(path: &Path, original_size: usize) -> String {
+    let path = escape_attribute(&path.display().to_string());
+    format!(
+        "{PERSISTED_OUTPUT_OPEN}{path}\" original_size=\"{original_size}\" />\n{CLEARED_TOOL_RESULT_TEXT}"
+    )
+}
+
+/// Whether `text` is already one of the replacement texts (so there is nothing left to clear).
+pub(crate) fn is_cleared_output(text: &str) -> bool {
+    if text == CLEARED_TOOL_RESULT_TEXT {
+        return true;
+    }
+    // The marker's first line is the whole tag: the path's newlines are escaped.
+    text.split_once('\n').is_some_and(|(tag, rest)| {
+        tag.starts_with(PERSISTED_OUTPUT_OPEN)
+            && tag.ends_with("\" />")
+            && rest == CLEARED_TOOL_RESULT_TEXT
+    })
+}
+
+/// Writes a result's text to `path`: a temp file in the same folder renamed over the target, so
+/// a reader never sees part of a file.
+///
+/// Unlike session memory, these files are not fsynced: the file is a copy (the session's rollout
+/// keeps the original result), and an fsync per file cost about 10 ms each, over 8 s for the 848
+/// results of the benchmark's first micro-compaction, while the model request waits.
+pub(crate) fn persist_output(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(text.as_bytes())?;
+    temp.persist(path).map_err(|err| err.error)?;
+    Ok(())
+}
+
+fn escape_attribute(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '"' => escaped.push_str("&quot;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '\n' => escaped.push_str("&#10;"),
+            _ => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+#[path = "persisted_output_tests.rs"]
+mod tests;

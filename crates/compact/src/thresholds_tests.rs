@@ -1,0 +1,126 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn window_200k() -> ContextWindow {
+    ContextWindow::new(200_000, Some(32_000), &CompactConfig::default())
+}
+
+#[test]
+fn the_reserve_is_the_model_output_limit_capped_at_twenty_thousand() {
+    let config = CompactConfig::default();
+    assert_eq!(window_200k().reserved_output_tokens, 20_000);
+    assert_eq!(
+        ContextWindow::new(200_000, Some(8_192), &config).reserved_output_tokens,
+        8_192
+    );
+    assert_eq!(
+        ContextWindow::new(200_000, None, &config).effective_tokens(),
+        180_000
+    );
+}
+
+#[test]
+fn default_levels_are_the_offsets_below_the_effective_window() {
+    let thresholds = CompactionThresholds::new(window_200k(), &CompactConfig::default(), 500);
+    assert_eq!(
+        thresholds,
+        CompactionThresholds {
+            effective_window: 180_000,
+            warning: 160_000,
+            error: 160_000,
+            auto_compact: 167_000,
+            blocking: 177_000,
+        }
+    );
+}
+
+#[test]
+fn levels_are_reached_at_their_exact_token_count() {
+    let thresholds = CompactionThresholds::new(window_200k(), &CompactConfig::default(), 500);
+    assert_eq!(thresholds.level(159_999), ThresholdLevel::Normal);
+    assert_eq!(thresholds.level(160_000), ThresholdLevel::Error);
+    assert_eq!(thresholds.level(166_999), ThresholdLevel::Error);
+    assert_eq!(thresholds.level(167_000), ThresholdLevel::AutoCompact);
+    assert_eq!(thresholds.level(177_000), ThresholdLevel::Blocking);
+}
+
+#[test]
+fn the_percentage_override_moves_the_trigger_earlier_never_later() {
+    let mut config = CompactConfig {
+        auto_compact_percent_override: Some(50),
+        ..CompactConfig::default()
+    };
+    let early = CompactionThresholds::new(window_200k(), &config, 500);
+    assert_eq!(early.auto_compact, 90_000);
+    // The warning and error levels never sit above the trigger.
+    assert_eq!((early.warning, early.error), (90_000, 90_000));
+
+    config.auto_compact_percent_override = Some(99);
+    let late = CompactionThresholds::new(window_200k(), &config, 500);
+    assert_eq!(late.auto_compact, 167_000);
+}
+
+#[test]
+fn the_blocking_override_is_absolute_and_capped_at_the_effective_window() {
+    let mut config = CompactConfig {
+        blocking_limit_override: Some(150_000),
+        ..CompactConfig::default()
+    };
+    let thresholds = CompactionThresholds::new(window_200k(), &config, 500);
+    assert_eq!(thresholds.blocking, 150_000);
+    // The trigger stays below the blocking limit with room for the summary request.
+    assert_eq!(thresholds.auto_compact, 150_000 - 500 - 1);
+
+    config.blocking_limit_override = Some(1_000_000);
+    assert_eq!(
+        CompactionThresholds::new(window_200k(), &config, 500).blocking,
+        180_000
+    );
+}
+
+#[test]
+fn the_trigger_leaves_room_for_the_summary_request_when_the_buffer_is_small() {
+    let config = CompactConfig {
+        auto_compact_buffer_tokens: 0,
+        ..CompactConfig::default()
+    };
+    let thresholds = CompactionThresholds::new(window_200k(), &config, 2_000);
+    assert_eq!(thresholds.blocking, 177_000);
+    assert!(thresholds.auto_compact + 2_000 < thresholds.blocking);
+}
+
+#[test]
+fn a_tiny_window_saturates_at_zero() {
+    let config = CompactConfig::default();
+    let window = ContextWindow::new(4_000, Some(1_000), &config);
+    let thresholds = CompactionThresholds::new(window, &config, 100);
+    assert_eq!(thresholds.effective_window, 3_000);
+    assert_eq!(
+        (
+            thresholds.warning,
+            thresholds.auto_compact,
+            thresholds.blocking
+        ),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn auto_compaction_respects_its_switches_and_the_least_history_length() {
+    let thresholds = CompactionThresholds::new(window_200k(), &CompactConfig::default(), 500);
+    let config = CompactConfig::default();
+    assert!(thresholds.should_auto_compact(170_000, 10, &config));
+    assert!(!thresholds.should_auto_compact(166_000, 10, &config));
+    assert!(!thresholds.should_auto_compact(170_000, 3, &config));
+
+    let mut off = CompactConfig::default();
+    off.apply_env_vars([("AGENTCTX_DISABLE_AUTO_COMPACT", "1")])
+        .unwrap();
+    assert!(!thresholds.should_auto_compact(170_000, 10, &off));
+    let mut all_off = CompactConfig::default();
+    all_off
+        .apply_env_vars([("AGENTCTX_DISABLE_COMPACT", "1")])
+        .unwrap();
+    assert!(!thresholds.should_auto_compact(170_000, 10, &all_off));
+}

@@ -1,0 +1,6 @@
+//! One module per area of `agentctx-compact`.
+
+mod full_compact;
+mod offline_summary_samples;
+mod schema;
+mod session_memory;
