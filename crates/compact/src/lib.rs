@@ -6,6 +6,25 @@
 //! that to the reminder engine. The core calls it before every model request and between turns.
 //! The behaviour, constants and the exact texts the model sees are described in
 //! `docs/design/compaction.md`.
+//!
+//! The tiers, cheapest first: [`micro_compact`] clears old tool results before a model request
+//! when that saves enough; [`try_session_memory_compact`] replaces old messages with the summary
+//! a background extraction keeps; [`full_compact`] summarises through a model (or, with no
+//! model or a failing one, with [`summarize_offline`]) and [`restore_context`] brings back what
+//! the work in flight needs. [`ContextUsage`] and the thresholds decide when.
+//!
+//! ```
+//! use agentctx_compact::filter_for_summarization;
+//! use agentctx_compact::summarize_offline;
+//! use agentctx_protocol::ResponseItem;
+//!
+//! let history = vec![ResponseItem::user_text(
+//!     "Fix the timezone bug in the digest email.",
+//! )];
+//! // No model needed: a deterministic handoff built from the history itself.
+//! let summary = summarize_offline(&filter_for_summarization(&history), 2_000);
+//! assert!(summary.contains("Fix the timezone bug in the digest email."));
+//! ```
 
 mod atomic_write;
 mod compacted_history;
@@ -40,6 +59,11 @@ pub use context_usage::ContextUsage;
 pub use context_usage::LastRequestUsage;
 pub use file_cache::CachedFile;
 pub use file_cache::FileCache;
+pub use full_compact::FullCompactOutcome;
+pub use full_compact::FullCompactRequest;
+pub use full_compact::OfflineReason;
+pub use full_compact::SummaryPath;
+pub use full_compact::full_compact;
 pub use message_filter::cleanup_summary_tags;
 pub use message_filter::collect_user_message_texts;
 pub use message_filter::filter_for_summarization;
@@ -92,8 +116,3 @@ pub use thrash_guard::ThrashWarning;
 pub use thresholds::CompactionThresholds;
 pub use thresholds::ContextWindow;
 pub use thresholds::ThresholdLevel;
-pub use full_compact::FullCompactOutcome;
-pub use full_compact::FullCompactRequest;
-pub use full_compact::OfflineReason;
-pub use full_compact::SummaryPath;
-pub use full_compact::full_compact;

@@ -47,8 +47,9 @@ pub struct SessionMemoryStore {
 
 impl SessionMemoryStore {
     /// The store of `session_id` under the agentctx home `home`. The id is encoded so that it
-    /// names exactly one folder directly under `<home>/session-memory/` (see
-    /// [`safe_folder_name`]).
+    /// names exactly one folder directly under `<home>/session-memory/`: bytes other than ASCII
+    /// letters, digits, `-`, `_` and a non-leading `.` are percent-encoded, and an encoded name
+    /// over 100 bytes is shortened with a hash of the whole id.
     pub fn new(home: &Path, session_id: &str) -> Result<Self, SessionMemoryError> {
         if session_id.is_empty() {
             return Err(SessionMemoryError::EmptySessionId);
