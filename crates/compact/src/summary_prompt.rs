@@ -9,7 +9,7 @@ pub const SUMMARIZATION_PROMPT: &str = include_str!("../templates/summary_prompt
 
 /// The frame put before the summary in the new history, so the model reads it as another
 /// model's handoff and builds on it.
-pub const SUMMARY_PREFIX: &str = include_str!("../templates/summary_prefix.md");
+pub const SUMMARY_PREFIX: &str = agentctx_protocol::COMPACTION_SUMMARY_PREFIX;
 
 /// What the summary message says when the summariser returned nothing.
 pub(crate) const EMPTY_SUMMARY: &str = "(no summary available)";

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
+use agentctx_protocol::COMPACTION_SUMMARY_PREFIXES;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
@@ -30,13 +31,6 @@ use command_text::error_line;
 use command_text::exit_code;
 use command_text::patch_paths;
 use command_text::shell_files;
-
-/// How a summary that an earlier compaction put into the history starts: codex-rs's handoff
-/// prefix and Claude Code's continuation message.
-const SUMMARY_MESSAGE_PREFIXES: [&str; 2] = [
-    "Another language model started to solve this problem and produced a summary of its thinking process.",
-    "This session is being continued from a previous conversation that ran out of context.",
-];
 
 /// Only this many bytes of a tool output or an assistant message are scanned.
 const SCAN_LIMIT_BYTES: usize = 64 * 1024;
@@ -164,7 +158,7 @@ pub fn is_harness_user_text(text: &str) -> bool {
 /// True when `text` is a summary an earlier compaction left in the history.
 pub fn is_summary_message_text(text: &str) -> bool {
     let trimmed = text.trim_start();
-    SUMMARY_MESSAGE_PREFIXES
+    COMPACTION_SUMMARY_PREFIXES
         .iter()
         .any(|prefix| trimmed.starts_with(prefix))
 }

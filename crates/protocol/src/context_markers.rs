@@ -93,6 +93,26 @@ pub const CLAUDE_CODE_HARNESS_PREFIXES: [&str; 5] = [
     "[Request interrupted by user",
 ];
 
+/// The frame a compaction puts before its summary in the new history, so the model reads the
+/// summary as another model's handoff and builds on it: codex-rs's
+/// `core/templates/compact/summary_prefix.md`, byte for byte (its double space included), so a
+/// history compacted by either reads the same (docs/design/compaction.md, "Full compaction").
+pub const COMPACTION_SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to  assist with your own analysis:";
+
+/// How Claude Code's continuation message after a compaction starts.
+pub const CLAUDE_CODE_CONTINUATION_PREFIX: &str =
+    "This session is being continued from a previous conversation that ran out of context.";
+
+/// The first sentence of [`COMPACTION_SUMMARY_PREFIX`]: the sentences after it differ between
+/// codex versions, so earlier summaries are recognised by this one.
+pub(crate) const COMPACTION_SUMMARY_FIRST_SENTENCE: &str = "Another language model started to solve this problem and produced a summary of its thinking process.";
+
+/// How a summary that an earlier compaction left in the history starts, in either agent.
+pub const COMPACTION_SUMMARY_PREFIXES: [&str; 2] = [
+    COMPACTION_SUMMARY_FIRST_SENTENCE,
+    CLAUDE_CODE_CONTINUATION_PREFIX,
+];
+
 /// Opening tag of the slash command a Claude Code `user` record names
 /// (`<command-name>/model</command-name>`).
 pub const CLAUDE_CODE_COMMAND_NAME_OPEN_TAG: &str = "<command-name>";

@@ -12,3 +12,9 @@ fn developer_settings_sections_are_contextual_whatever_the_case_and_indent() {
         &ContentItem::output_text("<model_switch>")
     ));
 }
+
+#[test]
+fn the_summary_prefix_starts_with_the_sentence_earlier_summaries_are_recognised_by() {
+    assert!(COMPACTION_SUMMARY_PREFIX.starts_with(COMPACTION_SUMMARY_FIRST_SENTENCE));
+    assert!(COMPACTION_SUMMARY_PREFIX.len() > COMPACTION_SUMMARY_FIRST_SENTENCE.len());
+}

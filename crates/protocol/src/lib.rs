@@ -36,9 +36,12 @@ mod todo;
 mod token_usage;
 
 pub use context_markers::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
+pub use context_markers::CLAUDE_CODE_CONTINUATION_PREFIX;
 pub use context_markers::CLAUDE_CODE_HARNESS_PREFIXES;
 pub use context_markers::COLLABORATION_MODE_CLOSE_TAG;
 pub use context_markers::COLLABORATION_MODE_OPEN_TAG;
+pub use context_markers::COMPACTION_SUMMARY_PREFIX;
+pub use context_markers::COMPACTION_SUMMARY_PREFIXES;
 pub use context_markers::CONTEXTUAL_USER_MARKERS;
 pub use context_markers::ENVIRONMENT_CONTEXT_CLOSE_TAG;
 pub use context_markers::ENVIRONMENT_CONTEXT_OPEN_TAG;

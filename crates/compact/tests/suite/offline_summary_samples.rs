@@ -1,6 +1,7 @@
 //! The history digest and the offline summariser on the bundled sample sessions (a Codex
 //! rollout and a Claude Code transcript), read through `agentctx-rollout` as `agentctx compact
-//! --offline` reads a user's session.
+//! --offline` reads a user's session. The crate carries its own copy of the samples (the CLI's
+//! `examples/sessions`), so it tests alone when vendored.
 
 use std::path::PathBuf;
 
@@ -14,7 +15,7 @@ use pretty_assertions::assert_eq;
 
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../cli/examples/sessions")
+        .join("tests/fixtures/sessions")
         .join(name)
 }
 
