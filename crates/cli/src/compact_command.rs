@@ -130,10 +130,11 @@ pub(crate) fn run(args: CompactArgs) -> anyhow::Result<()> {
         (None, Some(line)) => StopPoint::AfterLine(usize::try_from(line).unwrap_or(usize::MAX)),
         (None, None) => StopPoint::End,
     };
-    let reader = RolloutReader::open(&args.session)
-        .with_context(|| format!("cannot read {}", args.session.display()))?;
-    let recorded = recorded_history::read_history(reader, stop)
-        .with_context(|| format!("cannot read {}", args.session.display()))?;
+    // The reader's errors name the file and carry the I/O error in their message already; only
+    // that message is shown, as the cause chain would repeat it.
+    let reader = RolloutReader::open(&args.session).map_err(|err| anyhow::anyhow!("{err}"))?;
+    let recorded =
+        recorded_history::read_history(reader, stop).map_err(|err| anyhow::anyhow!("{err}"))?;
     if let StopPoint::BeforeCompaction(n) = stop
         && let Some(total) = recorded.compactions_in_file
     {
