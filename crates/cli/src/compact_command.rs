@@ -240,7 +240,8 @@ fn compact(
 
     if matches!(args.tier, Tier::Auto | Tier::SessionMemory) {
         match session_memory(home, config, &recorded, &estimator) {
-            Ok((items, summary)) => {
+            Ok((mut items, summary)) => {
+                items.extend(restore_todos(&recorded.items, config));
                 report.tier = Some(Tier::SessionMemory);
                 report.tokens_after = estimator.estimate_items(&items);
                 report.summary = Some(summary);
@@ -285,17 +286,9 @@ fn compact(
         let model = client.as_deref().map(|client| client as &dyn ModelClient);
         let mut outcome =
             runtime.block_on(full_compact(model, request, &config.full, &estimator));
-        // The todo list the session last wrote comes back after the summary; the files it read
-        // are not restored, as their contents then are not in the recording.
-        let digest = HistoryDigest::from_items(&recorded.items);
-        let restored = restore_context(
-            &RestorationInput {
-                todos: &digest.todos,
-                ..RestorationInput::default()
-            },
-            &config.restoration,
-        );
-        outcome.append_restoration(restored, &estimator);
+        let restored = restore_todos(&recorded.items, config);
+        outcome.history.extend(restored);
+        outcome.tokens_after = estimator.estimate_items(&outcome.history);
         if offline_reason.is_none() {
             offline_reason = outcome.offline_reason.as_ref().map(|reason| match reason {
                 OfflineReason::NoModel => "no_provider_configured".to_string(),
@@ -316,6 +309,21 @@ fn compact(
         report.items = outcome.history;
     }
     Ok(report)
+}
+
+/// What is restored after a summarising tier: the todo list the session last wrote, when an
+/// item is open. The files it read are not restored, as their contents then are not in the
+/// recording (the tool outputs are, but may be partial); neither is a plan file.
+fn restore_todos(history: &[ResponseItem], config: &CompactConfig) -> Vec<ResponseItem> {
+    let digest = HistoryDigest::from_items(history);
+    restore_context(
+        &RestorationInput {
+            todos: &digest.todos,
+            ..RestorationInput::default()
+        },
+        &config.restoration,
+    )
+    .items
 }
 
 /// The session-memory tier: the new history and the summary, or why it does not apply.

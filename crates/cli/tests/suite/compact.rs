@@ -232,3 +232,207 @@ fn bad_flags_exit_2() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// A Responses API stream whose assistant message is `text` (the events and fields the
+/// Responses API streams, as in agentctx-model's fixtures).
+fn responses_sse(text: &str) -> String {
+    let message = serde_json::json!({
+        "id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
+        "content": [{"type": "output_text", "annotations": [], "text": text}],
+    });
+    let events = [
+        serde_json::json!({"type": "response.created", "sequence_number": 0, "response": {
+            "id": "resp_1", "object": "response", "status": "in_progress", "model": "gpt-test",
+            "output": [], "usage": null}}),
+        serde_json::json!({"type": "response.output_item.added", "sequence_number": 1,
+            "output_index": 0, "item": {"id": "msg_1", "type": "message",
+            "status": "in_progress", "content": [], "role": "assistant"}}),
+        serde_json::json!({"type": "response.output_text.delta", "sequence_number": 2,
+            "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": text}),
+        serde_json::json!({"type": "response.output_item.done", "sequence_number": 3,
+            "output_index": 0, "item": message}),
+        serde_json::json!({"type": "response.completed", "sequence_number": 4, "response": {
+            "id": "resp_1", "object": "response", "status": "completed", "model": "gpt-test",
+            "output": [], "usage": {"input_tokens": 9000, "input_tokens_details":
+            {"cached_tokens": 0}, "output_tokens": 40, "output_tokens_details":
+            {"reasoning_tokens": 0}, "total_tokens": 9040}}}),
+    ];
+    events
+        .iter()
+        .map(|event| format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap()))
+        .collect()
+}
+
+/// A home whose config.toml points provider `mock` at `base_url`.
+fn home_with_mock_provider(base_url: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "[model_providers.mock]\nname = \"mock\"\nbase_url = \"{base_url}/v1\"\n\
+             env_key = \"MOCK_API_KEY\"\nwire_api = \"responses\"\n\
+             request_max_retries = 0\nstream_max_retries = 0\n"
+        ),
+    )
+    .unwrap();
+    home
+}
+
+/// A mock server (wiremock serves from its own thread, so the runtime is only needed to
+/// start it and read what it received).
+fn mock_server(status: u16, body: Option<String>) -> (tokio::runtime::Runtime, wiremock::MockServer) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(async {
+        let server = wiremock::MockServer::start().await;
+        let mut response = wiremock::ResponseTemplate::new(status);
+        if let Some(body) = body {
+            response = response
+                .insert_header("content-type", "text/event-stream")
+                .set_body_raw(body, "text/event-stream");
+        }
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .and(wiremock::matchers::path("/v1/responses"))
+            .respond_with(response)
+            .mount(&server)
+            .await;
+        server
+    });
+    (runtime, server)
+}
+
+#[test]
+fn provider_path_summarises_through_the_model() {
+    let summary = "The user is fixing the digest: duplicates are gone, timezones next.";
+    let (runtime, server) = mock_server(
+        200,
+        Some(responses_sse(&format!("<summary>{summary}</summary>"))),
+    );
+    let home = home_with_mock_provider(&server.uri());
+    let output = compact(
+        home.path(),
+        &[
+            "--at-compaction", "1", "--provider", "mock", "--model", "gpt-test", "--json",
+            CLAUDE_SAMPLE,
+        ],
+    )
+    .env("MOCK_API_KEY", "sk-mock")
+    .output()
+    .unwrap();
+    let report = json_of(&output);
+    assert_eq!(report["summary_path"], "model");
+    assert_eq!(report["offline_reason"], Value::Null);
+    assert_eq!(report["summary"], summary);
+    let requests = runtime.block_on(server.received_requests()).unwrap();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].headers.get("authorization").unwrap(),
+        "Bearer sk-mock"
+    );
+    let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert_eq!(body["model"], "gpt-test");
+}
+
+#[test]
+fn a_failing_provider_falls_back_to_the_offline_summariser_and_says_so() {
+    let (_runtime, server) = mock_server(400, None);
+    let home = home_with_mock_provider(&server.uri());
+    let output = compact(
+        home.path(),
+        &[
+            "--at-compaction", "1", "--provider", "mock", "--model", "gpt-test", "--json",
+            CLAUDE_SAMPLE,
+        ],
+    )
+    .env("MOCK_API_KEY", "sk-mock")
+    .output()
+    .unwrap();
+    let report = json_of(&output);
+    assert_eq!(report["summary_path"], "offline");
+    let reason = report["offline_reason"].as_str().unwrap();
+    assert!(reason.starts_with("model_failed: "), "{reason}");
+}
+
+#[test]
+fn a_provider_without_its_api_key_falls_back_to_the_offline_summariser() {
+    let home = home_with_mock_provider("http://127.0.0.1:9");
+    let output = compact(
+        home.path(),
+        &[
+            "--tier", "full", "--provider", "mock", "--model", "gpt-test", "--json",
+            CLAUDE_SAMPLE,
+        ],
+    )
+    .output()
+    .unwrap();
+    let report = json_of(&output);
+    assert_eq!(report["summary_path"], "offline");
+    let reason = report["offline_reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("provider_unavailable: ") && reason.contains("MOCK_API_KEY"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn session_memory_tier_uses_the_summary_under_the_home() {
+    use agentctx_compact::HistoryItemId;
+    use agentctx_compact::SessionMemoryMetadata;
+    use agentctx_compact::SessionMemoryStore;
+    use agentctx_protocol::ResponseItem;
+
+    let home = tempfile::tempdir().unwrap();
+    // The history before the compaction, as the command rebuilds it (micro does not apply).
+    let unchanged = json_of(
+        &compact(
+            home.path(),
+            &["--at-compaction", "1", "--tier", "micro", "--json", CLAUDE_SAMPLE],
+        )
+        .output()
+        .unwrap(),
+    );
+    let items: Vec<ResponseItem> = serde_json::from_value(unchanged["items"].clone()).unwrap();
+    // An extraction covered all but the last six items.
+    let covered = items.len() - 7;
+    let store =
+        SessionMemoryStore::new(home.path(), "3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865").unwrap();
+    let summary = "## Current Task\nFixing duplicate posts and the timezone bug in the digest.";
+    store
+        .write(
+            summary,
+            &SessionMemoryMetadata {
+                last_summarized_id: HistoryItemId::of(&items, covered).unwrap().to_string(),
+                last_extraction: "2025-11-24T10:00:00Z".parse().unwrap(),
+                summary_token_count: 20,
+                messages_summarized: u64::try_from(covered + 1).unwrap(),
+            },
+        )
+        .unwrap();
+    // The sample is small: the tier must save 1,000 tokens, not the default 10,000.
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[compact.session_memory]\nmin_compact_savings_tokens = 1000\n",
+    )
+    .unwrap();
+    let report = json_of(
+        &compact(
+            home.path(),
+            &["--at-compaction", "1", "--offline", "--json", CLAUDE_SAMPLE],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert_eq!(report["tier"], "session-memory", "{report:#}");
+    assert_eq!(report["summary"], summary);
+    assert_eq!(report["summary_path"], Value::Null);
+    assert!(report["tokens_after"].as_u64().unwrap() < report["tokens_before"].as_u64().unwrap());
+    let new_items: Vec<ResponseItem> = serde_json::from_value(report["items"].clone()).unwrap();
+    // The items after the extraction are kept verbatim.
+    let kept = &items[covered + 1..];
+    assert!(
+        new_items.windows(kept.len()).any(|window| window == kept),
+        "{report:#}"
+    );
+}
