@@ -30,8 +30,8 @@ use agentctx_compact::render_history;
 use agentctx_compact::restore_context;
 use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
-use agentctx_context::TokenEstimator;
 use agentctx_context::HistoryDigest;
+use agentctx_context::TokenEstimator;
 use agentctx_model::ModelClient;
 use agentctx_protocol::ResponseItem;
 use agentctx_rollout::RolloutReader;
@@ -182,7 +182,13 @@ pub(crate) fn run(args: CompactArgs) -> anyhow::Result<()> {
 fn report_skipped(session: &Path, recorded: &RecordedHistory) -> anyhow::Result<()> {
     let mut stderr = std::io::stderr().lock();
     for skipped in &recorded.skipped {
-        writeln!(stderr, "{}:{}: {}", session.display(), skipped.line_number, skipped.reason)?;
+        writeln!(
+            stderr,
+            "{}:{}: {}",
+            session.display(),
+            skipped.line_number,
+            skipped.reason
+        )?;
     }
     Ok(())
 }
@@ -215,14 +221,8 @@ fn compact(
 
     if matches!(args.tier, Tier::Auto | Tier::Micro) {
         let mut items = recorded.items.clone();
-        match micro_compact(
-            &mut items,
-            config,
-            CompactionMode::Normal,
-            home,
-            &estimator,
-        )
-        .context("micro-compaction failed")?
+        match micro_compact(&mut items, config, CompactionMode::Normal, home, &estimator)
+            .context("micro-compaction failed")?
         {
             MicroCompactResult::Applied(outcome) => {
                 report.tier = Some(Tier::Micro);
@@ -284,8 +284,7 @@ fn compact(
             session_id: recorded.session_id.clone(),
         };
         let model = client.as_deref().map(|client| client as &dyn ModelClient);
-        let mut outcome =
-            runtime.block_on(full_compact(model, request, &config.full, &estimator));
+        let mut outcome = runtime.block_on(full_compact(model, request, &config.full, &estimator));
         let restored = restore_todos(&recorded.items, config);
         outcome.history.extend(restored);
         outcome.tokens_after = estimator.estimate_items(&outcome.history);
@@ -378,7 +377,11 @@ fn human_report(report: &CompactReport) -> String {
         report.session.display(),
         report.through_line,
         report.recorded_compactions_before,
-        if report.recorded_compactions_before == 1 { "" } else { "s" },
+        if report.recorded_compactions_before == 1 {
+            ""
+        } else {
+            "s"
+        },
     );
     for skipped in &report.not_applied {
         out.push_str(&format!(

@@ -170,8 +170,9 @@ impl Builder {
                     self.drop_last_user_turns(event.num_turns);
                 }
             }
-            RolloutItem::EventMsg(_) | RolloutItem::TurnContext(_) | RolloutItem::Unknown { .. } => {
-            }
+            RolloutItem::EventMsg(_)
+            | RolloutItem::TurnContext(_)
+            | RolloutItem::Unknown { .. } => {}
         }
     }
 

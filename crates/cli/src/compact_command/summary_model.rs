@@ -42,10 +42,7 @@ pub(crate) enum SummaryModel {
     Client(Box<HttpModelClient>),
     /// No model: the offline summariser is used, for this reason (`snake_case` code, then the
     /// human explanation).
-    Offline {
-        code: &'static str,
-        detail: String,
-    },
+    Offline { code: &'static str, detail: String },
 }
 
 /// Picks the summary model from the flags, then the configuration.

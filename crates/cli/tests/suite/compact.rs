@@ -96,7 +96,14 @@ fn claude_sample_offline_full_compaction_renders_the_next_prompt() {
     let home = tempfile::tempdir().unwrap();
     let output = compact(
         home.path(),
-        &["--at-compaction", "1", "--offline", "--tier", "full", CLAUDE_SAMPLE],
+        &[
+            "--at-compaction",
+            "1",
+            "--offline",
+            "--tier",
+            "full",
+            CLAUDE_SAMPLE,
+        ],
     )
     .output()
     .unwrap();
@@ -143,7 +150,14 @@ fn at_line_rebuilds_the_history_up_to_that_line() {
     let early = json_of(
         &compact(
             home.path(),
-            &["--at-line", "20", "--tier", "micro", "--json", CLAUDE_SAMPLE],
+            &[
+                "--at-line",
+                "20",
+                "--tier",
+                "micro",
+                "--json",
+                CLAUDE_SAMPLE,
+            ],
         )
         .output()
         .unwrap(),
@@ -151,7 +165,14 @@ fn at_line_rebuilds_the_history_up_to_that_line() {
     let later = json_of(
         &compact(
             home.path(),
-            &["--at-line", "100", "--tier", "micro", "--json", CLAUDE_SAMPLE],
+            &[
+                "--at-line",
+                "100",
+                "--tier",
+                "micro",
+                "--json",
+                CLAUDE_SAMPLE,
+            ],
         )
         .output()
         .unwrap(),
@@ -187,7 +208,10 @@ fn micro_tier_that_does_not_apply_says_so_and_leaves_the_history_unchanged() {
         human.contains("micro does not apply: no tool result may be cleared\n"),
         "{human}"
     );
-    assert!(human.contains("no tier applied: history unchanged\n"), "{human}");
+    assert!(
+        human.contains("no tier applied: history unchanged\n"),
+        "{human}"
+    );
     // The same history as recorded: the end of the file, after its compaction.
     assert_eq!(report["recorded_compactions_before"], 1);
     assert!(std::fs::read_dir(home.path()).unwrap().next().is_none());
@@ -259,7 +283,12 @@ fn responses_sse(text: &str) -> String {
     ];
     events
         .iter()
-        .map(|event| format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap()))
+        .map(|event| {
+            format!(
+                "event: {}\ndata: {event}\n\n",
+                event["type"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -280,7 +309,10 @@ fn home_with_mock_provider(base_url: &str) -> tempfile::TempDir {
 
 /// A mock server (wiremock serves from its own thread, so the runtime is only needed to
 /// start it and read what it received).
-fn mock_server(status: u16, body: Option<String>) -> (tokio::runtime::Runtime, wiremock::MockServer) {
+fn mock_server(
+    status: u16,
+    body: Option<String>,
+) -> (tokio::runtime::Runtime, wiremock::MockServer) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -314,7 +346,13 @@ fn provider_path_summarises_through_the_model() {
     let output = compact(
         home.path(),
         &[
-            "--at-compaction", "1", "--provider", "mock", "--model", "gpt-test", "--json",
+            "--at-compaction",
+            "1",
+            "--provider",
+            "mock",
+            "--model",
+            "gpt-test",
+            "--json",
             CLAUDE_SAMPLE,
         ],
     )
@@ -342,7 +380,13 @@ fn a_failing_provider_falls_back_to_the_offline_summariser_and_says_so() {
     let output = compact(
         home.path(),
         &[
-            "--at-compaction", "1", "--provider", "mock", "--model", "gpt-test", "--json",
+            "--at-compaction",
+            "1",
+            "--provider",
+            "mock",
+            "--model",
+            "gpt-test",
+            "--json",
             CLAUDE_SAMPLE,
         ],
     )
@@ -361,7 +405,13 @@ fn a_provider_without_its_api_key_falls_back_to_the_offline_summariser() {
     let output = compact(
         home.path(),
         &[
-            "--tier", "full", "--provider", "mock", "--model", "gpt-test", "--json",
+            "--tier",
+            "full",
+            "--provider",
+            "mock",
+            "--model",
+            "gpt-test",
+            "--json",
             CLAUDE_SAMPLE,
         ],
     )
@@ -388,7 +438,14 @@ fn session_memory_tier_uses_the_summary_under_the_home() {
     let unchanged = json_of(
         &compact(
             home.path(),
-            &["--at-compaction", "1", "--tier", "micro", "--json", CLAUDE_SAMPLE],
+            &[
+                "--at-compaction",
+                "1",
+                "--tier",
+                "micro",
+                "--json",
+                CLAUDE_SAMPLE,
+            ],
         )
         .output()
         .unwrap(),

@@ -120,7 +120,10 @@ fn long_session() -> Session {
                     ResponseItem::function_call(&call_id, "Bash", r#"{"command":"cargo test"}"#),
                     ResponseItem::function_call_output(
                         &call_id,
-                        format!("test result: ok. {turn} passed\n{}", "log line\n".repeat(300)),
+                        format!(
+                            "test result: ok. {turn} passed\n{}",
+                            "log line\n".repeat(300)
+                        ),
                     ),
                 ),
                 _ => {
@@ -140,9 +143,9 @@ fn long_session() -> Session {
         };
         session.history.push(call);
         session.history.push(output);
-        session
-            .history
-            .push(ResponseItem::assistant_text(format!("Done with step {turn}.")));
+        session.history.push(ResponseItem::assistant_text(format!(
+            "Done with step {turn}."
+        )));
     }
     session.history.push(ResponseItem::user_text(LAST_REQUEST));
     session
@@ -180,7 +183,12 @@ fn prompt_texts(history: &[ResponseItem]) -> Vec<String> {
 fn assert_planted_facts_survive(history: &[ResponseItem]) {
     let texts = prompt_texts(history);
     let present = |needle: &str| texts.iter().any(|text| text.contains(needle));
-    let escaped = |text: &str| serde_json::to_string(text).unwrap().trim_matches('"').to_string();
+    let escaped = |text: &str| {
+        serde_json::to_string(text)
+            .unwrap()
+            .trim_matches('"')
+            .to_string()
+    };
     assert!(present(CRITICAL_INSTRUCTION), "critical instruction lost");
     assert!(
         present(PLAN_PATH) && (present(PLAN) || present(&escaped(PLAN))),
@@ -240,7 +248,7 @@ fn planted_facts_survive_micro_compaction() {
 fn planted_facts_survive_aggressive_micro_compaction() {
     let session = long_session();
     let home = tempfile::tempdir().unwrap();
-    let mut history = session.history.clone();
+    let mut history = session.history;
     let result = micro_compact(
         &mut history,
         &CompactConfig::default(),
@@ -249,7 +257,10 @@ fn planted_facts_survive_aggressive_micro_compaction() {
         &ApproxTokenEstimator,
     )
     .unwrap();
-    assert!(matches!(result, MicroCompactResult::Applied(_)), "{result:?}");
+    assert!(
+        matches!(result, MicroCompactResult::Applied(_)),
+        "{result:?}"
+    );
     assert_planted_facts_survive(&history);
 }
 
