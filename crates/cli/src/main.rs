@@ -6,6 +6,7 @@
 use clap::Parser;
 use clap::Subcommand;
 
+mod compact_command;
 mod replay_command;
 mod skills_command;
 
@@ -19,6 +20,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Compact a recorded session with our tiers and print the history the model sees next.
+    Compact(compact_command::CompactArgs),
     /// Replay Codex rollouts or Claude Code transcripts and show what the model saw per turn.
     Replay(replay_command::ReplayArgs),
     /// List and inspect skills and slash commands.
@@ -50,6 +53,7 @@ fn run() -> anyhow::Result<()> {
         .init();
     let cli = Cli::parse();
     match cli.command {
+        Command::Compact(args) => compact_command::run(args),
         Command::Replay(args) => replay_command::run(args),
         Command::Skills(args) => skills_command::run(args),
     }

@@ -8,6 +8,7 @@
 )]
 
 mod suite {
+    mod compact;
     mod replay;
     mod skills;
 }

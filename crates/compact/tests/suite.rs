@@ -2,5 +2,6 @@
 
 mod full_compact;
 mod offline_summary_samples;
+mod planted_facts;
 mod schema;
 mod session_memory;
