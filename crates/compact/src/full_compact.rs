@@ -182,8 +182,13 @@ pub async fn full_compact(
             SummaryPath::Offline,
         ),
     };
-    if let Some(reason) = &offline_reason {
-        tracing::warn!(?reason, "full compaction used the offline summariser");
+    match &offline_reason {
+        // The host chose to run without a model: nothing went wrong.
+        Some(OfflineReason::NoModel) => {
+            tracing::info!("full compaction used the offline summariser (no model)");
+        }
+        Some(reason) => tracing::warn!(?reason, "full compaction used the offline summariser"),
+        None => {}
     }
 
     let summary_message = summary_text(&summary);
