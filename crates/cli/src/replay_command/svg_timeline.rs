@@ -14,11 +14,16 @@ use super::usage_prediction::RequestUsage;
 
 const WIDTH: f64 = 960.0;
 const LEFT: f64 = 90.0;
-const RIGHT: f64 = 190.0;
+const RIGHT: f64 = 230.0;
 const PANEL_HEIGHT: f64 = 260.0;
-const TOP: f64 = 64.0;
+const TOP: f64 = 84.0;
 const PANEL_GAP: f64 = 70.0;
 const BOTTOM: f64 = 56.0;
+/// Where the legend starts, and how tall it is (seven entries).
+const LEGEND_TOP: f64 = TOP + PANEL_HEIGHT + 24.0;
+const LEGEND_HEIGHT: f64 = 7.0 * 18.0 + 16.0;
+/// The least distance between two threshold labels.
+const LABEL_SPACING: f64 = 14.0;
 /// Below this share of the window the used range gets its own panel.
 const ZOOM_BELOW_SHARE: f64 = 0.5;
 
@@ -72,7 +77,9 @@ pub(crate) fn render(replay: &SessionReplay) -> String {
             title: format!("zoom: 0 to {} tokens", grouped(max_tokens as u64)),
         });
     }
-    let height = TOP + panels.len() as f64 * (PANEL_HEIGHT + PANEL_GAP) - PANEL_GAP + BOTTOM;
+    // The legend sits right of the panels, under the first panel's threshold labels.
+    let height = (TOP + panels.len() as f64 * (PANEL_HEIGHT + PANEL_GAP) - PANEL_GAP + BOTTOM)
+        .max(LEGEND_TOP + LEGEND_HEIGHT);
 
     let mut svg = String::new();
     let _ = writeln!(
@@ -81,13 +88,13 @@ pub(crate) fn render(replay: &SessionReplay) -> String {
     );
     let session = replay.session_id.as_deref().unwrap_or("-");
     let title = format!(
-        "{} ({}, session {session})",
-        replay
-            .file
-            .file_name()
-            .map_or_else(String::new, |name| name.to_string_lossy().into_owned()),
+        "Token timeline of {} session {session}",
         replay.format.family()
     );
+    let file_name = replay
+        .file
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
     let _ = writeln!(svg, "<title>{}</title>", escape(&title));
     let _ = writeln!(
         svg,
@@ -110,10 +117,15 @@ pub(crate) fn render(replay: &SessionReplay) -> String {
     };
     let _ = writeln!(
         svg,
-        r#"<text x="{LEFT}" y="42">{} · {} requests, {} recorded compactions</text>"#,
+        r##"<text x="{LEFT}" y="40" fill="#555555">{}</text>"##,
+        escape(&file_name)
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="58">{} · {} · {}</text>"#,
         escape(&error_text),
-        requests.len(),
-        replay.compactions
+        counted(requests.len(), "request"),
+        counted(replay.compactions, "recorded compaction")
     );
     for panel in &panels {
         draw_panel(&mut svg, panel, replay);
@@ -178,8 +190,10 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
         (LEFT + right) / 2.0,
         bottom + 34.0
     );
-    // Our thresholds.
+    // Our thresholds, highest first; a label is pushed below the one above it so close levels
+    // stay readable.
     let thresholds = replay.thresholds;
+    let mut label_floor = f64::MIN;
     for (tokens, label, color) in [
         (thresholds.window, "window", "#444444"),
         (thresholds.blocking, "blocking", BLOCKING_COLOR),
@@ -190,11 +204,12 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
             continue;
         }
         let y = panel.y(tokens);
+        let label_y = (y + 4.0).max(label_floor);
+        label_floor = label_y + LABEL_SPACING;
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-dasharray="6 3"/><text x="{:.1}" y="{:.1}" fill="{color}">{label} {}</text>"#,
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-dasharray="6 3"/><text x="{:.1}" y="{label_y:.1}" fill="{color}">{label} {}</text>"#,
             right + 6.0,
-            y + 4.0,
             grouped(tokens)
         );
     }
@@ -222,7 +237,7 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
         requests,
         |request| request.recorded_tokens,
         RECORDED_COLOR,
-        "",
+        r#" stroke-width="3.5" stroke-opacity="0.6""#,
     );
     draw_series(
         svg,
@@ -232,7 +247,7 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
             (request.basis == PredictionBasis::PreviousRequest).then_some(request.predicted_tokens)
         },
         PREDICTED_COLOR,
-        r#" stroke-dasharray="5 3""#,
+        r#" stroke-width="1.5" stroke-dasharray="5 3""#,
     );
     for (index, request) in requests.iter().enumerate() {
         let x = x_of(index, count);
@@ -261,7 +276,7 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
                 svg,
                 r#"<line x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" stroke="{AUTO_COLOR}" stroke-width="2" stroke-dasharray="3 2"/><circle cx="{x:.1}" cy="{from:.1}" r="5" fill="{AUTO_COLOR}"/><text x="{:.1}" y="{:.1}" fill="{AUTO_COLOR}">our auto-compact</text>"#,
                 x + 6.0,
-                from - 6.0
+                from - 12.0
             );
         }
     }
@@ -296,7 +311,7 @@ fn draw_series(
             .join(" ");
         let _ = writeln!(
             svg,
-            r#"<polyline points="{points}" fill="none" stroke="{color}" stroke-width="1.8"{extra}/>"#
+            r#"<polyline points="{points}" fill="none" stroke="{color}"{extra}/>"#
         );
         for (x, y) in run {
             let _ = writeln!(
@@ -309,22 +324,18 @@ fn draw_series(
 
 fn draw_legend(svg: &mut String) {
     let x = WIDTH - RIGHT + 10.0;
-    let mut y = TOP + PANEL_HEIGHT + 24.0;
+    let mut y = LEGEND_TOP;
     let entries: [(&str, &str, &str); 6] = [
-        (RECORDED_COLOR, "", "recorded input"),
+        (RECORDED_COLOR, r#" stroke-opacity="0.6""#, "recorded input"),
         (
             PREDICTED_COLOR,
             r#" stroke-dasharray="5 3""#,
             "our prediction",
         ),
-        (
-            PREDICTED_COLOR,
-            r#" stroke-dasharray="1 3""#,
-            "(○ whole-history estimate)",
-        ),
-        (COMPACTION_COLOR, "", "recorded compaction"),
         (MICRO_COLOR, "", "our micro-compact"),
         (AUTO_COLOR, r#" stroke-dasharray="3 2""#, "our auto-compact"),
+        (COMPACTION_COLOR, "", "recorded compaction"),
+        ("#999999", r#" stroke-dasharray="6 3""#, "our thresholds"),
     ];
     for (color, dash, label) in entries {
         let _ = writeln!(
@@ -337,6 +348,19 @@ fn draw_legend(svg: &mut String) {
         );
         y += 18.0;
     }
+    let _ = writeln!(
+        svg,
+        r##"<circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="#ffffff" stroke="{PREDICTED_COLOR}"/><text x="{:.1}" y="{:.1}">estimate, no previous request</text>"##,
+        x + 11.0,
+        x + 28.0,
+        y + 4.0
+    );
+}
+
+/// `1 request`, `57 requests`.
+fn counted(count: usize, noun: &str) -> String {
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{count} {noun}{plural}")
 }
 
 /// A round number at or above `value`: 1, 2 or 5 times a power of ten.

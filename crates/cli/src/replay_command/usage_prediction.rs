@@ -123,6 +123,10 @@ pub(crate) struct RequestUsage {
 }
 
 /// A [`ThresholdLevel`] by its name in snake case.
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's `serialize_with` passes a reference"
+)]
 fn serialize_level<S: serde::Serializer>(
     level: &ThresholdLevel,
     serializer: S,
