@@ -1,6 +1,7 @@
 use std::io::Cursor;
 use std::path::Path;
 
+use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::ResponseItem;
 use agentctx_rollout::RolloutReader;
@@ -8,8 +9,11 @@ use pretty_assertions::assert_eq;
 
 use super::super::session_replay::SessionReplay;
 use super::super::session_replay::replay_reader;
+use super::super::session_replay::replay_reader_with;
+use super::DEFAULT_CONTEXT_WINDOW;
 use super::PredictionBasis;
 use super::PredictionError;
+use super::UsageOptions;
 
 /// Every item is 100 tokens and every text one token per byte: the arithmetic stays readable.
 struct FlatEstimator;
@@ -125,4 +129,89 @@ fn error_percentiles_are_by_nearest_rank() {
             n: 0
         }
     );
+}
+
+fn shell_call(call_id: &str) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"function_call","name":"shell","arguments":"{{\"command\":[\"cat\",\"{call_id}.log\"]}}","call_id":"{call_id}"}}}}"#
+    )
+}
+
+fn shell_output(call_id: &str, bytes: usize) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"function_call_output","call_id":"{call_id}","output":"{}"}}}}"#,
+        "x".repeat(bytes)
+    )
+}
+
+#[test]
+fn micro_compaction_triggers_where_its_plan_is_worthwhile_and_takes_its_savings_off() {
+    // Five large shell results in turn 1; at turn 2's request the two oldest may be cleared (the
+    // three most recent are kept).
+    let calls: Vec<(String, String)> = (1..=5)
+        .map(|n| {
+            (
+                shell_call(&format!("c{n}")),
+                shell_output(&format!("c{n}"), 40_000),
+            )
+        })
+        .collect();
+    let second_user = USER.replace("fix the bug", "and now the docs");
+    let mut lines: Vec<&str> = vec![META, USER];
+    for (call, output) in &calls {
+        lines.push(call);
+        lines.push(output);
+    }
+    lines.extend([ANSWER, second_user.as_str(), ANSWER]);
+    let mut options = UsageOptions::default();
+    options.config.micro.min_savings_tokens = 15_000;
+    options.config.micro.target_tool_result_tokens = 0;
+    let reader = RolloutReader::new(Path::new("s.jsonl"), Cursor::new(session(&lines)));
+    let replay = replay_reader_with(reader, &ApproxTokenEstimator, None, options).unwrap();
+    let last = replay.requests.last().unwrap();
+    let micro = last.micro_compact.expect("micro-compaction triggers");
+    assert_eq!(micro.tokens_before, last.predicted_tokens);
+    // Two results of about 10,000 tokens each become short markers.
+    let saved = micro.tokens_before - micro.tokens_after;
+    assert!((19_000..20_000).contains(&saved), "{saved}");
+    // Within turn 1 every result is the current turn's: nothing may be cleared.
+    assert!(
+        replay.requests[..replay.requests.len() - 1]
+            .iter()
+            .all(|request| request.micro_compact.is_none())
+    );
+    // Under the default 20,000-token least saving the same plan is not worth applying.
+    let reader = RolloutReader::new(Path::new("s.jsonl"), Cursor::new(session(&lines)));
+    let replay = replay_reader_with(
+        reader,
+        &ApproxTokenEstimator,
+        None,
+        UsageOptions {
+            config: {
+                let mut config = agentctx_compact::CompactConfig::default();
+                config.micro.target_tool_result_tokens = 0;
+                config
+            },
+            default_window: DEFAULT_CONTEXT_WINDOW,
+        },
+    )
+    .unwrap();
+    assert_eq!(replay.requests.last().unwrap().micro_compact, None);
+}
+
+#[test]
+fn a_rollback_cuts_the_history_and_the_next_pair_is_left_out() {
+    let rollback = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#;
+    let first = token_count(1_000);
+    let second = token_count(1_100);
+    let replay = replay(&session(&[
+        META, USER, ANSWER, &first, USER, rollback, USER, ANSWER, &second,
+    ]));
+    let requests = &replay.requests;
+    assert_eq!(requests.len(), 2);
+    // The second user turn was rolled back: [user, answer, user] remain, estimated whole.
+    assert_eq!(requests[1].basis, PredictionBasis::WholeHistory);
+    assert!(!requests[1].after_compaction);
+    assert_eq!(requests[1].predicted_tokens, 300 + 10);
+    assert_eq!(replay.usage_prediction_error.n, 0);
 }
