@@ -26,6 +26,7 @@ use agentctx_compact::plan_micro_compact;
 use agentctx_compact::summarize_offline;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::CompactedItem;
+use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::ResponseItem;
 use serde::Serialize;
 
@@ -120,6 +121,18 @@ pub(crate) struct RequestUsage {
     /// Auto-compaction would have run here: the first request at or over the trigger since the
     /// start or the last recorded compaction.
     pub(crate) auto_compact: Option<TierTrigger>,
+}
+
+/// Replaces the text of a tool result, as micro-compaction's application does (without writing
+/// the persisted copy: replay writes nothing).
+fn replace_output(item: &mut ResponseItem, text: &str) {
+    match item {
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => {
+            output.body = FunctionCallOutputBody::Text(text.to_string());
+        }
+        _ => {}
+    }
 }
 
 /// A [`ThresholdLevel`] by its name in snake case.
@@ -264,10 +277,20 @@ impl UsageReplay {
                 Path::new(PLAN_HOME),
                 estimator,
             );
-            plan.worthwhile.then(|| TierTrigger {
+            let trigger = plan.worthwhile.then(|| TierTrigger {
                 tokens_before: predicted_tokens,
                 tokens_after: predicted_tokens.saturating_sub(plan.tokens_saved),
-            })
+            });
+            if plan.worthwhile {
+                // Our copy of the history takes the clears, so a result is cleared once and the
+                // next trigger needs new material (and later plans read the short markers).
+                for clear in &plan.clears {
+                    if let Some(item) = self.items.get_mut(clear.index) {
+                        replace_output(item, &clear.replacement);
+                    }
+                }
+            }
+            trigger
         } else {
             None
         };
