@@ -215,3 +215,43 @@ fn a_rollback_cuts_the_history_and_the_next_pair_is_left_out() {
     assert_eq!(requests[1].predicted_tokens, 300 + 10);
     assert_eq!(replay.usage_prediction_error.n, 0);
 }
+
+#[test]
+fn micro_compaction_clears_a_result_once_and_waits_for_new_material() {
+    let calls: Vec<(String, String)> = (1..=5)
+        .map(|n| {
+            (
+                shell_call(&format!("c{n}")),
+                shell_output(&format!("c{n}"), 40_000),
+            )
+        })
+        .collect();
+    let second_user = USER.replace("fix the bug", "and now the docs");
+    let third_user = USER.replace("fix the bug", "thanks");
+    let mut lines: Vec<&str> = vec![META, USER];
+    for (call, output) in &calls {
+        lines.push(call);
+        lines.push(output);
+    }
+    lines.extend([
+        ANSWER,
+        second_user.as_str(),
+        ANSWER,
+        third_user.as_str(),
+        ANSWER,
+    ]);
+    let mut options = UsageOptions::default();
+    options.config.micro.min_savings_tokens = 15_000;
+    options.config.micro.target_tool_result_tokens = 0;
+    let reader = RolloutReader::new(Path::new("s.jsonl"), Cursor::new(session(&lines)));
+    let replay = replay_reader_with(reader, &ApproxTokenEstimator, None, options).unwrap();
+    let triggered: Vec<usize> = replay
+        .requests
+        .iter()
+        .filter(|request| request.micro_compact.is_some())
+        .map(|request| request.request)
+        .collect();
+    // Turn 2's request clears the two old results; turn 3 adds no tool result, so nothing is
+    // left worth clearing.
+    assert_eq!(triggered, vec![7]);
+}
