@@ -3,7 +3,9 @@
 //! Reads Codex rollouts (current and legacy) and Claude Code transcripts, detected per file, and
 //! prints per turn the items, our estimate of the prompt, tool calls, compactions and the token
 //! figures the session recorded, and which system reminders the real reminder engine would
-//! have fired at the start of each turn (`reminder_replay`). Corrupt lines are reported on stderr as `<file>:<line>: <reason>`
+//! have fired at the start of each turn (`reminder_replay`), and our compaction pipeline beside
+//! the session: per request our usage prediction against what it recorded and where our tiers
+//! would have triggered (`usage_prediction`), drawn with `--svg` (`svg_timeline`). Corrupt lines are reported on stderr as `<file>:<line>: <reason>`
 //! and the replay goes on. The accounting is in `session_replay`; this file only gathers files
 //! and prints.
 
@@ -12,12 +14,15 @@ mod json_report;
 mod prompt_history;
 mod reminder_replay;
 mod session_replay;
+mod svg_timeline;
 mod turn_boundary;
+mod usage_prediction;
 
 use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
+use agentctx_compact::CompactConfig;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_rollout::RolloutError;
@@ -27,6 +32,7 @@ use anyhow::Context as _;
 use self::human_report::ReplayTotals;
 use self::reminder_replay::ReminderReplay;
 use self::session_replay::SessionReplay;
+use self::usage_prediction::UsageOptions;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
@@ -50,6 +56,15 @@ pub(crate) struct ReplayArgs {
     /// keys alone (default: the built-in defaults; environment overrides are not applied).
     #[arg(long, value_name = "FILE.toml")]
     pub(crate) reminders_config: Option<PathBuf>,
+    /// The context window our compaction tiers are judged against when the session records
+    /// none (Claude Code transcripts do not; Codex rollouts record `model_context_window`).
+    #[arg(long, value_name = "TOKENS", default_value_t = usage_prediction::DEFAULT_CONTEXT_WINDOW)]
+    pub(crate) context_window: u64,
+    /// Draw the session's token timeline into FILE as SVG: recorded and predicted usage per
+    /// request, our thresholds, recorded compactions and where our tiers would trigger. Takes
+    /// exactly one session file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) svg: Option<PathBuf>,
 }
 
 /// A file to replay, and whether the user named it (an unreadable named file is an error; an
@@ -64,6 +79,20 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if targets.is_empty() {
         anyhow::bail!("no session files (*.jsonl) found in the given paths");
     }
+    if args.svg.is_some() && targets.len() != 1 {
+        anyhow::bail!(
+            "--svg draws one session, but the paths hold {} session files: name one file",
+            targets.len()
+        );
+    }
+    let mut compact_config = CompactConfig::default();
+    compact_config
+        .apply_env_vars(utf8_env_vars())
+        .context("invalid compaction setting in the environment")?;
+    let usage_options = UsageOptions {
+        config: compact_config,
+        default_window: args.context_window,
+    };
     let reminder_config = if args.no_reminders {
         None
     } else {
@@ -71,13 +100,9 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
             Some(path) => load_reminder_config(path)?,
             None => SystemReminderConfig::default(),
         };
-        // The documented `AGENTCTX_` / `CODEX_` switches apply over the file. `vars_os`, as
-        // `vars` panics on a variable that is not UTF-8; such a variable is not one of ours.
-        let vars = std::env::vars_os().filter_map(|(name, value)| {
-            Some((name.into_string().ok()?, value.into_string().ok()?))
-        });
+        // The documented `AGENTCTX_` / `CODEX_` switches apply over the file.
         config
-            .apply_env_vars(vars)
+            .apply_env_vars(utf8_env_vars())
             .context("invalid reminder setting in the environment")?;
         Some(config)
     };
@@ -92,7 +117,12 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
             .map(ReminderReplay::new)
             .transpose()
             .context("cannot start the reminder engine's runtime")?;
-        let replay = match session_replay::replay_file(&target.path, &estimator, reminders) {
+        let replay = match session_replay::replay_file(
+            &target.path,
+            &estimator,
+            reminders,
+            usage_options.clone(),
+        ) {
             Ok(replay) => replay,
             Err(RolloutError::UnrecognizedFormat { .. }) if !target.named => {
                 writeln!(
@@ -109,6 +139,10 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
             }
         };
         report_skipped(&mut stderr, &replay)?;
+        if let Some(svg) = &args.svg {
+            std::fs::write(svg, svg_timeline::render(&replay))
+                .with_context(|| format!("cannot write {}", svg.display()))?;
+        }
         totals.add(&replay);
         let written = if args.json {
             serde_json::to_writer(&mut stdout, &json_report::SessionJson::new(&replay))
@@ -137,6 +171,13 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The environment's variables, those that are not UTF-8 left out (`vars` panics on them; such a
+/// variable is not one of ours).
+fn utf8_env_vars() -> impl Iterator<Item = (String, String)> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
 }
 
 /// Reads `--reminders-config`: a whole `config.toml` (its `[system_reminder]` table) or the

@@ -10,6 +10,9 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use super::reminder_replay::FiredReminder;
 use super::session_replay::ReplayTurn;
 use super::session_replay::SessionReplay;
+use super::usage_prediction::PredictionBasis;
+use super::usage_prediction::TierTrigger;
+use agentctx_compact::ThresholdLevel;
 
 /// Totals over every replayed session.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -45,7 +48,7 @@ impl ReplayTotals {
     }
 }
 
-const HEADER: [&str; 11] = [
+const HEADER: [&str; 13] = [
     "turn",
     "line",
     "items",
@@ -53,11 +56,16 @@ const HEADER: [&str; 11] = [
     "tool calls",
     "compactions",
     "est. prompt",
+    "predicted",
     "recorded",
     "% of window",
+    "our tiers",
     "reminders",
     "user message",
 ];
+
+/// The columns aligned right (the numbers).
+const NUMBER_COLUMNS: usize = 10;
 
 /// The header line, the table of turns and the summary line of one session.
 pub(crate) fn session_report(replay: &SessionReplay) -> String {
@@ -83,7 +91,7 @@ pub(crate) fn session_report(replay: &SessionReplay) -> String {
         for turn in &replay.turns {
             table.add_row(without_reminders(turn_row(turn), replay));
         }
-        for column in 0..9 {
+        for column in 0..NUMBER_COLUMNS {
             if let Some(column) = table.column_mut(column) {
                 column.set_cell_alignment(CellAlignment::Right);
             }
@@ -95,7 +103,7 @@ pub(crate) fn session_report(replay: &SessionReplay) -> String {
 }
 
 /// The index of the reminders column, left out when reminders were not replayed.
-const REMINDERS_COLUMN: usize = 9;
+const REMINDERS_COLUMN: usize = 11;
 
 fn without_reminders(mut row: Vec<String>, replay: &SessionReplay) -> Vec<String> {
     if replay.reminder_counts.is_none() && row.len() > REMINDERS_COLUMN {
@@ -117,12 +125,81 @@ fn turn_row(turn: &ReplayTurn) -> Vec<String> {
         turn.tool_calls.to_string(),
         turn.compactions.to_string(),
         grouped(turn.estimated_prompt_tokens),
+        predicted(turn),
         turn.recorded_prompt_tokens
             .map_or_else(|| "-".to_string(), grouped_signed),
         share,
+        tier_labels(turn),
         reminder_labels(turn),
         turn.user_message.clone(),
     ]
+}
+
+/// Our usage prediction for the turn's last request; `~` marks one estimated from the whole
+/// history (no usable previous request: the first request, or after a compaction).
+fn predicted(turn: &ReplayTurn) -> String {
+    match turn.request_usage.last() {
+        Some(request) => match request.basis {
+            PredictionBasis::PreviousRequest => grouped(request.predicted_tokens),
+            PredictionBasis::WholeHistory => format!("~{}", grouped(request.predicted_tokens)),
+        },
+        None => "-".to_string(),
+    }
+}
+
+/// Where our tiers would have triggered in the turn: the highest level our usage reached, then
+/// micro-compaction and auto-compaction with tokens before → after (the first of each in the
+/// turn, with how many more), or `-`.
+fn tier_labels(turn: &ReplayTurn) -> String {
+    let mut labels = Vec::new();
+    let level = turn
+        .request_usage
+        .iter()
+        .map(|request| request.level)
+        .max()
+        .unwrap_or(ThresholdLevel::Normal);
+    match level {
+        ThresholdLevel::Normal => {}
+        ThresholdLevel::Warning => labels.push("warning".to_string()),
+        ThresholdLevel::Error => labels.push("error".to_string()),
+        ThresholdLevel::AutoCompact => labels.push("over trigger".to_string()),
+        ThresholdLevel::Blocking => labels.push("blocking".to_string()),
+    }
+    let micro: Vec<TierTrigger> = turn
+        .request_usage
+        .iter()
+        .filter_map(|request| request.micro_compact)
+        .collect();
+    if let Some(label) = trigger_label("micro", &micro) {
+        labels.push(label);
+    }
+    let auto: Vec<TierTrigger> = turn
+        .request_usage
+        .iter()
+        .filter_map(|request| request.auto_compact)
+        .collect();
+    if let Some(label) = trigger_label("auto", &auto) {
+        labels.push(label);
+    }
+    if labels.is_empty() {
+        "-".to_string()
+    } else {
+        labels.join(", ")
+    }
+}
+
+/// `micro 45,000→21,000 (+2)`.
+fn trigger_label(name: &str, triggers: &[TierTrigger]) -> Option<String> {
+    let first = triggers.first()?;
+    let mut label = format!(
+        "{name} {}→{}",
+        grouped(first.tokens_before),
+        grouped(first.tokens_after)
+    );
+    if triggers.len() > 1 {
+        let _ = write!(label, " (+{})", triggers.len() - 1);
+    }
+    Some(label)
 }
 
 /// `todo_reminder, plan_mode:sparse`, or `-` when none fired.
@@ -151,6 +228,19 @@ fn summary_line(replay: &SessionReplay) -> String {
     }
     if let Some(window) = replay.model_context_window {
         let _ = write!(line, " (window {})", grouped_signed(window));
+    }
+    let error = replay.usage_prediction_error;
+    match (error.median, error.p95) {
+        (Some(median), Some(p95)) => {
+            let _ = write!(
+                line,
+                ", usage prediction error median {:.1}% p95 {:.1}% (n {})",
+                median * 100.0,
+                p95 * 100.0,
+                error.n
+            );
+        }
+        _ => line.push_str(", usage prediction error - (n 0)"),
     }
     if replay.sidechain_items > 0 {
         let _ = write!(

@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use super::session_replay::ReplayTurn;
 use super::session_replay::SessionReplay;
+use super::usage_prediction::PredictionError;
+use super::usage_prediction::UsageThresholds;
 
 /// The JSON shape of a session replay.
 #[derive(Debug, Serialize)]
@@ -30,6 +32,8 @@ pub(crate) struct SessionJson<'a> {
     max_prompt_tokens: u64,
     max_recorded_prompt_tokens: Option<i64>,
     model_context_window: Option<i64>,
+    usage_prediction_error: PredictionError,
+    thresholds: UsageThresholds,
     #[serde(skip_serializing_if = "Option::is_none")]
     reminder_counts: Option<&'a BTreeMap<String, usize>>,
     turn_details: &'a [ReplayTurn],
@@ -57,6 +61,8 @@ impl<'a> SessionJson<'a> {
             max_prompt_tokens: replay.max_prompt_tokens,
             max_recorded_prompt_tokens: replay.max_recorded_prompt_tokens,
             model_context_window: replay.model_context_window,
+            usage_prediction_error: replay.usage_prediction_error,
+            thresholds: replay.thresholds,
             reminder_counts: replay.reminder_counts.as_ref(),
             turn_details: &replay.turns,
         }

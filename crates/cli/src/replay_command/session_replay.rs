@@ -28,6 +28,11 @@ use super::reminder_replay::FiredReminder;
 use super::reminder_replay::ReminderReplay;
 use super::turn_boundary::history_item_kind;
 use super::turn_boundary::is_turn_start;
+use super::usage_prediction::PredictionError;
+use super::usage_prediction::RequestUsage;
+use super::usage_prediction::UsageOptions;
+use super::usage_prediction::UsageReplay;
+use super::usage_prediction::UsageThresholds;
 
 /// Characters of the user message shown per turn.
 const USER_MESSAGE_PREVIEW_CHARS: usize = 60;
@@ -67,10 +72,13 @@ pub(crate) struct ReplayTurn {
     /// order (`None` when reminders are not replayed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reminders: Option<Vec<FiredReminder>>,
+    /// The turn's model requests: our usage prediction against what each recorded, and where
+    /// our tiers would have triggered.
+    pub(crate) request_usage: Vec<RequestUsage>,
 }
 
 /// One session replayed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SessionReplay {
     /// The file.
     pub(crate) file: PathBuf,
@@ -108,6 +116,12 @@ pub(crate) struct SessionReplay {
     pub(crate) instructions_tokens: u64,
     /// Reminders fired over the session, by type (`None` when reminders are not replayed).
     pub(crate) reminder_counts: Option<BTreeMap<String, usize>>,
+    /// Every model request of the main thread, in order (those before the first turn too).
+    pub(crate) requests: Vec<RequestUsage>,
+    /// Our tiers' thresholds for the session's window (the recorded one, else the default).
+    pub(crate) thresholds: UsageThresholds,
+    /// How far our usage prediction was from what the requests recorded.
+    pub(crate) usage_prediction_error: PredictionError,
 }
 
 /// Replays the file at `path`; with `reminders`, also which reminders fire per turn.
@@ -115,18 +129,31 @@ pub(crate) fn replay_file(
     path: &Path,
     estimator: &dyn TokenEstimator,
     reminders: Option<ReminderReplay>,
+    usage: UsageOptions,
 ) -> Result<SessionReplay, RolloutError> {
-    replay_reader(RolloutReader::open(path)?, estimator, reminders)
+    replay_reader_with(RolloutReader::open(path)?, estimator, reminders, usage)
 }
 
-/// Replays a session from a reader.
+/// Replays a session from a reader, with the default usage options.
+#[cfg(test)]
 pub(crate) fn replay_reader<R: BufRead>(
-    mut reader: RolloutReader<R>,
+    reader: RolloutReader<R>,
     estimator: &dyn TokenEstimator,
     reminders: Option<ReminderReplay>,
 ) -> Result<SessionReplay, RolloutError> {
+    replay_reader_with(reader, estimator, reminders, UsageOptions::default())
+}
+
+/// Replays a session from a reader.
+pub(crate) fn replay_reader_with<R: BufRead>(
+    mut reader: RolloutReader<R>,
+    estimator: &dyn TokenEstimator,
+    reminders: Option<ReminderReplay>,
+    usage: UsageOptions,
+) -> Result<SessionReplay, RolloutError> {
     let mut builder = SessionReplayBuilder::new(estimator);
     builder.reminders = reminders;
+    builder.usage = UsageReplay::new(usage);
     for event in reader.by_ref() {
         match event? {
             ReadEvent::Record(record) => builder.observe(&record),
@@ -167,6 +194,7 @@ pub(crate) struct SessionReplayBuilder<'a> {
     max_recorded_prompt_tokens: Option<i64>,
     model_context_window: Option<i64>,
     reminders: Option<ReminderReplay>,
+    usage: UsageReplay,
     /// User messages of the main thread whose turn is not decided yet: in a Codex rollout, a
     /// `user_message` event right after one confirms it as the user's input. Until the first
     /// event or the first model output, every such message waits (the session prefix of a
@@ -213,6 +241,7 @@ impl<'a> SessionReplayBuilder<'a> {
             max_recorded_prompt_tokens: None,
             model_context_window: None,
             reminders: None,
+            usage: UsageReplay::new(UsageOptions::default()),
             held_user: Vec::new(),
             model_output_seen: false,
             user_events_seen: false,
@@ -255,6 +284,7 @@ impl<'a> SessionReplayBuilder<'a> {
             RolloutItem::Compacted(compacted) => {
                 if main {
                     self.history.compact(compacted, self.estimator);
+                    self.usage.compacted(compacted);
                     self.in_model_response = false;
                     self.compactions += 1;
                     if let Some(turn) = &mut self.current {
@@ -270,6 +300,7 @@ impl<'a> SessionReplayBuilder<'a> {
                     // As codex rebuilds a history from its rollout: the rolled-back turns leave
                     // the prompt (the turns themselves happened and stay in the report).
                     self.history.drop_last_n_user_turns(event.num_turns);
+                    self.usage.rolled_back(event.num_turns);
                     self.in_model_response = false;
                 }
             }
@@ -284,6 +315,14 @@ impl<'a> SessionReplayBuilder<'a> {
                         self.max_recorded_prompt_tokens
                             .map_or(usage.input_tokens, |max| max.max(usage.input_tokens)),
                     );
+                    let recorded = self
+                        .usage
+                        .recorded(usage.input_tokens, info.model_context_window);
+                    if let (Some(recorded), Some(turn)) = (recorded, &mut self.current)
+                        && let Some(request) = turn.request_usage.last_mut()
+                    {
+                        request.recorded_tokens = Some(recorded);
+                    }
                     if let Some(turn) = &mut self.current {
                         turn.recorded_prompt_tokens = Some(usage.input_tokens);
                         turn.recorded_output_tokens = Some(usage.output_tokens);
@@ -369,8 +408,9 @@ impl<'a> SessionReplayBuilder<'a> {
             .or_else(|| meta.extra.get("instructions"))
             .and_then(Value::as_str);
         if let Some(text) = instructions {
-            self.history
-                .set_instructions_tokens(self.estimator.estimate_text(text));
+            let tokens = self.estimator.estimate_text(text);
+            self.history.set_instructions_tokens(tokens);
+            self.usage.set_instructions_tokens(tokens);
         }
     }
 
@@ -403,6 +443,7 @@ impl<'a> SessionReplayBuilder<'a> {
             recorded_output_tokens: None,
             model_context_window: None,
             reminders,
+            request_usage: Vec::new(),
         });
     }
 
@@ -422,13 +463,18 @@ impl<'a> SessionReplayBuilder<'a> {
         if model_generated && !self.in_model_response {
             let prompt = self.history.prompt_tokens();
             self.max_prompt_tokens = self.max_prompt_tokens.max(prompt);
+            let request = self
+                .usage
+                .request_started(record.line_number, self.estimator);
             if let Some(turn) = &mut self.current {
+                turn.request_usage.push(request);
                 turn.requests += 1;
                 turn.estimated_prompt_tokens = prompt;
                 turn.max_estimated_prompt_tokens = turn.max_estimated_prompt_tokens.max(prompt);
             }
         }
         self.in_model_response = model_generated;
+        self.usage.push_item(item, turn != ItemTurn::Within);
         self.history.record(
             self.estimator.estimate_item(item),
             history_item_kind(item, turn != ItemTurn::Within),
@@ -489,6 +535,9 @@ impl<'a> SessionReplayBuilder<'a> {
             model_context_window: self.model_context_window,
             instructions_tokens: self.history.instructions_tokens(),
             reminder_counts: self.reminders.as_ref().map(ReminderReplay::counts),
+            thresholds: self.usage.final_thresholds(self.estimator),
+            usage_prediction_error: PredictionError::over(self.usage.requests()),
+            requests: self.usage.requests().to_vec(),
         }
     }
 }

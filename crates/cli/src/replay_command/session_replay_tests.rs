@@ -2,12 +2,16 @@ use std::collections::BTreeMap;
 use std::io::Cursor;
 use std::path::Path;
 
+use agentctx_compact::ThresholdLevel;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::ResponseItem;
 use agentctx_rollout::RolloutFormat;
 use agentctx_rollout::RolloutReader;
 use pretty_assertions::assert_eq;
 
+use super::super::usage_prediction::PredictionBasis;
+use super::super::usage_prediction::RequestUsage;
+use super::super::usage_prediction::TierTrigger;
 use super::ReplayTurn;
 use super::replay_reader;
 
@@ -77,6 +81,40 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                 recorded_output_tokens: Some(5),
                 model_context_window: Some(1000),
                 reminders: None,
+                // A 1,000-token window is all reserve (20,000 output tokens): every level is 0,
+                // so every request is blocking once the window is known, and the first with 4
+                // items auto-compacts.
+                request_usage: vec![
+                    RequestUsage {
+                        request: 1,
+                        line: 5,
+                        predicted_tokens: 310,
+                        basis: PredictionBasis::WholeHistory,
+                        recorded_tokens: Some(900),
+                        after_compaction: false,
+                        micro_compact: None,
+                        // Before the first token count the window is the default 200,000.
+                        level: ThresholdLevel::Normal,
+                        auto_compact: None,
+                    },
+                    RequestUsage {
+                        request: 2,
+                        line: 9,
+                        // 900 recorded by request 1 plus the call, its output and nothing else.
+                        predicted_tokens: 900 + 300,
+                        basis: PredictionBasis::PreviousRequest,
+                        recorded_tokens: Some(950),
+                        after_compaction: false,
+                        micro_compact: None,
+                        level: ThresholdLevel::Blocking,
+                        // 1,200 less the history (6 items) plus the compacted history: the
+                        // user message and the summary.
+                        auto_compact: Some(TierTrigger {
+                            tokens_before: 1_200,
+                            tokens_after: 1_200 - 600 + 200,
+                        }),
+                    },
+                ],
             },
             ReplayTurn {
                 turn: 2,
@@ -94,6 +132,19 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                 recorded_output_tokens: None,
                 model_context_window: None,
                 reminders: None,
+                request_usage: vec![RequestUsage {
+                    request: 3,
+                    line: 14,
+                    // After the compaction: the replacement (2 items), the new user message
+                    // and the instructions, estimated.
+                    predicted_tokens: 310,
+                    basis: PredictionBasis::WholeHistory,
+                    recorded_tokens: None,
+                    after_compaction: true,
+                    micro_compact: None,
+                    level: ThresholdLevel::Blocking,
+                    auto_compact: None,
+                }],
             },
         ]
     );

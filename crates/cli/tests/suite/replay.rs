@@ -48,6 +48,13 @@ fn replay(args: &[&str]) -> Command {
     for name in REMINDER_ENV_VARS {
         cmd.env_remove(name);
     }
+    // The compaction switches (`AGENTCTX_DISABLE_COMPACT`, …) would change where our tiers
+    // trigger: none of the caller's reach the child.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("AGENTCTX_") {
+            cmd.env_remove(name);
+        }
+    }
     cmd
 }
 
@@ -103,11 +110,57 @@ fn codex_sample_as_json() {
             "max_prompt_tokens": 14958,
             "max_recorded_prompt_tokens": 18926,
             "model_context_window": 272000,
+            // Over 55 of the 57 requests: not the first (no previous one), not the first after
+            // the compaction (the history was rewritten); deterministic, so exact.
+            "usage_prediction_error": {
+                "median": 0.003714184648036788,
+                "p95": 0.01874180865006553,
+                "n": 55,
+            },
+            // The recorded 272,000-token window less 20,000 reserved for output.
+            "thresholds": {
+                "window": 272000,
+                "effective_window": 252000,
+                "warning": 232000,
+                "auto_compact": 239000,
+                "blocking": 249000,
+            },
             "reminder_counts": {},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
     assert_eq!(turns.len(), 17);
+    let requests: Vec<&Value> = turns
+        .iter()
+        .flat_map(|turn| turn["request_usage"].as_array().unwrap())
+        .collect();
+    assert_eq!(requests.len(), 57);
+    let left_out: Vec<(u64, bool)> = requests
+        .iter()
+        .filter(|request| request["basis"] != "previous_request")
+        .map(|request| {
+            (
+                request["request"].as_u64().unwrap(),
+                request["after_compaction"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(left_out, vec![(1, false), (44, true)]);
+    // Request 2: request 1 recorded 4,570; our estimate of what was added since is 851.
+    assert_eq!(
+        *requests[1],
+        serde_json::json!({
+            "request": 2,
+            "line": 15,
+            "predicted_tokens": 5421,
+            "basis": "previous_request",
+            "recorded_tokens": 5414,
+            "after_compaction": false,
+            "micro_compact": null,
+            "level": "normal",
+            "auto_compact": null,
+        })
+    );
     // The compaction is seen in turn 12; the turn after it starts from the small replacement
     // history plus the re-injected context.
     assert_eq!(turns[11]["compactions"], 1);
@@ -151,6 +204,20 @@ fn claude_sample_as_json() {
             "max_prompt_tokens": 10605,
             "max_recorded_prompt_tokens": 23941,
             "model_context_window": null,
+            // Over 41 of the 43 requests (not the first, not the first after the compaction).
+            "usage_prediction_error": {
+                "median": 0.001888098684624583,
+                "p95": 0.004750168048397938,
+                "n": 41,
+            },
+            // The transcript records no window: the --context-window default of 200,000.
+            "thresholds": {
+                "window": 200000,
+                "effective_window": 180000,
+                "warning": 160000,
+                "auto_compact": 167000,
+                "blocking": 177000,
+            },
             "reminder_counts": {"todo_reminder": 3, "tool_result": 3},
         })
     );
@@ -571,4 +638,215 @@ fn a_missing_file_is_a_one_line_error_without_a_backtrace() {
         stderr,
         "/nonexistent/agentctx/session.jsonl: cannot open /nonexistent/agentctx/session.jsonl: No such file or directory (os error 2)\nerror: 1 of 1 files could not be replayed\n"
     );
+}
+
+#[test]
+fn the_context_window_flag_sets_the_window_of_a_session_that_records_none() {
+    let output = replay(&["--json", "--context-window", "40000", CLAUDE_SAMPLE])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let session = &json_lines(&output.stdout)[0];
+    assert_eq!(
+        session["thresholds"],
+        serde_json::json!({
+            "window": 40000,
+            "effective_window": 20000,
+            "warning": 0,
+            "auto_compact": 7000,
+            "blocking": 17000,
+        })
+    );
+    // Our auto-compaction triggers once before the recorded compaction and once after it, on
+    // the first request over 7,000 tokens each time; the estimate after keeps what the
+    // transcript does not record (system prompt, tools) and swaps the history for the summary.
+    let triggers: Vec<Value> = session["turn_details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|turn| turn["request_usage"].as_array().unwrap())
+        .filter(|request| !request["auto_compact"].is_null())
+        .map(|request| {
+            serde_json::json!([
+                request["request"],
+                request["after_compaction"],
+                request["auto_compact"]
+            ])
+        })
+        .collect();
+    assert_eq!(triggers.len(), 2, "{triggers:?}");
+    for trigger in &triggers {
+        let before = trigger[2]["tokens_before"].as_u64().unwrap();
+        let after = trigger[2]["tokens_after"].as_u64().unwrap();
+        assert!(before >= 7_000 && after < before, "{trigger}");
+    }
+    // A recorded window wins over the flag.
+    let output = replay(&["--json", "--context-window", "40000", CODEX_SAMPLE])
+        .output()
+        .unwrap();
+    assert_eq!(
+        json_lines(&output.stdout)[0]["thresholds"]["window"],
+        272000
+    );
+}
+
+/// Checks that `text` is well-formed XML as far as an SVG writer can get it wrong: every tag
+/// closed in order, attribute values quoted, `&` only in the five predefined entities and
+/// numeric references, no `<` in text. (The workspace has no XML parser to lean on.)
+fn assert_well_formed_xml(text: &str) {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = text;
+    let mut roots = 0;
+    while let Some(start) = rest.find('<') {
+        assert_text_escaped(&rest[..start]);
+        let end = rest[start..].find('>').expect("an unclosed tag") + start;
+        let tag = &rest[start + 1..end];
+        assert!(!tag.contains('<'), "`<` inside the tag <{tag}>");
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.trim()),
+                "mismatched </{name}>"
+            );
+        } else {
+            let self_closing = tag.ends_with('/');
+            let body = tag.trim_end_matches('/');
+            let name = body
+                .split_whitespace()
+                .next()
+                .expect("a tag without a name");
+            assert_attributes_quoted(&body[name.len()..]);
+            if stack.is_empty() {
+                roots += 1;
+            }
+            if !self_closing {
+                stack.push(name.to_string());
+            }
+        }
+        rest = &rest[end + 1..];
+    }
+    assert_text_escaped(rest);
+    assert!(stack.is_empty(), "unclosed elements: {stack:?}");
+    assert_eq!(roots, 1, "one root element");
+}
+
+fn assert_attributes_quoted(mut attributes: &str) {
+    loop {
+        attributes = attributes.trim_start();
+        if attributes.is_empty() {
+            return;
+        }
+        let equals = attributes.find('=').expect("an attribute without a value");
+        let name = &attributes[..equals];
+        assert!(
+            !name.contains(char::is_whitespace),
+            "attribute name `{name}`"
+        );
+        let value = &attributes[equals + 1..];
+        assert!(value.starts_with('"'), "unquoted value of `{name}`");
+        let close = value[1..].find('"').expect("an unterminated value") + 1;
+        assert_text_escaped(&value[1..close]);
+        attributes = &value[close + 1..];
+    }
+}
+
+fn assert_text_escaped(text: &str) {
+    for (index, _) in text.match_indices('&') {
+        let entity = &text[index..];
+        let known = ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#"];
+        assert!(
+            known.iter().any(|known| entity.starts_with(known)),
+            "a bare `&` in {text:?}"
+        );
+    }
+}
+
+#[test]
+fn the_xml_check_rejects_what_an_svg_writer_gets_wrong() {
+    for bad in [
+        "<svg><g></svg>",
+        "<svg a=b/>",
+        "<svg><text>a & b</text></svg>",
+        "<svg/><svg/>",
+        "<svg><text>1 < 2</text></svg>",
+    ] {
+        assert!(
+            std::panic::catch_unwind(|| assert_well_formed_xml(bad)).is_err(),
+            "{bad}"
+        );
+    }
+    assert_well_formed_xml(r#"<svg a="1"><text x="&amp;">a &lt; b</text><g/></svg>"#);
+}
+
+#[test]
+fn svg_draws_the_codex_sample_timeline_as_one_well_formed_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg_path = dir.path().join("timeline.svg");
+    let output = replay(&[
+        "--no-reminders",
+        "--svg",
+        svg_path.to_str().unwrap(),
+        CODEX_SAMPLE,
+    ])
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert_well_formed_xml(&svg);
+    assert!(svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg""#));
+    // Self-contained: nothing is fetched.
+    assert!(!svg.contains("href"));
+    // Both series (the recorded one broken by nothing, the predicted one broken at the
+    // requests estimated from the whole history), the thresholds and the recorded compaction.
+    for expected in [
+        "recorded compaction",
+        "auto-compact 239,000",
+        "warning 232,000",
+        "blocking 249,000",
+        "usage prediction error: median 0.4%, p95 1.9% over 55 request pairs",
+    ] {
+        assert!(svg.contains(expected), "{expected}");
+    }
+    insta::assert_snapshot!(svg);
+}
+
+#[test]
+fn svg_escapes_the_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("a<b>&\"c\".jsonl");
+    std::fs::copy(workspace().join(CODEX_SAMPLE), &session).unwrap();
+    let svg_path = dir.path().join("timeline.svg");
+    let output = replay(&[
+        "--no-reminders",
+        "--svg",
+        svg_path.to_str().unwrap(),
+        session.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert_well_formed_xml(&svg);
+    assert!(svg.contains("a&lt;b&gt;&amp;&quot;c&quot;.jsonl"));
+}
+
+#[test]
+fn svg_with_several_sessions_is_an_error_before_anything_is_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg_path = dir.path().join("timeline.svg");
+    let output = replay(&[
+        "--svg",
+        svg_path.to_str().unwrap(),
+        CODEX_SAMPLE,
+        CLAUDE_SAMPLE,
+    ])
+    .output()
+    .unwrap();
+    assert!(!output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "");
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "error: --svg draws one session, but the paths hold 2 session files: name one file\n"
+    );
+    assert!(!svg_path.exists());
 }

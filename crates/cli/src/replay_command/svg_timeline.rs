@@ -1,0 +1,414 @@
+//! `agentctx replay --svg FILE`: a session's token timeline as one self-contained SVG (see
+//! docs/design/compaction.md, "Replay: predicted usage and the timeline").
+//!
+//! Hand-written SVG text, no dependency: per request the recorded input and our prediction
+//! against the window, our warning, auto-compact and blocking lines, the recorded compactions
+//! and where our tiers would have triggered. When the session stays far below its window, a
+//! second panel zooms on the used range so the two series can be told apart.
+
+use std::fmt::Write as _;
+
+use super::session_replay::SessionReplay;
+use super::usage_prediction::PredictionBasis;
+use super::usage_prediction::RequestUsage;
+
+const WIDTH: f64 = 960.0;
+const LEFT: f64 = 90.0;
+const RIGHT: f64 = 230.0;
+const PANEL_HEIGHT: f64 = 260.0;
+const TOP: f64 = 84.0;
+const PANEL_GAP: f64 = 70.0;
+const BOTTOM: f64 = 56.0;
+/// Where the legend starts, and how tall it is (seven entries).
+const LEGEND_TOP: f64 = TOP + PANEL_HEIGHT + 24.0;
+const LEGEND_HEIGHT: f64 = 7.0 * 18.0 + 16.0;
+/// The least distance between two threshold labels.
+const LABEL_SPACING: f64 = 14.0;
+/// Below this share of the window the used range gets its own panel.
+const ZOOM_BELOW_SHARE: f64 = 0.5;
+
+const RECORDED_COLOR: &str = "#1f77b4";
+const PREDICTED_COLOR: &str = "#ff7f0e";
+const WARNING_COLOR: &str = "#bcbd22";
+const AUTO_COLOR: &str = "#d62728";
+const BLOCKING_COLOR: &str = "#7f0000";
+const COMPACTION_COLOR: &str = "#9467bd";
+const MICRO_COLOR: &str = "#2ca02c";
+
+/// A panel: where it is drawn and the token range it shows.
+struct Panel {
+    top: f64,
+    max_tokens: f64,
+    title: String,
+}
+
+impl Panel {
+    fn y(&self, tokens: u64) -> f64 {
+        let share = (tokens as f64 / self.max_tokens).min(1.0);
+        self.top + PANEL_HEIGHT * (1.0 - share)
+    }
+
+    fn contains(&self, tokens: u64) -> bool {
+        tokens as f64 <= self.max_tokens
+    }
+}
+
+/// The SVG document of `replay`'s timeline.
+pub(crate) fn render(replay: &SessionReplay) -> String {
+    let requests = &replay.requests;
+    let thresholds = replay.thresholds;
+    let peak = requests
+        .iter()
+        .flat_map(|request| [Some(request.predicted_tokens), request.recorded_tokens])
+        .flatten()
+        .max()
+        .unwrap_or(0);
+    let window = thresholds.window.max(peak).max(1);
+    let mut panels = vec![Panel {
+        top: TOP,
+        max_tokens: window as f64,
+        title: format!("against the window ({} tokens)", grouped(thresholds.window)),
+    }];
+    if peak > 0 && (peak as f64) < window as f64 * ZOOM_BELOW_SHARE {
+        let max_tokens = nice_ceiling(peak as f64 * 1.1);
+        panels.push(Panel {
+            top: TOP + PANEL_HEIGHT + PANEL_GAP,
+            max_tokens,
+            title: format!("zoom: 0 to {} tokens", grouped(max_tokens as u64)),
+        });
+    }
+    // The legend sits right of the panels, under the first panel's threshold labels.
+    let height = (TOP + panels.len() as f64 * (PANEL_HEIGHT + PANEL_GAP) - PANEL_GAP + BOTTOM)
+        .max(LEGEND_TOP + LEGEND_HEIGHT);
+
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
+    );
+    let session = replay.session_id.as_deref().unwrap_or("-");
+    let title = format!(
+        "Token timeline of {} session {session}",
+        replay.format.family()
+    );
+    let file_name = replay
+        .file
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let _ = writeln!(svg, "<title>{}</title>", escape(&title));
+    let _ = writeln!(
+        svg,
+        r##"<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="22" font-size="15" font-weight="bold">{}</text>"#,
+        escape(&title)
+    );
+    let error = replay.usage_prediction_error;
+    let error_text = match (error.median, error.p95) {
+        (Some(median), Some(p95)) => format!(
+            "usage prediction error: median {:.1}%, p95 {:.1}% over {} request pairs",
+            median * 100.0,
+            p95 * 100.0,
+            error.n
+        ),
+        _ => "usage prediction error: no request pairs".to_string(),
+    };
+    let _ = writeln!(
+        svg,
+        r##"<text x="{LEFT}" y="40" fill="#555555">{}</text>"##,
+        escape(&file_name)
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="58">{} · {} · {}</text>"#,
+        escape(&error_text),
+        counted(requests.len(), "request"),
+        counted(replay.compactions, "recorded compaction")
+    );
+    for panel in &panels {
+        draw_panel(&mut svg, panel, replay);
+    }
+    draw_legend(&mut svg);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The x of the `index`-th request (0-based) of `count`.
+fn x_of(index: usize, count: usize) -> f64 {
+    let plot = WIDTH - LEFT - RIGHT;
+    if count <= 1 {
+        return LEFT + plot / 2.0;
+    }
+    LEFT + plot * index as f64 / (count - 1) as f64
+}
+
+fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
+    let requests = &replay.requests;
+    let count = requests.len();
+    let right = WIDTH - RIGHT;
+    let bottom = panel.top + PANEL_HEIGHT;
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="{:.1}" font-style="italic">{}</text>"#,
+        panel.top - 8.0,
+        escape(&panel.title)
+    );
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{LEFT}" y="{:.1}" width="{:.1}" height="{PANEL_HEIGHT}" fill="none" stroke="#888888"/>"##,
+        panel.top,
+        right - LEFT
+    );
+    // The y axis: five steps.
+    for step in 0..=4u32 {
+        let tokens = (panel.max_tokens * f64::from(step) / 4.0) as u64;
+        let y = panel.y(tokens);
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="#eeeeee"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            LEFT - 6.0,
+            y + 4.0,
+            grouped(tokens)
+        );
+    }
+    // The x axis: request numbers, about ten labels.
+    let every = count.div_ceil(10).max(1);
+    for index in (0..count).step_by(every) {
+        let x = x_of(index, count);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            bottom + 16.0,
+            index + 1
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">model request</text>"#,
+        (LEFT + right) / 2.0,
+        bottom + 34.0
+    );
+    // Our thresholds, highest first; a label is pushed below the one above it so close levels
+    // stay readable.
+    let thresholds = replay.thresholds;
+    let mut label_floor = f64::MIN;
+    for (tokens, label, color) in [
+        (thresholds.window, "window", "#444444"),
+        (thresholds.blocking, "blocking", BLOCKING_COLOR),
+        (thresholds.auto_compact, "auto-compact", AUTO_COLOR),
+        (thresholds.warning, "warning", WARNING_COLOR),
+    ] {
+        if !panel.contains(tokens) {
+            continue;
+        }
+        let y = panel.y(tokens);
+        let label_y = (y + 4.0).max(label_floor);
+        label_floor = label_y + LABEL_SPACING;
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-dasharray="6 3"/><text x="{:.1}" y="{label_y:.1}" fill="{color}">{label} {}</text>"#,
+            right + 6.0,
+            grouped(tokens)
+        );
+    }
+    // Recorded compactions: between the request before and the one after.
+    for (index, request) in requests.iter().enumerate() {
+        if !request.after_compaction {
+            continue;
+        }
+        let x = if index == 0 {
+            x_of(0, count)
+        } else {
+            (x_of(index - 1, count) + x_of(index, count)) / 2.0
+        };
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{bottom:.1}" stroke="{COMPACTION_COLOR}" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="{COMPACTION_COLOR}">recorded compaction</text>"#,
+            panel.top,
+            x + 4.0,
+            panel.top + 14.0
+        );
+    }
+    draw_series(
+        svg,
+        panel,
+        requests,
+        |request| request.recorded_tokens,
+        RECORDED_COLOR,
+        r#" stroke-width="3.5" stroke-opacity="0.6""#,
+    );
+    draw_series(
+        svg,
+        panel,
+        requests,
+        |request| {
+            (request.basis == PredictionBasis::PreviousRequest).then_some(request.predicted_tokens)
+        },
+        PREDICTED_COLOR,
+        r#" stroke-width="1.5" stroke-dasharray="5 3""#,
+    );
+    for (index, request) in requests.iter().enumerate() {
+        let x = x_of(index, count);
+        if request.basis == PredictionBasis::WholeHistory {
+            let _ = writeln!(
+                svg,
+                r##"<circle cx="{x:.1}" cy="{:.1}" r="3.5" fill="#ffffff" stroke="{PREDICTED_COLOR}"/>"##,
+                panel.y(request.predicted_tokens)
+            );
+        }
+        if let Some(micro) = request.micro_compact {
+            let (from, to) = (panel.y(micro.tokens_before), panel.y(micro.tokens_after));
+            let _ = writeln!(
+                svg,
+                r#"<line x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" stroke="{MICRO_COLOR}" stroke-width="2"/><path d="M {:.1} {:.1} L {:.1} {:.1} L {x:.1} {:.1} Z" fill="{MICRO_COLOR}"/>"#,
+                x - 4.0,
+                to - 6.0,
+                x + 4.0,
+                to - 6.0,
+                to
+            );
+        }
+        if let Some(auto) = request.auto_compact {
+            let (from, to) = (panel.y(auto.tokens_before), panel.y(auto.tokens_after));
+            let _ = writeln!(
+                svg,
+                r#"<line x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" stroke="{AUTO_COLOR}" stroke-width="2" stroke-dasharray="3 2"/><circle cx="{x:.1}" cy="{from:.1}" r="5" fill="{AUTO_COLOR}"/><text x="{:.1}" y="{:.1}" fill="{AUTO_COLOR}">our auto-compact</text>"#,
+                x + 6.0,
+                from - 12.0
+            );
+        }
+    }
+}
+
+/// A polyline through the requests `value` gives, broken where it gives none.
+fn draw_series(
+    svg: &mut String,
+    panel: &Panel,
+    requests: &[RequestUsage],
+    value: impl Fn(&RequestUsage) -> Option<u64>,
+    color: &str,
+    extra: &str,
+) {
+    let count = requests.len();
+    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for (index, request) in requests.iter().enumerate() {
+        match value(request) {
+            Some(tokens) => {
+                if let Some(run) = runs.last_mut() {
+                    run.push((x_of(index, count), panel.y(tokens)));
+                }
+            }
+            None => runs.push(Vec::new()),
+        }
+    }
+    for run in runs.iter().filter(|run| !run.is_empty()) {
+        let points = run
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let _ = writeln!(
+            svg,
+            r#"<polyline points="{points}" fill="none" stroke="{color}"{extra}/>"#
+        );
+        for (x, y) in run {
+            let _ = writeln!(
+                svg,
+                r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.2" fill="{color}"/>"#
+            );
+        }
+    }
+}
+
+fn draw_legend(svg: &mut String) {
+    let x = WIDTH - RIGHT + 10.0;
+    let mut y = LEGEND_TOP;
+    let entries: [(&str, &str, &str); 6] = [
+        (RECORDED_COLOR, r#" stroke-opacity="0.6""#, "recorded input"),
+        (
+            PREDICTED_COLOR,
+            r#" stroke-dasharray="5 3""#,
+            "our prediction",
+        ),
+        (MICRO_COLOR, "", "our micro-compact"),
+        (AUTO_COLOR, r#" stroke-dasharray="3 2""#, "our auto-compact"),
+        (COMPACTION_COLOR, "", "recorded compaction"),
+        ("#999999", r#" stroke-dasharray="6 3""#, "our thresholds"),
+    ];
+    for (color, dash, label) in entries {
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            x + 22.0,
+            x + 28.0,
+            y + 4.0,
+            escape(label)
+        );
+        y += 18.0;
+    }
+    let _ = writeln!(
+        svg,
+        r##"<circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="#ffffff" stroke="{PREDICTED_COLOR}"/><text x="{:.1}" y="{:.1}">estimate, no previous request</text>"##,
+        x + 11.0,
+        x + 28.0,
+        y + 4.0
+    );
+}
+
+/// `1 request`, `57 requests`.
+fn counted(count: usize, noun: &str) -> String {
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{count} {noun}{plural}")
+}
+
+/// A round number at or above `value`: 1, 2 or 5 times a power of ten.
+fn nice_ceiling(value: f64) -> f64 {
+    if value <= 1.0 {
+        return 1.0;
+    }
+    let magnitude = 10f64.powf(value.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|step| step * magnitude)
+        .find(|candidate| *candidate >= value)
+        .unwrap_or(10.0 * magnitude)
+}
+
+/// Text escaped for SVG character data and attribute values.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // XML 1.0 forbids most control characters even escaped.
+            character if character.is_control() && !matches!(character, '\t' | '\n') => {
+                out.push('\u{FFFD}');
+            }
+            character => out.push(character),
+        }
+    }
+    out
+}
+
+/// `1234567` → `1,234,567`.
+fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "svg_timeline_tests.rs"]
+mod tests;
