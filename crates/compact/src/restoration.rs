@@ -8,10 +8,14 @@ use std::path::PathBuf;
 
 use agentctx_context::TruncationPolicy;
 use agentctx_context::truncate_text;
+use agentctx_protocol::InvokedSkillText;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
 use agentctx_protocol::XmlTag;
+use agentctx_protocol::compact_file_reference_text;
+use agentctx_protocol::invoked_skills_text;
+use agentctx_protocol::plan_file_reference_text;
 
 use crate::config::ContextRestorationConfig;
 use crate::file_cache::FileCache;
@@ -19,10 +23,7 @@ use crate::file_cache::token_count;
 use crate::read_ledger::ReadLedger;
 
 const RESTORED_FILE: &str = include_str!("../templates/restored_file.md");
-const RESTORED_FILE_REFERENCE: &str = include_str!("../templates/restored_file_reference.md");
 const RESTORED_TODOS: &str = include_str!("../templates/restored_todos.md");
-const RESTORED_PLAN: &str = include_str!("../templates/restored_plan.md");
-const RESTORED_SKILLS: &str = include_str!("../templates/restored_skills.md");
 const RESTORED_BACKGROUND_TASKS: &str = include_str!("../templates/restored_background_tasks.md");
 
 /// The plan file of plan mode.
@@ -111,11 +112,10 @@ pub fn restore_context(
         push(text);
     }
     if let Some(plan) = input.plan {
-        push(
-            RESTORED_PLAN
-                .replace("{path}", &plan.path.display().to_string())
-                .replace("{content}", &plan.content),
-        );
+        push(plan_file_reference_text(
+            &plan.path.display().to_string(),
+            &plan.content,
+        ));
     }
     if !input.invoked_skills.is_empty() {
         push(skills_text(input.invoked_skills));
@@ -155,7 +155,7 @@ fn restore_files(
         let path = entry.path.display().to_string();
         let text = if restored.file_tokens.saturating_add(tokens) > budget_tokens {
             restored.referenced_files.push(entry.path.clone());
-            RESTORED_FILE_REFERENCE.replace("{path}", &path)
+            compact_file_reference_text(&path)
         } else {
             restored.file_tokens = restored.file_tokens.saturating_add(tokens);
             restored.restored_files.push(entry.path.clone());
@@ -186,19 +186,20 @@ fn todos_text(todos: &[TodoItem]) -> Option<String> {
 }
 
 fn skills_text(skills: &[InvokedSkill]) -> String {
-    let sections = skills
+    let paths: Vec<String> = skills
         .iter()
-        .map(|skill| {
-            format!(
-                "### Skill: {}\nPath: {}\n\n{}",
-                skill.name,
-                skill.path.display(),
-                skill.content
-            )
+        .map(|skill| skill.path.display().to_string())
+        .collect();
+    let texts: Vec<InvokedSkillText<'_>> = skills
+        .iter()
+        .zip(&paths)
+        .map(|(skill, path)| InvokedSkillText {
+            name: &skill.name,
+            path,
+            content: &skill.content,
         })
-        .collect::<Vec<_>>()
-        .join("\n\n---\n\n");
-    RESTORED_SKILLS.replace("{sections}", &sections)
+        .collect();
+    invoked_skills_text(&texts)
 }
 
 fn background_tasks_text(tasks: &[BackgroundTask]) -> String {

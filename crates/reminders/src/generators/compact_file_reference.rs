@@ -15,10 +15,7 @@ use crate::types::SystemReminder;
 
 /// The note for one file.
 pub(crate) fn render_compact_file_reference(filename: &std::path::Path) -> String {
-    format!(
-        "Note: {} was read before the last conversation was summarized, but the contents are too large to include. Use Read tool if you need to access it.",
-        filename.display()
-    )
+    agentctx_protocol::compact_file_reference_text(&filename.display().to_string())
 }
 
 /// Generates compact file references.

@@ -1,6 +1,8 @@
 //! Invoked skills (`invoked_skills`): the skills used in this session, so their
 //! guidelines stay in force. Reported when the set of invoked skills changes.
 
+use agentctx_protocol::InvokedSkillText;
+use agentctx_protocol::invoked_skills_text;
 use async_trait::async_trait;
 
 use super::last_reported::LastReported;
@@ -13,21 +15,20 @@ use crate::types::SystemReminder;
 
 /// The reminder text.
 pub(crate) fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
-    let sections = skills
+    let paths: Vec<String> = skills
         .iter()
-        .map(|skill| {
-            format!(
-                "### Skill: {}\nPath: {}\n\n{}",
-                skill.name,
-                skill.path.display(),
-                skill.content
-            )
+        .map(|skill| skill.path.display().to_string())
+        .collect();
+    let texts: Vec<InvokedSkillText<'_>> = skills
+        .iter()
+        .zip(&paths)
+        .map(|(skill, path)| InvokedSkillText {
+            name: &skill.name,
+            path,
+            content: &skill.content,
         })
-        .collect::<Vec<_>>()
-        .join("\n\n---\n\n");
-    format!(
-        "The following skills were invoked in this session. Continue to follow these guidelines:\n\n{sections}"
-    )
+        .collect();
+    invoked_skills_text(&texts)
 }
 
 /// Generates the invoked skills reminder.

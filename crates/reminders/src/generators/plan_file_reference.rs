@@ -31,9 +31,9 @@ pub(crate) fn render_plan_file_reference(
             plan_file_path.display()
         )
     });
-    format!(
-        "A plan file exists from plan mode at: {}\n\nPlan contents:\n\n{plan_content}{marker}\n\nIf this plan is relevant to the current work and not already complete, continue working on it.",
-        plan_file_path.display()
+    agentctx_protocol::plan_file_reference_text(
+        &plan_file_path.display().to_string(),
+        &format!("{plan_content}{marker}"),
     )
 }
 
