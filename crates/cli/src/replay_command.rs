@@ -24,6 +24,7 @@ use std::path::PathBuf;
 
 use agentctx_compact::CompactConfig;
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_reminders::ConfigError;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::discover_sessions;
@@ -192,7 +193,14 @@ fn load_reminder_config(path: &Path) -> anyhow::Result<SystemReminderConfig> {
     } else {
         SystemReminderConfig::from_toml_section(&text)
     };
-    config.with_context(|| format!("invalid reminder settings in {}", path.display()))
+    // `ConfigError::Toml` both shows its TOML error and gives it as its source, so chaining it
+    // would print the error twice: the TOML error itself is the cause.
+    config
+        .map_err(|err| match err {
+            ConfigError::Toml(toml) => anyhow::Error::new(toml),
+            other => anyhow::Error::new(other),
+        })
+        .with_context(|| format!("invalid reminder settings in {}", path.display()))
 }
 
 fn collect_targets(paths: &[PathBuf]) -> anyhow::Result<Vec<Target>> {

@@ -10,5 +10,6 @@
 mod suite {
     mod compact;
     mod replay;
+    mod replay_reminders_config;
     mod skills;
 }
