@@ -11,5 +11,6 @@ mod suite {
     mod compact;
     mod replay;
     mod replay_reminders_config;
+    mod replay_requests;
     mod skills;
 }
