@@ -9,6 +9,7 @@
 
 mod suite {
     mod compact;
+    mod config;
     mod replay;
     mod replay_reminders_config;
     mod replay_requests;
