@@ -7,6 +7,8 @@ use clap::Parser;
 use clap::Subcommand;
 
 mod compact_command;
+mod config_command;
+mod logging;
 mod replay_command;
 mod skills_command;
 
@@ -16,12 +18,17 @@ mod skills_command;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// More log output on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, when set, decides).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Compact a recorded session with our tiers and print the history the model sees next.
     Compact(compact_command::CompactArgs),
+    /// Show the effective configuration with the source of each value, or its JSON schema.
+    Config(config_command::ConfigArgs),
     /// Replay Codex rollouts or Claude Code transcripts and show what the model saw per turn.
     Replay(replay_command::ReplayArgs),
     /// List and inspect skills and slash commands.
@@ -44,16 +51,13 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    let rust_log = std::env::var("RUST_LOG").ok();
+    logging::init(cli.verbose, rust_log.as_deref());
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), "agentctx started");
     match cli.command {
         Command::Compact(args) => compact_command::run(args),
+        Command::Config(args) => config_command::run(args),
         Command::Replay(args) => replay_command::run(args),
         Command::Skills(args) => skills_command::run(args),
     }

@@ -3,7 +3,7 @@
 //! Reads Codex rollouts (current and legacy) and Claude Code transcripts, detected per file, and
 //! prints per turn the items, our estimate of the prompt, tool calls, compactions and the token
 //! figures the session recorded, and which system reminders the real reminder engine would
-//! have fired at the start of each turn (`reminder_replay`), and our compaction pipeline beside
+//! have fired before each model request of the turn (`reminder_replay`), and our compaction pipeline beside
 //! the session: per request our usage prediction against what it recorded and where our tiers
 //! would have triggered (`usage_prediction`), drawn with `--svg` (`svg_timeline`). Corrupt lines are reported on stderr as `<file>:<line>: <reason>`
 //! and the replay goes on. The accounting is in `session_replay`; this file only gathers files
@@ -24,6 +24,7 @@ use std::path::PathBuf;
 
 use agentctx_compact::CompactConfig;
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_reminders::ConfigError;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::discover_sessions;
@@ -45,8 +46,8 @@ pub(crate) struct ReplayArgs {
     pub(crate) json: bool,
     /// Do not replay system reminders (faster on huge histories).
     ///
-    /// By default each turn shows which reminders the reminder engine would have fired at its
-    /// start, from the state the history shows (todo lists, plan mode, background shells,
+    /// By default each turn shows which reminders the reminder engine would have fired before
+    /// each of its model requests, from the state the history shows (todo lists, plan mode, background shells,
     /// skills, recorded token usage). Files are not read on the history's behalf: no file read
     /// in the session is tracked (no `changed_files` from reads), and `@` mentions are read from
     /// the session's working directory as it is now, only when that directory exists here.
@@ -192,7 +193,14 @@ fn load_reminder_config(path: &Path) -> anyhow::Result<SystemReminderConfig> {
     } else {
         SystemReminderConfig::from_toml_section(&text)
     };
-    config.with_context(|| format!("invalid reminder settings in {}", path.display()))
+    // `ConfigError::Toml` both shows its TOML error and gives it as its source, so chaining it
+    // would print the error twice: the TOML error itself is the cause.
+    config
+        .map_err(|err| match err {
+            ConfigError::Toml(toml) => anyhow::Error::new(toml),
+            other => anyhow::Error::new(other),
+        })
+        .with_context(|| format!("invalid reminder settings in {}", path.display()))
 }
 
 fn collect_targets(paths: &[PathBuf]) -> anyhow::Result<Vec<Target>> {

@@ -9,6 +9,9 @@
 
 mod suite {
     mod compact;
+    mod config;
     mod replay;
+    mod replay_reminders_config;
+    mod replay_requests;
     mod skills;
 }

@@ -42,6 +42,7 @@ mod format;
 mod reader;
 mod record;
 mod recorder;
+mod request_segments;
 mod session_path;
 
 pub use claude_import::CLAUDE_CODE_ORIGINATOR;
@@ -57,3 +58,6 @@ pub use record::RecordFlags;
 pub use record::RolloutRecord;
 pub use record::SkippedLine;
 pub use recorder::RolloutRecorder;
+pub use request_segments::RequestSegmenter;
+pub use request_segments::RequestStart;
+pub use request_segments::is_model_generated;

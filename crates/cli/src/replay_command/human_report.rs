@@ -202,16 +202,30 @@ fn trigger_label(name: &str, triggers: &[TierTrigger]) -> Option<String> {
     Some(label)
 }
 
-/// `todo_reminder, plan_mode:sparse`, or `-` when none fired.
+/// `todo_reminder ×49, plan_mode:sparse`, or `-` when none fired: each label once, in the order
+/// it first fired over the turn's requests, with how often when more than once.
 fn reminder_labels(turn: &ReplayTurn) -> String {
-    match turn.reminders.as_deref() {
-        Some(reminders) if !reminders.is_empty() => reminders
-            .iter()
-            .map(FiredReminder::label)
-            .collect::<Vec<_>>()
-            .join(", "),
-        _ => "-".to_string(),
+    let Some(reminders) = turn.reminders.as_deref().filter(|fired| !fired.is_empty()) else {
+        return "-".to_string();
+    };
+    let mut labels: Vec<(String, usize)> = Vec::new();
+    for label in reminders.iter().map(FiredReminder::label) {
+        match labels.iter_mut().find(|(seen, _)| *seen == label) {
+            Some((_, count)) => *count += 1,
+            None => labels.push((label, 1)),
+        }
     }
+    labels
+        .into_iter()
+        .map(|(label, count)| {
+            if count > 1 {
+                format!("{label} ×{count}")
+            } else {
+                label
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn summary_line(replay: &SessionReplay) -> String {

@@ -2,10 +2,12 @@
 //! session.
 //!
 //! The replay derives the reminder-relevant state from the history (the reminder engine's
-//! [`ReminderState`], as a core resuming a session does) and, at
-//! each turn start, runs the real [`SystemReminderOrchestrator`] with every generator of
-//! [`default_generators`] on a current-thread tokio runtime, as the core does before a turn. A
-//! compaction resets the orchestrator, as the core does after one.
+//! [`ReminderState`], as a core resuming a session does) and, before each recorded model
+//! request (where `agentctx_rollout::RequestSegmenter` finds one), runs the real
+//! [`SystemReminderOrchestrator`] with every generator of [`default_generators`] on a
+//! current-thread tokio runtime, as the core does before every request: the throttles count
+//! requests, and only the request that carries the user's message has user input. A compaction
+//! resets the orchestrator, as the core does after one.
 //!
 //! Sessions often come from another machine, so nothing is read from the user's files on the
 //! history's behalf: the file tracker starts empty and tracks no reads (so `changed_files` and
@@ -35,6 +37,7 @@ use agentctx_reminders::default_generators;
 use agentctx_reminders::is_full_plan_reminder;
 use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
 use agentctx_rollout::RecordFlags;
+use agentctx_rollout::RequestStart;
 use serde::Serialize;
 
 /// The context window assumed for Claude Code sessions, whose transcripts do not record one.
@@ -53,6 +56,8 @@ pub(crate) struct FiredReminder {
     /// `full`, `sparse` or `sub_agent` for plan mode reminders.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) variant: Option<&'static str>,
+    /// The model request of the turn (1-based) it fired before.
+    pub(crate) request: usize,
 }
 
 impl FiredReminder {
@@ -78,6 +83,8 @@ pub(crate) struct ReminderReplay {
     file_tracker: Arc<FileTracker>,
     throttle: Arc<ThrottleManager>,
     counts: BTreeMap<AttachmentType, usize>,
+    /// The user input of the turn, until the request that carries it.
+    turn_prompt: Option<String>,
 }
 
 impl std::fmt::Debug for ReminderReplay {
@@ -106,6 +113,7 @@ impl ReminderReplay {
             file_tracker: Arc::new(FileTracker::new()),
             throttle: Arc::new(ThrottleManager::new()),
             counts: BTreeMap::new(),
+            turn_prompt: None,
         })
     }
 
@@ -150,18 +158,30 @@ impl ReminderReplay {
         }
     }
 
-    /// The reminders that fire at the start of `turn`, whose user input is `prompt`.
-    pub(crate) fn start_turn(
+    /// A user turn starts with `prompt`: its first model request carries it.
+    pub(crate) fn start_turn(&mut self, prompt: Option<String>) {
+        self.turn_prompt = prompt;
+    }
+
+    /// The reminders that fire before the model request `start`, as a live session runs the
+    /// engine before every request: the throttles count requests, and only the request that
+    /// carries the user's message has user input (and the prompt the `@` mentions are read
+    /// from).
+    pub(crate) fn before_request(
         &mut self,
-        turn: usize,
-        prompt: Option<String>,
+        start: RequestStart,
         is_main_agent: bool,
     ) -> Vec<FiredReminder> {
-        let turn = i32::try_from(turn).unwrap_or(i32::MAX);
-        self.state.observe(HistoryEvent::TurnStarted(turn));
+        let request = i32::try_from(start.request).unwrap_or(i32::MAX);
+        self.state.observe(HistoryEvent::TurnStarted(request));
+        let prompt = if start.has_user_input {
+            self.turn_prompt.take()
+        } else {
+            None
+        };
         let mut ctx = self.context(prompt, is_main_agent);
-        ctx.turn_number = turn;
-        ctx.has_user_input = true;
+        ctx.turn_number = request;
+        ctx.has_user_input = start.has_user_input;
         let plan_sent = self.throttle.session_count(AttachmentType::PlanMode);
         let orchestrator = self.orchestrator.get_or_insert_with(|| {
             let mut generators = default_generators();
@@ -196,6 +216,7 @@ impl ReminderReplay {
                     tier: reminder.tier(),
                     text: reminder.wrap_xml(),
                     variant,
+                    request: start.request_in_turn,
                 }
             })
             .collect()

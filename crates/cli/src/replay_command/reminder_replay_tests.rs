@@ -9,6 +9,7 @@ use agentctx_reminders::ReminderTier;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
 use agentctx_rollout::RecordFlags;
+use agentctx_rollout::RequestStart;
 use pretty_assertions::assert_eq;
 
 use super::ReminderReplay;
@@ -32,15 +33,33 @@ fn meta(cwd: &str) -> SessionMetaLine {
     }
 }
 
-/// Starts turn `turn` with `prompt`, then reads `items`; the labels of the turn's reminders.
+/// A one-request turn: starts it with `prompt` and runs the engine before its request, which
+/// carries the user input; `number` is the request's number in the session.
+fn evaluate(
+    replay: &mut ReminderReplay,
+    number: usize,
+    prompt: Option<String>,
+    is_main_agent: bool,
+) -> Vec<super::FiredReminder> {
+    replay.start_turn(prompt);
+    let start = RequestStart {
+        request: number,
+        request_in_turn: 1,
+        has_user_input: true,
+    };
+    replay.before_request(start, is_main_agent)
+}
+
+/// Starts turn `turn` with `prompt` (its user message, then the engine before its one request),
+/// then reads `items`; the labels of the turn's reminders.
 fn turn(
     replay: &mut ReminderReplay,
     turn: usize,
     prompt: &str,
     items: &[ResponseItem],
 ) -> Vec<String> {
-    let fired = replay.start_turn(turn, Some(prompt.to_string()), true);
     replay.observe_item(&ResponseItem::user_text(prompt), RecordFlags::default());
+    let fired = evaluate(replay, turn, Some(prompt.to_string()), true);
     for item in items {
         replay.observe_item(item, RecordFlags::default());
     }
@@ -128,7 +147,7 @@ fn plan_mode_is_full_then_sparse_and_full_again_after_compaction() {
     replay.compacted();
     let after = turn(&mut replay, 9, "continue", &[]);
     assert_eq!(after, vec!["plan_mode:full", "todo_reminder"]);
-    let texts = replay.start_turn(15, None, true);
+    let texts = evaluate(&mut replay, 15, None, true);
     assert_eq!(
         texts
             .iter()
@@ -211,7 +230,7 @@ fn background_shells_are_reported_when_their_status_changes() {
         ),
         Vec::<String>::new()
     );
-    let fired = replay.start_turn(3, Some("next".to_string()), true);
+    let fired = evaluate(&mut replay, 3, Some("next".to_string()), true);
     assert_eq!(
         fired
             .iter()
@@ -222,7 +241,7 @@ fn background_shells_are_reported_when_their_status_changes() {
         ]
     );
     // A sub-agent turn sees no main-agent reminders.
-    assert!(replay.start_turn(4, None, false).is_empty());
+    assert!(evaluate(&mut replay, 4, None, false).is_empty());
 }
 
 #[test]
@@ -260,7 +279,7 @@ fn token_usage_fires_only_when_the_config_enables_it() {
     };
     let mut silent = replay_in(NO_SUCH_DIR);
     silent.token_count(&usage);
-    assert!(silent.start_turn(1, None, true).is_empty());
+    assert!(evaluate(&mut silent, 1, None, true).is_empty());
 
     let config = SystemReminderConfig {
         enable_token_usage: true,
@@ -269,7 +288,7 @@ fn token_usage_fires_only_when_the_config_enables_it() {
     let mut replay = ReminderReplay::new(config).unwrap();
     replay.session_meta(&meta(NO_SUCH_DIR));
     replay.token_count(&usage);
-    let fired = replay.start_turn(1, None, true);
+    let fired = evaluate(&mut replay, 1, None, true);
     assert_eq!(
         fired
             .iter()
@@ -290,7 +309,7 @@ fn at_mentions_are_read_only_from_a_working_directory_that_exists() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "remember the milk\n").unwrap();
     let mut replay = replay_in(dir.path().to_str().unwrap());
-    let fired = replay.start_turn(1, Some("look at @notes.md".to_string()), true);
+    let fired = evaluate(&mut replay, 1, Some("look at @notes.md".to_string()), true);
     assert_eq!(fired.len(), 1);
     assert_eq!(fired[0].attachment_type, AttachmentType::AtMentionedFiles);
     assert!(
@@ -309,7 +328,7 @@ fn the_master_switch_turns_every_reminder_off() {
     let mut replay = ReminderReplay::new(config).unwrap();
     replay.session_meta(&meta(NO_SUCH_DIR));
     for number in 1..=8 {
-        assert!(replay.start_turn(number, None, true).is_empty());
+        assert!(evaluate(&mut replay, number, None, true).is_empty());
     }
     assert_eq!(replay.counts(), BTreeMap::new());
 }

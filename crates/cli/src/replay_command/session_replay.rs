@@ -15,11 +15,13 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
 use agentctx_rollout::ReadEvent;
+use agentctx_rollout::RequestSegmenter;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::RolloutFormat;
 use agentctx_rollout::RolloutReader;
 use agentctx_rollout::RolloutRecord;
 use agentctx_rollout::SkippedLine;
+use agentctx_rollout::is_model_generated;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -68,10 +70,14 @@ pub(crate) struct ReplayTurn {
     pub(crate) recorded_output_tokens: Option<i64>,
     /// The context window the session recorded.
     pub(crate) model_context_window: Option<i64>,
-    /// The system reminders that would have fired at the start of the turn, in injection
-    /// order (`None` when reminders are not replayed).
+    /// The system reminders that would have fired before the turn's model requests, request
+    /// by request in injection order (`None` when reminders are not replayed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reminders: Option<Vec<FiredReminder>>,
+    /// How many times the reminder engine ran in the turn: once before each model request
+    /// (`None` when reminders are not replayed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reminder_evaluations: Option<usize>,
     /// The turn's model requests: our usage prediction against what each recorded, and where
     /// our tiers would have triggered.
     pub(crate) request_usage: Vec<RequestUsage>,
@@ -181,7 +187,8 @@ pub(crate) struct SessionReplayBuilder<'a> {
     history: PromptHistory,
     session_id: Option<String>,
     main_thread_is_sidechain: Option<bool>,
-    in_model_response: bool,
+    /// Where the main thread's model requests begin.
+    requests: RequestSegmenter,
     current: Option<ReplayTurn>,
     turns: Vec<ReplayTurn>,
     items: usize,
@@ -228,7 +235,7 @@ impl<'a> SessionReplayBuilder<'a> {
             history: PromptHistory::default(),
             session_id: None,
             main_thread_is_sidechain: None,
-            in_model_response: false,
+            requests: RequestSegmenter::new(),
             current: None,
             turns: Vec::new(),
             items: 0,
@@ -285,7 +292,7 @@ impl<'a> SessionReplayBuilder<'a> {
                 if main {
                     self.history.compact(compacted, self.estimator);
                     self.usage.compacted(compacted);
-                    self.in_model_response = false;
+                    self.requests.history_rewritten();
                     self.compactions += 1;
                     if let Some(turn) = &mut self.current {
                         turn.compactions += 1;
@@ -301,7 +308,7 @@ impl<'a> SessionReplayBuilder<'a> {
                     // the prompt (the turns themselves happened and stay in the report).
                     self.history.drop_last_n_user_turns(event.num_turns);
                     self.usage.rolled_back(event.num_turns);
-                    self.in_model_response = false;
+                    self.requests.history_rewritten();
                 }
             }
             RolloutItem::EventMsg(EventMsg::TokenCount(event)) => {
@@ -423,11 +430,12 @@ impl<'a> SessionReplayBuilder<'a> {
     fn start_turn(&mut self, line: usize, text: Option<String>) {
         self.close_turn();
         let turn = self.turns.len() + 1;
-        let is_main_agent = self.main_thread_is_sidechain != Some(true);
-        let reminders = self
-            .reminders
-            .as_mut()
-            .map(|reminders| reminders.start_turn(turn, text.clone(), is_main_agent));
+        self.requests.start_turn();
+        let reminders = self.reminders.as_mut().map(|reminders| {
+            reminders.start_turn(text.clone());
+            Vec::new()
+        });
+        let reminder_evaluations = reminders.as_ref().map(|_| 0);
         self.current = Some(ReplayTurn {
             turn,
             line,
@@ -443,6 +451,7 @@ impl<'a> SessionReplayBuilder<'a> {
             recorded_output_tokens: None,
             model_context_window: None,
             reminders,
+            reminder_evaluations,
             request_usage: Vec::new(),
         });
     }
@@ -452,6 +461,16 @@ impl<'a> SessionReplayBuilder<'a> {
         if turn == ItemTurn::Starts {
             self.start_turn(record.line_number, item.message_text());
         }
+        let request_start = self.requests.observe(item);
+        if let (Some(start), Some(reminders), Some(turn)) =
+            (request_start, &mut self.reminders, &mut self.current)
+        {
+            // Before the request: the engine sees the history up to its first model item.
+            let is_main_agent = self.main_thread_is_sidechain != Some(true);
+            let fired = reminders.before_request(start, is_main_agent);
+            turn.reminders.get_or_insert_with(Vec::new).extend(fired);
+            *turn.reminder_evaluations.get_or_insert(0) += 1;
+        }
         if let Some(reminders) = &mut self.reminders {
             reminders.observe_item(item, record.flags);
         }
@@ -460,7 +479,7 @@ impl<'a> SessionReplayBuilder<'a> {
             self.event_turn = None;
             self.model_output_seen = true;
         }
-        if model_generated && !self.in_model_response {
+        if request_start.is_some() {
             let prompt = self.history.prompt_tokens();
             self.max_prompt_tokens = self.max_prompt_tokens.max(prompt);
             let request = self
@@ -473,7 +492,6 @@ impl<'a> SessionReplayBuilder<'a> {
                 turn.max_estimated_prompt_tokens = turn.max_estimated_prompt_tokens.max(prompt);
             }
         }
-        self.in_model_response = model_generated;
         self.usage.push_item(item, turn != ItemTurn::Within);
         self.history.record(
             self.estimator.estimate_item(item),
@@ -560,23 +578,6 @@ fn ends_preamble(record: &RolloutRecord) -> bool {
         | RolloutItem::TurnContext(_)
         | RolloutItem::EventMsg(_)
         | RolloutItem::Unknown { .. } => false,
-    }
-}
-
-/// Items the model produces; a run of them is one request.
-fn is_model_generated(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { role, .. } => role == "assistant",
-        ResponseItem::Reasoning { .. }
-        | ResponseItem::FunctionCall { .. }
-        | ResponseItem::CustomToolCall { .. }
-        | ResponseItem::LocalShellCall { .. }
-        | ResponseItem::WebSearchCall { .. } => true,
-        ResponseItem::FunctionCallOutput { .. }
-        | ResponseItem::CustomToolCallOutput { .. }
-        | ResponseItem::GhostSnapshot { .. }
-        | ResponseItem::Compaction { .. }
-        | ResponseItem::Other(_) => false,
     }
 }
 

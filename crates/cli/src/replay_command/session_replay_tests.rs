@@ -81,6 +81,7 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                 recorded_output_tokens: Some(5),
                 model_context_window: Some(1000),
                 reminders: None,
+                reminder_evaluations: None,
                 // A 1,000-token window is all reserve (20,000 output tokens): every level is 0,
                 // so every request is blocking once the window is known, and the first with 4
                 // items auto-compacts.
@@ -132,6 +133,7 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                 recorded_output_tokens: None,
                 model_context_window: None,
                 reminders: None,
+                reminder_evaluations: None,
                 request_usage: vec![RequestUsage {
                     request: 3,
                     line: 14,

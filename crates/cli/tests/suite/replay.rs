@@ -14,9 +14,9 @@ use serde_json::Value;
 
 const CODEX_SAMPLE: &str =
     "examples/sessions/rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl";
-const CLAUDE_SAMPLE: &str =
+pub(super) const CLAUDE_SAMPLE: &str =
     "examples/sessions/claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl";
-const REMINDERS_FIXTURE: &str = "tests/fixtures/claude-reminders.jsonl";
+pub(super) const REMINDERS_FIXTURE: &str = "tests/fixtures/claude-reminders.jsonl";
 
 /// This crate's directory: the tests read only what the crate itself carries.
 fn workspace() -> PathBuf {
@@ -39,7 +39,7 @@ const REMINDER_ENV_VARS: [&str; 8] = [
 
 /// `agentctx replay <args>` run from this crate's directory, with none of the caller's reminder
 /// overrides.
-fn replay(args: &[&str]) -> Command {
+pub(super) fn replay(args: &[&str]) -> Command {
     let mut cmd = Command::cargo_bin("agentctx").unwrap();
     cmd.current_dir(workspace())
         .env_remove("RUST_LOG")
@@ -58,7 +58,7 @@ fn replay(args: &[&str]) -> Command {
     cmd
 }
 
-fn json_lines(stdout: &[u8]) -> Vec<Value> {
+pub(super) fn json_lines(stdout: &[u8]) -> Vec<Value> {
     String::from_utf8(stdout.to_vec())
         .unwrap()
         .lines()
@@ -218,7 +218,7 @@ fn claude_sample_as_json() {
                 "auto_compact": 167000,
                 "blocking": 177000,
             },
-            "reminder_counts": {"todo_reminder": 3, "tool_result": 3},
+            "reminder_counts": {"todo_reminder": 12, "tool_result": 4},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
@@ -239,50 +239,71 @@ fn claude_sample_as_json() {
     );
     assert_eq!(turns[5]["compactions"], 1);
     assert_eq!(turns[0]["recorded_prompt_tokens"], 18373);
-    // TodoWrite on turn 1: the todo reminder waits five turns (turn 6), fires again on the first
-    // turn after the compaction at the end of turn 6 (the throttle starts over), then three
-    // turns later. Bash calls failed on turns 1, 3 and 5: the turn after names them.
+    // The engine runs before each of the 43 model requests, and its throttles count requests:
+    // after the TodoWrite of turn 1 the todo reminder waits five requests (request 9 of turn 1),
+    // then keeps three between two; the compaction at the end of turn 6 starts it over (the
+    // first request of turn 7). A failed Bash call is named before the request after it.
     assert_eq!(
-        reminder_turns(&sessions[0]),
+        reminder_requests(&sessions[0]),
         vec![
-            (2, vec!["tool_result".to_string()]),
-            (4, vec!["tool_result".to_string()]),
-            (
-                6,
-                vec!["todo_reminder".to_string(), "tool_result".to_string()],
-            ),
-            (7, vec!["todo_reminder".to_string()]),
-            (10, vec!["todo_reminder".to_string()]),
+            (1, 8, "tool_result"),
+            (1, 9, "todo_reminder"),
+            (2, 1, "todo_reminder"),
+            (3, 2, "todo_reminder"),
+            (3, 5, "todo_reminder"),
+            (3, 6, "tool_result"),
+            (3, 8, "todo_reminder"),
+            (4, 3, "todo_reminder"),
+            (5, 3, "todo_reminder"),
+            (5, 4, "tool_result"),
+            (5, 5, "tool_result"),
+            (5, 6, "todo_reminder"),
+            (7, 1, "todo_reminder"),
+            (7, 4, "todo_reminder"),
+            (9, 1, "todo_reminder"),
+            (10, 1, "todo_reminder"),
         ]
     );
+    let evaluations: Vec<&Value> = turns
+        .iter()
+        .map(|turn| &turn["reminder_evaluations"])
+        .collect();
+    let requests: Vec<&Value> = turns.iter().map(|turn| &turn["requests"]).collect();
+    assert_eq!(evaluations, requests);
 }
 
-/// `(turn, [reminder type…])` for the turns where reminders fired.
-fn reminder_turns(session: &Value) -> Vec<(u64, Vec<String>)> {
+/// `(turn, request in the turn, reminder type)` for every reminder of a JSON session.
+fn reminder_requests(session: &Value) -> Vec<(u64, u64, &str)> {
     session["turn_details"]
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|turn| {
-            let types: Vec<String> = turn["reminders"]
+        .flat_map(|turn| {
+            turn["reminders"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|reminder| reminder["type"].as_str().unwrap().to_string())
-                .collect();
-            (!types.is_empty()).then(|| (turn["turn"].as_u64().unwrap(), types))
+                .map(|reminder| {
+                    (
+                        turn["turn"].as_u64().unwrap(),
+                        reminder["request"].as_u64().unwrap(),
+                        reminder["type"].as_str().unwrap(),
+                    )
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }
 
-/// Every reminder of a JSON session as `turn N: type (tier)` followed by its text.
+/// Every reminder of a JSON session as `turn N, request M: type (tier)` followed by its text.
 fn reminder_texts(session: &Value) -> String {
     let mut out = String::new();
     for turn in session["turn_details"].as_array().unwrap() {
         for reminder in turn["reminders"].as_array().unwrap() {
             out.push_str(&format!(
-                "--- turn {}: {} ({})\n{}\n",
+                "--- turn {}, request {}: {} ({})\n{}\n",
                 turn["turn"],
+                reminder["request"],
                 reminder["type"].as_str().unwrap(),
                 reminder["tier"].as_str().unwrap(),
                 reminder["text"].as_str().unwrap(),
@@ -312,34 +333,38 @@ fn the_reminders_fixture_as_json_carries_the_reminder_texts() {
             "invoked_skills": 2,
             "plan_mode": 3,
             "plan_mode_exit": 1,
-            "todo_reminder": 4,
+            "todo_reminder": 7,
         })
     );
-    let fired = |types: &[&str]| {
-        types
-            .iter()
-            .map(|name| (*name).to_string())
-            .collect::<Vec<_>>()
-    };
+    // `(turn, request in the turn, type)`: the engine runs before every model request, so a
+    // tool call's effect is reported before the next request of the same turn.
     assert_eq!(
-        reminder_turns(&sessions[0]),
+        reminder_requests(&sessions[0]),
         vec![
-            // EnterPlanMode on turn 2.
-            (3, fired(&["plan_mode"])),
-            // ExitPlanMode and a background `cargo test` on turn 4.
-            (5, fired(&["plan_mode_exit"])),
-            // TodoWrite on turn 1, nothing since; BashOutput saw the tests finish on turn 5.
-            (6, fired(&["todo_reminder", "background_task"])),
-            // KillShell on turn 7.
-            (8, fired(&["background_task"])),
-            // The Skill call on turn 8.
-            (9, fired(&["todo_reminder", "invoked_skills"])),
-            // Plan mode entered again on turn 10.
-            (11, fired(&["plan_mode"])),
-            (12, fired(&["todo_reminder"])),
+            // EnterPlanMode on request 1 of turn 2.
+            (2, 2, "plan_mode"),
+            // TodoWrite on turn 1 (request 1), five requests before.
+            (3, 2, "todo_reminder"),
+            // ExitPlanMode on request 1 of turn 4, then a background `cargo test`.
+            (4, 2, "plan_mode_exit"),
+            (4, 3, "todo_reminder"),
+            // BashOutput saw the tests finish.
+            (5, 2, "background_task"),
+            (6, 1, "todo_reminder"),
+            (7, 2, "todo_reminder"),
+            // KillShell on request 1 of turn 7.
+            (7, 2, "background_task"),
+            // The Skill call on request 1 of turn 8.
+            (8, 2, "invoked_skills"),
+            (9, 1, "todo_reminder"),
+            // Plan mode entered again on request 1 of turn 10.
+            (10, 2, "plan_mode"),
+            (11, 1, "todo_reminder"),
             // After the compaction (`/compact` during turn 12: a local command, not a turn)
             // everything starts over.
-            (13, fired(&["plan_mode", "todo_reminder", "invoked_skills"])),
+            (13, 1, "plan_mode"),
+            (13, 1, "todo_reminder"),
+            (13, 1, "invoked_skills"),
         ]
     );
     insta::assert_snapshot!(reminder_texts(&sessions[0]));
@@ -367,138 +392,6 @@ fn no_reminders_drops_the_column_the_counts_and_the_json_fields() {
     assert_eq!(sessions[0].get("reminder_counts"), None);
     assert_eq!(sessions[0]["turn_details"][2].get("reminders"), None);
     assert_eq!(sessions[0]["turns"], 13);
-}
-
-#[test]
-fn environment_overrides_apply_over_the_reminders_config() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        "[system_reminder]\nenable_token_usage = false\n\n[system_reminder.attachments]\ntodo_reminder = false\ntool_result = false\n",
-    )
-    .unwrap();
-    let config = config.to_str().unwrap();
-
-    // The `CODEX_` name works; the `AGENTCTX_` name wins over it.
-    let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
-        .env("CODEX_ENABLE_TOKEN_USAGE", "1")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let sessions = json_lines(&output.stdout);
-    assert_eq!(
-        sessions[0]["reminder_counts"],
-        serde_json::json!({"token_usage": 9})
-    );
-    let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
-        .env("CODEX_ENABLE_TOKEN_USAGE", "1")
-        .env("AGENTCTX_ENABLE_TOKEN_USAGE", "0")
-        .output()
-        .unwrap();
-    let sessions = json_lines(&output.stdout);
-    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
-
-    // Without a config file too.
-    let output = replay(&["--json", REMINDERS_FIXTURE])
-        .env("AGENTCTX_DISABLE_SYSTEM_REMINDERS", "true")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let sessions = json_lines(&output.stdout);
-    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
-
-    // A value that means nothing is an error naming the variable, not a silent default.
-    let output = replay(&[REMINDERS_FIXTURE])
-        .env("AGENTCTX_SYSTEM_REMINDER_PLACEMENT", "middle")
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(
-        stderr.contains("AGENTCTX_SYSTEM_REMINDER_PLACEMENT") && !stderr.contains("panicked"),
-        "{stderr}"
-    );
-}
-
-#[test]
-fn a_reminders_config_can_turn_token_usage_on_and_todo_reminders_off() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        "[system_reminder]\nenable_token_usage = true\n\n[system_reminder.attachments]\ntodo_reminder = false\ntool_result = false\n",
-    )
-    .unwrap();
-    let output = replay(&[
-        "--json",
-        "--reminders-config",
-        config.to_str().unwrap(),
-        CLAUDE_SAMPLE,
-    ])
-    .output()
-    .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let sessions = json_lines(&output.stdout);
-    // Every turn after the first request has new recorded usage to report, against the
-    // 200,000-token window assumed for Claude Code.
-    assert_eq!(
-        sessions[0]["reminder_counts"],
-        serde_json::json!({"token_usage": 9})
-    );
-    let turn_two = &sessions[0]["turn_details"][2]["reminders"][0];
-    assert_eq!(turn_two["type"], "token_usage");
-    assert_eq!(turn_two["tier"], "main_agent_only");
-    assert!(
-        turn_two["text"].as_str().unwrap().contains("/200000; "),
-        "{turn_two}"
-    );
-
-    // The section's keys alone work too.
-    std::fs::write(&config, "enabled = false\n").unwrap();
-    let output = replay(&[
-        "--json",
-        "--reminders-config",
-        config.to_str().unwrap(),
-        REMINDERS_FIXTURE,
-    ])
-    .output()
-    .unwrap();
-    let sessions = json_lines(&output.stdout);
-    assert_eq!(sessions[0]["reminder_counts"], serde_json::json!({}));
-}
-
-#[test]
-fn an_unreadable_reminders_config_is_an_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[system_reminder]\nenabled = \"maybe\"\n").unwrap();
-    let output = replay(&[
-        "--reminders-config",
-        config.to_str().unwrap(),
-        CLAUDE_SAMPLE,
-    ])
-    .env("RUST_BACKTRACE", "1")
-    .output()
-    .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(
-        stderr.lines().next(),
-        Some(
-            format!(
-                "error: invalid reminder settings in {}: invalid system reminder config: TOML parse error at line 2, column 11",
-                config.display()
-            )
-            .as_str()
-        ),
-        "{stderr}"
-    );
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("backtrace"),
-        "{stderr}"
-    );
-    assert!(output.stdout.is_empty());
 }
 
 #[test]

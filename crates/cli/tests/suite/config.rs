@@ -1,0 +1,218 @@
+//! `agentctx config show | schema`, a bad config, and the logging switches (`-v`, `RUST_LOG`).
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+/// `agentctx <args>` with `home` as `AGENTCTX_HOME` and none of the caller's switches, keys or
+/// log settings.
+fn agentctx(home: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::cargo_bin("agentctx").unwrap();
+    cmd.env("AGENTCTX_HOME", home)
+        .env_remove("RUST_LOG")
+        .args(args);
+    for (name, _) in std::env::vars_os() {
+        let name_text = name.to_string_lossy();
+        if (name_text.starts_with("AGENTCTX_") && name_text != "AGENTCTX_HOME")
+            || name_text.starts_with("CODEX_")
+            || name_text.starts_with("OPENAI_")
+            || name_text.starts_with("ANTHROPIC_")
+            || name_text.starts_with("OLLAMA_")
+        {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
+fn stdout_of(cmd: &mut Command) -> String {
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn line_of<'a>(stdout: &'a str, key: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|line| line.starts_with(&format!("{key} = ")))
+        .unwrap_or_else(|| panic!("no {key} in\n{stdout}"))
+}
+
+#[test]
+fn config_show_names_the_source_of_each_value() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("config.toml");
+    std::fs::write(
+        &file,
+        "model = \"qwen3:8b\"\nmodel_provider = \"ollama\"\n\n[compact]\nauto_compact = false\n",
+    )
+    .unwrap();
+
+    let stdout = stdout_of(
+        agentctx(home.path(), &["config", "show"])
+            .env("AGENTCTX_ENABLE_TOKEN_USAGE", "1")
+            .env("OLLAMA_HOST", "gpu-box:11500"),
+    );
+
+    let file = file.display().to_string();
+    assert_eq!(
+        stdout.lines().next(),
+        Some(format!("# {file} (exists)").as_str())
+    );
+    assert_eq!(
+        line_of(&stdout, "model"),
+        format!("model = \"qwen3:8b\"  # {file}:1")
+    );
+    assert_eq!(
+        line_of(&stdout, "compact.auto_compact"),
+        format!("compact.auto_compact = false  # {file}:5")
+    );
+    assert_eq!(
+        line_of(&stdout, "system_reminder.enable_token_usage"),
+        "system_reminder.enable_token_usage = true  # env AGENTCTX_ENABLE_TOKEN_USAGE"
+    );
+    assert_eq!(
+        line_of(&stdout, "compact.micro_compact"),
+        "compact.micro_compact = true  # default"
+    );
+    // The provider in use, its base URL from the variable Ollama's clients read.
+    assert_eq!(line_of(&stdout, "provider"), "provider = \"ollama\"");
+    assert_eq!(
+        line_of(&stdout, "base_url"),
+        "base_url = \"http://gpu-box:11500/v1\"  # env OLLAMA_HOST"
+    );
+    assert_eq!(
+        line_of(&stdout, "api_key_env"),
+        "api_key_env = none  # no key needed"
+    );
+}
+
+#[test]
+fn config_show_as_json_never_prints_the_key() {
+    let home = tempfile::tempdir().unwrap();
+    let output = agentctx(home.path(), &["config", "show", "--json"])
+        .env("OPENAI_API_KEY", "sk-secret-value")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(!stdout.contains("sk-secret-value"));
+    let show: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(show["file_exists"], false);
+    assert_eq!(
+        show["provider"],
+        serde_json::json!({
+            "id": "openai",
+            "base_url": "https://api.openai.com/v1",
+            "base_url_source": "preset",
+            "api_key_env": "OPENAI_API_KEY",
+            "api_key_set": true,
+        })
+    );
+    let values = show["values"].as_array().unwrap();
+    assert!(
+        values
+            .iter()
+            .all(|value| value["source"] == serde_json::json!({"kind": "default"})),
+        "{values:?}"
+    );
+}
+
+#[test]
+fn config_schema_prints_the_committed_schema() {
+    let home = tempfile::tempdir().unwrap();
+    let stdout = stdout_of(&mut agentctx(home.path(), &["config", "schema"]));
+    let committed = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/config.schema.json"),
+    )
+    .unwrap();
+    assert_eq!(stdout, committed);
+}
+
+#[test]
+fn a_bad_config_names_the_file_the_line_and_the_key() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("config.toml");
+    std::fs::write(
+        &file,
+        "model = \"gpt-5\"\n\n[system_reminder]\nenabled = \"maybe\"\n",
+    )
+    .unwrap();
+
+    let output = agentctx(home.path(), &["config", "show"]).output().unwrap();
+
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {}:4:11: `system_reminder.enabled`: invalid type: string \"maybe\", expected a boolean\n",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn a_missing_provider_is_an_error_naming_it() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "model_provider = \"nowhere\"\n",
+    )
+    .unwrap();
+    let output = agentctx(home.path(), &["config", "show"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("unknown model provider `nowhere`"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn v_raises_the_log_level_and_logs_go_to_stderr() {
+    let home = tempfile::tempdir().unwrap();
+    let quiet = agentctx(home.path(), &["config", "show"]).output().unwrap();
+    assert!(quiet.stderr.is_empty(), "{quiet:?}");
+
+    let info = agentctx(home.path(), &["-v", "config", "show"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(info.stderr).unwrap();
+    assert!(
+        stderr.contains(" INFO ") && stderr.contains("agentctx started"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("DEBUG"), "{stderr}");
+    // stdout holds the command's output only.
+    assert_eq!(info.stdout, quiet.stdout);
+
+    let debug = agentctx(home.path(), &["config", "show", "-vv"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(debug.stderr).unwrap();
+    assert!(
+        stderr.contains("DEBUG") && stderr.contains("configuration loaded"),
+        "{stderr}"
+    );
+
+    // RUST_LOG decides when set.
+    let off = agentctx(home.path(), &["-vv", "config", "show"])
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    assert!(off.stderr.is_empty(), "{off:?}");
+    let from_env = agentctx(home.path(), &["config", "show"])
+        .env("RUST_LOG", "debug")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(from_env.stderr)
+            .unwrap()
+            .contains("DEBUG")
+    );
+}

@@ -1,0 +1,4 @@
+//! One module per area of `agentctx-core`.
+
+mod config_load;
+mod config_schema;
