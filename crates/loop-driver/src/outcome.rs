@@ -88,15 +88,24 @@ impl fmt::Display for LoopOutcome {
             Self::BudgetExhausted { which } => write!(f, "stopped: the {which} budget is exhausted"),
             Self::NoProgress { iterations } => write!(
                 f,
-                "stopped: no progress in {iterations} iterations in a row (no changes, or a diff an earlier iteration already made)"
+                "stopped: no progress in {} in a row (no changes, or a diff an earlier iteration already made)",
+                plural(*iterations, "iteration")
             ),
             Self::TooManyFailures { consecutive } => {
-                write!(f, "stopped: {consecutive} iterations in a row failed")
+                write!(f, "stopped: {} in a row failed", plural(*consecutive, "iteration"))
             }
             Self::CommitFailed { error } => write!(f, "stopped: a commit failed: {error}"),
             Self::Cancelled => write!(f, "cancelled"),
             Self::Interrupted { reason } => write!(f, "interrupted: {reason} (resumable)"),
         }
+    }
+}
+
+fn plural(count: u32, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 
