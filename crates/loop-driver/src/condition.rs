@@ -79,7 +79,9 @@ impl FromStr for LoopCondition {
         };
         let trimmed = input.trim();
         let (number, unit) = match trimmed.char_indices().last() {
-            Some((at, unit @ ('s' | 'm' | 'h'))) => (trimmed.get(..at).ok_or_else(error)?, Some(unit)),
+            Some((at, unit @ ('s' | 'm' | 'h'))) => {
+                (trimmed.get(..at).ok_or_else(error)?, Some(unit))
+            }
             _ => (trimmed, None),
         };
         match unit {

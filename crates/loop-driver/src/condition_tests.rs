@@ -7,8 +7,14 @@ use super::format_seconds;
 fn parses_iterations_and_durations() {
     assert_eq!("5".parse(), Ok(LoopCondition::Iters { count: 5 }));
     assert_eq!("90s".parse(), Ok(LoopCondition::Duration { seconds: 90 }));
-    assert_eq!("30m".parse(), Ok(LoopCondition::Duration { seconds: 1_800 }));
-    assert_eq!(" 2h ".parse(), Ok(LoopCondition::Duration { seconds: 7_200 }));
+    assert_eq!(
+        "30m".parse(),
+        Ok(LoopCondition::Duration { seconds: 1_800 })
+    );
+    assert_eq!(
+        " 2h ".parse(),
+        Ok(LoopCondition::Duration { seconds: 7_200 })
+    );
 }
 
 #[test]

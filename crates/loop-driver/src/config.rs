@@ -130,13 +130,18 @@ pub struct TokenPrices {
 impl TokenPrices {
     /// What `usage` costs in US dollars.
     pub fn cost_usd(&self, usage: &TokenUsage) -> f64 {
-        let cached = usage.cached_input_tokens.clamp(0, usage.input_tokens.max(0));
+        let cached = usage
+            .cached_input_tokens
+            .clamp(0, usage.input_tokens.max(0));
         let uncached = usage.input_tokens.max(0) - cached;
         let cached_price = self
             .cached_input_per_million
             .unwrap_or(self.input_per_million);
         // Token counts are far below 2^53, so the conversions are exact.
-        #[expect(clippy::cast_precision_loss, reason = "token counts are far below 2^53")]
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "token counts are far below 2^53"
+        )]
         let dollars = (uncached as f64 * self.input_per_million
             + cached as f64 * cached_price
             + usage.output_tokens.max(0) as f64 * self.output_per_million)

@@ -174,10 +174,11 @@ impl LoopContext {
             path: path.to_path_buf(),
             source,
         };
-        let mut json = serde_json::to_vec_pretty(self).map_err(|source| ContextFileError::Parse {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let mut json =
+            serde_json::to_vec_pretty(self).map_err(|source| ContextFileError::Parse {
+                path: path.to_path_buf(),
+                source,
+            })?;
         json.push(b'\n');
         write_atomically(path, &json).map_err(io)
     }

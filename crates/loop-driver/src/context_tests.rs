@@ -40,10 +40,19 @@ fn counts_iterations() {
 
 #[test]
 fn commit_status_and_files_display() {
-    assert_eq!(record(0, Some("1234567890"), &["a"], true).commit_status(), "commit 1234567");
-    assert_eq!(record(0, Some("12"), &["a"], true).commit_status(), "commit 12");
+    assert_eq!(
+        record(0, Some("1234567890"), &["a"], true).commit_status(),
+        "commit 1234567"
+    );
+    assert_eq!(
+        record(0, Some("12"), &["a"], true).commit_status(),
+        "commit 12"
+    );
     assert_eq!(record(0, None, &[], true).commit_status(), "no changes");
-    assert_eq!(record(0, None, &["a"], false).commit_status(), "not committed");
+    assert_eq!(
+        record(0, None, &["a"], false).commit_status(),
+        "not committed"
+    );
     assert_eq!(record(0, None, &[], true).files_display(), "none");
     assert_eq!(
         record(0, None, &["a", "b", "c", "d", "e"], true).files_display(),
@@ -100,7 +109,12 @@ fn the_report_the_cli_prints() {
         None,
         LoopCondition::iterations(3),
     );
-    context.add_iteration(record(0, Some("aaaaaaa1111"), &["src/a.rs", "src/b.rs"], true));
+    context.add_iteration(record(
+        0,
+        Some("aaaaaaa1111"),
+        &["src/a.rs", "src/b.rs"],
+        true,
+    ));
     context.add_iteration(record(1, None, &[], false));
     context.usage.total_tokens = 12_345;
     let outcome = LoopOutcome::TooManyFailures { consecutive: 1 };

@@ -53,7 +53,9 @@ pub enum LoopError {
         files: Vec<String>,
     },
     /// A loop that did not finish is saved there; resume it, or discard it first.
-    #[error("an unfinished loop is saved in {path}: resume it or discard it before starting another")]
+    #[error(
+        "an unfinished loop is saved in {path}: resume it or discard it before starting another"
+    )]
     UnfinishedLoop {
         /// The saved context.
         path: PathBuf,
@@ -150,11 +152,9 @@ impl LoopDriver {
         summariser_model: Arc<dyn ModelClient>,
         repo: impl Into<PathBuf>,
     ) -> Self {
-        let summariser = Summariser::new(
-            summariser_model,
-            config.context_passing.summary_max_tokens,
-        )
-        .with_model_summaries(config.context_passing.generate_summary);
+        let summariser =
+            Summariser::new(summariser_model, config.context_passing.summary_max_tokens)
+                .with_model_summaries(config.context_passing.generate_summary);
         Self {
             config,
             agent,
@@ -274,12 +274,8 @@ impl LoopDriver {
                     .map(|plan| plan.content)
             }
         };
-        let mut context = LoopContext::new(
-            head.unwrap_or_default(),
-            prompt.to_owned(),
-            plan,
-            condition,
-        );
+        let mut context =
+            LoopContext::new(head.unwrap_or_default(), prompt.to_owned(), plan, condition);
         context.excluded_paths = excluded;
         context.save(&path)?;
         tracing::info!(%condition, path = %path.display(), "starting loop");
@@ -503,7 +499,9 @@ impl LoopDriver {
         );
         let stop = match (&report.status, stop) {
             _ if cancelled => Some(IterationStop::Cancelled),
-            (TurnStatus::Interrupted { reason }, _) => Some(IterationStop::Interrupted(reason.clone())),
+            (TurnStatus::Interrupted { reason }, _) => {
+                Some(IterationStop::Interrupted(reason.clone()))
+            }
             (_, stop) => stop,
         };
         (record, stop, report.usage)
@@ -522,7 +520,9 @@ impl LoopDriver {
         let mut failure = match &report.status {
             TurnStatus::Completed => None,
             TurnStatus::Failed { reason } => Some(format!("the turn failed: {reason}")),
-            TurnStatus::Interrupted { reason } => Some(format!("the turn was interrupted: {reason}")),
+            TurnStatus::Interrupted { reason } => {
+                Some(format!("the turn was interrupted: {reason}"))
+            }
         };
         // A stopping loop does not wait for a model: the summary comes from the history.
         let stopping = cancelled || matches!(report.status, TurnStatus::Interrupted { .. });
@@ -598,7 +598,8 @@ impl LoopDriver {
                 }
             }
         }
-        let mut record = IterationRecord::new(iteration, commit_id, files, summary, failure.is_none());
+        let mut record =
+            IterationRecord::new(iteration, commit_id, files, summary, failure.is_none());
         record.failure = failure;
         record.diff_id = diff_id;
         (record, stop)

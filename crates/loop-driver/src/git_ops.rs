@@ -22,11 +22,11 @@ pub enum GitError {
         /// The path the loop was given.
         path: PathBuf,
         /// What git said.
-        source: GitCommandError,
+        source: Box<GitCommandError>,
     },
     /// A git command failed.
     #[error(transparent)]
-    Command(#[from] GitCommandError),
+    Command(Box<GitCommandError>),
     /// `git status` wrote a record this crate cannot parse.
     #[error(transparent)]
     Porcelain(#[from] PorcelainError),
@@ -46,6 +46,14 @@ pub enum GitError {
         /// What it wrote to stdout (hooks often print their reasons there).
         stdout: String,
     },
+}
+
+// Boxed: the command error carries the command line and its output, and every `Result` of
+// this module would otherwise be that large.
+impl From<GitCommandError> for GitError {
+    fn from(error: GitCommandError) -> Self {
+        Self::Command(Box::new(error))
+    }
 }
 
 /// A plan file found for the loop: its path and content.
@@ -75,7 +83,7 @@ impl GitRepo {
             .run()
             .map_err(|source| GitError::NotARepository {
                 path: path.to_path_buf(),
-                source,
+                source: Box::new(source),
             })?;
         Ok(Self {
             root: PathBuf::from(output.stdout_trimmed()),
@@ -129,12 +137,7 @@ impl GitRepo {
     pub fn uncommitted_changes(&self) -> Result<Vec<StatusEntry>, GitError> {
         let output = self
             .command()
-            .args([
-                "status",
-                "--porcelain=v1",
-                "-z",
-                "--untracked-files=all",
-            ])
+            .args(["status", "--porcelain=v1", "-z", "--untracked-files=all"])
             .run()?;
         Ok(parse_porcelain_z(&output.stdout)?)
     }
@@ -207,7 +210,11 @@ impl GitRepo {
     /// returns the new commit id, or `None` when there was nothing to commit. Anything else the
     /// user staged stays staged and out of the commit. Hooks run; a rejection is
     /// [`GitError::CommitFailed`].
-    pub fn commit_paths(&self, message: &str, paths: &[String]) -> Result<Option<String>, GitError> {
+    pub fn commit_paths(
+        &self,
+        message: &str,
+        paths: &[String],
+    ) -> Result<Option<String>, GitError> {
         if paths.is_empty() {
             return Ok(None);
         }

@@ -85,14 +85,20 @@ impl fmt::Display for LoopOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Completed => write!(f, "completed"),
-            Self::BudgetExhausted { which } => write!(f, "stopped: the {which} budget is exhausted"),
+            Self::BudgetExhausted { which } => {
+                write!(f, "stopped: the {which} budget is exhausted")
+            }
             Self::NoProgress { iterations } => write!(
                 f,
                 "stopped: no progress in {} in a row (no changes, or a diff an earlier iteration already made)",
                 plural(*iterations, "iteration")
             ),
             Self::TooManyFailures { consecutive } => {
-                write!(f, "stopped: {} in a row failed", plural(*consecutive, "iteration"))
+                write!(
+                    f,
+                    "stopped: {} in a row failed",
+                    plural(*consecutive, "iteration")
+                )
             }
             Self::CommitFailed { error } => write!(f, "stopped: a commit failed: {error}"),
             Self::Cancelled => write!(f, "cancelled"),

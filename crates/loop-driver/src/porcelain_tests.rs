@@ -14,7 +14,8 @@ fn entry(index: char, worktree: char, path: &str, original: Option<&str>) -> Sta
 
 #[test]
 fn parses_modified_untracked_spaces_and_renames() {
-    let output = b" M src/lib.rs\0?? notes with spaces.md\0R  new name.rs\0old -> name.rs\0D  gone.txt\0";
+    let output =
+        b" M src/lib.rs\0?? notes with spaces.md\0R  new name.rs\0old -> name.rs\0D  gone.txt\0";
     assert_eq!(
         parse_porcelain_z(output).unwrap(),
         vec![

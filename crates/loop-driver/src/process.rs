@@ -120,11 +120,8 @@ impl GitCommand {
 
     /// The command as a shell would show it, for error messages and logs.
     pub fn display(&self) -> String {
-        let words = std::iter::once("git".to_owned()).chain(
-            self.args
-                .iter()
-                .map(|arg| quote(&arg.to_string_lossy())),
-        );
+        let words = std::iter::once("git".to_owned())
+            .chain(self.args.iter().map(|arg| quote(&arg.to_string_lossy())));
         let line = words.collect::<Vec<_>>().join(" ");
         format!("cd {} && {line}", quote(&self.dir.to_string_lossy()))
     }

@@ -27,7 +27,10 @@ fn a_failing_command_is_a_typed_error_with_its_stderr() {
             code,
             ..
         } => {
-            assert!(command.ends_with("git rev-parse --show-toplevel"), "{command}");
+            assert!(
+                command.ends_with("git rev-parse --show-toplevel"),
+                "{command}"
+            );
             assert!(stderr.contains("not a git repository"), "{stderr}");
             assert_eq!(code, Some(128));
         }

@@ -48,7 +48,10 @@ pub const NO_BASE_COMMIT: &str = "none (the repository had no commits yet)";
 /// The prompt of iteration `iteration` (from 0): the context block of `context` and its
 /// instructions, one blank line, then `original` (the user's prompt).
 pub fn build_enhanced_prompt(original: &str, iteration: i32, context: &LoopContext) -> String {
-    format!("{}\n\n{original}", context_block(iteration, context).trim_end())
+    format!(
+        "{}\n\n{original}",
+        context_block(iteration, context).trim_end()
+    )
 }
 
 /// The `<task_context>` block and the instructions after it, for iteration `iteration`.

@@ -53,16 +53,31 @@ fn iteration_1_prompt() {
 #[test]
 fn prompt_with_a_plan_many_files_and_an_ongoing_duration() {
     let mut ctx = context(
-        Some("1. Create User model\n2. Add login endpoint\n3. Implement JWT middleware\n4. Add tests\n"),
+        Some(
+            "1. Create User model\n2. Add login endpoint\n3. Implement JWT middleware\n4. Add tests\n",
+        ),
         LoopCondition::Duration { seconds: 3_600 },
     );
     ctx.add_iteration(record(
         0,
         Some("def5678aaaabbbbccccddddeeeeffff0000111122"),
-        &["a.rs", "b.rs", "c.rs", "d.rs", "e.rs", "f.rs", "my notes.md"],
+        &[
+            "a.rs",
+            "b.rs",
+            "c.rs",
+            "d.rs",
+            "e.rs",
+            "f.rs",
+            "my notes.md",
+        ],
         "Created the models.",
     ));
-    ctx.add_iteration(record(1, None, &[], "Reviewed the code; nothing needed changing."));
+    ctx.add_iteration(record(
+        1,
+        None,
+        &[],
+        "Reviewed the code; nothing needed changing.",
+    ));
     insta::assert_snapshot!(build_enhanced_prompt(TASK, 2, &ctx));
 }
 

@@ -100,7 +100,10 @@ impl std::fmt::Debug for Summariser {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Summariser")
             .field("model", &self.model.slug())
-            .field("commit_model", &self.commit_model.as_ref().map(|m| m.slug()))
+            .field(
+                "commit_model",
+                &self.commit_model.as_ref().map(|m| m.slug()),
+            )
             .field("use_model", &self.use_model)
             .field("max_summary_tokens", &self.max_summary_tokens)
             .finish()
@@ -258,9 +261,10 @@ pub(crate) fn format_messages_for_summary(items: &[ResponseItem]) -> String {
 
 fn format_single_message(item: &ResponseItem) -> Option<String> {
     match item {
-        ResponseItem::Message { role, .. } => {
-            Some(format!("[{role}]: {}", item.message_text().unwrap_or_default()))
-        }
+        ResponseItem::Message { role, .. } => Some(format!(
+            "[{role}]: {}",
+            item.message_text().unwrap_or_default()
+        )),
         ResponseItem::FunctionCall {
             name, arguments, ..
         } => Some(format!(

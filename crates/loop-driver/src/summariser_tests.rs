@@ -28,9 +28,19 @@ fn render(prompt: &Prompt) -> String {
     let input: Vec<String> = prompt
         .input
         .iter()
-        .map(|item| format!("[{}]\n{}", item.role().unwrap_or("?"), item.message_text().unwrap_or_default()))
+        .map(|item| {
+            format!(
+                "[{}]\n{}",
+                item.role().unwrap_or("?"),
+                item.message_text().unwrap_or_default()
+            )
+        })
         .collect();
-    format!("[system]\n{}\n\n{}", prompt.instructions, input.join("\n\n"))
+    format!(
+        "[system]\n{}\n\n{}",
+        prompt.instructions,
+        input.join("\n\n")
+    )
 }
 
 fn summariser(model: &ScriptedModelClient) -> Summariser {
@@ -69,7 +79,9 @@ async fn a_failing_model_falls_back_to_a_summary_built_from_the_history() {
     let summary = summariser(&model).summarize_iteration(&history()).await;
     assert!(matches!(summary.source, TextSource::Fallback(_)));
     assert!(
-        summary.text.contains("Add a --json flag to the report command"),
+        summary
+            .text
+            .contains("Add a --json flag to the report command"),
         "{}",
         summary.text
     );
@@ -80,7 +92,10 @@ async fn an_invalid_summary_falls_back() {
     let model = ScriptedModelClient::new("m");
     model.push_text("(no summary available)");
     let summary = summariser(&model).summarize_iteration(&history()).await;
-    assert!(matches!(summary.source, TextSource::Fallback(_)), "{summary:?}");
+    assert!(
+        matches!(summary.source, TextSource::Fallback(_)),
+        "{summary:?}"
+    );
 }
 
 #[tokio::test]
@@ -104,7 +119,9 @@ async fn a_failing_or_empty_commit_message_falls_back() {
     assert_eq!(empty.text, "[iter-1] Iteration 1 changes\n\nDid a thing.");
     let failed = s.commit_message(1, "task", &[], "Did a thing.").await;
     assert_eq!(failed.text, "[iter-1] Iteration 1 changes\n\nDid a thing.");
-    assert!(matches!(failed.source, TextSource::Fallback(reason) if reason.contains("model failed")));
+    assert!(
+        matches!(failed.source, TextSource::Fallback(reason) if reason.contains("model failed"))
+    );
 }
 
 #[tokio::test]
@@ -127,7 +144,11 @@ fn a_long_history_is_cut_with_a_marker() {
         .map(|n| ResponseItem::assistant_text(format!("{n} {}", "word ".repeat(300))))
         .collect();
     let text = format_messages_for_summary(&items);
-    assert!(text.ends_with(TRUNCATED_MARKER), "{}", &text[text.len() - 80..]);
+    assert!(
+        text.ends_with(TRUNCATED_MARKER),
+        "{}",
+        &text[text.len() - 80..]
+    );
     assert!(agentctx_context::approx_token_count(&text) <= 4_100);
 }
 

@@ -40,7 +40,9 @@ async fn three_iterations_make_three_commits_with_the_generated_messages() {
     );
     let model = ScriptedModelClient::new("summariser");
     for iteration in 0..3 {
-        model.push_text(format!("<summary>Iteration {iteration} wrote part {iteration}.</summary>"));
+        model.push_text(format!(
+            "<summary>Iteration {iteration} wrote part {iteration}.</summary>"
+        ));
         model.push_text(message(iteration));
     }
     let driver = driver(&repo, agent.clone(), &model, LoopConfig::default());
@@ -52,7 +54,11 @@ async fn three_iterations_make_three_commits_with_the_generated_messages() {
 
     assert_eq!(result.outcome, LoopOutcome::Completed);
     assert_eq!(
-        (result.iterations_attempted, result.iterations_succeeded, result.iterations_failed),
+        (
+            result.iterations_attempted,
+            result.iterations_succeeded,
+            result.iterations_failed
+        ),
         (3, 3, 0)
     );
     // Three new commits on top of the base, newest first, with the model's messages.
@@ -71,14 +77,40 @@ async fn three_iterations_make_three_commits_with_the_generated_messages() {
     let recorded: Vec<_> = context
         .iterations
         .iter()
-        .map(|r| (r.iteration, r.commit_id.clone().unwrap(), r.changed_files.clone(), r.summary.clone(), r.success))
+        .map(|r| {
+            (
+                r.iteration,
+                r.commit_id.clone().unwrap(),
+                r.changed_files.clone(),
+                r.summary.clone(),
+                r.success,
+            )
+        })
         .collect();
     assert_eq!(
         recorded,
         vec![
-            (0, commits[2].clone(), vec!["src/a.rs".to_owned()], "Iteration 0 wrote part 0.".to_owned(), true),
-            (1, commits[1].clone(), vec!["src/b.rs".to_owned()], "Iteration 1 wrote part 1.".to_owned(), true),
-            (2, commits[0].clone(), vec!["src/c.rs".to_owned()], "Iteration 2 wrote part 2.".to_owned(), true),
+            (
+                0,
+                commits[2].clone(),
+                vec!["src/a.rs".to_owned()],
+                "Iteration 0 wrote part 0.".to_owned(),
+                true
+            ),
+            (
+                1,
+                commits[1].clone(),
+                vec!["src/b.rs".to_owned()],
+                "Iteration 1 wrote part 1.".to_owned(),
+                true
+            ),
+            (
+                2,
+                commits[0].clone(),
+                vec!["src/c.rs".to_owned()],
+                "Iteration 2 wrote part 2.".to_owned(),
+                true
+            ),
         ]
     );
     // The saved file is the same context, with the outcome.
@@ -98,7 +130,10 @@ async fn three_iterations_make_three_commits_with_the_generated_messages() {
     assert!(prompts[2].contains("Iteration: 3 of 3\n"));
     // The summariser saw this iteration's turn only, filtered.
     let summary_prompt = model.prompts()[2].input[0].message_text().unwrap();
-    assert!(summary_prompt.contains("[assistant]: Added b."), "{summary_prompt}");
+    assert!(
+        summary_prompt.contains("[assistant]: Added b."),
+        "{summary_prompt}"
+    );
     assert!(!summary_prompt.contains("Added a."), "{summary_prompt}");
 }
 
@@ -122,7 +157,11 @@ async fn an_iteration_without_changes_records_no_changes_and_makes_no_commit() {
         .unwrap();
 
     assert_eq!(result.outcome, LoopOutcome::Completed);
-    assert_eq!(repo.commits().len(), 2, "one commit for the first iteration only");
+    assert_eq!(
+        repo.commits().len(),
+        2,
+        "one commit for the first iteration only"
+    );
     let second = &result.context.iterations[1];
     assert_eq!(second.commit_id, None);
     assert!(second.changed_files.is_empty());
@@ -158,7 +197,11 @@ async fn a_failed_iteration_is_counted_and_the_loop_goes_on() {
 
     assert_eq!(result.outcome, LoopOutcome::Completed);
     assert_eq!(
-        (result.iterations_attempted, result.iterations_succeeded, result.iterations_failed),
+        (
+            result.iterations_attempted,
+            result.iterations_succeeded,
+            result.iterations_failed
+        ),
         (4, 2, 2)
     );
     let failures: Vec<_> = result
@@ -223,11 +266,19 @@ async fn an_interrupted_loop_resumes_where_it_stopped() {
         .run(LoopCondition::iterations(4), TASK, CancellationToken::new())
         .await
         .unwrap_err();
-    assert!(matches!(refused, LoopError::UnfinishedLoop { .. }), "{refused:?}");
+    assert!(
+        matches!(refused, LoopError::UnfinishedLoop { .. }),
+        "{refused:?}"
+    );
 
     let resumed = second.resume(CancellationToken::new()).await.unwrap();
     assert_eq!(resumed.outcome, LoopOutcome::Completed);
-    let numbers: Vec<_> = resumed.context.iterations.iter().map(|r| r.iteration).collect();
+    let numbers: Vec<_> = resumed
+        .context
+        .iterations
+        .iter()
+        .map(|r| r.iteration)
+        .collect();
     assert_eq!(numbers, vec![0, 1, 2, 3]);
     assert_eq!(resumed.context.usage.total_tokens, 4_000);
     // The resumed prompt starts at iteration 3 of 4 and knows the earlier iterations.
@@ -237,7 +288,10 @@ async fn an_interrupted_loop_resumes_where_it_stopped() {
     assert_eq!(repo.commits().len(), 5);
     // A completed loop cannot be resumed.
     let again = second.resume(CancellationToken::new()).await.unwrap_err();
-    assert!(matches!(again, LoopError::AlreadyCompleted { .. }), "{again:?}");
+    assert!(
+        matches!(again, LoopError::AlreadyCompleted { .. }),
+        "{again:?}"
+    );
 }
 
 #[tokio::test]
@@ -299,5 +353,8 @@ async fn context_passing_off_sends_the_bare_prompt() {
     assert_eq!(agent.prompts(), vec![TASK.to_owned()]);
     // Auto-commit off: the change stays in the work tree and is recorded as not committed.
     assert_eq!(repo.commits().len(), 1);
-    assert_eq!(result.context.iterations[0].commit_status(), "not committed");
+    assert_eq!(
+        result.context.iterations[0].commit_status(),
+        "not committed"
+    );
 }

@@ -50,7 +50,13 @@ fn writes(count: usize) -> Vec<Turn> {
 #[tokio::test]
 async fn completed_when_the_iterations_ran() {
     let repo = TestRepo::with_commit();
-    let result = run(&repo, writes(2), LoopConfig::default(), LoopCondition::iterations(2)).await;
+    let result = run(
+        &repo,
+        writes(2),
+        LoopConfig::default(),
+        LoopCondition::iterations(2),
+    )
+    .await;
     assert_eq!(result.outcome, LoopOutcome::Completed);
     assert!(result.outcome.is_success());
 }
@@ -151,7 +157,10 @@ async fn a_cost_budget_without_prices_is_refused() {
         .run(LoopCondition::iterations(1), TASK, CancellationToken::new())
         .await
         .unwrap_err();
-    assert!(matches!(error, LoopError::CostBudgetWithoutPrices), "{error:?}");
+    assert!(
+        matches!(error, LoopError::CostBudgetWithoutPrices),
+        "{error:?}"
+    );
 }
 
 #[tokio::test]
@@ -164,7 +173,13 @@ async fn no_progress_after_three_iterations_without_changes() {
         Turn::nothing(),
         Turn::write("b", "b"),
     ];
-    let result = run(&repo, turns, LoopConfig::default(), LoopCondition::iterations(10)).await;
+    let result = run(
+        &repo,
+        turns,
+        LoopConfig::default(),
+        LoopCondition::iterations(10),
+    )
+    .await;
     assert_eq!(result.outcome, LoopOutcome::NoProgress { iterations: 3 });
     assert_eq!(result.iterations_attempted, 4);
 }
@@ -176,8 +191,10 @@ async fn no_progress_when_iterations_repeat_earlier_diffs() {
     let add = || Turn::write("README.md", "# demo\nflaky line\n");
     let remove = || Turn::write("README.md", "# demo\n");
     let turns = vec![add(), remove(), add(), remove(), add(), remove()];
-    let mut config = LoopConfig::default();
-    config.no_progress_iterations = 3;
+    let config = LoopConfig {
+        no_progress_iterations: 3,
+        ..LoopConfig::default()
+    };
     let result = run(&repo, turns, config, LoopCondition::iterations(6)).await;
     assert_eq!(result.outcome, LoopOutcome::NoProgress { iterations: 3 });
     assert_eq!(result.iterations_attempted, 5);
@@ -203,8 +220,17 @@ async fn too_many_failures_in_a_row() {
         Turn::failing("e4"),
         Turn::write("b", "b"),
     ];
-    let result = run(&repo, turns, LoopConfig::default(), LoopCondition::iterations(6)).await;
-    assert_eq!(result.outcome, LoopOutcome::TooManyFailures { consecutive: 3 });
+    let result = run(
+        &repo,
+        turns,
+        LoopConfig::default(),
+        LoopCondition::iterations(6),
+    )
+    .await;
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::TooManyFailures { consecutive: 3 }
+    );
     assert_eq!(result.iterations_attempted, 5);
 }
 
@@ -231,13 +257,12 @@ async fn cancelled_mid_turn_interrupts_the_agent_and_records_the_iteration() {
     let model = ScriptedModelClient::new("summariser");
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
-    let driver = driver(&repo, agent.clone(), &model, LoopConfig::default()).on_progress(
-        move |event| {
+    let driver =
+        driver(&repo, agent.clone(), &model, LoopConfig::default()).on_progress(move |event| {
             if let LoopProgressEvent::IterationStarted { iteration: 1 } = event {
                 trigger.cancel();
             }
-        },
-    );
+        });
     let result = driver
         .run(LoopCondition::iterations(3), TASK, cancel)
         .await
@@ -259,7 +284,13 @@ async fn interrupted_by_the_agent() {
     let turns = vec![Turn::nothing().with_status(TurnStatus::Interrupted {
         reason: "aborted by the user".to_owned(),
     })];
-    let result = run(&repo, turns, LoopConfig::default(), LoopCondition::iterations(3)).await;
+    let result = run(
+        &repo,
+        turns,
+        LoopConfig::default(),
+        LoopCondition::iterations(3),
+    )
+    .await;
     assert_eq!(
         result.outcome,
         LoopOutcome::Interrupted {
@@ -274,13 +305,22 @@ async fn a_rejecting_hook_fails_the_iteration_and_the_loop_goes_on_by_default() 
     let repo = TestRepo::with_commit();
     repo.hook("echo 'lint failed: trailing whitespace' >&2\nexit 1");
     let before = repo.commits();
-    let result = run(&repo, writes(2), LoopConfig::default(), LoopCondition::iterations(2)).await;
+    let result = run(
+        &repo,
+        writes(2),
+        LoopConfig::default(),
+        LoopCondition::iterations(2),
+    )
+    .await;
     assert_eq!(result.outcome, LoopOutcome::Completed);
     assert_eq!(result.iterations_failed, 2);
     assert_eq!(repo.commits(), before, "nothing was committed");
     let failure = result.context.iterations[0].failure.clone().unwrap();
     assert!(failure.contains("the commit failed"), "{failure}");
-    assert!(failure.contains("lint failed: trailing whitespace"), "{failure}");
+    assert!(
+        failure.contains("lint failed: trailing whitespace"),
+        "{failure}"
+    );
     // The second iteration tried again with the first one's files still staged.
     assert_eq!(result.context.iterations[1].changed_files, vec!["f0", "f1"]);
 }
@@ -289,8 +329,10 @@ async fn a_rejecting_hook_fails_the_iteration_and_the_loop_goes_on_by_default() 
 async fn a_rejecting_hook_stops_the_loop_when_configured() {
     let repo = TestRepo::with_commit();
     repo.hook("echo 'no commits today' >&2\nexit 1");
-    let mut config = LoopConfig::default();
-    config.on_commit_failure = CommitFailurePolicy::Stop;
+    let config = LoopConfig {
+        on_commit_failure: CommitFailurePolicy::Stop,
+        ..LoopConfig::default()
+    };
     let result = run(&repo, writes(3), config, LoopCondition::iterations(3)).await;
     match &result.outcome {
         LoopOutcome::CommitFailed { error } => {

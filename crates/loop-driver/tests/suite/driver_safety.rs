@@ -83,7 +83,10 @@ async fn ignored_files_are_never_committed() {
         .run(LoopCondition::iterations(1), TASK, CancellationToken::new())
         .await
         .unwrap();
-    assert_eq!(result.context.iterations[0].changed_files, vec!["src/main.rs"]);
+    assert_eq!(
+        result.context.iterations[0].changed_files,
+        vec!["src/main.rs"]
+    );
     assert_eq!(
         repo.files_in("HEAD"),
         vec![".gitignore", "README.md", "src/main.rs"]
@@ -95,7 +98,10 @@ async fn a_repository_with_no_commits_gets_its_first_commit() {
     let repo = TestRepo::empty();
     let agent = ScriptedAgent::new(
         repo.path(),
-        vec![Turn::write("main.rs", "fn main() {}\n"), Turn::write("lib.rs", "\n")],
+        vec![
+            Turn::write("main.rs", "fn main() {}\n"),
+            Turn::write("lib.rs", "\n"),
+        ],
     );
     let model = ScriptedModelClient::new("summariser");
     let result = driver(&repo, agent.clone(), &model, LoopConfig::default())
@@ -105,13 +111,20 @@ async fn a_repository_with_no_commits_gets_its_first_commit() {
     assert_eq!(result.outcome, LoopOutcome::Completed);
     assert_eq!(result.context.base_commit_id, "");
     assert_eq!(repo.commits().len(), 2);
-    assert_eq!(result.context.iterations[0].commit_id.as_deref(), Some(repo.commits()[1].as_str()));
+    assert_eq!(
+        result.context.iterations[0].commit_id.as_deref(),
+        Some(repo.commits()[1].as_str())
+    );
     assert!(
         agent.prompts()[1].contains("Base commit: none (the repository had no commits yet)\n"),
         "{}",
         agent.prompts()[1]
     );
-    assert!(result.to_string().contains("base commit: none (the repository had no commits)"));
+    assert!(
+        result
+            .to_string()
+            .contains("base commit: none (the repository had no commits)")
+    );
 }
 
 #[tokio::test]

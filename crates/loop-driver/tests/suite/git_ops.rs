@@ -122,7 +122,10 @@ fn a_folder_outside_any_repository_is_a_typed_error() {
     let mut env = TestRepo::env();
     env.push(("GIT_CEILING_DIRECTORIES".into(), dir.path().into()));
     let error = GitRepo::discover(dir.path(), env).unwrap_err();
-    assert!(matches!(error, GitError::NotARepository { .. }), "{error:?}");
+    assert!(
+        matches!(error, GitError::NotARepository { .. }),
+        "{error:?}"
+    );
 }
 
 #[test]
@@ -143,7 +146,10 @@ fn the_latest_plan_file_is_the_newest_markdown_file() {
         .set_modified(past)
         .unwrap();
     let git = repo.git_repo();
-    let dirs = [PathBuf::from(".claude/plans"), PathBuf::from(".agentctx/plans")];
+    let dirs = [
+        PathBuf::from(".claude/plans"),
+        PathBuf::from(".agentctx/plans"),
+    ];
     let plan = git.latest_plan_file(&dirs).unwrap();
     assert_eq!(plan.content, "new plan");
     assert!(git.latest_plan_file(&[PathBuf::from("missing")]).is_none());

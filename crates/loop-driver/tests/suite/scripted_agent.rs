@@ -183,7 +183,9 @@ impl LoopAgent for ScriptedAgent {
         state
             .history
             .push(ResponseItem::function_call_output(call_id, "ok"));
-        state.history.push(ResponseItem::assistant_text(turn.reply.clone()));
+        state
+            .history
+            .push(ResponseItem::assistant_text(turn.reply.clone()));
         TurnReport {
             status: turn.status,
             usage: TokenUsage {

@@ -101,8 +101,8 @@ impl TestRepo {
 
     /// Installs an executable `pre-commit` hook with this shell body.
     pub(crate) fn hook(&self, body: &str) {
-        let path = PathBuf::from(self.git(&["rev-parse", "--absolute-git-dir"]))
-            .join("hooks/pre-commit");
+        let path =
+            PathBuf::from(self.git(&["rev-parse", "--absolute-git-dir"])).join("hooks/pre-commit");
         write_file(&path, &format!("#!/bin/sh\n{body}\n"));
         #[cfg(unix)]
         {
