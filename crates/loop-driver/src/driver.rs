@@ -465,6 +465,20 @@ impl LoopDriver {
                 0
             }
         };
+        // `None`: unknown, and then commits the agent made are not looked for.
+        let head_before = {
+            let repo = repo.clone();
+            match blocking(move || repo.head_commit())
+                .await
+                .map_err(GitError::from)
+            {
+                Ok(Ok(head)) => Some(head),
+                Ok(Err(error)) | Err(error) => {
+                    tracing::warn!(%error, "cannot read HEAD before the turn");
+                    None
+                }
+            }
+        };
         let prompt = if self.config.context_passing.enabled {
             build_enhanced_prompt(&context.initial_prompt, iteration, context)
         } else {
@@ -489,7 +503,15 @@ impl LoopDriver {
             }
         };
         let (mut record, stop) = self
-            .record_changes(repo, context, iteration, &report, &history, cancelled)
+            .record_changes(
+                repo,
+                context,
+                iteration,
+                head_before,
+                &report,
+                &history,
+                cancelled,
+            )
             .await;
         record.tokens = report.usage.total_tokens.max(
             report
@@ -508,11 +530,16 @@ impl LoopDriver {
     }
 
     /// Collects the files the turn changed, summarises, commits and builds the record.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one iteration's state, passed once from one caller"
+    )]
     async fn record_changes(
         &self,
         repo: &GitRepo,
         context: &LoopContext,
         iteration: i32,
+        head_before: Option<Option<String>>,
         report: &TurnReport,
         history: &[ResponseItem],
         cancelled: bool,
@@ -531,24 +558,42 @@ impl LoopDriver {
         } else {
             self.summariser.summarize_iteration(history).await.text
         };
-        let excluded = context.excluded_paths.clone();
-        let changes = {
-            let repo = repo.clone();
-            blocking(move || repo.uncommitted_changes()).await
+        let listed = {
+            let (repo, before) = (repo.clone(), head_before.clone());
+            blocking(move || -> Result<_, GitError> {
+                let changes = repo.uncommitted_changes()?;
+                // The agent was told not to commit; when it did anyway, its commits are this
+                // iteration's work all the same and must not read as "no changes".
+                let head_after = repo.head_commit()?;
+                let agent_commit = match (before, head_after) {
+                    (Some(before), Some(after)) if before.as_ref() != Some(&after) => {
+                        let files = repo.changed_files_since(before.as_deref())?;
+                        Some((after, files))
+                    }
+                    _ => None,
+                };
+                Ok((changes, agent_commit))
+            })
+            .await
+            .map_err(GitError::from)
+            .and_then(|result| result)
         };
-        let changes = match changes.map_err(GitError::from).and_then(|changes| changes) {
-            Ok(changes) => changes,
+        let (changes, agent_commit) = match listed {
+            Ok(listed) => listed,
             Err(error) => {
-                let reason = format!("cannot list the changed files: {error}");
+                add_failure(
+                    &mut failure,
+                    format!("cannot list the changed files: {error}"),
+                );
                 let mut record = IterationRecord::new(iteration, None, Vec::new(), summary, false);
-                record.failure = Some(failure.map_or(reason.clone(), |f| format!("{f}; {reason}")));
+                record.failure = failure;
                 return (record, None);
             }
         };
         // The user's own uncommitted work (allowed with `allow_dirty`) never enters a commit.
         let files: Vec<String> = paths_of(&changes)
             .into_iter()
-            .filter(|path| !excluded.contains(path))
+            .filter(|path| !context.excluded_paths.contains(path))
             .collect();
         let mut commit_id = None;
         let mut diff_id = None;
@@ -580,30 +625,47 @@ impl LoopDriver {
             .map_err(GitError::from)
             .and_then(|result| result);
             match committed {
-                Ok((id, Ok(commit))) => {
+                Ok((id, commit)) => {
                     diff_id = Some(id);
-                    commit_id = commit;
-                }
-                Ok((id, Err(error))) => {
-                    diff_id = Some(id);
-                    let reason = format!("the commit failed: {error}");
-                    if self.config.on_commit_failure == CommitFailurePolicy::Stop {
-                        stop = Some(IterationStop::CommitFailed(error.to_string()));
+                    match commit {
+                        Ok(commit) => commit_id = commit,
+                        Err(error) => {
+                            if self.config.on_commit_failure == CommitFailurePolicy::Stop {
+                                stop = Some(IterationStop::CommitFailed(error.to_string()));
+                            }
+                            add_failure(&mut failure, format!("the commit failed: {error}"));
+                        }
                     }
-                    failure = Some(failure.map_or(reason.clone(), |f| format!("{f}; {reason}")));
                 }
                 Err(error) => {
-                    let reason = format!("cannot stage the changes: {error}");
-                    failure = Some(failure.map_or(reason.clone(), |f| format!("{f}; {reason}")));
+                    add_failure(&mut failure, format!("cannot stage the changes: {error}"));
+                }
+            }
+        }
+        let mut all_files = files;
+        if let Some((agent_head, agent_files)) = agent_commit {
+            tracing::warn!(iteration, commit = %agent_head, "the agent committed by itself");
+            commit_id = commit_id.or(Some(agent_head));
+            for file in agent_files {
+                if !all_files.contains(&file) {
+                    all_files.push(file);
                 }
             }
         }
         let mut record =
-            IterationRecord::new(iteration, commit_id, files, summary, failure.is_none());
+            IterationRecord::new(iteration, commit_id, all_files, summary, failure.is_none());
         record.failure = failure;
         record.diff_id = diff_id;
         (record, stop)
     }
+}
+
+/// Adds `reason` to what already went wrong in an iteration.
+fn add_failure(failure: &mut Option<String>, reason: String) {
+    *failure = Some(match failure.take() {
+        Some(earlier) => format!("{earlier}; {reason}"),
+        None => reason,
+    });
 }
 
 /// The items a turn added: those after the first `before`, or the whole history when it

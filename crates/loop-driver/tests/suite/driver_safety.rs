@@ -183,3 +183,27 @@ async fn paths_with_spaces_and_renames_are_committed_exactly() {
     );
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
 }
+
+#[tokio::test]
+async fn an_agent_that_commits_by_itself_still_shows_its_work() {
+    let repo = TestRepo::with_commit();
+    let agent = ScriptedAgent::new(
+        repo.path(),
+        vec![Turn::edits(vec![
+            Edit::Write("committed.rs", "1\n".to_owned()),
+            Edit::Commit("wip"),
+            Edit::Write("left over.rs", "2\n".to_owned()),
+        ])],
+    );
+    let model = ScriptedModelClient::new("summariser");
+    let result = driver(&repo, agent, &model, LoopConfig::default())
+        .run(LoopCondition::iterations(1), TASK, CancellationToken::new())
+        .await
+        .unwrap();
+    let record = &result.context.iterations[0];
+    assert_eq!(record.changed_files, vec!["left over.rs", "committed.rs"]);
+    // The driver committed what was left on top of the agent's own commit.
+    assert_eq!(record.commit_id.as_deref(), Some(repo.head().as_str()));
+    assert_eq!(repo.commits().len(), 3);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}

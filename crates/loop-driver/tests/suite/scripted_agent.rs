@@ -15,6 +15,9 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use async_trait::async_trait;
 
+use agentctx_loop_driver::process::GitCommand;
+
+use super::test_repo::TestRepo;
 use super::test_repo::write_file;
 
 /// One edit a turn makes.
@@ -23,6 +26,8 @@ pub(crate) enum Edit {
     Write(&'static str, String),
     Remove(&'static str),
     Rename(&'static str, &'static str),
+    /// `git add -A && git commit -m <message>`, as a disobedient agent would.
+    Commit(&'static str),
 }
 
 /// One scripted turn.
@@ -141,6 +146,15 @@ impl ScriptedAgent {
                 Edit::Remove(path) => std::fs::remove_file(self.root.join(path)).unwrap(),
                 Edit::Rename(from, to) => {
                     std::fs::rename(self.root.join(from), self.root.join(to)).unwrap();
+                }
+                Edit::Commit(message) => {
+                    for args in [vec!["add", "-A"], vec!["commit", "--quiet", "-m", message]] {
+                        GitCommand::new(&self.root)
+                            .envs(TestRepo::env())
+                            .args(args)
+                            .run()
+                            .unwrap();
+                    }
                 }
             }
         }
