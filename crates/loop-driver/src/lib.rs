@@ -92,3 +92,5 @@ pub use summariser::ITERATION_SUMMARY_USER_PROMPT;
 pub use summariser::Summariser;
 pub use summariser::TextSource;
 pub use summariser::fallback_commit_message;
+/// The token that cancels a running loop, re-exported so hosts need no extra dependency.
+pub use tokio_util::sync::CancellationToken;
