@@ -6,7 +6,6 @@ use super::IterationRecord;
 use super::LoopContext;
 use crate::condition::LoopCondition;
 use crate::outcome::LoopOutcome;
-use crate::outcome::LoopResult;
 
 fn record(iteration: i32, commit: Option<&str>, files: &[&str], success: bool) -> IterationRecord {
     IterationRecord {
@@ -99,33 +98,4 @@ fn a_corrupt_file_is_a_typed_error() {
     std::fs::write(&path, "{not json").unwrap();
     let error = LoopContext::load(&path).unwrap_err();
     assert!(error.to_string().contains("is not valid"), "{error}");
-}
-
-#[test]
-fn the_report_the_cli_prints() {
-    let mut context = LoopContext::new(
-        "0123456789abcdef".to_owned(),
-        "task".to_owned(),
-        None,
-        LoopCondition::iterations(3),
-    );
-    context.add_iteration(record(
-        0,
-        Some("aaaaaaa1111"),
-        &["src/a.rs", "src/b.rs"],
-        true,
-    ));
-    context.add_iteration(record(1, None, &[], false));
-    context.usage.total_tokens = 12_345;
-    let outcome = LoopOutcome::TooManyFailures { consecutive: 1 };
-    context.outcome = Some(outcome.clone());
-    let result = LoopResult {
-        iterations_attempted: 2,
-        iterations_succeeded: 1,
-        iterations_failed: 1,
-        outcome,
-        elapsed_seconds: 125,
-        context,
-    };
-    insta::assert_snapshot!(result.to_string());
 }

@@ -100,7 +100,7 @@ impl fmt::Display for LoopOutcome {
                     plural(*consecutive, "iteration")
                 )
             }
-            Self::CommitFailed { error } => write!(f, "stopped: a commit failed: {error}"),
+            Self::CommitFailed { error } => write!(f, "stopped: {error}"),
             Self::Cancelled => write!(f, "cancelled"),
             Self::Interrupted { reason } => write!(f, "interrupted: {reason} (resumable)"),
         }
@@ -154,7 +154,7 @@ impl fmt::Display for LoopResult {
         let condition: LoopCondition = self.context.condition;
         writeln!(
             f,
-            "{} of {condition} attempted: {} succeeded, {} failed, in {}",
+            "iterations: {} attempted, {} succeeded, {} failed (asked for {condition}), in {}",
             self.iterations_attempted,
             self.iterations_succeeded,
             self.iterations_failed,
@@ -184,3 +184,7 @@ impl fmt::Display for LoopResult {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "outcome_tests.rs"]
+mod tests;
