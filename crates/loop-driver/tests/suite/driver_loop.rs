@@ -358,3 +358,39 @@ async fn context_passing_off_sends_the_bare_prompt() {
         "not committed"
     );
 }
+
+#[tokio::test]
+async fn the_context_is_saved_after_every_iteration() {
+    let repo = TestRepo::with_commit();
+    let agent = ScriptedAgent::new(
+        repo.path(),
+        vec![Turn::write("a.txt", "a\n"), Turn::write("b.txt", "b\n")],
+    );
+    let model = ScriptedModelClient::new("summariser");
+    let path = repo.path().join(".git/agentctx/loop-context.json");
+    let saved = Arc::new(Mutex::new(Vec::new()));
+    let seen = saved.clone();
+    let watched = path.clone();
+    let driver = driver(&repo, agent, &model, LoopConfig::default()).on_progress(move |event| {
+        if let LoopProgressEvent::IterationFinished { .. } = event {
+            let context = LoopContext::load(&watched).unwrap();
+            seen.lock()
+                .unwrap()
+                .push((context.iterations.len(), context.outcome));
+        }
+    });
+    driver
+        .run(LoopCondition::iterations(2), TASK, CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(*saved.lock().unwrap(), vec![(1, None), (2, None)]);
+    // Canonical, as a temporary folder may sit behind a symlink.
+    assert_eq!(
+        std::fs::canonicalize(driver.context_path().await.unwrap()).unwrap(),
+        std::fs::canonicalize(&path).unwrap()
+    );
+    assert_eq!(
+        LoopContext::load(&path).unwrap().outcome,
+        Some(LoopOutcome::Completed)
+    );
+}
