@@ -7,6 +7,7 @@ use clap::Parser;
 use clap::Subcommand;
 
 mod compact_command;
+mod memory_command;
 mod replay_command;
 mod skills_command;
 
@@ -22,6 +23,8 @@ struct Cli {
 enum Command {
     /// Compact a recorded session with our tiers and print the history the model sees next.
     Compact(compact_command::CompactArgs),
+    /// Build, inspect and print the cross-session memory.
+    Memory(memory_command::MemoryArgs),
     /// Replay Codex rollouts or Claude Code transcripts and show what the model saw per turn.
     Replay(replay_command::ReplayArgs),
     /// List and inspect skills and slash commands.
@@ -54,6 +57,7 @@ fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Compact(args) => compact_command::run(args),
+        Command::Memory(args) => memory_command::run(args),
         Command::Replay(args) => replay_command::run(args),
         Command::Skills(args) => skills_command::run(args),
     }

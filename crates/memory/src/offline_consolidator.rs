@@ -241,22 +241,45 @@ fn task_section(output: &StoredOutput) -> String {
     out
 }
 
-/// The bullet lines of the raw memory's task sections (steps, failures, knowledge, pointers).
+/// Labels of the raw-memory blocks whose bullets are learnings.
+const LEARNING_LABELS: [&str; 3] = [
+    "Key steps:",
+    "Failures and how they were resolved:",
+    "Reusable knowledge:",
+];
+
+/// The bullets of the raw memory's steps, failures and knowledge (all bullets of its task
+/// sections when it has none of those labels, as a model may word them differently).
 fn learnings_of(raw: &str) -> Vec<String> {
     let mut in_task = false;
-    let mut out = Vec::new();
+    let mut label = "";
+    let mut labelled = Vec::new();
+    let mut all = Vec::new();
     for line in raw.lines() {
         if line.starts_with("## Task") {
             in_task = true;
             continue;
         }
-        let useful = line.starts_with("- ")
-            && !matches!(line, "- none" | "- none recorded" | "- no commands run");
-        if in_task && useful && out.len() < MAX_LEARNINGS {
-            out.push(line.to_string());
+        if !in_task {
+            continue;
         }
+        if !line.starts_with("- ") {
+            if line.trim_end().ends_with(':') {
+                label = line.trim();
+            }
+            continue;
+        }
+        if matches!(line, "- none" | "- none recorded" | "- no commands run") {
+            continue;
+        }
+        if LEARNING_LABELS.contains(&label) {
+            labelled.push(line.to_string());
+        }
+        all.push(line.to_string());
     }
-    out
+    let mut chosen = if labelled.is_empty() { all } else { labelled };
+    chosen.truncate(MAX_LEARNINGS);
+    chosen
 }
 
 /// A `key: value` line of the raw memory's YAML frontmatter.
