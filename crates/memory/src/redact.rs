@@ -91,7 +91,7 @@ const PATTERNS: [(&str, &str, &str); 16] = [
     // Passwords in URLs: scheme://user:password@host keeps the user.
     (
         "url_password",
-        r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
+        r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/\[]+@",
         "${keep}[REDACTED_SECRET]@",
     ),
     // Environment assignments of secret-named variables: NAME=value, export NAME="value".
@@ -99,19 +99,19 @@ const PATTERNS: [(&str, &str, &str); 16] = [
     // and a value that references another variable ($X, ${X}) is not a secret.
     (
         "env_assignment",
-        r#"(?P<keep>\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY|CREDENTIALS)\s*=\s*["']?)[^\s"'$][^\s"']{5,}"#,
+        r#"(?P<keep>\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY|CREDENTIALS)\s*=\s*["']?)[^\s"'$\[][^\s"']{5,}"#,
         "${keep}[REDACTED_SECRET]",
     ),
     // `password=...` / `password: "..."` in config and command lines (lowercase keys).
     (
         "password_assignment",
-        r#"(?i)(?P<keep>\b(?:password|passwd|pwd)["']?\s*[=:]\s*["'])[^"'\s]{4,}(?P<close>["'])"#,
+        r#"(?i)(?P<keep>\b(?:password|passwd|pwd)["']?\s*[=:]\s*["'])[^"'\s\[]{4,}(?P<close>["'])"#,
         "${keep}[REDACTED_SECRET]${close}",
     ),
     // `--password value` / `--password=value` / `-p'value'`-free forms on command lines.
     (
         "password_flag",
-        r#"(?P<keep>--(?:password|passwd|token|api-key|secret)(?:=|\s+)["']?)[^\s"'$-][^\s"']{3,}"#,
+        r#"(?P<keep>--(?:password|passwd|token|api-key|secret)(?:=|\s+)["']?)[^\s"'$\[-][^\s"']{3,}"#,
         "${keep}[REDACTED_SECRET]",
     ),
     // Bearer tokens in Authorization headers.
