@@ -375,6 +375,3 @@ pub(crate) fn summary_md(memory_md: &str, outputs: &[StoredOutput]) -> String {
     out
 }
 
-#[cfg(test)]
-#[path = "offline_consolidator_tests.rs"]
-mod tests;

@@ -159,8 +159,12 @@ fn raw_memory(thread: &ThreadRecord, digest: &HistoryDigest, title: &str, outcom
     }
     out.push_str("Pointers:\n");
     let read = newest(&digest.files_read, MAX_LISTED_FILES);
-    if read.is_empty() && digest.files_modified.is_empty() {
+    let changed = newest(&digest.files_modified, 5);
+    if read.is_empty() && changed.is_empty() {
         out.push_str("- none\n");
+    }
+    for path in changed {
+        out.push_str(&format!("- changed `{path}`\n"));
     }
     for path in read {
         out.push_str(&format!("- read `{path}`\n"));

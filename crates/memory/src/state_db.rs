@@ -868,6 +868,3 @@ fn thread_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ThreadRecord, sqlx::
     })
 }
 
-#[cfg(test)]
-#[path = "state_db_tests.rs"]
-mod tests;
