@@ -9,6 +9,9 @@
 
 mod suite {
     mod compact;
+    mod memory;
+    mod memory_kill;
+    mod memory_sessions;
     mod replay;
     mod skills;
 }
