@@ -78,7 +78,11 @@ fn status(home: &Path) -> anyhow::Result<()> {
         status
     })?;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "state: {}", home.join(agentctx_memory::STATE_DB_FILE).display())?;
+    writeln!(
+        out,
+        "state: {}",
+        home.join(agentctx_memory::STATE_DB_FILE).display()
+    )?;
     writeln!(out, "memories: {}", memory_root(home).display())?;
     writeln!(out, "threads seen: {}", status.threads)?;
     writeln!(out, "stage-1 outputs: {}", status.outputs)?;
@@ -100,7 +104,11 @@ fn status(home: &Path) -> anyhow::Result<()> {
                 .filter(|_| job.completions > 0)
                 .map(format_time)
                 .unwrap_or_else(|| "never".to_string());
-            writeln!(out, "consolidation: {} (runs: {})", job.status, job.completions)?;
+            writeln!(
+                out,
+                "consolidation: {} (runs: {})",
+                job.status, job.completions
+            )?;
             writeln!(out, "last consolidation: {last}")?;
             writeln!(
                 out,
@@ -177,7 +185,10 @@ fn find_rollout(root: &Path, slug: &str) -> anyhow::Result<PathBuf> {
                         .iter()
                         .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
                         .collect();
-                    anyhow::bail!("`{slug}` matches several rollout summaries: {}", names.join(", "))
+                    anyhow::bail!(
+                        "`{slug}` matches several rollout summaries: {}",
+                        names.join(", ")
+                    )
                 }
             }
         }

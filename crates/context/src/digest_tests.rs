@@ -503,11 +503,15 @@ fn long_texts_are_clipped_on_char_boundaries() {
 #[test]
 fn user_preferences_are_collected_once_and_questions_are_not() {
     let items = vec![
-        ResponseItem::user_text("Fix the login test. Always run `cargo nextest run` before you commit."),
+        ResponseItem::user_text(
+            "Fix the login test. Always run `cargo nextest run` before you commit.",
+        ),
         ResponseItem::assistant_text("I'll run the tests first."),
         ResponseItem::user_text("I prefer small commits. Should we never use unwrap?"),
         ResponseItem::user_text("Always run `cargo nextest run` before you commit."),
-        ResponseItem::user_text("From now on, write the changelog entry too.\nDon't touch the vendored code."),
+        ResponseItem::user_text(
+            "From now on, write the changelog entry too.\nDon't touch the vendored code.",
+        ),
     ];
     let digest = HistoryDigest::from_items(&items);
     assert_eq!(

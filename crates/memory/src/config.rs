@@ -95,7 +95,10 @@ impl MemoryConfig {
             max_rollouts_per_startup: DEFAULT_MAX_ROLLOUTS_PER_STARTUP,
             max_rollout_age_days: DEFAULT_MAX_ROLLOUT_AGE_DAYS,
             min_rollout_idle_hours: DEFAULT_MIN_ROLLOUT_IDLE_HOURS,
-            allowed_sources: INTERACTIVE_SOURCES.iter().map(|s| s.to_string()).collect(),
+            allowed_sources: INTERACTIVE_SOURCES
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             stage1_lease_seconds: JOB_LEASE_SECONDS,
             stage1_retry_delay_seconds: JOB_RETRY_DELAY_SECONDS,
             phase2_lease_seconds: JOB_LEASE_SECONDS,

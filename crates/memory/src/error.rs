@@ -77,7 +77,7 @@ impl MemoryError {
     pub(crate) fn database(path: &std::path::Path, source: sqlx::Error) -> Self {
         let path = path.to_path_buf();
         let code = match &source {
-            sqlx::Error::Database(db) => db.code().map(|code| code.into_owned()),
+            sqlx::Error::Database(db) => db.code().map(std::borrow::Cow::into_owned),
             _ => None,
         };
         let message = source.to_string();
@@ -87,9 +87,7 @@ impl MemoryError {
             Some("5" | "6" | "517" | "261" | "773") => Self::DatabaseLocked { path, source },
             Some("11" | "26") => Self::DatabaseCorrupt { path, source },
             _ if message.contains("database is locked") => Self::DatabaseLocked { path, source },
-            _ if message.contains("file is not a database")
-                || message.contains("malformed") =>
-            {
+            _ if message.contains("file is not a database") || message.contains("malformed") => {
                 Self::DatabaseCorrupt { path, source }
             }
             _ => Self::Database { path, source },

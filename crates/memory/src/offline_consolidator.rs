@@ -83,7 +83,9 @@ pub(crate) fn consolidate_memory_md(input: &ConsolidationInput) -> String {
     for group in &mut book.groups {
         group.tasks.retain(|task| {
             let stems = cited_stems(task);
-            let thread_replaced = replaced.iter().any(|id| task.contains(&format!("thread={id})")));
+            let thread_replaced = replaced
+                .iter()
+                .any(|id| task.contains(&format!("thread={id})")));
             let stem_replaced = stems.iter().any(|s| adding_stems.contains(s));
             !thread_replaced
                 && !stem_replaced
@@ -92,7 +94,11 @@ pub(crate) fn consolidate_memory_md(input: &ConsolidationInput) -> String {
     }
     // Oldest first, so the newest task ends last in its group.
     for output in adding.iter().rev() {
-        let scope = output.thread.cwd.clone().unwrap_or_else(|| "unknown".to_string());
+        let scope = output
+            .thread
+            .cwd
+            .clone()
+            .unwrap_or_else(|| "unknown".to_string());
         let task = task_section(output);
         match book.groups.iter_mut().find(|g| g.scope == scope) {
             Some(group) => group.tasks.push(task),
@@ -172,7 +178,10 @@ fn parse_handbook(text: &str) -> Handbook {
             continue;
         }
         if in_tips {
-            if line.starts_with("- ") && line != "- none yet" && !book.tips.iter().any(|t| t == line) {
+            if line.starts_with("- ")
+                && line != "- none yet"
+                && !book.tips.iter().any(|t| t == line)
+            {
                 book.tips.push(line.to_string());
             }
             continue;
@@ -213,7 +222,10 @@ fn cited_stems(task: &str) -> Vec<String> {
 fn task_section(output: &StoredOutput) -> String {
     let raw = &output.output.raw_memory;
     let description = frontmatter(raw, "description")
-        .or_else(|| raw.lines().find_map(|l| l.strip_prefix("# ").map(str::to_string)))
+        .or_else(|| {
+            raw.lines()
+                .find_map(|l| l.strip_prefix("# ").map(str::to_string))
+        })
         .unwrap_or_else(|| output.thread.id.clone());
     let outcome = raw
         .lines()
@@ -309,8 +321,16 @@ fn preferences_of(raw: &str) -> Vec<String> {
 }
 
 fn group_title(scope: &str) -> String {
-    let name = scope.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().unwrap_or(scope);
-    if name.is_empty() { scope.to_string() } else { name.to_string() }
+    let name = scope
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(scope);
+    if name.is_empty() {
+        scope.to_string()
+    } else {
+        name.to_string()
+    }
 }
 
 /// `memory_summary.md` derived from the handbook and the outputs.
@@ -333,10 +353,14 @@ pub(crate) fn summary_md(memory_md: &str, outputs: &[StoredOutput]) -> String {
     out.push_str("\n## General Tips\n");
     let mut projects: BTreeMap<&str, usize> = BTreeMap::new();
     for output in outputs {
-        *projects.entry(output.thread.cwd.as_deref().unwrap_or("unknown")).or_default() += 1;
+        *projects
+            .entry(output.thread.cwd.as_deref().unwrap_or("unknown"))
+            .or_default() += 1;
     }
     for (cwd, count) in &projects {
-        out.push_str(&format!("- Worked in `{cwd}` in {count} past session(s); see its task group in MEMORY.md.\n"));
+        out.push_str(&format!(
+            "- Worked in `{cwd}` in {count} past session(s); see its task group in MEMORY.md.\n"
+        ));
     }
     if projects.is_empty() {
         out.push_str("- none yet\n");
@@ -363,15 +387,23 @@ pub(crate) fn summary_md(memory_md: &str, outputs: &[StoredOutput]) -> String {
             .collect();
         out.push_str(&format!(
             "  - {} ({}): {}\n",
-            group.header.lines().next().unwrap_or_default().trim_start_matches("# Task Group:").trim(),
+            group
+                .header
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("# Task Group:")
+                .trim(),
             group.scope,
             keywords.join(", ")
         ));
     }
-    out.push_str(&format!("- {ROLLOUT_SUMMARIES_DIR}/: {} summaries; newest:\n", outputs.len()));
+    out.push_str(&format!(
+        "- {ROLLOUT_SUMMARIES_DIR}/: {} summaries; newest:\n",
+        outputs.len()
+    ));
     for output in outputs.iter().take(MAX_INDEXED_ROLLOUTS) {
         out.push_str(&format!("  - {}.md\n", stem_of(output)));
     }
     out
 }
-

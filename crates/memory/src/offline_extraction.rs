@@ -54,7 +54,8 @@ impl Outcome {
     pub fn of(digest: &HistoryDigest) -> Self {
         let unresolved = digest.errors.iter().filter(|e| !e.resolved).count();
         let last_ok = digest.commands.last().map(|c| !c.failed);
-        let did_work = !digest.files_modified.is_empty() || digest.commands.iter().any(|c| !c.failed);
+        let did_work =
+            !digest.files_modified.is_empty() || digest.commands.iter().any(|c| !c.failed);
         match (unresolved, last_ok) {
             (0, Some(true)) => Self::Success,
             (0, _) if !digest.files_modified.is_empty() => Self::Success,
@@ -87,14 +88,22 @@ pub fn extract_offline(thread: &ThreadRecord, items: &[ResponseItem]) -> Option<
     })
 }
 
-fn raw_memory(thread: &ThreadRecord, digest: &HistoryDigest, title: &str, outcome: Outcome) -> String {
+fn raw_memory(
+    thread: &ThreadRecord,
+    digest: &HistoryDigest,
+    title: &str,
+    outcome: Outcome,
+) -> String {
     let mut out = String::new();
     out.push_str("---\n");
     out.push_str(&format!("description: {title}\n"));
     out.push_str(&format!("keywords: {}\n", keywords(digest).join(", ")));
     out.push_str("---\n");
     out.push_str(&format!("# {title}\n\n"));
-    let mut context = format!("Memory context: cwd {}", thread.cwd.as_deref().unwrap_or("unknown"));
+    let mut context = format!(
+        "Memory context: cwd {}",
+        thread.cwd.as_deref().unwrap_or("unknown")
+    );
     if let Some(branch) = &thread.git_branch {
         context.push_str(&format!(", branch {branch}"));
     }
@@ -109,7 +118,11 @@ fn raw_memory(thread: &ThreadRecord, digest: &HistoryDigest, title: &str, outcom
     for preference in &digest.preferences {
         out.push_str(&format!("- {preference}\n"));
     }
-    let first = digest.user_requests.first().map(String::as_str).unwrap_or_default();
+    let first = digest
+        .user_requests
+        .first()
+        .map(String::as_str)
+        .unwrap_or_default();
     out.push_str(&format!("\n## Task: {}\n", clip(first, MAX_REQUEST_CHARS)));
     out.push_str(&format!("Outcome: {}\n", outcome.as_str()));
     let follow_ups: Vec<&String> = digest.user_requests.iter().skip(1).collect();
@@ -147,7 +160,10 @@ fn raw_memory(thread: &ThreadRecord, digest: &HistoryDigest, title: &str, outcom
         } else {
             "unresolved"
         };
-        out.push_str(&format!("- `{}`: {} -> {resolution}\n", error.source, error.message));
+        out.push_str(&format!(
+            "- `{}`: {} -> {resolution}\n",
+            error.source, error.message
+        ));
     }
     out.push_str("Reusable knowledge:\n");
     let decisions = newest(&digest.decisions, MAX_LISTED_DECISIONS);
@@ -196,7 +212,11 @@ fn rollout_summary(digest: &HistoryDigest, title: &str, outcome: Outcome) -> Str
         ));
     }
     if let Some(error) = unresolved.last() {
-        out.push_str(&format!(" Last unresolved: `{}`: {}.", error.source, clip(&error.message, 160)));
+        out.push_str(&format!(
+            " Last unresolved: `{}`: {}.",
+            error.source,
+            clip(&error.message, 160)
+        ));
     }
     out.push_str(&format!(" Outcome: {}.", outcome.as_str()));
     if let Some(last) = &digest.last_assistant_message {
@@ -217,7 +237,12 @@ fn keywords(digest: &HistoryDigest) -> Vec<String> {
     for concept in digest.concepts.iter().take(8) {
         add(concept.clone());
     }
-    for path in digest.files_modified.iter().rev().chain(digest.files_read.iter().rev()) {
+    for path in digest
+        .files_modified
+        .iter()
+        .rev()
+        .chain(digest.files_read.iter().rev())
+    {
         let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
         add(name.to_string());
     }
@@ -232,7 +257,11 @@ fn keywords(digest: &HistoryDigest) -> Vec<String> {
 fn slug_of(request: &str) -> String {
     let words: Vec<String> = request
         .split_whitespace()
-        .map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>())
+        .map(|w| {
+            w.chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+        })
         .filter(|w| !w.is_empty())
         .take(SLUG_WORDS)
         .collect();

@@ -187,7 +187,12 @@ pub(crate) fn from_model(reply: StageOneOutput) -> Option<Stage1Output> {
     if reply.raw_memory.trim().is_empty() || reply.rollout_summary.trim().is_empty() {
         return None;
     }
-    let slug: String = reply.rollout_slug.trim().chars().take(MAX_MODEL_SLUG_CHARS).collect();
+    let slug: String = reply
+        .rollout_slug
+        .trim()
+        .chars()
+        .take(MAX_MODEL_SLUG_CHARS)
+        .collect();
     Some(Stage1Output {
         raw_memory: reply.raw_memory,
         rollout_summary: reply.rollout_summary,

@@ -77,7 +77,15 @@ pub async fn run_phase2(
         GlobalClaimOutcome::SkippedRunning => return Ok(Phase2Outcome::SkippedRunning),
         GlobalClaimOutcome::SkippedRetryBackoff => return Ok(Phase2Outcome::SkippedRetryBackoff),
     };
-    let result = consolidate_owned(db, config, consolidator, &token, input_watermark, last_watermark).await;
+    let result = consolidate_owned(
+        db,
+        config,
+        consolidator,
+        &token,
+        input_watermark,
+        last_watermark,
+    )
+    .await;
     match result {
         Ok(outcome) => Ok(outcome),
         Err(MemoryError::LostOwnership { .. }) => Ok(Phase2Outcome::LostOwnership),

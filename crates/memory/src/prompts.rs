@@ -76,7 +76,9 @@ pub fn keep_for_memory(item: &ResponseItem) -> bool {
 pub fn stage_one_token_budget(context_window: Option<i64>) -> usize {
     context_window
         .filter(|window| *window > 0)
-        .and_then(|window| usize::try_from(window.saturating_mul(CONTEXT_WINDOW_PERCENT) / 100).ok())
+        .and_then(|window| {
+            usize::try_from(window.saturating_mul(CONTEXT_WINDOW_PERCENT) / 100).ok()
+        })
         .unwrap_or(DEFAULT_STAGE_ONE_ROLLOUT_TOKEN_LIMIT)
 }
 

@@ -92,7 +92,11 @@ fn memory_instructions_read_the_summary_from_the_home() {
     assert_eq!(memory_instructions(home.path()).unwrap(), None);
     let root = home.path().join("memories");
     std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("memory_summary.md"), "## User Profile\nlikes tests\n").unwrap();
+    std::fs::write(
+        root.join("memory_summary.md"),
+        "## User Profile\nlikes tests\n",
+    )
+    .unwrap();
     let text = memory_instructions(home.path()).unwrap().unwrap();
     assert!(text.contains("likes tests"));
 }

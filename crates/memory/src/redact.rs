@@ -143,10 +143,7 @@ static COMPILED: LazyLock<Vec<SecretPattern>> = LazyLock::new(|| {
 pub fn redact_secrets(text: &str) -> String {
     let mut current: Cow<'_, str> = Cow::Borrowed(text);
     for pattern in COMPILED.iter() {
-        if let Cow::Owned(replaced) = pattern
-            .regex
-            .replace_all(&current, pattern.replacement)
-        {
+        if let Cow::Owned(replaced) = pattern.regex.replace_all(&current, pattern.replacement) {
             current = Cow::Owned(replaced);
         }
     }

@@ -408,7 +408,10 @@ impl StateDb {
             .map_err(|e| self.err(e))?;
         let mut retry_remaining = DEFAULT_RETRY_REMAINING;
         if let Some(job) = &job {
-            if job.last_success_watermark.is_some_and(|wm| wm >= updated_at) {
+            if job
+                .last_success_watermark
+                .is_some_and(|wm| wm >= updated_at)
+            {
                 return Ok(Stage1ClaimOutcome::SkippedUpToDate);
             }
             if job.status == "running" && job.lease_until.is_some_and(|until| until > now) {
@@ -867,4 +870,3 @@ fn thread_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ThreadRecord, sqlx::
         updated_at: row.try_get(5)?,
     })
 }
-

@@ -266,7 +266,10 @@ pub(crate) fn raw_memories_text(outputs: &[StoredOutput]) -> String {
 }
 
 /// Rebuilds `raw_memories.md` from `outputs` (newest first).
-pub(crate) fn rebuild_raw_memories(root: &Path, outputs: &[StoredOutput]) -> Result<(), MemoryError> {
+pub(crate) fn rebuild_raw_memories(
+    root: &Path,
+    outputs: &[StoredOutput],
+) -> Result<(), MemoryError> {
     write_if_changed(&root.join(RAW_MEMORIES_FILE), &raw_memories_text(outputs))?;
     Ok(())
 }

@@ -34,11 +34,17 @@ fn stems_use_the_uuidv7_time_and_a_base62_hash() {
     let stem = rollout_summary_stem(id, 0, Some("Fix: the Login test!"));
     assert!(stem.starts_with("2025-02-11T15-35-19-"), "{stem}");
     assert!(stem.ends_with("-fix__the_login_test"), "{stem}");
-    assert_eq!(stem.len(), "2025-02-11T15-35-19-xxxx-fix__the_login_test".len());
+    assert_eq!(
+        stem.len(),
+        "2025-02-11T15-35-19-xxxx-fix__the_login_test".len()
+    );
     // Not a UUID: the time of the source, a hash of the id.
     let other = rollout_summary_stem("agent-5c1e9a07", 1_700_000_000, None);
     assert!(other.starts_with("2023-11-14T22-13-20-"), "{other}");
-    assert_ne!(other, rollout_summary_stem("agent-5c1e9a08", 1_700_000_000, None));
+    assert_ne!(
+        other,
+        rollout_summary_stem("agent-5c1e9a08", 1_700_000_000, None)
+    );
 }
 
 #[test]
@@ -49,9 +55,14 @@ fn slugs_are_normalised() {
 
 #[test]
 fn raw_memories_are_newest_first_with_their_headers() {
-    assert_eq!(raw_memories_text(&[]), "# Raw Memories\n\nNo raw memories yet.\n");
+    assert_eq!(
+        raw_memories_text(&[]),
+        "# Raw Memories\n\nNo raw memories yet.\n"
+    );
     let text = raw_memories_text(&[stored("b", 2, None), stored("a", 1, None)]);
-    assert!(text.starts_with("# Raw Memories\n\nMerged stage-1 raw memories (latest first):\n\n## Thread `b`\n"));
+    assert!(text.starts_with(
+        "# Raw Memories\n\nMerged stage-1 raw memories (latest first):\n\n## Thread `b`\n"
+    ));
     assert!(text.find("raw b").unwrap() < text.find("raw a").unwrap());
     assert!(text.contains("rollout_summary_file: 2023-11-14T22-13-20-"));
 }
@@ -60,7 +71,8 @@ fn raw_memories_are_newest_first_with_their_headers() {
 fn syncing_summaries_writes_retained_and_prunes_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let kept = sync_rollout_summaries(root, &[stored("a", 1, Some("one")), stored("b", 2, None)]).unwrap();
+    let kept =
+        sync_rollout_summaries(root, &[stored("a", 1, Some("one")), stored("b", 2, None)]).unwrap();
     assert_eq!(kept.len(), 2);
     let kept = sync_rollout_summaries(root, &[stored("b", 2, None)]).unwrap();
     let files: Vec<_> = std::fs::read_dir(root.join(ROLLOUT_SUMMARIES_DIR))
@@ -86,6 +98,9 @@ fn stale_temp_files_are_removed_and_nothing_else() {
     assert_eq!(remove_stale_temp_files(dir.path()), 1);
     assert!(dir.path().join("MEMORY.md").exists());
     write_atomically(&dir.path().join("x/y.md"), b"new").unwrap();
-    assert_eq!(std::fs::read_to_string(dir.path().join("x/y.md")).unwrap(), "new");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("x/y.md")).unwrap(),
+        "new"
+    );
     assert!(!write_if_changed(&dir.path().join("x/y.md"), "new").unwrap());
 }

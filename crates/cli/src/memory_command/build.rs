@@ -83,7 +83,8 @@ pub(crate) fn run(home: &Path, args: BuildArgs) -> anyhow::Result<()> {
         args.provider.as_deref(),
         args.model.as_deref(),
     )?;
-    let mut config = MemoryConfig::new(home).with_max_rollouts_per_startup(MAX_ROLLOUTS_PER_STARTUP_LIMIT);
+    let mut config =
+        MemoryConfig::new(home).with_max_rollouts_per_startup(MAX_ROLLOUTS_PER_STARTUP_LIMIT);
     config.min_rollout_idle_hours = args.min_idle_hours;
     config.max_rollout_age_days = args.max_age_days;
     config.stage1_lease_seconds = args.lease_seconds;
@@ -119,7 +120,11 @@ pub(crate) fn run(home: &Path, args: BuildArgs) -> anyhow::Result<()> {
     writeln!(
         out,
         "phase 1: {} claimed, {} remembered, {} with nothing to remember, {} failed (retried later), {} taken over",
-        phase1.claimed, phase1.succeeded_with_output, phase1.succeeded_no_output, phase1.failed, phase1.lost
+        phase1.claimed,
+        phase1.succeeded_with_output,
+        phase1.succeeded_no_output,
+        phase1.failed,
+        phase1.lost
     )?;
     writeln!(out, "phase 2: {}", describe_phase2(&phase2))?;
     let rate = if elapsed > 0.0 {
@@ -191,6 +196,8 @@ fn describe_phase2(outcome: &Phase2Outcome) -> String {
             mode.as_str()
         ),
         Phase2Outcome::Failed(reason) => format!("consolidation failed: {reason}"),
-        Phase2Outcome::LostOwnership => "lost the consolidation lease to another process".to_string(),
+        Phase2Outcome::LostOwnership => {
+            "lost the consolidation lease to another process".to_string()
+        }
     }
 }

@@ -43,27 +43,48 @@ fn offline_build_on_the_bundled_sessions_produces_the_memory_folder() {
     let home = tempfile::tempdir().unwrap();
     let out = stdout_of(memory(
         home.path(),
-        &["build", "--from", "examples/sessions", "--offline", "--min-idle-hours", "0"],
+        &[
+            "build",
+            "--from",
+            "examples/sessions",
+            "--offline",
+            "--min-idle-hours",
+            "0",
+        ],
     ));
     assert!(out.contains("offline: --offline was given"), "{out}");
     // The Claude Code sub-agent transcript is not an interactive session.
-    assert!(out.contains("threads: 3 found, 3 new or changed, 0 unreadable"), "{out}");
+    assert!(
+        out.contains("threads: 3 found, 3 new or changed, 0 unreadable"),
+        "{out}"
+    );
     assert!(out.contains("phase 1: 2 claimed, 2 remembered"), "{out}");
-    assert!(out.contains("phase 2: consolidated (INIT) 2 new memories, watermark 2"), "{out}");
+    assert!(
+        out.contains("phase 2: consolidated (INIT) 2 new memories, watermark 2"),
+        "{out}"
+    );
 
     let root = home.path().join("memories");
     for file in ["MEMORY.md", "memory_summary.md", "raw_memories.md"] {
         assert!(root.join(file).is_file(), "{file} missing");
     }
-    let summaries = std::fs::read_dir(root.join("rollout_summaries")).unwrap().count();
+    let summaries = std::fs::read_dir(root.join("rollout_summaries"))
+        .unwrap()
+        .count();
     assert_eq!(summaries, 2);
 
     let status = stdout_of(memory(home.path(), &["status"]));
     assert!(status.contains("threads seen: 3\n"), "{status}");
     assert!(status.contains("stage-1 outputs: 2\n"), "{status}");
     assert!(status.contains("stage-1 jobs: done=2\n"), "{status}");
-    assert!(status.contains("consolidation: done (runs: 1)\n"), "{status}");
-    assert!(status.contains("watermark: 2 consolidated of 2 stored\n"), "{status}");
+    assert!(
+        status.contains("consolidation: done (runs: 1)\n"),
+        "{status}"
+    );
+    assert!(
+        status.contains("watermark: 2 consolidated of 2 stored\n"),
+        "{status}"
+    );
 
     let summary = stdout_of(memory(home.path(), &["show"]));
     assert!(summary.starts_with("## User Profile\n"), "{summary}");
@@ -72,15 +93,28 @@ fn offline_build_on_the_bundled_sessions_produces_the_memory_folder() {
     assert!(handbook.contains("# Task Group: tally"), "{handbook}");
     assert!(handbook.contains("# Task Group: feedkit"), "{handbook}");
     let rollout = stdout_of(memory(home.path(), &["show", "--rollout", "tally_report"]));
-    assert!(rollout.starts_with("thread_id: 019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8\n"), "{rollout}");
+    assert!(
+        rollout.starts_with("thread_id: 019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8\n"),
+        "{rollout}"
+    );
 
     // A second build finds nothing new.
     let again = stdout_of(memory(
         home.path(),
-        &["build", "--from", "examples/sessions", "--offline", "--min-idle-hours", "0"],
+        &[
+            "build",
+            "--from",
+            "examples/sessions",
+            "--offline",
+            "--min-idle-hours",
+            "0",
+        ],
     ));
     assert!(again.contains("phase 1: 0 claimed"), "{again}");
-    assert!(again.contains("phase 2: nothing new to consolidate"), "{again}");
+    assert!(
+        again.contains("phase 2: nothing new to consolidate"),
+        "{again}"
+    );
 }
 
 #[test]
@@ -91,7 +125,15 @@ fn agentctx_home_moves_all_state_and_missing_files_are_explained() {
         .current_dir(crate_dir())
         .env_clear()
         .env("AGENTCTX_HOME", home.path())
-        .args(["memory", "build", "--from", "examples/sessions", "--offline", "--min-idle-hours", "0"])
+        .args([
+            "memory",
+            "build",
+            "--from",
+            "examples/sessions",
+            "--offline",
+            "--min-idle-hours",
+            "0",
+        ])
         .output()
         .unwrap();
     assert!(output.status.success());
@@ -99,11 +141,18 @@ fn agentctx_home_moves_all_state_and_missing_files_are_explained() {
     assert!(home.path().join("memories/MEMORY.md").is_file());
 
     let empty = tempfile::tempdir().unwrap();
-    let output = memory(empty.path(), &["show", "--memory"]).output().unwrap();
+    let output = memory(empty.path(), &["show", "--memory"])
+        .output()
+        .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("MEMORY.md does not exist yet: run `agentctx memory build`"), "{stderr}");
-    let output = memory(empty.path(), &["show", "--rollout", "nothing"]).output().unwrap();
+    assert!(
+        stderr.contains("MEMORY.md does not exist yet: run `agentctx memory build`"),
+        "{stderr}"
+    );
+    let output = memory(empty.path(), &["show", "--rollout", "nothing"])
+        .output()
+        .unwrap();
     assert!(!output.status.success());
 }
 
@@ -114,7 +163,10 @@ fn a_corrupt_database_is_named_in_the_error() {
     let output = memory(home.path(), &["status"]).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("state.sqlite is corrupt or not ours"), "{stderr}");
+    assert!(
+        stderr.contains("state.sqlite is corrupt or not ours"),
+        "{stderr}"
+    );
 }
 
 /// Offline throughput on 200 generated sessions (printed; wall-clock time is not asserted).
@@ -129,7 +181,14 @@ fn offline_build_throughput_on_200_sessions() {
     let from = sessions.path().join("sessions");
     let out = stdout_of(memory(
         home.path(),
-        &["build", "--from", from.to_str().unwrap(), "--offline", "--min-idle-hours", "0"],
+        &[
+            "build",
+            "--from",
+            from.to_str().unwrap(),
+            "--offline",
+            "--min-idle-hours",
+            "0",
+        ],
     ));
     let expected_remembered = (0..SESSIONS).filter(|n| remembered(*n)).count();
     assert!(
@@ -143,7 +202,10 @@ fn offline_build_throughput_on_200_sessions() {
         .lines()
         .find(|line| line.starts_with("processed "))
         .unwrap();
-    assert!(line.starts_with(&format!("processed {SESSIONS} sessions in ")), "{line}");
+    assert!(
+        line.starts_with(&format!("processed {SESSIONS} sessions in ")),
+        "{line}"
+    );
     println!("memory build --offline throughput: {line}");
     let summaries = std::fs::read_dir(home.path().join("memories/rollout_summaries"))
         .unwrap()

@@ -50,7 +50,13 @@ fn build_command(home: &Path, sessions: &Path) -> std::process::Command {
         .arg("build")
         .arg("--from")
         .arg(sessions)
-        .args(["--offline", "--min-idle-hours", "0", "--lease-seconds", LEASE_SECONDS])
+        .args([
+            "--offline",
+            "--min-idle-hours",
+            "0",
+            "--lease-seconds",
+            LEASE_SECONDS,
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
     cmd
@@ -123,7 +129,10 @@ fn killed_builds_leave_a_consistent_state_and_a_restart_finishes_the_work() {
         killing.as_secs_f64(),
         total.as_secs_f64()
     );
-    assert!(killed_while_running > 0, "no run was killed while it worked");
+    assert!(
+        killed_while_running > 0,
+        "no run was killed while it worked"
+    );
 
     check_end_state(home.path(), written);
 }
@@ -148,7 +157,9 @@ fn check_end_state(home: &Path, written: usize) {
     assert_eq!(stage1.len(), written, "one job per session");
     let mut by_state: BTreeMap<(&str, i64), usize> = BTreeMap::new();
     for job in &stage1 {
-        *by_state.entry((job.status.as_str(), job.completions)).or_default() += 1;
+        *by_state
+            .entry((job.status.as_str(), job.completions))
+            .or_default() += 1;
     }
     assert_eq!(by_state, BTreeMap::from([(("done", 1), written)]));
     let expected_outputs = (0..written).filter(|n| remembered(*n)).count();
@@ -173,7 +184,10 @@ fn check_end_state(home: &Path, written: usize) {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let entry = entry.unwrap();
             let name = entry.file_name().to_string_lossy().into_owned();
-            assert!(!name.starts_with(TEMP_FILE_PREFIX), "temp file left: {name}");
+            assert!(
+                !name.starts_with(TEMP_FILE_PREFIX),
+                "temp file left: {name}"
+            );
             if entry.file_type().unwrap().is_dir() {
                 stack.push(entry.path());
             }
@@ -193,7 +207,12 @@ fn check_end_state(home: &Path, written: usize) {
                     .starts_with(&format!("thread_id: {}\n", output.thread.id))
             })
             .collect();
-        assert_eq!(matching.len(), 1, "one summary file for {}", output.thread.id);
+        assert_eq!(
+            matching.len(),
+            1,
+            "one summary file for {}",
+            output.thread.id
+        );
         let text = std::fs::read_to_string(matching[0]).unwrap();
         assert!(
             text.ends_with(&format!("{}\n", output.output.rollout_summary.trim())),
@@ -207,11 +226,23 @@ fn check_end_state(home: &Path, written: usize) {
         let heading = format!("## Thread `{}`\n", output.thread.id);
         assert_eq!(raw.matches(&heading).count(), 1, "{heading}");
         let cited = format!("thread={})", output.thread.id);
-        assert_eq!(handbook.matches(&cited).count(), 1, "MEMORY.md cites {} once", output.thread.id);
+        assert_eq!(
+            handbook.matches(&cited).count(),
+            1,
+            "MEMORY.md cites {} once",
+            output.thread.id
+        );
     }
-    assert!(handbook.trim_end().ends_with("- User preference: Always run the tests before you finish."));
+    assert!(
+        handbook
+            .trim_end()
+            .ends_with("- User preference: Always run the tests before you finish.")
+    );
     let summary = std::fs::read_to_string(root.join("memory_summary.md")).unwrap();
     for section in ["## User Profile", "## General Tips", "## What's in Memory"] {
-        assert!(summary.contains(section), "memory_summary.md lacks {section}");
+        assert!(
+            summary.contains(section),
+            "memory_summary.md lacks {section}"
+        );
     }
 }

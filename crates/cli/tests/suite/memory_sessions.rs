@@ -16,7 +16,7 @@ pub(super) fn write_session(root: &Path, n: usize) -> PathBuf {
         source: Some(serde_json::json!("cli")),
         ..SessionMetaLine::default()
     };
-    let items = if n % 7 == 0 {
+    let items = if n.is_multiple_of(7) {
         vec![
             ResponseItem::user_text(format!("hello number {n}")),
             ResponseItem::assistant_text("Hi!"),
@@ -34,7 +34,7 @@ pub(super) fn write_session(root: &Path, n: usize) -> PathBuf {
             ResponseItem::function_call(
                 "c2",
                 "apply_patch",
-                &serde_json::json!({"input": format!("*** Begin Patch\n*** Update File: src/module{n}.rs\n@@\n-a\n+b\n*** End Patch")}).to_string(),
+                serde_json::json!({"input": format!("*** Begin Patch\n*** Update File: src/module{n}.rs\n@@\n-a\n+b\n*** End Patch")}).to_string(),
             ),
             ResponseItem::function_call_output("c2", "Success."),
             ResponseItem::function_call("c3", "shell", r#"{"command":["cargo","test"]}"#),
@@ -50,5 +50,5 @@ pub(super) fn write_session(root: &Path, n: usize) -> PathBuf {
 
 /// True for the sessions that have something to remember.
 pub(super) fn remembered(n: usize) -> bool {
-    n % 7 != 0
+    !n.is_multiple_of(7)
 }

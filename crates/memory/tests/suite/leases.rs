@@ -54,7 +54,11 @@ fn output() -> Stage1Output {
 }
 
 async fn claim(db: &StateDb, thread: &ThreadRecord, worker: &str, now: i64) -> Option<Stage1Claim> {
-    match db.try_claim_stage1_job(&thread.id, worker, LEASE, now).await.unwrap() {
+    match db
+        .try_claim_stage1_job(&thread.id, worker, LEASE, now)
+        .await
+        .unwrap()
+    {
         Stage1ClaimOutcome::Claimed(ownership_token) => Some(Stage1Claim {
             thread: thread.clone(),
             ownership_token,
@@ -72,25 +76,44 @@ async fn an_expired_stage1_lease_is_reclaimed_and_the_old_owner_cannot_commit() 
 
     let a = claim(&db, &t, "a", T0).await.unwrap();
     assert_eq!(
-        db.try_claim_stage1_job("t1", "b", LEASE, T0 + LEASE - 1).await.unwrap(),
+        db.try_claim_stage1_job("t1", "b", LEASE, T0 + LEASE - 1)
+            .await
+            .unwrap(),
         Stage1ClaimOutcome::SkippedRunning
     );
-    let b = claim(&db, &t, "b", T0 + LEASE + 1).await.expect("re-claimed after expiry");
-    let stale = db.mark_stage1_succeeded(&a, &output(), T0 + LEASE + 2).await;
-    assert!(matches!(stale, Err(MemoryError::LostOwnership { .. })), "{stale:?}");
-    db.mark_stage1_succeeded(&b, &output(), T0 + LEASE + 3).await.unwrap();
+    let b = claim(&db, &t, "b", T0 + LEASE + 1)
+        .await
+        .expect("re-claimed after expiry");
+    let stale = db
+        .mark_stage1_succeeded(&a, &output(), T0 + LEASE + 2)
+        .await;
+    assert!(
+        matches!(stale, Err(MemoryError::LostOwnership { .. })),
+        "{stale:?}"
+    );
+    db.mark_stage1_succeeded(&b, &output(), T0 + LEASE + 3)
+        .await
+        .unwrap();
 
     let jobs = db.jobs().await.unwrap();
     let stage1 = jobs.iter().find(|j| j.job_key == "t1").unwrap();
     assert_eq!((stage1.status.as_str(), stage1.completions), ("done", 1));
     assert_eq!(stage1.lease_until, None);
     assert_eq!(
-        db.try_claim_stage1_job("t1", "c", LEASE, T0 + 2 * LEASE).await.unwrap(),
+        db.try_claim_stage1_job("t1", "c", LEASE, T0 + 2 * LEASE)
+            .await
+            .unwrap(),
         Stage1ClaimOutcome::SkippedUpToDate
     );
     // The thread changed: it is extracted again.
-    db.upsert_thread(&thread("t1", T0 + 2 * LEASE)).await.unwrap();
-    assert!(claim(&db, &thread("t1", T0 + 2 * LEASE), "c", T0 + 2 * LEASE + 1).await.is_some());
+    db.upsert_thread(&thread("t1", T0 + 2 * LEASE))
+        .await
+        .unwrap();
+    assert!(
+        claim(&db, &thread("t1", T0 + 2 * LEASE), "c", T0 + 2 * LEASE + 1)
+            .await
+            .is_some()
+    );
 }
 
 #[tokio::test]
@@ -101,21 +124,31 @@ async fn a_failed_job_waits_for_its_retry_time_then_runs_out_of_retries() {
     db.upsert_thread(&t).await.unwrap();
     let mut now = T0;
     for attempt in 0..3 {
-        let owned = claim(&db, &t, "w", now).await.unwrap_or_else(|| panic!("attempt {attempt}"));
-        assert!(db.mark_stage1_failed(&owned, "boom", LEASE, now).await.unwrap());
+        let owned = claim(&db, &t, "w", now)
+            .await
+            .unwrap_or_else(|| panic!("attempt {attempt}"));
+        assert!(
+            db.mark_stage1_failed(&owned, "boom", LEASE, now)
+                .await
+                .unwrap()
+        );
         let expected = if attempt < 2 {
             Stage1ClaimOutcome::SkippedRetryBackoff
         } else {
             Stage1ClaimOutcome::SkippedRetryExhausted
         };
         assert_eq!(
-            db.try_claim_stage1_job("t1", "w", LEASE, now + LEASE - 1).await.unwrap(),
+            db.try_claim_stage1_job("t1", "w", LEASE, now + LEASE - 1)
+                .await
+                .unwrap(),
             expected
         );
         now += LEASE;
     }
     assert_eq!(
-        db.try_claim_stage1_job("t1", "w", LEASE, now + 10 * LEASE).await.unwrap(),
+        db.try_claim_stage1_job("t1", "w", LEASE, now + 10 * LEASE)
+            .await
+            .unwrap(),
         Stage1ClaimOutcome::SkippedRetryExhausted
     );
     // New content in the session gives it a fresh set of retries.
@@ -140,12 +173,22 @@ async fn an_unreadable_session_fails_alone_and_is_retried_after_the_delay() {
     assert_eq!(first.phase1.succeeded_with_output, 1);
     assert_eq!(first.phase1.failed, 1);
     let db = StateDb::open(home.path()).await.unwrap();
-    let failed = db.jobs().await.unwrap().into_iter().find(|j| j.status == "error").unwrap();
+    let failed = db
+        .jobs()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|j| j.status == "error")
+        .unwrap();
     let reason = failed.last_error.clone().unwrap();
     assert!(reason.contains(&corrupt.display().to_string()), "{reason}");
 
     time.fetch_add(60, Ordering::SeqCst);
-    assert_eq!(run.run_once().await.unwrap().phase1.claimed, 0, "still backing off");
+    assert_eq!(
+        run.run_once().await.unwrap().phase1.claimed,
+        0,
+        "still backing off"
+    );
     time.fetch_add(3_600, Ordering::SeqCst);
     let retried = run.run_once().await.unwrap();
     assert_eq!((retried.phase1.claimed, retried.phase1.failed), (1, 1));
@@ -158,10 +201,14 @@ async fn an_expired_global_lease_is_reclaimed() {
     let t = thread("t1", T0 - 100);
     db.upsert_thread(&t).await.unwrap();
     let owned = claim(&db, &t, "w", T0).await.unwrap();
-    db.mark_stage1_succeeded(&owned, &output(), T0).await.unwrap();
+    db.mark_stage1_succeeded(&owned, &output(), T0)
+        .await
+        .unwrap();
 
-    let GlobalClaimOutcome::Claimed { ownership_token: first, .. } =
-        db.try_claim_global_job("a", LEASE, T0).await.unwrap()
+    let GlobalClaimOutcome::Claimed {
+        ownership_token: first,
+        ..
+    } = db.try_claim_global_job("a", LEASE, T0).await.unwrap()
     else {
         panic!("not claimed");
     };
@@ -169,16 +216,35 @@ async fn an_expired_global_lease_is_reclaimed() {
         db.try_claim_global_job("b", LEASE, T0 + 100).await.unwrap(),
         GlobalClaimOutcome::SkippedRunning
     );
-    let GlobalClaimOutcome::Claimed { ownership_token: second, .. } =
-        db.try_claim_global_job("b", LEASE, T0 + LEASE + 1).await.unwrap()
+    let GlobalClaimOutcome::Claimed {
+        ownership_token: second,
+        ..
+    } = db
+        .try_claim_global_job("b", LEASE, T0 + LEASE + 1)
+        .await
+        .unwrap()
     else {
         panic!("not re-claimed after expiry");
     };
-    assert!(!db.heartbeat_global_job(&first, LEASE, T0 + LEASE + 2).await.unwrap());
-    assert!(!db.mark_global_job_succeeded(&first, 1, T0 + LEASE + 2).await.unwrap());
-    assert!(db.mark_global_job_succeeded(&second, 1, T0 + LEASE + 3).await.unwrap());
+    assert!(
+        !db.heartbeat_global_job(&first, LEASE, T0 + LEASE + 2)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !db.mark_global_job_succeeded(&first, 1, T0 + LEASE + 2)
+            .await
+            .unwrap()
+    );
+    assert!(
+        db.mark_global_job_succeeded(&second, 1, T0 + LEASE + 3)
+            .await
+            .unwrap()
+    );
     assert_eq!(
-        db.try_claim_global_job("c", LEASE, T0 + LEASE + 4).await.unwrap(),
+        db.try_claim_global_job("c", LEASE, T0 + LEASE + 4)
+            .await
+            .unwrap(),
         GlobalClaimOutcome::SkippedNotDirty
     );
 }
@@ -207,8 +273,12 @@ async fn losing_the_heartbeat_abandons_the_consolidation_without_writing() {
     config.phase2_heartbeat = Duration::from_millis(20);
     // Phase 1 only (the offline consolidator is not reached: phase 2 runs below).
     let db = StateDb::open(home.path()).await.unwrap();
-    agentctx_memory::sync_threads(&db, &[home.path().join("sessions")]).await.unwrap();
-    agentctx_memory::run_phase1(&db, &config, &Extractor::Offline).await.unwrap();
+    agentctx_memory::sync_threads(&db, &[home.path().join("sessions")])
+        .await
+        .unwrap();
+    agentctx_memory::run_phase1(&db, &config, &Extractor::Offline)
+        .await
+        .unwrap();
 
     let started = Arc::new(Notify::new());
     let consolidator = StuckConsolidator(Arc::clone(&started));
@@ -221,7 +291,9 @@ async fn losing_the_heartbeat_abandons_the_consolidation_without_writing() {
     // The owner stalls past its lease; another worker takes the job over.
     let later = time.fetch_add(LEASE + 1, Ordering::SeqCst) + LEASE + 1;
     assert!(matches!(
-        db.try_claim_global_job("thief", LEASE, later).await.unwrap(),
+        db.try_claim_global_job("thief", LEASE, later)
+            .await
+            .unwrap(),
         GlobalClaimOutcome::Claimed { .. }
     ));
     let outcome = tokio::time::timeout(Duration::from_secs(30), phase2)

@@ -20,7 +20,11 @@ const SESSIONS: usize = 40;
 async fn two_pipelines_racing_on_one_database_do_each_job_once() {
     let home = tempfile::tempdir().unwrap();
     for n in 0..SESSIONS {
-        write_session(home.path(), &format!("/src/project{}", n % 3), &format!("Fix bug number {n}"));
+        write_session(
+            home.path(),
+            &format!("/src/project{}", n % 3),
+            &format!("Fix bug number {n}"),
+        );
     }
     let mut first = config(home.path());
     first.max_rollouts_per_startup = 16;
@@ -47,7 +51,11 @@ async fn two_pipelines_racing_on_one_database_do_each_job_once() {
     let stored: usize = reports.iter().map(|r| r.phase1.succeeded_with_output).sum();
     let lost: usize = reports.iter().map(|r| r.phase1.lost).sum();
     let failed: usize = reports.iter().map(|r| r.phase1.failed).sum();
-    assert_eq!((stored, lost, failed), (SESSIONS, 0, 0), "no job done twice, none lost");
+    assert_eq!(
+        (stored, lost, failed),
+        (SESSIONS, 0, 0),
+        "no job done twice, none lost"
+    );
 
     let db = StateDb::open(home.path()).await.unwrap();
     let jobs = db.jobs().await.unwrap();
@@ -55,7 +63,9 @@ async fn two_pipelines_racing_on_one_database_do_each_job_once() {
     assert_eq!(stage1.len(), SESSIONS);
     let mut by_state: BTreeMap<(&str, i64), usize> = BTreeMap::new();
     for job in &stage1 {
-        *by_state.entry((job.status.as_str(), job.completions)).or_default() += 1;
+        *by_state
+            .entry((job.status.as_str(), job.completions))
+            .or_default() += 1;
     }
     assert_eq!(by_state, BTreeMap::from([(("done", 1), SESSIONS)]));
     let status = db.status().await.unwrap();

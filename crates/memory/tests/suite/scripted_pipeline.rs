@@ -43,7 +43,10 @@ async fn scripted_model_runs_both_phases_init_then_incremental() {
         "fix_login_test",
         "# Fixed the login test\n## Task: fix login\nOutcome: success\n- cargo test -p auth",
     ));
-    model.push_text(consolidation("# Task Group: app\nscope: /src/app\n", "## User Profile\nlikes tests\n"));
+    model.push_text(consolidation(
+        "# Task Group: app\nscope: /src/app\n",
+        "## User Profile\nlikes tests\n",
+    ));
     let client: Arc<dyn ModelClient> = Arc::new(model.clone());
     let run = pipeline(
         config(home.path()),
@@ -87,8 +90,12 @@ async fn scripted_model_runs_both_phases_init_then_incremental() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(summaries.len(), 1);
-    assert!(summaries[0].ends_with("-fix_login_test.md"), "{summaries:?}");
-    let stored = std::fs::read_to_string(root.join("rollout_summaries").join(&summaries[0])).unwrap();
+    assert!(
+        summaries[0].ends_with("-fix_login_test.md"),
+        "{summaries:?}"
+    );
+    let stored =
+        std::fs::read_to_string(root.join("rollout_summaries").join(&summaries[0])).unwrap();
     assert!(stored.contains("[REDACTED_SECRET]"), "{stored}");
     assert!(!stored.contains("sk-proj-"), "{stored}");
     assert_eq!(
@@ -122,8 +129,14 @@ async fn scripted_model_runs_both_phases_init_then_incremental() {
     let incremental = &prompts[3].instructions;
     assert!(incremental.contains("Mode: INCREMENTAL"));
     assert!(incremental.contains("## Task: logout button"));
-    assert!(!incremental.contains("## Task: fix login"), "old memories are not new input");
-    assert!(incremental.contains("# Task Group: app"), "the current MEMORY.md is given");
+    assert!(
+        !incremental.contains("## Task: fix login"),
+        "old memories are not new input"
+    );
+    assert!(
+        incremental.contains("# Task Group: app"),
+        "the current MEMORY.md is given"
+    );
     let raw = std::fs::read_to_string(root.join(RAW_MEMORIES_FILE)).unwrap();
     let logout = raw.find("logout button").unwrap();
     let login = raw.find("fix login").unwrap();
