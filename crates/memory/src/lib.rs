@@ -76,6 +76,7 @@ mod pipeline;
 mod prompts;
 mod redact;
 mod state_db;
+mod state_records;
 mod storage;
 mod thread_sync;
 mod usage;

@@ -100,3 +100,49 @@ fn memory_instructions_read_the_summary_from_the_home() {
     let text = memory_instructions(home.path()).unwrap().unwrap();
     assert!(text.contains("likes tests"));
 }
+
+#[test]
+fn rendered_consolidation_prompt() {
+    use std::path::PathBuf;
+
+    use crate::consolidator::CONSOLIDATION_REQUEST;
+    use crate::consolidator::ConsolidationInput;
+    use crate::consolidator::ConsolidationMode;
+    use crate::consolidator::consolidation_prompt;
+    use crate::state_records::Stage1Output;
+    use crate::state_records::StoredOutput;
+    use crate::state_records::ThreadRecord;
+
+    let output = StoredOutput {
+        thread: ThreadRecord {
+            id: "0194f5a6-86d8-7c3d-8a2b-1234abcd5678".to_string(),
+            rollout_path: PathBuf::from("/s/rollout.jsonl"),
+            source: Some("cli".to_string()),
+            cwd: Some("/src/app".to_string()),
+            git_branch: None,
+            updated_at: 1_739_288_119,
+        },
+        output: Stage1Output {
+            raw_memory: "# Fixed the login test\n## Task: fix login\nOutcome: success\n"
+                .to_string(),
+            rollout_summary: "Fixed it.".to_string(),
+            rollout_slug: Some("fix_login".to_string()),
+        },
+        source_updated_at: 1_739_288_119,
+        generated_at: 1_739_288_200,
+        seq: 3,
+    };
+    let input = ConsolidationInput {
+        mode: ConsolidationMode::Incremental,
+        memory_root: PathBuf::from("/home/u/.agentctx/memories"),
+        new_outputs: vec![output.clone()],
+        all_outputs: vec![output],
+        current_memory: Some("# Task Group: app\nscope: /src/app\n".to_string()),
+        current_summary: None,
+    };
+    let prompt = consolidation_prompt(&input);
+    assert!(prompt.contains("Mode: INCREMENTAL"));
+    insta::assert_snapshot!(format!(
+        "{prompt}\n--- request ---\n{CONSOLIDATION_REQUEST}"
+    ));
+}
