@@ -144,11 +144,17 @@ pub fn consolidation_prompt(input: &ConsolidationInput) -> String {
             ("new_raw_memories", raw.trim_end()),
             (
                 "current_memory",
-                input.current_memory.as_deref().map_or("(none)", str::trim_end),
+                input
+                    .current_memory
+                    .as_deref()
+                    .map_or("(none)", str::trim_end),
             ),
             (
                 "current_summary",
-                input.current_summary.as_deref().map_or("(none)", str::trim_end),
+                input
+                    .current_summary
+                    .as_deref()
+                    .map_or("(none)", str::trim_end),
             ),
         ],
     )

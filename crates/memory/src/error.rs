@@ -58,6 +58,9 @@ pub enum MemoryError {
     /// The model call failed.
     #[error(transparent)]
     Model(#[from] agentctx_model::ModelError),
+    /// A blocking task (reading session files) did not finish.
+    #[error("background task failed: {0}")]
+    Task(String),
     /// The consolidator failed.
     #[error("consolidation failed: {0}")]
     Consolidation(String),

@@ -157,7 +157,7 @@ async fn extract(
     let path = claim.thread.rollout_path.clone();
     let items = tokio::task::spawn_blocking(move || load_items(&path))
         .await
-        .map_err(|error| MemoryError::Consolidation(format!("reader task failed: {error}")))??;
+        .map_err(|error| MemoryError::Task(format!("session reader: {error}")))??;
     let output = match extractor {
         Extractor::Offline => extract_offline(&claim.thread, &items),
         Extractor::Model(model) => {

@@ -40,9 +40,7 @@ pub async fn sync_threads(db: &StateDb, roots: &[PathBuf]) -> Result<SyncReport,
         let root = root.clone();
         let files = tokio::task::spawn_blocking(move || agentctx_rollout::discover_sessions(&root))
             .await
-            .map_err(|error| {
-                MemoryError::Consolidation(format!("discovery task failed: {error}"))
-            })??;
+            .map_err(|error| MemoryError::Task(format!("session discovery: {error}")))??;
         for file in files {
             report.found += 1;
             let Some(updated_at) = modified_seconds(&file.path) else {
@@ -54,9 +52,7 @@ pub async fn sync_threads(db: &StateDb, roots: &[PathBuf]) -> Result<SyncReport,
             let path = file.path.clone();
             let thread = tokio::task::spawn_blocking(move || describe(&path, updated_at))
                 .await
-                .map_err(|error| {
-                    MemoryError::Consolidation(format!("reader task failed: {error}"))
-                })?;
+                .map_err(|error| MemoryError::Task(format!("session reader: {error}")))?;
             if thread.source.is_none() {
                 report.unreadable += 1;
             }
