@@ -62,6 +62,14 @@ impl StateDb {
 
     /// Opens the database at `path`, creating it and its folder when missing.
     pub async fn open_path(path: &Path) -> Result<Self, MemoryError> {
+        Self::open_with_busy_timeout(path, BUSY_TIMEOUT).await
+    }
+
+    /// [`Self::open_path`] with another busy timeout (tests use a short one).
+    pub(crate) async fn open_with_busy_timeout(
+        path: &Path,
+        busy_timeout: Duration,
+    ) -> Result<Self, MemoryError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|source| MemoryError::Io {
                 action: "cannot create",
@@ -79,7 +87,7 @@ impl StateDb {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(BUSY_TIMEOUT)
+            .busy_timeout(busy_timeout)
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
@@ -728,3 +736,7 @@ fn thread_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ThreadRecord, sqlx::
         updated_at: row.try_get(5)?,
     })
 }
+
+#[cfg(test)]
+#[path = "state_db_tests.rs"]
+mod tests;
