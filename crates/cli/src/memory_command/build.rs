@@ -148,6 +148,7 @@ async fn build(
 ) -> anyhow::Result<(agentctx_memory::SyncReport, Phase1Report, Phase2Outcome)> {
     let spinner = ProgressBar::new_spinner();
     spinner.set_message("scanning sessions");
+    spinner.enable_steady_tick(Duration::from_millis(120));
     let sync = sync_threads(db, sources).await?;
     spinner.finish_and_clear();
     let bar = ProgressBar::new(u64::try_from(sync.found).unwrap_or(0));
