@@ -10,6 +10,9 @@
 mod suite {
     mod compact;
     mod config;
+    mod memory;
+    mod memory_kill;
+    mod memory_sessions;
     mod replay;
     mod replay_reminders_config;
     mod replay_requests;

@@ -1,5 +1,5 @@
-//! The facts of a history, extracted without a model: what the user asked, what the assistant
-//! decided, which files were read and modified, which commands ran and how they ended, the
+//! The facts of a history, extracted without a model: what the user asked and the preferences
+//! they stated, what the assistant decided, which files were read and modified, which commands ran and how they ended, the
 //! errors met, the latest todo list and the last thing the assistant said.
 //!
 //! Compaction's offline summariser and the memory crate's offline extraction both build on it.
@@ -42,12 +42,14 @@ const MAX_FILES: usize = 500;
 const MAX_CONCEPTS: usize = 30;
 const MAX_PRIOR_SUMMARIES: usize = 4;
 const MAX_TODOS: usize = 100;
+const MAX_PREFERENCES: usize = 30;
 /// Calls waiting for their output beyond this many are settled as if they had none.
 const MAX_PENDING_CALLS: usize = 4_096;
 /// Longest command, error line, decision and concept kept, in characters.
 const MAX_COMMAND_CHARS: usize = 300;
 const MAX_ERROR_CHARS: usize = 300;
 const MAX_DECISION_CHARS: usize = 300;
+const MAX_PREFERENCE_CHARS: usize = 300;
 const MAX_CONCEPT_CHARS: usize = 60;
 
 /// How a sentence of the assistant that states a decision starts (lowercase, after list
@@ -66,6 +68,35 @@ const DECISION_OPENINGS: [&str; 12] = [
     "decision:",
     "the plan is ",
 ];
+/// How a sentence of the user that states a standing preference starts (lowercase). See
+/// docs/design/compaction.md, "The history digest and the offline summariser".
+const PREFERENCE_OPENINGS: [&str; 14] = [
+    "always ",
+    "never ",
+    "don't ",
+    "do not ",
+    "please always ",
+    "please never ",
+    "please don't ",
+    "please do not ",
+    "please use ",
+    "prefer ",
+    "make sure to ",
+    "from now on",
+    "stop ",
+    "avoid ",
+];
+/// Phrases that make a user sentence a preference wherever they stand (lowercase).
+const PREFERENCE_PHRASES: [&str; 8] = [
+    "i prefer ",
+    "i'd prefer ",
+    "i would prefer ",
+    "i'd rather ",
+    "i would rather ",
+    "i like to ",
+    "i don't like ",
+    " from now on",
+];
 /// Phrases that make a sentence a decision wherever they stand (lowercase).
 const DECISION_PHRASES: [&str; 4] = [
     " instead of ",
@@ -79,6 +110,10 @@ const DECISION_PHRASES: [&str; 4] = [
 pub struct HistoryDigest {
     /// What the user typed, verbatim, without harness-written messages and earlier summaries.
     pub user_requests: Vec<String>,
+    /// Sentences in which the user stated a standing preference ("always …", "never …",
+    /// "I prefer …"), oldest first, without repeats.
+    #[serde(default)]
+    pub preferences: Vec<String>,
     /// Summaries earlier compactions left in the history (the newest few).
     pub prior_summaries: Vec<String>,
     /// Sentences in which the assistant stated a decision (the newest ones).
@@ -286,6 +321,14 @@ impl Builder {
             return;
         }
         self.count_concepts(&text);
+        for sentence in sentences(head(&text, SCAN_LIMIT_BYTES)) {
+            if is_preference(&sentence) {
+                let preference = clip(&sentence, MAX_PREFERENCE_CHARS);
+                if !self.digest.preferences.contains(&preference) {
+                    push_capped(&mut self.digest.preferences, preference, MAX_PREFERENCES);
+                }
+            }
+        }
         self.digest.user_requests.push(text);
         self.digest.latest_request_answered = false;
     }
@@ -609,6 +652,22 @@ fn is_decision(sentence: &str) -> bool {
         .iter()
         .any(|opening| lowered.starts_with(opening))
         || DECISION_PHRASES
+            .iter()
+            .any(|phrase| lowered.contains(phrase))
+}
+
+/// The preference rule: a user sentence that opens with a standing instruction ("always",
+/// "never", "don't", "please use", "from now on", …) or that states a liking ("I prefer", "I'd
+/// rather", …). Questions are not preferences.
+fn is_preference(sentence: &str) -> bool {
+    if sentence.ends_with('?') || sentence.chars().count() < 10 {
+        return false;
+    }
+    let lowered = sentence.to_lowercase().replace('\u{2019}', "'");
+    PREFERENCE_OPENINGS
+        .iter()
+        .any(|opening| lowered.starts_with(opening))
+        || PREFERENCE_PHRASES
             .iter()
             .any(|phrase| lowered.contains(phrase))
 }

@@ -500,6 +500,33 @@ fn long_texts_are_clipped_on_char_boundaries() {
     assert_eq!(digest.errors[0].message.chars().count(), 300);
 }
 
+#[test]
+fn user_preferences_are_collected_once_and_questions_are_not() {
+    let items = vec![
+        ResponseItem::user_text(
+            "Fix the login test. Always run `cargo nextest run` before you commit.",
+        ),
+        ResponseItem::assistant_text("I'll run the tests first."),
+        ResponseItem::user_text("I prefer small commits. Should we never use unwrap?"),
+        ResponseItem::user_text("Always run `cargo nextest run` before you commit."),
+        ResponseItem::user_text(
+            "From now on, write the changelog entry too.\nDon't touch the vendored code.",
+        ),
+    ];
+    let digest = HistoryDigest::from_items(&items);
+    assert_eq!(
+        digest.preferences,
+        vec![
+            "Always run `cargo nextest run` before you commit.".to_string(),
+            "I prefer small commits.".to_string(),
+            "From now on, write the changelog entry too.".to_string(),
+            "Don't touch the vendored code.".to_string(),
+        ]
+    );
+    // The assistant's sentences are never the user's preferences.
+    assert!(!digest.preferences.iter().any(|p| p.contains("I'll run")));
+}
+
 fn arbitrary_item() -> impl Strategy<Value = ResponseItem> {
     let text = "[ -~éü\n`<>/.]{0,40}";
     prop_oneof![

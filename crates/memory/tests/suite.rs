@@ -1,0 +1,7 @@
+//! The modules of the integration-test binary.
+
+mod leases;
+mod offline_pipeline;
+mod racing;
+mod scripted_pipeline;
+mod support;
