@@ -1,0 +1,72 @@
+//! The thin core of agentctx: a [`Session`] and its turn loop, the tools, subagents and plan
+//! mode.
+//!
+//! Floor 4. The turn loop (`session.rs`) owns the history, the rollout, the session state and
+//! the tools, and reaches the feature crates only through its extension files, the pattern a
+//! Codex fork copies: `system_reminder_ext.rs` (reminders before every model request),
+//! `compact_ext.rs` (micro-compaction, auto-compaction before and within a turn, restoration,
+//! session-memory extraction), `skills_ext.rs` (the `skill` tool) and `subagent/executor.rs`
+//! (subagents with their critical reminder). Delete one of them and its call sites and the core
+//! still builds. See `docs/design/core.md`.
+//!
+//! A session against a scripted model, in a temporary working directory:
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use agentctx_core::Session;
+//! use agentctx_core::SessionOptions;
+//! use agentctx_model::ScriptedModelClient;
+//! use agentctx_model::ScriptedResponse;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let cwd = tempfile::tempdir()?;
+//! let home = tempfile::tempdir()?;
+//! let model = ScriptedModelClient::new("test-model");
+//! model.push(ScriptedResponse::text("Hello!"));
+//! let options = SessionOptions::new(cwd.path(), home.path(), Arc::new(model.clone()));
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let outcome = runtime.block_on(async {
+//!     let (mut session, _events) = Session::new(options)?;
+//!     session.run_turn("say hello", &CancellationToken::new()).await
+//! })?;
+//! assert_eq!(outcome.last_message.as_deref(), Some("Hello!"));
+//! assert_eq!(model.prompts().len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod approval;
+mod atomic_write;
+pub mod compact_ext;
+mod error;
+mod event;
+pub mod path_guard;
+pub mod plan_slug;
+pub mod process;
+mod session;
+pub mod session_state;
+pub mod skills_ext;
+pub mod subagent;
+pub mod system_reminder_ext;
+pub mod tools;
+mod turn_stream;
+
+pub use approval::ApprovalDecision;
+pub use approval::ApprovalPolicy;
+pub use approval::ApprovalRequest;
+pub use approval::Approver;
+pub use approval::FixedApprover;
+pub use error::CoreError;
+pub use event::SessionEvent;
+pub use session::DEFAULT_BASE_INSTRUCTIONS;
+pub use session::DEFAULT_MAX_REQUESTS_PER_TURN;
+pub use session::Session;
+pub use session::SessionOptions;
+pub use session::TurnOutcome;
+pub use subagent::AgentDefinition;
+pub use subagent::executor::SubagentExecutor;
+pub use tools::ToolContext;
+pub use tools::ToolHandler;
+pub use tools::ToolOutput;
+pub use tools::ToolRegistry;
