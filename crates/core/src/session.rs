@@ -233,8 +233,10 @@ impl Session {
             if resumed.plan_mode {
                 state.plan.active = true;
             }
-            if resumed.plan_file.is_some() {
-                state.plan.plan_file = resumed.plan_file;
+            state.plan.plan_file = resumed.plan_file.or_else(|| recorded_plan_file(session.history.raw_items()));
+            if let Some(path) = &state.plan.plan_file {
+                state.plan.slug = path.file_stem().map(|stem| stem.to_string_lossy().into_owned());
+                state.plan.entered_before = !state.plan.active;
             }
         }
         session.previous_model = Some(session.options.model.slug().to_string());
@@ -584,7 +586,6 @@ impl Session {
         let snapshot = compact_ext::RestorationSnapshot::of(&self.state());
         let history = self.history.raw_items().to_vec();
         let initial = self.initial_context();
-        let critical = self.reminders.critical_instruction().map(str::to_string);
         let model = Arc::clone(&self.options.model);
         let compaction = self
             .compactor
@@ -595,7 +596,9 @@ impl Session {
                 point,
                 &self.options.base_instructions,
                 snapshot,
-                critical.as_deref(),
+                // The reminder engine's reset below re-injects the critical instruction before
+                // the next request; restoring it here too would show it twice.
+                None,
             )
             .await;
         self.history.replace(compaction.history.clone());
@@ -625,6 +628,23 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// The plan file the last `enter_plan_mode` of `items` announced.
+fn recorded_plan_file(items: &[ResponseItem]) -> Option<PathBuf> {
+    let calls: Vec<&str> = items
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCall { name, call_id, .. } if name == "enter_plan_mode" => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    items.iter().rev().find_map(|item| match item {
+        ResponseItem::FunctionCallOutput { call_id, output, .. } if calls.contains(&call_id.as_str()) => {
+            crate::tools::plan_file_from_output(&output.text_content())
+        }
+        _ => None,
+    })
 }
 
 /// Whether `text` is a compaction summary (it opens with the summary prefix).

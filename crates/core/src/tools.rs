@@ -28,6 +28,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use plan_mode::enter_plan_mode;
+pub(crate) use plan_mode::plan_file_from_output;
 pub use edit_file::EditFileTool;
 pub use plan_mode::EnterPlanModeTool;
 pub use plan_mode::ExitPlanModeTool;

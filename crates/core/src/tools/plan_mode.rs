@@ -37,6 +37,16 @@ pub(crate) fn enter_plan_mode(state: &mut SessionState, home: &Path) -> Option<P
     Some(plan_file)
 }
 
+const PLAN_FILE_LEAD: &str = "write your plan to ";
+const PLAN_FILE_TAIL: &str = " with write_file";
+
+/// The plan file named in an `enter_plan_mode` result (a resumed session finds it there).
+pub(crate) fn plan_file_from_output(text: &str) -> Option<PathBuf> {
+    let (_, rest) = text.split_once(PLAN_FILE_LEAD)?;
+    let (path, _) = rest.split_once(PLAN_FILE_TAIL)?;
+    Some(PathBuf::from(path))
+}
+
 /// Enters plan mode.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EnterPlanModeTool;
@@ -65,7 +75,7 @@ impl ToolHandler for EnterPlanModeTool {
             plan_file: plan_file.clone(),
         }));
         ToolOutput::ok(format!(
-            "Entered plan mode. Explore the code read-only, write your plan to {} with write_file, then call exit_plan_mode.",
+            "Entered plan mode. Explore the code read-only, {PLAN_FILE_LEAD}{}{PLAN_FILE_TAIL}, then call exit_plan_mode.",
             plan_file.display()
         ))
     }
@@ -111,7 +121,7 @@ impl ToolHandler for ExitPlanModeTool {
         ctx.emit(SessionEvent::Loop(LoopEvent::PlanModeExited { approved }));
         if !approved {
             return ToolOutput::error(
-                "The user did not approve the plan. Stay in plan mode: revise the plan file and call exit_plan_mode again.",
+                "The user rejected the plan. Stay in plan mode: revise the plan file and call exit_plan_mode again.",
             );
         }
         {
