@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use agentctx_compact::BackgroundTask;
+pub use agentctx_compact::CompactConfig;
 use agentctx_compact::CompactionMode;
 use agentctx_compact::CompactionThresholds;
 use agentctx_compact::ContextUsage;
@@ -37,7 +38,6 @@ use agentctx_compact::full_compact;
 use agentctx_compact::micro_compact;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
-pub use agentctx_compact::CompactConfig;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::approx_token_count;
 use agentctx_model::ModelClient;
@@ -86,9 +86,10 @@ impl RestorationSnapshot {
     /// Copies the todo list, plan file, invoked skills and background shells of `state`.
     pub fn of(state: &SessionState) -> Self {
         let plan = state.plan.plan_file.as_ref().and_then(|path| {
-            std::fs::read_to_string(path)
-                .ok()
-                .map(|content| PlanFile { path: path.clone(), content })
+            std::fs::read_to_string(path).ok().map(|content| PlanFile {
+                path: path.clone(),
+                content,
+            })
         });
         let skills = state
             .invoked_skills
@@ -210,7 +211,11 @@ impl Compactor {
     /// `(used, effective window)` of `history`, for the token-usage reminder and events.
     pub fn usage_figures(&self, history: &[ResponseItem]) -> (u64, u64, u8) {
         let usage = self.usage(history);
-        (usage.used_tokens(), usage.effective_window(), usage.percent_left())
+        (
+            usage.used_tokens(),
+            usage.effective_window(),
+            usage.percent_left(),
+        )
     }
 
     /// Records what the provider reported for the request that carried `history_len` items.
@@ -253,7 +258,10 @@ impl Compactor {
     /// Compacts `history` in full (through `model`, or offline when it fails) and builds the
     /// restoration from the session state. In aggressive mode (the thrash guard saw
     /// compactions that freed too little) fewer user messages are kept verbatim.
-    #[allow(clippy::too_many_arguments, reason = "each is one input of the compaction")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "each is one input of the compaction"
+    )]
     pub async fn compact(
         &mut self,
         model: Option<&dyn ModelClient>,
@@ -289,7 +297,12 @@ impl Compactor {
             session_id: Some(self.session_id.clone()),
         };
         let mut outcome = full_compact(model, request, &full_config, &self.estimator).await;
-        let RestorationSnapshot { todos, plan, skills, tasks } = snapshot;
+        let RestorationSnapshot {
+            todos,
+            plan,
+            skills,
+            tasks,
+        } = snapshot;
         let (restored, restored_files) = {
             let cache = self.file_cache.lock().ok();
             let ledger = self.read_ledger.lock().ok();
@@ -318,7 +331,8 @@ impl Compactor {
         let referenced_files = restored.referenced_files.clone();
         outcome.append_restoration(restored, &self.estimator);
         self.last_request = None;
-        let usage_after = ContextUsage::from_history(&outcome.history, self.window, &self.estimator);
+        let usage_after =
+            ContextUsage::from_history(&outcome.history, self.window, &self.estimator);
         let thrash = self.thrash_guard.record_compaction(now, &usage_after);
         if let Ok(mut trigger) = self.extraction.lock() {
             trigger.end_compaction(usage_after.used_tokens());
@@ -385,7 +399,14 @@ struct CacheObserver {
 }
 
 impl FileObserver for CacheObserver {
-    fn file_read(&self, path: &Path, content: &str, _turn: i32, _offset: Option<usize>, _limit: Option<usize>) {
+    fn file_read(
+        &self,
+        path: &Path,
+        content: &str,
+        _turn: i32,
+        _offset: Option<usize>,
+        _limit: Option<usize>,
+    ) {
         if let Ok(mut cache) = self.cache.lock() {
             cache.record_read(path.to_path_buf(), content);
         }

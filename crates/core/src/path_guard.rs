@@ -72,19 +72,20 @@ pub fn resolve_in_cwd(
             _ => break,
         }
     }
-    let real_base = existing
-        .canonicalize()
-        .map_err(|_| PathEscape::Symlink {
-            path: raw.to_string(),
-            cwd: cwd.to_path_buf(),
-        })?;
+    let real_base = existing.canonicalize().map_err(|_| PathEscape::Symlink {
+        path: raw.to_string(),
+        cwd: cwd.to_path_buf(),
+    })?;
     if !real_base.starts_with(&cwd_real) {
         return Err(PathEscape::Symlink {
             path: raw.to_string(),
             cwd: cwd.to_path_buf(),
         });
     }
-    Ok(rest.iter().rev().fold(real_base, |path, name| path.join(name)))
+    Ok(rest
+        .iter()
+        .rev()
+        .fold(real_base, |path, name| path.join(name)))
 }
 
 /// Removes `.` and folds `..` without touching the file system.

@@ -13,13 +13,19 @@ fn cwd() -> (tempfile::TempDir, PathBuf) {
 #[test]
 fn relative_and_absolute_paths_inside_resolve() {
     let (_dir, cwd) = cwd();
-    assert_eq!(resolve_in_cwd(&cwd, &[], "src/main.rs").unwrap(), cwd.join("src/main.rs"));
+    assert_eq!(
+        resolve_in_cwd(&cwd, &[], "src/main.rs").unwrap(),
+        cwd.join("src/main.rs")
+    );
     let absolute = cwd.join("src/new/file.rs");
     assert_eq!(
         resolve_in_cwd(&cwd, &[], absolute.to_str().unwrap()).unwrap(),
         absolute
     );
-    assert_eq!(resolve_in_cwd(&cwd, &[], "src/../a.txt").unwrap(), cwd.join("a.txt"));
+    assert_eq!(
+        resolve_in_cwd(&cwd, &[], "src/../a.txt").unwrap(),
+        cwd.join("a.txt")
+    );
 }
 
 #[test]

@@ -9,11 +9,14 @@ use std::path::PathBuf;
 use rand::Rng;
 
 /// The adjectives of a plan slug.
-pub const PLAN_SLUG_ADJECTIVES: [&str; 6] = ["sparkling", "gentle", "swift", "quiet", "bold", "calm"];
+pub const PLAN_SLUG_ADJECTIVES: [&str; 6] =
+    ["sparkling", "gentle", "swift", "quiet", "bold", "calm"];
 /// The nouns of a plan slug.
 pub const PLAN_SLUG_NOUNS: [&str; 6] = ["fox", "river", "mountain", "forest", "cloud", "meadow"];
 /// The verbs of a plan slug.
-pub const PLAN_SLUG_VERBS: [&str; 6] = ["baking", "dancing", "running", "flying", "swimming", "climbing"];
+pub const PLAN_SLUG_VERBS: [&str; 6] = [
+    "baking", "dancing", "running", "flying", "swimming", "climbing",
+];
 
 /// A slug such as `sparkling-fox-baking`, drawn from `rng`.
 pub fn generate_plan_slug<R: Rng + ?Sized>(rng: &mut R) -> String {

@@ -171,7 +171,11 @@ impl BackgroundProcess {
         let Ok(shared) = self.shared.lock() else {
             return (String::new(), BackgroundStatus::Failed);
         };
-        let new = shared.output.get(self.read_offset..).unwrap_or_default().to_string();
+        let new = shared
+            .output
+            .get(self.read_offset..)
+            .unwrap_or_default()
+            .to_string();
         self.read_offset = shared.output.len();
         (new, shared.status)
     }
@@ -207,7 +211,8 @@ where
             match source.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    let text = String::from_utf8_lossy(buf.get(..n).unwrap_or_default()).into_owned();
+                    let text =
+                        String::from_utf8_lossy(buf.get(..n).unwrap_or_default()).into_owned();
                     if let Ok(mut shared) = shared.lock() {
                         shared.output.push_str(&text);
                     }

@@ -8,9 +8,14 @@ use super::*;
 #[tokio::test]
 async fn foreground_command_reports_output_and_exit_code() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_shell("echo hi; echo err >&2; exit 3", dir.path(), Duration::from_secs(30), &CancellationToken::new())
-        .await
-        .unwrap();
+    let out = run_shell(
+        "echo hi; echo err >&2; exit 3",
+        dir.path(),
+        Duration::from_secs(30),
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
     assert_eq!(out.exit_code, Some(3));
     assert_eq!(out.stdout, "hi\n");
     assert_eq!(out.stderr, "err\n");
@@ -20,9 +25,14 @@ async fn foreground_command_reports_output_and_exit_code() {
 #[tokio::test(start_paused = true)]
 async fn foreground_command_times_out() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_shell("sleep 600", dir.path(), Duration::from_millis(100), &CancellationToken::new())
-        .await
-        .unwrap();
+    let out = run_shell(
+        "sleep 600",
+        dir.path(),
+        Duration::from_millis(100),
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
     assert!(out.timed_out);
     assert_eq!(out.exit_code, None);
 }

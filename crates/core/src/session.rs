@@ -109,7 +109,11 @@ impl std::fmt::Debug for SessionOptions {
 impl SessionOptions {
     /// Options with every default: `on-request` approval with no approver (so shell commands
     /// and writes are refused until the caller sets one), no plan mode, default configs.
-    pub fn new(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>, model: Arc<dyn ModelClient>) -> Self {
+    pub fn new(
+        cwd: impl Into<PathBuf>,
+        home: impl Into<PathBuf>,
+        model: Arc<dyn ModelClient>,
+    ) -> Self {
         Self {
             cwd: cwd.into(),
             home: home.into(),
@@ -174,7 +178,9 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// Starts a new session: creates its rollout under `<home>/sessions/` and returns the
     /// receiving end of its event channel.
-    pub fn new(options: SessionOptions) -> Result<(Self, UnboundedReceiver<SessionEvent>), CoreError> {
+    pub fn new(
+        options: SessionOptions,
+    ) -> Result<(Self, UnboundedReceiver<SessionEvent>), CoreError> {
         let meta = SessionMetaLine {
             id: options.session_id.clone().unwrap_or_default(),
             cwd: Some(options.cwd.display().to_string()),
@@ -184,7 +190,11 @@ impl Session {
             ..SessionMetaLine::default()
         };
         let recorder = RolloutRecorder::create(&options.home, meta)?;
-        Ok(Self::with_recorder(options, recorder, ContextManager::new()))
+        Ok(Self::with_recorder(
+            options,
+            recorder,
+            ContextManager::new(),
+        ))
     }
 
     /// Resumes the session recorded at `path`: its history, the reminder state its history
@@ -198,13 +208,16 @@ impl Session {
             .session_meta()
             .map(|meta| meta.id.clone())
             .filter(|id| !id.is_empty())
-            .ok_or_else(|| CoreError::NotASession { path: path.to_path_buf() })?;
+            .ok_or_else(|| CoreError::NotASession {
+                path: path.to_path_buf(),
+            })?;
         let mut history = ContextManager::new();
         let mut turns = 0;
         for record in &file.records {
             match &record.line.item {
                 RolloutItem::ResponseItem(item) => {
-                    history.record_items(std::iter::once(item.clone()), TruncationPolicy::default());
+                    history
+                        .record_items(std::iter::once(item.clone()), TruncationPolicy::default());
                 }
                 RolloutItem::Compacted(compacted) => {
                     if let Some(replacement) = &compacted.replacement_history {
@@ -224,7 +237,9 @@ impl Session {
             ..options
         };
         let (mut session, events) = Self::with_recorder(options, recorder, history);
-        let resumed = session.reminders.resume_from_history(session.history.raw_items());
+        let resumed = session
+            .reminders
+            .resume_from_history(session.history.raw_items());
         {
             let mut state = session.state();
             state.turn = turns;
@@ -233,9 +248,13 @@ impl Session {
             if resumed.plan_mode {
                 state.plan.active = true;
             }
-            state.plan.plan_file = resumed.plan_file.or_else(|| recorded_plan_file(session.history.raw_items()));
+            state.plan.plan_file = resumed
+                .plan_file
+                .or_else(|| recorded_plan_file(session.history.raw_items()));
             if let Some(path) = &state.plan.plan_file {
-                state.plan.slug = path.file_stem().map(|stem| stem.to_string_lossy().into_owned());
+                state.plan.slug = path
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned());
                 state.plan.entered_before = !state.plan.active;
             }
         }
@@ -310,7 +329,9 @@ impl Session {
 
     /// The session's own state (todos, plan mode, background shells, …).
     pub fn state(&self) -> MutexGuard<'_, SessionState> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The reminder engine (its file tracker, for hosts and tests).
@@ -385,7 +406,10 @@ impl Session {
             state: Arc::clone(&self.state),
             approval: self.options.approval,
             approver: self.options.approver.clone(),
-            observers: vec![self.reminders.file_observer(), self.compactor.file_observer()],
+            observers: vec![
+                self.reminders.file_observer(),
+                self.compactor.file_observer(),
+            ],
             events: Some(self.events.clone()),
             cancel: cancel.clone(),
             subagents: Some(Arc::clone(&self.subagents)),
@@ -395,7 +419,11 @@ impl Session {
 
     /// Runs one turn for `input` until the model stops asking for tools, `cancel` fires or
     /// the request limit is reached.
-    pub async fn run_turn(&mut self, input: &str, cancel: &CancellationToken) -> Result<TurnOutcome, CoreError> {
+    pub async fn run_turn(
+        &mut self,
+        input: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, CoreError> {
         let turn = {
             let mut state = self.state();
             state.turn += 1;
@@ -419,8 +447,9 @@ impl Session {
             || initial,
         );
         self.recorder.record_response_items(&updates)?;
-        self.recorder
-            .record_items(&[RolloutItem::TurnContext(settings.to_turn_context_item(Some(turn_id)))])?;
+        self.recorder.record_items(&[RolloutItem::TurnContext(
+            settings.to_turn_context_item(Some(turn_id)),
+        )])?;
         self.previous_model = Some(settings.model.clone());
         self.record(&[ResponseItem::user_text(input)])?;
 
@@ -481,29 +510,33 @@ impl Session {
 
             // 7. Stream the model.
             let model = Arc::clone(&self.options.model);
-            let response = match stream_response(model.as_ref(), &prompt, Some(&self.events), cancel).await {
-                Ok(Some(response)) => response,
-                Ok(None) => return self.abort(turn, requests),
-                Err(error) if error.context_overflow().is_some() && !overflow_compacted => {
-                    // The provider says the prompt is too long: compact and send again.
-                    overflow_compacted = true;
-                    self.compact(CompactPoint::MidTurn, turn).await?;
-                    continue;
-                }
-                Err(error) => {
-                    self.recorder.flush()?;
-                    return Err(error.into());
-                }
-            };
+            let response =
+                match stream_response(model.as_ref(), &prompt, Some(&self.events), cancel).await {
+                    Ok(Some(response)) => response,
+                    Ok(None) => return self.abort(turn, requests),
+                    Err(error) if error.context_overflow().is_some() && !overflow_compacted => {
+                        // The provider says the prompt is too long: compact and send again.
+                        overflow_compacted = true;
+                        self.compact(CompactPoint::MidTurn, turn).await?;
+                        continue;
+                    }
+                    Err(error) => {
+                        self.recorder.flush()?;
+                        return Err(error.into());
+                    }
+                };
             self.record(&response.items)?;
             if let Some(usage) = &response.usage {
                 self.compactor.record_request_usage(usage, history_len);
                 self.history
                     .update_token_info(usage, Some(self.options.model.context_window()));
-                self.recorder.record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(TokenCountEvent {
-                    info: self.history.token_info().cloned(),
-                    ..TokenCountEvent::default()
-                }))])?;
+                self.recorder
+                    .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
+                        TokenCountEvent {
+                            info: self.history.token_info().cloned(),
+                            ..TokenCountEvent::default()
+                        },
+                    ))])?;
                 let (used_tokens, effective_window, percent_left) =
                     self.compactor.usage_figures(self.history.raw_items());
                 self.emit(SessionEvent::TokenUsage {
@@ -547,10 +580,11 @@ impl Session {
         }
 
         // 9. Background session-memory extraction when its trigger fires.
-        if let Some(handle) =
-            self.compactor
-                .after_turn(Arc::clone(&self.options.model), self.history.raw_items(), false)
-        {
+        if let Some(handle) = self.compactor.after_turn(
+            Arc::clone(&self.options.model),
+            self.history.raw_items(),
+            false,
+        ) {
             self.background.push(handle);
         }
         self.recorder.flush()?;
@@ -568,7 +602,9 @@ impl Session {
 
     fn abort(&mut self, turn: i32, requests: u32) -> Result<TurnOutcome, CoreError> {
         self.recorder
-            .record_items(&[RolloutItem::EventMsg(EventMsg::TurnAborted(Default::default()))])?;
+            .record_items(&[RolloutItem::EventMsg(EventMsg::TurnAborted(
+                Default::default(),
+            ))])?;
         self.recorder.flush()?;
         self.emit(SessionEvent::TurnAborted { turn });
         Ok(TurnOutcome {
@@ -610,13 +646,17 @@ impl Session {
             .history
             .iter()
             .rev()
-            .find_map(|item| item.message_text().filter(|text| agentctx_compact_summary(text)))
+            .find_map(|item| {
+                item.message_text()
+                    .filter(|text| agentctx_compact_summary(text))
+            })
             .unwrap_or_default();
-        self.recorder.record_items(&[RolloutItem::Compacted(CompactedItem {
-            message: summary,
-            replacement_history: Some(compaction.history.clone()),
-            ..CompactedItem::default()
-        })])?;
+        self.recorder
+            .record_items(&[RolloutItem::Compacted(CompactedItem {
+                message: summary,
+                replacement_history: Some(compaction.history.clone()),
+                ..CompactedItem::default()
+            })])?;
         self.reminders
             .reset_after_compaction(&self.options.cwd, &compaction.restored_files, turn);
         self.compact_references = compaction.referenced_files.clone();
@@ -635,12 +675,16 @@ fn recorded_plan_file(items: &[ResponseItem]) -> Option<PathBuf> {
     let calls: Vec<&str> = items
         .iter()
         .filter_map(|item| match item {
-            ResponseItem::FunctionCall { name, call_id, .. } if name == "enter_plan_mode" => Some(call_id.as_str()),
+            ResponseItem::FunctionCall { name, call_id, .. } if name == "enter_plan_mode" => {
+                Some(call_id.as_str())
+            }
             _ => None,
         })
         .collect();
     items.iter().rev().find_map(|item| match item {
-        ResponseItem::FunctionCallOutput { call_id, output, .. } if calls.contains(&call_id.as_str()) => {
+        ResponseItem::FunctionCallOutput {
+            call_id, output, ..
+        } if calls.contains(&call_id.as_str()) => {
             crate::tools::plan_file_from_output(&output.text_content())
         }
         _ => None,

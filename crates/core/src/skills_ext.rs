@@ -26,7 +26,12 @@ use crate::tools::ToolRegistry;
 
 /// Loads the skills under `home` and `cwd` and registers the `skill` tool in `registry` when
 /// the model may invoke any.
-pub fn register_skill_tool(registry: &mut ToolRegistry, home: &Path, cwd: &Path, config: &SkillsConfig) {
+pub fn register_skill_tool(
+    registry: &mut ToolRegistry,
+    home: &Path,
+    cwd: &Path,
+    config: &SkillsConfig,
+) {
     let outcome = load_skills(&SkillRoots::new(home, cwd));
     for error in &outcome.errors {
         tracing::warn!(?error, "skill not loaded");
@@ -35,7 +40,9 @@ pub fn register_skill_tool(registry: &mut ToolRegistry, home: &Path, cwd: &Path,
     if skills.get_llm_invocable_skills().is_empty() {
         return;
     }
-    registry.register(Arc::new(SkillTool { skills: Arc::new(skills) }));
+    registry.register(Arc::new(SkillTool {
+        skills: Arc::new(skills),
+    }));
 }
 
 #[derive(Deserialize)]

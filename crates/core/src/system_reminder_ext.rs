@@ -127,7 +127,12 @@ impl ReminderEngine {
     }
 
     /// The generator context of the main agent for one request.
-    pub fn context(&self, cwd: &Path, state: &SessionState, facts: &RequestFacts<'_>) -> GeneratorContext {
+    pub fn context(
+        &self,
+        cwd: &Path,
+        state: &SessionState,
+        facts: &RequestFacts<'_>,
+    ) -> GeneratorContext {
         let mut ctx = GeneratorContext::new(cwd).with_config(&self.config);
         if let Some(resumed) = &self.resumed {
             resumed.apply_to(&mut ctx);
@@ -135,17 +140,25 @@ impl ReminderEngine {
         ctx.turn_number = state.turn;
         ctx.is_main_agent = true;
         ctx.has_user_input = facts.has_user_input;
-        ctx.user_prompt = facts.user_prompt.filter(|_| facts.has_user_input).map(str::to_string);
+        ctx.user_prompt = facts
+            .user_prompt
+            .filter(|_| facts.has_user_input)
+            .map(str::to_string);
         ctx.file_tracker = Arc::clone(&self.file_tracker);
         ctx.throttle = Arc::clone(&self.throttle);
-        ctx.permission_mode = if state.plan.active { PermissionMode::Plan } else { PermissionMode::Default };
+        ctx.permission_mode = if state.plan.active {
+            PermissionMode::Plan
+        } else {
+            PermissionMode::Default
+        };
         ctx.plan = PlanState {
             plan_file_path: state.plan.plan_file.clone(),
             is_reentry: state.plan.active && state.plan.entered_before,
             just_exited: state.plan.just_exited,
             ..PlanState::default()
         };
-        if !state.todos.is_empty() || state.last_todo_write_turn.is_some() || self.resumed.is_none() {
+        if !state.todos.is_empty() || state.last_todo_write_turn.is_some() || self.resumed.is_none()
+        {
             ctx.todo = TodoState {
                 items: state.todos.clone(),
                 last_write_turn: state.last_todo_write_turn,
@@ -226,7 +239,8 @@ impl ReminderEngine {
         };
         self.orchestrator.reset(&ctx);
         for (path, content) in restored {
-            self.file_tracker.track_read(path.clone(), content.as_str(), turn, None, None);
+            self.file_tracker
+                .track_read(path.clone(), content.as_str(), turn, None, None);
         }
     }
 
@@ -289,8 +303,16 @@ fn background_task(id: &str, shell: &crate::session_state::BackgroundShell) -> B
 struct TrackerObserver(Arc<FileTracker>);
 
 impl FileObserver for TrackerObserver {
-    fn file_read(&self, path: &Path, content: &str, turn: i32, offset: Option<usize>, limit: Option<usize>) {
-        self.0.track_read(path.to_path_buf(), content, turn, offset, limit);
+    fn file_read(
+        &self,
+        path: &Path,
+        content: &str,
+        turn: i32,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) {
+        self.0
+            .track_read(path.to_path_buf(), content, turn, offset, limit);
     }
 
     fn file_written(&self, path: &Path, content: &str, turn: i32) {

@@ -27,18 +27,18 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use plan_mode::enter_plan_mode;
-pub(crate) use plan_mode::plan_file_from_output;
 pub use edit_file::EditFileTool;
 pub use plan_mode::EnterPlanModeTool;
 pub use plan_mode::ExitPlanModeTool;
+pub(crate) use plan_mode::enter_plan_mode;
+pub(crate) use plan_mode::plan_file_from_output;
 pub use read_file::DEFAULT_READ_LIMIT;
 pub use read_file::MAX_LINE_CHARS;
 pub use read_file::ReadFileTool;
 pub use shell::BashOutputTool;
 pub use shell::DEFAULT_SHELL_TIMEOUT;
-pub use shell::MAX_SHELL_TIMEOUT;
 pub use shell::KillShellTool;
+pub use shell::MAX_SHELL_TIMEOUT;
 pub use shell::ShellTool;
 pub use task::TaskTool;
 pub use todo_write::TodoWriteTool;
@@ -84,7 +84,14 @@ impl ToolOutput {
 /// compaction's restoration cache stay current (the extension files implement it).
 pub trait FileObserver: Send + Sync {
     /// `path` was read; `content` is the whole file (`offset`/`limit` say what the model saw).
-    fn file_read(&self, path: &Path, content: &str, turn: i32, offset: Option<usize>, limit: Option<usize>);
+    fn file_read(
+        &self,
+        path: &Path,
+        content: &str,
+        turn: i32,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    );
     /// `path` was written by a tool with `content`.
     fn file_written(&self, path: &Path, content: &str, turn: i32);
 }
@@ -152,7 +159,9 @@ impl ToolContext {
             .plan
             .plan_file
             .as_ref()
-            .map_or_else(String::new, |file| format!(" You may only write the plan file {}.", file.display()));
+            .map_or_else(String::new, |file| {
+                format!(" You may only write the plan file {}.", file.display())
+            });
         Some(ToolOutput::error(format!(
             "Error: plan mode is on, so {} cannot be changed.{plan} Call exit_plan_mode to present the plan first.",
             path.display()
@@ -172,7 +181,13 @@ impl ToolContext {
         }
     }
 
-    pub(crate) fn notify_read(&self, path: &Path, content: &str, offset: Option<usize>, limit: Option<usize>) {
+    pub(crate) fn notify_read(
+        &self,
+        path: &Path,
+        content: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) {
         for observer in &self.observers {
             observer.file_read(path, content, self.turn, offset, limit);
         }
@@ -263,7 +278,10 @@ impl ToolRegistry {
 
     /// The tool named `name`.
     pub fn get(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
-        self.tools.iter().find(|tool| tool.spec().name == name).cloned()
+        self.tools
+            .iter()
+            .find(|tool| tool.spec().name == name)
+            .cloned()
     }
 
     /// The specs to send with a prompt.
@@ -278,8 +296,15 @@ impl ToolRegistry {
 }
 
 /// Parses the arguments of a call, or the tool error telling the model what was wrong.
-pub(crate) fn parse_args<T: DeserializeOwned>(tool: &str, arguments: &str) -> Result<T, ToolOutput> {
-    let arguments = if arguments.trim().is_empty() { "{}" } else { arguments };
+pub(crate) fn parse_args<T: DeserializeOwned>(
+    tool: &str,
+    arguments: &str,
+) -> Result<T, ToolOutput> {
+    let arguments = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
     serde_json::from_str(arguments)
         .map_err(|err| ToolOutput::error(format!("Error: invalid arguments for {tool}: {err}")))
 }

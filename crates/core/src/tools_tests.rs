@@ -46,7 +46,11 @@ fn fixture(policy: ApprovalPolicy, approver: Option<ApprovalDecision>) -> Fixtur
 
 async fn call(ctx: &ToolContext, name: &str, args: serde_json::Value) -> ToolOutput {
     let registry = ToolRegistry::with_builtin_tools();
-    registry.get(name).unwrap().handle(ctx, &args.to_string()).await
+    registry
+        .get(name)
+        .unwrap()
+        .handle(ctx, &args.to_string())
+        .await
 }
 
 #[tokio::test]
@@ -54,9 +58,20 @@ async fn read_file_numbers_lines_and_pages() {
     let f = fixture(ApprovalPolicy::AutoApprove, None);
     std::fs::write(f.cwd.join("a.txt"), "one\ntwo\nthree\n").unwrap();
     let all = call(&f.ctx, "read_file", serde_json::json!({"path": "a.txt"})).await;
-    assert_eq!(all, ToolOutput::ok("     1\tone\n     2\ttwo\n     3\tthree\n"));
-    let page = call(&f.ctx, "read_file", serde_json::json!({"path": "a.txt", "offset": 2, "limit": 1})).await;
-    assert_eq!(page, ToolOutput::ok("     2\ttwo\n... 1 more lines; read on with offset 3\n"));
+    assert_eq!(
+        all,
+        ToolOutput::ok("     1\tone\n     2\ttwo\n     3\tthree\n")
+    );
+    let page = call(
+        &f.ctx,
+        "read_file",
+        serde_json::json!({"path": "a.txt", "offset": 2, "limit": 1}),
+    )
+    .await;
+    assert_eq!(
+        page,
+        ToolOutput::ok("     2\ttwo\n... 1 more lines; read on with offset 3\n")
+    );
     let missing = call(&f.ctx, "read_file", serde_json::json!({"path": "nope.txt"})).await;
     assert!(!missing.success);
 }
@@ -65,36 +80,77 @@ async fn read_file_numbers_lines_and_pages() {
 async fn edit_file_needs_one_exact_match() {
     let f = fixture(ApprovalPolicy::AutoApprove, None);
     std::fs::write(f.cwd.join("a.rs"), "let x = 1;\nlet x = 1;\nlet y = 2;\n").unwrap();
-    let twice = call(&f.ctx, "edit_file", serde_json::json!({"path": "a.rs", "old_string": "let x = 1;", "new_string": "let x = 3;"})).await;
+    let twice = call(
+        &f.ctx,
+        "edit_file",
+        serde_json::json!({"path": "a.rs", "old_string": "let x = 1;", "new_string": "let x = 3;"}),
+    )
+    .await;
     assert!(!twice.success);
     assert!(twice.text.contains("occurs 2 times"), "{}", twice.text);
-    let none = call(&f.ctx, "edit_file", serde_json::json!({"path": "a.rs", "old_string": "let z", "new_string": "q"})).await;
+    let none = call(
+        &f.ctx,
+        "edit_file",
+        serde_json::json!({"path": "a.rs", "old_string": "let z", "new_string": "q"}),
+    )
+    .await;
     assert!(none.text.contains("not found"), "{}", none.text);
-    let once = call(&f.ctx, "edit_file", serde_json::json!({"path": "a.rs", "old_string": "let y = 2;", "new_string": "let y = 5;"})).await;
+    let once = call(
+        &f.ctx,
+        "edit_file",
+        serde_json::json!({"path": "a.rs", "old_string": "let y = 2;", "new_string": "let y = 5;"}),
+    )
+    .await;
     assert!(once.success, "{}", once.text);
-    assert_eq!(std::fs::read_to_string(f.cwd.join("a.rs")).unwrap(), "let x = 1;\nlet x = 1;\nlet y = 5;\n");
+    assert_eq!(
+        std::fs::read_to_string(f.cwd.join("a.rs")).unwrap(),
+        "let x = 1;\nlet x = 1;\nlet y = 5;\n"
+    );
 }
 
 #[tokio::test]
 async fn writes_and_shell_need_approval() {
     let f = fixture(ApprovalPolicy::OnRequest, Some(ApprovalDecision::Denied));
-    let write = call(&f.ctx, "write_file", serde_json::json!({"path": "new.txt", "content": "x"})).await;
+    let write = call(
+        &f.ctx,
+        "write_file",
+        serde_json::json!({"path": "new.txt", "content": "x"}),
+    )
+    .await;
     assert!(!write.success);
     assert!(!f.cwd.join("new.txt").exists());
-    let shell = call(&f.ctx, "shell", serde_json::json!({"command": "touch made.txt"})).await;
+    let shell = call(
+        &f.ctx,
+        "shell",
+        serde_json::json!({"command": "touch made.txt"}),
+    )
+    .await;
     assert!(!shell.success);
     assert!(!f.cwd.join("made.txt").exists());
 
     // No approver to ask: refused, never run silently.
     let nobody = fixture(ApprovalPolicy::OnRequest, None);
-    let shell = call(&nobody.ctx, "shell", serde_json::json!({"command": "touch made.txt"})).await;
+    let shell = call(
+        &nobody.ctx,
+        "shell",
+        serde_json::json!({"command": "touch made.txt"}),
+    )
+    .await;
     assert!(!shell.success);
     assert!(!nobody.cwd.join("made.txt").exists());
 
     let approved = fixture(ApprovalPolicy::OnRequest, Some(ApprovalDecision::Approved));
-    let write = call(&approved.ctx, "write_file", serde_json::json!({"path": "dir/new.txt", "content": "hello"})).await;
+    let write = call(
+        &approved.ctx,
+        "write_file",
+        serde_json::json!({"path": "dir/new.txt", "content": "hello"}),
+    )
+    .await;
     assert!(write.success, "{}", write.text);
-    assert_eq!(std::fs::read_to_string(approved.cwd.join("dir/new.txt")).unwrap(), "hello");
+    assert_eq!(
+        std::fs::read_to_string(approved.cwd.join("dir/new.txt")).unwrap(),
+        "hello"
+    );
 }
 
 #[tokio::test]
@@ -103,8 +159,17 @@ async fn path_escapes_are_tool_errors() {
     for path in ["../outside.txt", "/etc/hosts"] {
         let read = call(&f.ctx, "read_file", serde_json::json!({"path": path})).await;
         assert!(!read.success);
-        assert!(read.text.contains("outside the working directory"), "{}", read.text);
-        let write = call(&f.ctx, "write_file", serde_json::json!({"path": path, "content": "x"})).await;
+        assert!(
+            read.text.contains("outside the working directory"),
+            "{}",
+            read.text
+        );
+        let write = call(
+            &f.ctx,
+            "write_file",
+            serde_json::json!({"path": path, "content": "x"}),
+        )
+        .await;
         assert!(!write.success);
     }
 }
@@ -113,16 +178,29 @@ async fn path_escapes_are_tool_errors() {
 async fn shell_runs_in_foreground_and_background() {
     let f = fixture(ApprovalPolicy::AutoApprove, None);
     let out = call(&f.ctx, "shell", serde_json::json!({"command": "echo hi"})).await;
-    assert_eq!(out, ToolOutput::ok("exit_code: 0\nstdout:\nhi\n\nstderr:\n"));
+    assert_eq!(
+        out,
+        ToolOutput::ok("exit_code: 0\nstdout:\nhi\n\nstderr:\n")
+    );
     let failed = call(&f.ctx, "shell", serde_json::json!({"command": "exit 4"})).await;
     assert!(!failed.success);
     assert!(failed.text.starts_with("exit_code: 4"), "{}", failed.text);
 
-    let started = call(&f.ctx, "shell", serde_json::json!({"command": "echo bg; sleep 600", "run_in_background": true})).await;
+    let started = call(
+        &f.ctx,
+        "shell",
+        serde_json::json!({"command": "echo bg; sleep 600", "run_in_background": true}),
+    )
+    .await;
     assert!(started.text.contains("shell_1"), "{}", started.text);
     let mut seen = String::new();
     for _ in 0..200 {
-        let out = call(&f.ctx, "bash_output", serde_json::json!({"shell_id": "shell_1"})).await;
+        let out = call(
+            &f.ctx,
+            "bash_output",
+            serde_json::json!({"shell_id": "shell_1"}),
+        )
+        .await;
         seen.push_str(&out.text);
         if seen.contains("bg\n") {
             break;
@@ -130,17 +208,35 @@ async fn shell_runs_in_foreground_and_background() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     assert!(seen.contains("<status>running</status>"), "{seen}");
-    let killed = call(&f.ctx, "kill_shell", serde_json::json!({"shell_id": "shell_1"})).await;
+    let killed = call(
+        &f.ctx,
+        "kill_shell",
+        serde_json::json!({"shell_id": "shell_1"}),
+    )
+    .await;
     assert_eq!(killed, ToolOutput::ok("Killed shell_1"));
-    let unknown = call(&f.ctx, "bash_output", serde_json::json!({"shell_id": "shell_9"})).await;
+    let unknown = call(
+        &f.ctx,
+        "bash_output",
+        serde_json::json!({"shell_id": "shell_9"}),
+    )
+    .await;
     assert!(!unknown.success);
 }
 
 #[tokio::test(start_paused = true)]
 async fn shell_timeout_kills_the_command() {
     let f = fixture(ApprovalPolicy::AutoApprove, None);
-    let out = call(&f.ctx, "shell", serde_json::json!({"command": "sleep 600", "timeout_ms": 50})).await;
-    assert_eq!(out, ToolOutput::error("Error: `sleep 600` timed out after 50 ms and was killed"));
+    let out = call(
+        &f.ctx,
+        "shell",
+        serde_json::json!({"command": "sleep 600", "timeout_ms": 50}),
+    )
+    .await;
+    assert_eq!(
+        out,
+        ToolOutput::error("Error: `sleep 600` timed out after 50 ms and was killed")
+    );
 }
 
 #[tokio::test]
@@ -175,7 +271,12 @@ async fn plan_mode_allows_only_the_plan_file_and_exits_on_approval() {
         SessionEvent::Loop(LoopEvent::PlanModeEntered { .. })
     ));
 
-    let blocked = call(&f.ctx, "write_file", serde_json::json!({"path": "src.rs", "content": "x"})).await;
+    let blocked = call(
+        &f.ctx,
+        "write_file",
+        serde_json::json!({"path": "src.rs", "content": "x"}),
+    )
+    .await;
     assert!(!blocked.success);
     assert!(blocked.text.contains("plan mode is on"), "{}", blocked.text);
     assert!(!f.cwd.join("src.rs").exists());
@@ -184,7 +285,12 @@ async fn plan_mode_allows_only_the_plan_file_and_exits_on_approval() {
 
     let empty_exit = call(&f.ctx, "exit_plan_mode", serde_json::json!({})).await;
     assert!(!empty_exit.success, "an empty plan cannot be presented");
-    let plan = call(&f.ctx, "write_file", serde_json::json!({"path": plan_file.to_str().unwrap(), "content": "# Plan\n1. do it\n"})).await;
+    let plan = call(
+        &f.ctx,
+        "write_file",
+        serde_json::json!({"path": plan_file.to_str().unwrap(), "content": "# Plan\n1. do it\n"}),
+    )
+    .await;
     assert!(plan.success, "{}", plan.text);
     let exited = call(&f.ctx, "exit_plan_mode", serde_json::json!({})).await;
     assert!(exited.success, "{}", exited.text);
@@ -214,8 +320,16 @@ fn registry_replaces_by_name_and_lists_in_order() {
     assert_eq!(
         registry.names(),
         vec![
-            "read_file", "write_file", "edit_file", "shell", "bash_output", "kill_shell",
-            "todo_write", "enter_plan_mode", "exit_plan_mode", "task"
+            "read_file",
+            "write_file",
+            "edit_file",
+            "shell",
+            "bash_output",
+            "kill_shell",
+            "todo_write",
+            "enter_plan_mode",
+            "exit_plan_mode",
+            "task"
         ]
     );
     registry.register(Arc::new(ReadFileTool));
@@ -228,7 +342,16 @@ fn registry_replaces_by_name_and_lists_in_order() {
 async fn bad_arguments_are_tool_errors() {
     let f = fixture(ApprovalPolicy::AutoApprove, None);
     let registry = ToolRegistry::with_builtin_tools();
-    let out = registry.get("read_file").unwrap().handle(&f.ctx, "{not json").await;
+    let out = registry
+        .get("read_file")
+        .unwrap()
+        .handle(&f.ctx, "{not json")
+        .await;
     assert!(!out.success);
-    assert!(out.text.starts_with("Error: invalid arguments for read_file"), "{}", out.text);
+    assert!(
+        out.text
+            .starts_with("Error: invalid arguments for read_file"),
+        "{}",
+        out.text
+    );
 }

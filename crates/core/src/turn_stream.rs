@@ -98,8 +98,11 @@ async fn stream_once(
                 }
                 response.items.push(item);
             }
-            ResponseEvent::OutputTextDelta(delta) => emit(events, SessionEvent::TextDelta { delta }),
-            ResponseEvent::ReasoningSummaryDelta(delta) | ResponseEvent::ReasoningContentDelta(delta) => {
+            ResponseEvent::OutputTextDelta(delta) => {
+                emit(events, SessionEvent::TextDelta { delta })
+            }
+            ResponseEvent::ReasoningSummaryDelta(delta)
+            | ResponseEvent::ReasoningContentDelta(delta) => {
                 emit(events, SessionEvent::ReasoningDelta { delta });
             }
             ResponseEvent::Completed { token_usage, .. } => {
@@ -129,9 +132,9 @@ pub(crate) async fn run_tool_calls(
     calls: &[(String, String, String)],
 ) -> Vec<(ResponseItem, ToolRun)> {
     let all_parallel = calls.len() > 1
-        && calls.iter().all(|(_, name, _)| {
-            registry.get(name).is_some_and(|tool| tool.parallel_safe())
-        });
+        && calls
+            .iter()
+            .all(|(_, name, _)| registry.get(name).is_some_and(|tool| tool.parallel_safe()));
     if all_parallel {
         futures::future::join_all(calls.iter().map(|call| run_one(registry, ctx, call))).await
     } else {

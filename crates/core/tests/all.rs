@@ -1,9 +1,16 @@
 //! The integration tests of agentctx-core: one binary, modules under `tests/suite/`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code fails loudly"
+)]
+
 mod suite {
     mod anthropic;
-    mod resume;
     mod responses;
+    mod resume;
     mod subagents;
     mod support;
 }

@@ -48,7 +48,11 @@ impl std::fmt::Debug for SubagentExecutor {
 
 impl SubagentExecutor {
     /// An executor for `definition` on `model`, with the session's reminder config.
-    pub fn new(definition: AgentDefinition, model: Arc<dyn ModelClient>, config: SystemReminderConfig) -> Self {
+    pub fn new(
+        definition: AgentDefinition,
+        model: Arc<dyn ModelClient>,
+        config: SystemReminderConfig,
+    ) -> Self {
         Self {
             orchestrator: SystemReminderOrchestrator::new(config.clone()),
             config,
@@ -64,7 +68,11 @@ impl SubagentExecutor {
 
     /// The messages a run starts from: the system prompt, the critical system reminder, the
     /// parent messages without the parent's reminders, then the task prompt.
-    pub fn build_initial_messages(&self, parent_messages: &[ResponseItem], prompt: &str) -> Vec<ResponseItem> {
+    pub fn build_initial_messages(
+        &self,
+        parent_messages: &[ResponseItem],
+        prompt: &str,
+    ) -> Vec<ResponseItem> {
         let mut messages = Vec::new();
         if let Some(system_prompt) = &self.definition.system_prompt {
             messages.push(ResponseItem::text_message("system", system_prompt.clone()));
@@ -117,11 +125,12 @@ impl SubagentExecutor {
                 output_schema: None,
                 session_id: None,
             };
-            let response = match stream_response(self.model.as_ref(), &prompt, None, &parent.cancel).await {
-                Ok(Some(response)) => response,
-                Ok(None) => return Err("cancelled".to_string()),
-                Err(error) => return Err(error.to_string()),
-            };
+            let response =
+                match stream_response(self.model.as_ref(), &prompt, None, &parent.cancel).await {
+                    Ok(Some(response)) => response,
+                    Ok(None) => return Err("cancelled".to_string()),
+                    Err(error) => return Err(error.to_string()),
+                };
             history.extend(response.items.iter().cloned());
             if let Some(text) = response
                 .items
@@ -139,7 +148,12 @@ impl SubagentExecutor {
             let results = run_tool_calls(&tools, &ctx, &calls).await;
             history.extend(results.into_iter().map(|(item, _)| item));
         }
-        last.ok_or_else(|| format!("the agent made {} requests without a report", self.definition.max_requests))
+        last.ok_or_else(|| {
+            format!(
+                "the agent made {} requests without a report",
+                self.definition.max_requests
+            )
+        })
     }
 }
 
@@ -173,7 +187,13 @@ impl Subagents {
         self.definitions
             .iter()
             .find(|definition| definition.name.eq_ignore_ascii_case(name))
-            .map(|definition| SubagentExecutor::new(definition.clone(), Arc::clone(&self.model), self.config.clone()))
+            .map(|definition| {
+                SubagentExecutor::new(
+                    definition.clone(),
+                    Arc::clone(&self.model),
+                    self.config.clone(),
+                )
+            })
     }
 }
 
@@ -186,7 +206,10 @@ impl SubagentRunner for Subagents {
     async fn run(&self, agent: &str, prompt: &str, parent: &ToolContext) -> Result<String, String> {
         let Some(executor) = self.executor(agent) else {
             let names: Vec<&str> = self.definitions.iter().map(|d| d.name.as_str()).collect();
-            return Err(format!("unknown agent {agent}; available: {}", names.join(", ")));
+            return Err(format!(
+                "unknown agent {agent}; available: {}",
+                names.join(", ")
+            ));
         };
         executor.run(prompt, parent).await
     }

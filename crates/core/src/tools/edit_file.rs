@@ -56,14 +56,18 @@ impl ToolHandler for EditFileTool {
             return refusal;
         }
         if args.old_string.is_empty() {
-            return ToolOutput::error("Error: old_string is empty; use write_file to create a file");
+            return ToolOutput::error(
+                "Error: old_string is empty; use write_file to create a file",
+            );
         }
         if args.old_string == args.new_string {
             return ToolOutput::error("Error: old_string and new_string are the same");
         }
         let content = match tokio::fs::read_to_string(&path).await {
             Ok(content) => content,
-            Err(err) => return ToolOutput::error(format!("Error: cannot read {}: {err}", args.path)),
+            Err(err) => {
+                return ToolOutput::error(format!("Error: cannot read {}: {err}", args.path));
+            }
         };
         match content.matches(args.old_string.as_str()).count() {
             0 => {
@@ -85,7 +89,10 @@ impl ToolHandler for EditFileTool {
             tool: "edit_file".to_string(),
         };
         if ctx.approve(&request).await == ApprovalDecision::Denied {
-            return ToolOutput::error(format!("Error: the user did not approve editing {}", args.path));
+            return ToolOutput::error(format!(
+                "Error: the user did not approve editing {}",
+                args.path
+            ));
         }
         let updated = content.replacen(args.old_string.as_str(), &args.new_string, 1);
         if let Err(err) = write_atomic(&path, updated.as_bytes()) {

@@ -63,7 +63,9 @@ impl ToolHandler for ReadFileTool {
         };
         let content = match tokio::fs::read(&path).await {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(err) => return ToolOutput::error(format!("Error: cannot read {}: {err}", args.path)),
+            Err(err) => {
+                return ToolOutput::error(format!("Error: cannot read {}: {err}", args.path));
+            }
         };
         ctx.notify_read(&path, &content, args.offset, args.limit);
         if content.is_empty() {

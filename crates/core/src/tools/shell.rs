@@ -89,12 +89,20 @@ impl ToolHandler for ShellTool {
             command: args.command.clone(),
         };
         if ctx.approve(&request).await == ApprovalDecision::Denied {
-            return ToolOutput::error(format!("Error: the user did not approve running `{}`", args.command));
+            return ToolOutput::error(format!(
+                "Error: the user did not approve running `{}`",
+                args.command
+            ));
         }
         if args.run_in_background {
             let process = match BackgroundProcess::spawn(&args.command, &ctx.cwd) {
                 Ok(process) => process,
-                Err(err) => return ToolOutput::error(format!("Error: cannot start `{}`: {err}", args.command)),
+                Err(err) => {
+                    return ToolOutput::error(format!(
+                        "Error: cannot start `{}`: {err}",
+                        args.command
+                    ));
+                }
             };
             let mut state = ctx.state();
             state.shells_started += 1;
@@ -122,10 +130,18 @@ impl ToolHandler for ShellTool {
                 args.command,
                 timeout.as_millis()
             )),
-            Ok(out) if out.cancelled => ToolOutput::error(format!("Error: `{}` was cancelled", args.command)),
+            Ok(out) if out.cancelled => {
+                ToolOutput::error(format!("Error: `{}` was cancelled", args.command))
+            }
             Ok(out) => {
-                let code = out.exit_code.map_or_else(|| "none (killed by a signal)".to_string(), |c| c.to_string());
-                let text = format!("exit_code: {code}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+                let code = out.exit_code.map_or_else(
+                    || "none (killed by a signal)".to_string(),
+                    |c| c.to_string(),
+                );
+                let text = format!(
+                    "exit_code: {code}\nstdout:\n{}\nstderr:\n{}",
+                    out.stdout, out.stderr
+                );
                 if out.exit_code == Some(0) {
                     ToolOutput::ok(text)
                 } else {
@@ -146,7 +162,9 @@ impl ToolHandler for BashOutputTool {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "bash_output".to_string(),
-            description: "Returns the output a background shell printed since the last call, and its status.".to_string(),
+            description:
+                "Returns the output a background shell printed since the last call, and its status."
+                    .to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {"shell_id": {"type": "string", "description": "The id shell returned"}},
@@ -170,7 +188,10 @@ impl ToolHandler for BashOutputTool {
             BackgroundStatus::Exited(Some(code)) => format!("\n<exit_code>{code}</exit_code>"),
             _ => String::new(),
         };
-        ToolOutput::ok(format!("<status>{}</status>{exit}\n<output>\n{output}</output>", status.as_str()))
+        ToolOutput::ok(format!(
+            "<status>{}</status>{exit}\n<output>\n{output}</output>",
+            status.as_str()
+        ))
     }
 }
 
@@ -205,7 +226,11 @@ impl ToolHandler for KillShellTool {
         if shell.process.kill() {
             ToolOutput::ok(format!("Killed {}", args.shell_id))
         } else {
-            ToolOutput::ok(format!("{} had already finished ({})", args.shell_id, shell.process.status().as_str()))
+            ToolOutput::ok(format!(
+                "{} had already finished ({})",
+                args.shell_id,
+                shell.process.status().as_str()
+            ))
         }
     }
 }

@@ -15,7 +15,10 @@ struct Args {
     agent: String,
     prompt: String,
     #[serde(default)]
-    #[allow(dead_code, reason = "shown to the user by hosts that render tool calls")]
+    #[allow(
+        dead_code,
+        reason = "shown to the user by hosts that render tool calls"
+    )]
     description: Option<String>,
 }
 

@@ -28,7 +28,9 @@ impl ToolHandler for WriteFileTool {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "write_file".to_string(),
-            description: "Creates or overwrites a file in the working directory with the given content.".to_string(),
+            description:
+                "Creates or overwrites a file in the working directory with the given content."
+                    .to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
@@ -58,12 +60,19 @@ impl ToolHandler for WriteFileTool {
             tool: "write_file".to_string(),
         };
         if ctx.approve(&request).await == ApprovalDecision::Denied {
-            return ToolOutput::error(format!("Error: the user did not approve writing {}", args.path));
+            return ToolOutput::error(format!(
+                "Error: the user did not approve writing {}",
+                args.path
+            ));
         }
         if let Err(err) = write_atomic(&path, args.content.as_bytes()) {
             return ToolOutput::error(format!("Error: cannot write {}: {err}", args.path));
         }
         ctx.notify_write(&path, &args.content);
-        ToolOutput::ok(format!("Wrote {} bytes to {}", args.content.len(), args.path))
+        ToolOutput::ok(format!(
+            "Wrote {} bytes to {}",
+            args.content.len(),
+            args.path
+        ))
     }
 }

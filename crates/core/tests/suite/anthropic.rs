@@ -38,14 +38,26 @@ async fn a_tool_round_trip_with_reminders_on_anthropic_messages() {
     let mut options = options(&dirs, client(&server, WireApi::Anthropic, 200_000));
     options.reminders.critical_instruction = Some("Answer in one sentence.".to_string());
     let (mut session, _events) = Session::new(options).unwrap();
-    let outcome = session.run_turn("What is this project?", &CancellationToken::new()).await.unwrap();
+    let outcome = session
+        .run_turn("What is this project?", &CancellationToken::new())
+        .await
+        .unwrap();
     assert_eq!(outcome.last_message.as_deref(), Some("It is a demo."));
 
     let bodies = bodies(&server).await;
     assert_eq!(bodies.len(), 2);
     let first = bodies[0].to_string();
-    assert!(first.contains("<system-reminder>\\nAnswer in one sentence.\\n</system-reminder>"), "{first}");
+    assert!(
+        first.contains("<system-reminder>\\nAnswer in one sentence.\\n</system-reminder>"),
+        "{first}"
+    );
     let second = bodies[1].to_string();
-    assert!(second.contains("tool_result") && second.contains("# Demo"), "{second}");
-    insta::assert_json_snapshot!("anthropic_second_request", without_tools(normalize(&bodies[1], &dirs, &session)));
+    assert!(
+        second.contains("tool_result") && second.contains("# Demo"),
+        "{second}"
+    );
+    insta::assert_json_snapshot!(
+        "anthropic_second_request",
+        without_tools(normalize(&bodies[1], &dirs, &session))
+    );
 }

@@ -27,7 +27,10 @@ async fn resume_restores_history_todos_and_plan_mode() {
     );
     model.push(ScriptedResponse::text("Planning now."));
     let (mut first, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
-    first.run_turn("Plan the refactor", &CancellationToken::new()).await.unwrap();
+    first
+        .run_turn("Plan the refactor", &CancellationToken::new())
+        .await
+        .unwrap();
     let plan_file = first.state().plan.plan_file.clone().unwrap();
     let path = first.rollout_path().to_path_buf();
     let id = first.session_id().to_string();
@@ -36,7 +39,8 @@ async fn resume_restores_history_todos_and_plan_mode() {
 
     let model = ScriptedModelClient::new("test-model");
     model.push(ScriptedResponse::text("Continuing the plan."));
-    let (mut resumed, _events) = Session::resume(options(&dirs, Arc::new(model.clone())), &path).unwrap();
+    let (mut resumed, _events) =
+        Session::resume(options(&dirs, Arc::new(model.clone())), &path).unwrap();
     assert_eq!(resumed.session_id(), id);
     assert_eq!(resumed.history().len(), history_len);
     {
@@ -48,19 +52,34 @@ async fn resume_restores_history_todos_and_plan_mode() {
         assert_eq!(state.plan.plan_file.as_ref(), Some(&plan_file));
     }
 
-    let outcome = resumed.run_turn("Go on", &CancellationToken::new()).await.unwrap();
+    let outcome = resumed
+        .run_turn("Go on", &CancellationToken::new())
+        .await
+        .unwrap();
     assert_eq!(outcome.turn, 2);
     let prompt = model.last_prompt().unwrap();
-    let texts: Vec<String> = prompt.input.iter().filter_map(|item| item.message_text()).collect();
-    assert!(texts.iter().any(|text| text == "Plan the refactor"), "{texts:#?}");
+    let texts: Vec<String> = prompt
+        .input
+        .iter()
+        .filter_map(agentctx_protocol::ResponseItem::message_text)
+        .collect();
+    assert!(
+        texts.iter().any(|text| text == "Plan the refactor"),
+        "{texts:#?}"
+    );
     assert!(texts.iter().any(|text| text == "Go on"), "{texts:#?}");
     // Plan mode is still on, so its reminder is there.
     assert!(
-        texts.iter().any(|text| text.starts_with("<system-reminder>") && text.contains("Plan mode")),
+        texts
+            .iter()
+            .any(|text| text.starts_with("<system-reminder>") && text.contains("Plan mode")),
         "{texts:#?}"
     );
 
     // The resumed turn appended to the same file.
     let file = agentctx_rollout::read_rollout(&path).unwrap();
-    assert!(file.items().any(|item| item.message_text().as_deref() == Some("Continuing the plan.")));
+    assert!(
+        file.items()
+            .any(|item| item.message_text().as_deref() == Some("Continuing the plan."))
+    );
 }

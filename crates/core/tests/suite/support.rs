@@ -98,7 +98,10 @@ pub(crate) fn anthropic_sse(outputs: &[Out], input_tokens: i64) -> String {
                 body.push_str(&event("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": arguments.to_string()}})));
             }
         }
-        body.push_str(&event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        body.push_str(&event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
     }
     body.push_str(&event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 20}})));
     body.push_str(&event("message_stop", json!({"type": "message_stop"})));
@@ -130,7 +133,11 @@ pub(crate) async fn server(bodies: Vec<String>) -> MockServer {
 }
 
 /// A client of `wire_api` on `server` with a `context_window`-token model.
-pub(crate) fn client(server: &MockServer, wire_api: WireApi, context_window: i64) -> Arc<dyn ModelClient> {
+pub(crate) fn client(
+    server: &MockServer,
+    wire_api: WireApi,
+    context_window: i64,
+) -> Arc<dyn ModelClient> {
     let base_url = match wire_api {
         WireApi::Anthropic => server.uri(),
         _ => format!("{}/v1", server.uri()),
