@@ -2,8 +2,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 
+use agentctx_model::ToolSpec;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::TodoStatus;
+use async_trait::async_trait;
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
 
@@ -353,5 +355,70 @@ async fn bad_arguments_are_tool_errors() {
             .starts_with("Error: invalid arguments for read_file"),
         "{}",
         out.text
+    );
+}
+
+/// A tool that records when calls start and end, to see which ran together.
+struct Probe {
+    name: &'static str,
+    parallel: bool,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+#[async_trait]
+impl ToolHandler for Probe {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name.to_string(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+        }
+    }
+
+    fn parallel_safe(&self) -> bool {
+        self.parallel
+    }
+
+    async fn handle(&self, _ctx: &ToolContext, arguments: &str) -> ToolOutput {
+        self.log.lock().unwrap().push(format!("start {arguments}"));
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        self.log.lock().unwrap().push(format!("end {arguments}"));
+        ToolOutput::ok(arguments)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn parallel_safe_calls_run_together_and_others_alone() {
+    let f = fixture(ApprovalPolicy::AutoApprove, None);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(Probe {
+        name: "look",
+        parallel: true,
+        log: Arc::clone(&log),
+    }));
+    registry.register(Arc::new(Probe {
+        name: "change",
+        parallel: false,
+        log: Arc::clone(&log),
+    }));
+    let call = |id: &str, name: &str| (id.to_string(), name.to_string(), id.to_string());
+    let calls = vec![
+        call("1", "look"),
+        call("2", "look"),
+        call("3", "change"),
+        call("4", "look"),
+    ];
+    let results = crate::turn_stream::run_tool_calls(&registry, &f.ctx, &calls).await;
+    let outputs: Vec<String> = results
+        .iter()
+        .map(|(item, _)| item.call_id().unwrap().to_string())
+        .collect();
+    assert_eq!(outputs, vec!["1", "2", "3", "4"]);
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec![
+            "start 1", "start 2", "end 1", "end 2", "start 3", "end 3", "start 4", "end 4"
+        ]
     );
 }

@@ -12,6 +12,7 @@ use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use futures::StreamExt;
+use tokio::sync::RwLock;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -126,24 +127,30 @@ async fn stream_once(
 }
 
 /// Runs `calls` with the tools of `registry`; outputs in call order.
+///
+/// As codex-rs's `ToolCallRuntime` does, every call takes a lock before it runs: a shared one
+/// for a parallel-safe tool, an exclusive one otherwise. The lock is fair and the calls ask in
+/// order, so parallel-safe calls next to each other run together and any other call runs
+/// alone, after everything before it and before everything after it.
 pub(crate) async fn run_tool_calls(
     registry: &ToolRegistry,
     ctx: &ToolContext,
     calls: &[(String, String, String)],
 ) -> Vec<(ResponseItem, ToolRun)> {
-    let all_parallel = calls.len() > 1
-        && calls
-            .iter()
-            .all(|(_, name, _)| registry.get(name).is_some_and(|tool| tool.parallel_safe()));
-    if all_parallel {
-        futures::future::join_all(calls.iter().map(|call| run_one(registry, ctx, call))).await
-    } else {
-        let mut out = Vec::with_capacity(calls.len());
-        for call in calls {
-            out.push(run_one(registry, ctx, call).await);
+    let gate = RwLock::new(());
+    futures::future::join_all(calls.iter().map(|call| async {
+        let parallel = registry
+            .get(&call.1)
+            .is_some_and(|tool| tool.parallel_safe());
+        if parallel {
+            let _shared = gate.read().await;
+            run_one(registry, ctx, call).await
+        } else {
+            let _exclusive = gate.write().await;
+            run_one(registry, ctx, call).await
         }
-        out
-    }
+    }))
+    .await
 }
 
 async fn run_one(

@@ -9,6 +9,7 @@
 
 mod suite {
     mod anthropic;
+    mod compaction;
     mod responses;
     mod resume;
     mod subagents;
