@@ -648,7 +648,7 @@ impl Session {
             .rev()
             .find_map(|item| {
                 item.message_text()
-                    .filter(|text| agentctx_compact_summary(text))
+                    .filter(|text| is_compaction_summary(text))
             })
             .unwrap_or_default();
         self.recorder
@@ -692,7 +692,7 @@ fn recorded_plan_file(items: &[ResponseItem]) -> Option<PathBuf> {
 }
 
 /// Whether `text` is a compaction summary (it opens with the summary prefix).
-fn agentctx_compact_summary(text: &str) -> bool {
+fn is_compaction_summary(text: &str) -> bool {
     agentctx_protocol::COMPACTION_SUMMARY_PREFIXES
         .iter()
         .any(|prefix| text.starts_with(prefix))
