@@ -31,6 +31,7 @@ use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
 use agentctx_compact::RestorationInput;
 use agentctx_compact::SUMMARIZATION_PROMPT;
+use agentctx_compact::SessionMemoryCompaction;
 use agentctx_compact::SessionMemoryStore;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
@@ -38,6 +39,7 @@ use agentctx_compact::full_compact;
 use agentctx_compact::micro_compact;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
+use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::approx_token_count;
 use agentctx_model::ModelClient;
@@ -284,19 +286,30 @@ impl Compactor {
         if let Ok(mut trigger) = self.extraction.lock() {
             trigger.begin_compaction();
         }
-        let request = FullCompactRequest {
-            history,
-            initial_context,
-            injection: match point {
-                CompactPoint::PreTurn => InitialContextInjection::DoNotInject,
-                CompactPoint::MidTurn => InitialContextInjection::BeforeLastUserMessage,
-            },
-            base_instructions,
-            prompt_override: None,
-            reserved_output_tokens: self.window.reserved_output_tokens,
-            session_id: Some(self.session_id.clone()),
+        let injection = match point {
+            CompactPoint::PreTurn => InitialContextInjection::DoNotInject,
+            CompactPoint::MidTurn => InitialContextInjection::BeforeLastUserMessage,
         };
-        let mut outcome = full_compact(model, request, &full_config, &self.estimator).await;
+        // The cheaper tier first: the summary the background extraction keeps, with no model
+        // call, when it saves enough; else a full compaction.
+        let (mut new_history, event) =
+            match self.session_memory_compact(history, &initial_context, injection) {
+                Some(applied) => applied,
+                None => {
+                    let request = FullCompactRequest {
+                        history,
+                        initial_context,
+                        injection,
+                        base_instructions,
+                        prompt_override: None,
+                        reserved_output_tokens: self.window.reserved_output_tokens,
+                        session_id: Some(self.session_id.clone()),
+                    };
+                    let outcome = full_compact(model, request, &full_config, &self.estimator).await;
+                    let event = outcome.completed_event();
+                    (outcome.history, event)
+                }
+            };
         let RestorationSnapshot {
             todos,
             plan,
@@ -329,20 +342,66 @@ impl Compactor {
             (restored, files)
         };
         let referenced_files = restored.referenced_files.clone();
-        outcome.append_restoration(restored, &self.estimator);
+        new_history.extend(restored.items);
         self.last_request = None;
-        let usage_after =
-            ContextUsage::from_history(&outcome.history, self.window, &self.estimator);
+        let usage_after = ContextUsage::from_history(&new_history, self.window, &self.estimator);
         let thrash = self.thrash_guard.record_compaction(now, &usage_after);
         if let Ok(mut trigger) = self.extraction.lock() {
             trigger.end_compaction(usage_after.used_tokens());
         }
         Compaction {
-            events: vec![outcome.completed_event()],
-            history: outcome.history,
+            events: vec![event],
+            history: new_history,
             restored_files,
             referenced_files,
             warning: thrash.warning.map(|warning| warning.to_string()),
+        }
+    }
+
+    /// The session-memory tier: the history rebuilt from the cached summary, with its event,
+    /// when it applies (the store's `last_summarized_id` then points into the new history).
+    fn session_memory_compact(
+        &self,
+        history: &[ResponseItem],
+        initial_context: &[ResponseItem],
+        injection: InitialContextInjection,
+    ) -> Option<(Vec<ResponseItem>, LoopEvent)> {
+        let store = SessionMemoryStore::new(&self.home, &self.session_id)
+            .map_err(|error| tracing::warn!(%error, "session memory unavailable"))
+            .ok()?;
+        match try_session_memory_compact(
+            &store,
+            &self.config,
+            history,
+            initial_context,
+            injection,
+            &self.estimator,
+        ) {
+            SessionMemoryCompaction::Applied(compacted) => {
+                if let Err(error) = compacted.rebase_store(&store) {
+                    tracing::warn!(%error, "session memory not rebased; the next extraction re-reads the history");
+                }
+                let event = compacted.outcome.loop_event();
+                Some((compacted.history, event))
+            }
+            SessionMemoryCompaction::NotApplicable(_) => None,
+        }
+    }
+
+    /// Waits up to the configured time for `extraction` (an extraction in flight), so a
+    /// compaction can use the summary it is writing.
+    pub async fn wait_for_extraction(&self, extraction: Vec<tokio::task::JoinHandle<()>>) {
+        if extraction.is_empty() {
+            return;
+        }
+        let wait = std::time::Duration::from_millis(self.config.session_memory.wait_timeout_ms);
+        if tokio::time::timeout(wait, futures::future::join_all(extraction))
+            .await
+            .is_err()
+        {
+            tracing::info!(
+                "session-memory extraction still running; compacting without waiting longer"
+            );
         }
     }
 

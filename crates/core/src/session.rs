@@ -619,6 +619,8 @@ impl Session {
     /// with the restored files counted as read.
     async fn compact(&mut self, point: CompactPoint, turn: i32) -> Result<(), CoreError> {
         self.emit(SessionEvent::Loop(LoopEvent::CompactionStarted));
+        let extraction: Vec<_> = self.background.drain(..).collect();
+        self.compactor.wait_for_extraction(extraction).await;
         let snapshot = compact_ext::RestorationSnapshot::of(&self.state());
         let history = self.history.raw_items().to_vec();
         let initial = self.initial_context();

@@ -262,3 +262,68 @@ async fn a_long_turn_starts_the_background_session_memory_extraction() {
     );
     assert!(dir.join("metadata.json").is_file());
 }
+
+#[tokio::test]
+async fn the_session_memory_summary_compacts_without_a_model_call() {
+    let dirs = dirs();
+    let model = small_model(60_000);
+    model.push(ScriptedResponse::text("I have read the spec.").with_usage(usage(20_000)));
+    model.push(ScriptedResponse::text(
+        "# Billing\nThe user pasted the billing spec: invoices are monthly.",
+    ));
+    model.push(ScriptedResponse::text("Looking at the tests.").with_usage(usage(50_000)));
+    model.push(ScriptedResponse::text("The tests cover monthly invoices."));
+    let (mut session, mut events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
+
+    let spec = format!(
+        "The billing spec: {}",
+        "invoices are issued monthly. ".repeat(5_000)
+    );
+    session
+        .run_turn(&spec, &CancellationToken::new())
+        .await
+        .unwrap();
+    session.wait_for_background().await;
+    session
+        .run_turn("Now look at the tests", &CancellationToken::new())
+        .await
+        .unwrap();
+    drain(&mut events);
+    session
+        .run_turn("What do they cover?", &CancellationToken::new())
+        .await
+        .unwrap();
+
+    let events = drain(&mut events);
+    assert!(
+        events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Loop(LoopEvent::SessionMemoryCompactApplied { .. })
+        )),
+        "{events:#?}"
+    );
+    // No summary request: four model calls in all (three turns and one extraction).
+    let prompts = model.prompts();
+    assert_eq!(prompts.len(), 4);
+    let texts: Vec<String> = prompts[3]
+        .input
+        .iter()
+        .filter_map(ResponseItem::message_text)
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|text| text.contains("invoices are monthly")),
+        "{texts:#?}"
+    );
+    assert!(
+        texts.iter().any(|text| text == "Now look at the tests"),
+        "{texts:#?}"
+    );
+    assert!(
+        !texts
+            .iter()
+            .any(|text| text.starts_with("The billing spec:")),
+        "the spec was summarised"
+    );
+}
