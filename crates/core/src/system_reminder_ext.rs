@@ -157,22 +157,23 @@ impl ReminderEngine {
             just_exited: state.plan.just_exited,
             ..PlanState::default()
         };
-        if !state.todos.is_empty() || state.last_todo_write_turn.is_some() || self.resumed.is_none()
-        {
-            ctx.todo = TodoState {
-                items: state.todos.clone(),
-                last_write_turn: state.last_todo_write_turn,
-                tool_available: true,
-            };
-        }
-        if !state.shells.is_empty() || self.resumed.is_none() {
+        // The todo list and plan mode of a resumed session were moved into the session state;
+        // what only the recorded history knows (its shells, skills, last tool results) stays
+        // from the derivation until the live session has its own.
+        ctx.todo = TodoState {
+            items: state.todos.clone(),
+            last_write_turn: state.last_todo_write_turn,
+            tool_available: true,
+        };
+        let live = self.resumed.is_none();
+        if live || !state.shells.is_empty() {
             ctx.background_tasks = state
                 .shells
                 .iter()
                 .map(|(id, shell)| background_task(id, shell))
                 .collect();
         }
-        if !state.invoked_skills.is_empty() || self.resumed.is_none() {
+        if live || !state.invoked_skills.is_empty() {
             ctx.invoked_skills = state
                 .invoked_skills
                 .iter()
@@ -183,7 +184,7 @@ impl ReminderEngine {
                 })
                 .collect();
         }
-        if !state.last_tool_results.is_empty() || self.resumed.is_none() {
+        if live || !state.last_tool_results.is_empty() {
             ctx.last_tool_results = state
                 .last_tool_results
                 .iter()

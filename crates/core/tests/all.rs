@@ -12,6 +12,7 @@ mod suite {
     mod compaction;
     mod responses;
     mod resume;
+    mod skills;
     mod subagents;
     mod support;
 }
