@@ -213,6 +213,7 @@ impl Session {
             })?;
         let mut history = ContextManager::new();
         let mut turns = 0;
+        let mut requests = 0;
         for record in &file.records {
             match &record.line.item {
                 RolloutItem::ResponseItem(item) => {
@@ -224,6 +225,8 @@ impl Session {
                         history.replace(replacement.clone());
                     }
                 }
+                // One token count per model request that reported usage.
+                RolloutItem::EventMsg(EventMsg::TokenCount(_)) => requests += 1,
                 RolloutItem::TurnContext(context) => {
                     turns += 1;
                     history.set_reference_context_item(Some(context.clone()));
@@ -243,6 +246,7 @@ impl Session {
         {
             let mut state = session.state();
             state.turn = turns;
+            state.requests = requests;
             state.todos = resumed.todos;
             state.last_todo_write_turn = resumed.last_todo_write_turn;
             if resumed.plan_mode {
@@ -433,7 +437,8 @@ impl Session {
 
         // 1. Compaction before the turn, when the history is already over the threshold.
         if self.compactor.should_compact(self.history.raw_items()) {
-            self.compact(CompactPoint::PreTurn, turn).await?;
+            let clock = self.state().requests;
+            self.compact(CompactPoint::PreTurn, clock).await?;
         }
 
         // 3. The full initial context (first turn, after a compaction) or the settings diff.
@@ -462,6 +467,11 @@ impl Session {
                 return Err(CoreError::TooManyRequests(requests));
             }
             requests += 1;
+            let clock = {
+                let mut state = self.state();
+                state.requests += 1;
+                state.requests
+            };
 
             // 5. Reminders before every request; the user's message only on the first.
             let (used, window, _) = self.compactor.usage_figures(self.history.raw_items());
@@ -517,7 +527,7 @@ impl Session {
                     Err(error) if error.context_overflow().is_some() && !overflow_compacted => {
                         // The provider says the prompt is too long: compact and send again.
                         overflow_compacted = true;
-                        self.compact(CompactPoint::MidTurn, turn).await?;
+                        self.compact(CompactPoint::MidTurn, clock).await?;
                         continue;
                     }
                     Err(error) => {
@@ -560,7 +570,7 @@ impl Session {
             }
 
             // Tool calls, recorded with their outputs.
-            let ctx = self.tool_context(turn, cancel);
+            let ctx = self.tool_context(clock, cancel);
             let results = tokio::select! {
                 results = run_tool_calls(&self.tools, &ctx, &calls) => results,
                 () = cancel.cancelled() => return self.abort(turn, requests),
@@ -575,7 +585,7 @@ impl Session {
 
             // Mid-turn compaction: the same turn goes on with the compacted history.
             if self.compactor.should_compact(self.history.raw_items()) {
-                self.compact(CompactPoint::MidTurn, turn).await?;
+                self.compact(CompactPoint::MidTurn, clock).await?;
             }
         }
 
@@ -617,7 +627,8 @@ impl Session {
 
     /// Compacts the history in full and installs the result: the reminder engine starts over
     /// with the restored files counted as read.
-    async fn compact(&mut self, point: CompactPoint, turn: i32) -> Result<(), CoreError> {
+    /// `clock` is the request count the restored files are stamped with.
+    async fn compact(&mut self, point: CompactPoint, clock: i32) -> Result<(), CoreError> {
         self.emit(SessionEvent::Loop(LoopEvent::CompactionStarted));
         let extraction: Vec<_> = self.background.drain(..).collect();
         self.compactor.wait_for_extraction(extraction).await;
@@ -660,7 +671,7 @@ impl Session {
                 ..CompactedItem::default()
             })])?;
         self.reminders
-            .reset_after_compaction(&self.options.cwd, &compaction.restored_files, turn);
+            .reset_after_compaction(&self.options.cwd, &compaction.restored_files, clock);
         self.compact_references = compaction.referenced_files.clone();
         for event in compaction.events {
             self.emit(SessionEvent::Loop(event));

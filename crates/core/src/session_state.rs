@@ -67,9 +67,12 @@ pub struct BackgroundShell {
 pub struct SessionState {
     /// The turn running (or last run), 1-based; 0 before the first.
     pub turn: i32,
+    /// Model requests made in the session, the current one included: the reminders' clock
+    /// (their throttles and "turns since" count requests, since they run before each one).
+    pub requests: i32,
     /// The todo list as `todo_write` last set it.
     pub todos: Vec<TodoItem>,
-    /// The turn of the last `todo_write`.
+    /// The request (see `requests`) of the last `todo_write`.
     pub last_todo_write_turn: Option<i32>,
     /// Plan mode.
     pub plan: PlanMode,

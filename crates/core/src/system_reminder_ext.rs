@@ -137,7 +137,8 @@ impl ReminderEngine {
         if let Some(resumed) = &self.resumed {
             resumed.apply_to(&mut ctx);
         }
-        ctx.turn_number = state.turn;
+        // Reminders run before every request, so their clock is the request count.
+        ctx.turn_number = state.requests;
         ctx.is_main_agent = true;
         ctx.has_user_input = facts.has_user_input;
         ctx.user_prompt = facts
@@ -249,7 +250,21 @@ impl ReminderEngine {
     /// the plan file and whether plan mode was on, for the session state.
     pub fn resume_from_history(&mut self, items: &[ResponseItem]) -> ResumedState {
         let mut state = ReminderState::default();
+        // The live session's clock counts model requests; a request starts with the first
+        // model output after anything else.
+        let mut clock = 0;
+        let mut in_response = false;
         for item in items {
+            let from_model = item.role() == Some("assistant")
+                || matches!(
+                    item,
+                    ResponseItem::Reasoning { .. } | ResponseItem::FunctionCall { .. }
+                );
+            if from_model && !in_response {
+                clock += 1;
+                state.observe(HistoryEvent::TurnStarted(clock));
+            }
+            in_response = from_model;
             state.observe(HistoryEvent::Item(item, ItemFlags::default()));
         }
         let mut ctx = GeneratorContext::new(".");

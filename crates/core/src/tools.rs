@@ -117,7 +117,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Runs subagents for the `task` tool.
     pub subagents: Option<Arc<dyn SubagentRunner>>,
-    /// The turn number.
+    /// The session's model request number (the reminders' clock: file reads and todo writes
+    /// are stamped with it).
     pub turn: i32,
 }
 
