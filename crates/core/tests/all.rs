@@ -10,6 +10,7 @@
 mod suite {
     mod anthropic;
     mod compaction;
+    mod initial_context;
     mod responses;
     mod resume;
     mod skills;
