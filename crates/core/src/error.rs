@@ -14,15 +14,6 @@ pub enum CoreError {
     /// The rollout file could not be created, read or appended to.
     #[error("rollout: {0}")]
     Rollout(#[from] RolloutError),
-    /// A folder the session needs could not be created.
-    #[error("cannot create {path}: {source}")]
-    CreateDir {
-        /// The folder.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
     /// The recorded session to resume holds no session id.
     #[error("{path} has no session_meta line; cannot resume it")]
     NotASession {

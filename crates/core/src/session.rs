@@ -17,6 +17,7 @@ use agentctx_context::InputModality;
 use agentctx_context::TruncationPolicy;
 use agentctx_context::TurnSettings;
 use agentctx_model::ModelClient;
+use agentctx_model::ModelError;
 use agentctx_model::Prompt;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::EventMsg;
@@ -524,7 +525,7 @@ impl Session {
                 match stream_response(model.as_ref(), &prompt, Some(&self.events), cancel).await {
                     Ok(Some(response)) => response,
                     Ok(None) => return self.abort(turn, requests),
-                    Err(error) if error.context_overflow().is_some() && !overflow_compacted => {
+                    Err(ModelError::ContextWindowExceeded { .. }) if !overflow_compacted => {
                         // The provider says the prompt is too long: compact and send again.
                         overflow_compacted = true;
                         self.compact(CompactPoint::MidTurn, clock).await?;

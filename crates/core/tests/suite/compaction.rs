@@ -327,3 +327,56 @@ async fn the_session_memory_summary_compacts_without_a_model_call() {
         "the spec was summarised"
     );
 }
+
+#[tokio::test]
+async fn a_context_window_error_compacts_and_sends_the_request_again() {
+    let dirs = dirs();
+    let model = small_model(200_000);
+    model.push(ScriptedResponse::text("Earlier answer."));
+    model.push(ScriptedResponse::error(
+        agentctx_model::ModelError::ContextWindowExceeded {
+            message: "Your input exceeds the context window of this model.".to_string(),
+        },
+    ));
+    model.push(ScriptedResponse::text(
+        "<summary>The user asked an earlier question.</summary>",
+    ));
+    model.push(ScriptedResponse::text("Answer after compaction."));
+    let mut options = options(&dirs, Arc::new(model.clone()));
+    options.compact.session_memory.extraction_enabled = false;
+    let (mut session, mut events) = Session::new(options).unwrap();
+    session
+        .run_turn("Earlier question", &CancellationToken::new())
+        .await
+        .unwrap();
+    let outcome = session
+        .run_turn("Next question", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.last_message.as_deref(),
+        Some("Answer after compaction.")
+    );
+    let events = drain(&mut events);
+    assert!(
+        events.contains(&SessionEvent::Loop(LoopEvent::CompactionStarted)),
+        "{events:#?}"
+    );
+    let texts: Vec<String> = model
+        .last_prompt()
+        .unwrap()
+        .input
+        .iter()
+        .filter_map(ResponseItem::message_text)
+        .collect();
+    assert!(
+        texts.iter().any(|text| text == "Next question"),
+        "{texts:#?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|text| text.contains("The user asked an earlier question.")),
+        "{texts:#?}"
+    );
+}
