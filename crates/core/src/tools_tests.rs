@@ -422,3 +422,76 @@ async fn parallel_safe_calls_run_together_and_others_alone() {
         ]
     );
 }
+
+#[tokio::test]
+async fn tool_error_texts() {
+    let f = fixture(ApprovalPolicy::OnRequest, Some(ApprovalDecision::Denied));
+    std::fs::write(f.cwd.join("a.rs"), "x\nx\n").unwrap();
+    let mut texts = Vec::new();
+    texts.push(
+        call(&f.ctx, "read_file", serde_json::json!({"path": "../x"}))
+            .await
+            .text,
+    );
+    texts.push(
+        call(
+            &f.ctx,
+            "edit_file",
+            serde_json::json!({"path": "a.rs", "old_string": "y", "new_string": "z"}),
+        )
+        .await
+        .text,
+    );
+    texts.push(
+        call(
+            &f.ctx,
+            "edit_file",
+            serde_json::json!({"path": "a.rs", "old_string": "x", "new_string": "z"}),
+        )
+        .await
+        .text,
+    );
+    texts.push(
+        call(
+            &f.ctx,
+            "write_file",
+            serde_json::json!({"path": "b.rs", "content": "z"}),
+        )
+        .await
+        .text,
+    );
+    texts.push(
+        call(&f.ctx, "shell", serde_json::json!({"command": "ls"}))
+            .await
+            .text,
+    );
+    f.ctx.state().plan.slug = Some("calm-fox-baking".to_string());
+    call(&f.ctx, "enter_plan_mode", serde_json::json!({})).await;
+    texts.push(
+        call(
+            &f.ctx,
+            "write_file",
+            serde_json::json!({"path": "b.rs", "content": "z"}),
+        )
+        .await
+        .text,
+    );
+    texts.push(
+        call(&f.ctx, "shell", serde_json::json!({"command": "ls"}))
+            .await
+            .text,
+    );
+    let plan = f.ctx.state().plan.plan_file.clone().unwrap();
+    std::fs::create_dir_all(plan.parent().unwrap()).unwrap();
+    std::fs::write(&plan, "# Plan").unwrap();
+    texts.push(
+        call(&f.ctx, "exit_plan_mode", serde_json::json!({}))
+            .await
+            .text,
+    );
+    let joined = texts
+        .join("\n---\n")
+        .replace(&f.cwd.display().to_string(), "[CWD]")
+        .replace(&f.ctx.home.display().to_string(), "[HOME]");
+    insta::assert_snapshot!(joined);
+}
