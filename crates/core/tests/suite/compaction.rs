@@ -380,3 +380,56 @@ async fn a_context_window_error_compacts_and_sends_the_request_again() {
         "{texts:#?}"
     );
 }
+
+#[tokio::test]
+async fn compactions_that_free_too_little_raise_the_thrash_warning() {
+    let dirs = dirs();
+    let model = small_model(30_000);
+    model.push(ScriptedResponse::text("Read it.").with_usage(usage(20_000)));
+    model.push(ScriptedResponse::text(
+        "<summary>A long spec was pasted.</summary>",
+    ));
+    model.push(ScriptedResponse::text("Still here.").with_usage(usage(19_000)));
+    model.push(ScriptedResponse::text(
+        "<summary>A long spec was pasted, twice summarised.</summary>",
+    ));
+    model.push(ScriptedResponse::text("Done."));
+    let mut options = options(&dirs, Arc::new(model.clone()));
+    options.compact.session_memory.extraction_enabled = false;
+    options.compact.min_messages_before_compact = 1;
+    let (mut session, mut events) = Session::new(options).unwrap();
+    // The user's own message is kept verbatim, so compaction cannot free the window.
+    let spec = format!("Spec: {}", "every invoice has a due date. ".repeat(2_300));
+    session
+        .run_turn(&spec, &CancellationToken::new())
+        .await
+        .unwrap();
+    session
+        .run_turn("Continue", &CancellationToken::new())
+        .await
+        .unwrap();
+    session
+        .run_turn("Continue again", &CancellationToken::new())
+        .await
+        .unwrap();
+
+    let events = drain(&mut events);
+    let compactions = events
+        .iter()
+        .filter(|event| {
+            matches!(
+                event,
+                SessionEvent::Loop(LoopEvent::CompactionCompleted { .. })
+            )
+        })
+        .count();
+    assert_eq!(compactions, 2, "{events:#?}");
+    let warning = events
+        .iter()
+        .find_map(|event| match event {
+            SessionEvent::Warning { message } => Some(message.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no thrash warning in {events:#?}"));
+    assert!(warning.contains("2 compactions in a row"), "{warning}");
+}
