@@ -58,3 +58,34 @@ async fn agents_md_and_environment_come_once_then_only_what_changed() {
     // Nothing changed between the turns: no second initial context, no diff.
     assert_eq!(second[3..], ["One.".to_string(), "second".to_string()]);
 }
+
+fn assert_send<T: Send>(value: T) -> T {
+    value
+}
+
+#[tokio::test]
+async fn a_turn_can_run_on_another_task() {
+    // A host spawns the turn and renders events meanwhile: the future must be `Send`.
+    let dirs = dirs();
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::text("Hi."));
+    let (mut session, mut events) = Session::new(options(&dirs, Arc::new(model))).unwrap();
+    let turn = tokio::spawn(async move {
+        let cancel = CancellationToken::new();
+        let outcome = assert_send(session.run_turn("hello", &cancel)).await;
+        outcome.map(|outcome| outcome.last_message)
+    });
+    let mut seen = Vec::new();
+    while let Some(event) = events.recv().await {
+        seen.push(event);
+    }
+    assert_eq!(turn.await.unwrap().unwrap().as_deref(), Some("Hi."));
+    assert!(matches!(
+        seen.first(),
+        Some(agentctx_core::SessionEvent::TurnStarted { turn: 1 })
+    ));
+    assert!(matches!(
+        seen.last(),
+        Some(agentctx_core::SessionEvent::TurnCompleted { .. })
+    ));
+}
