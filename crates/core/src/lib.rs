@@ -1,27 +1,77 @@
-//! `agentctx-core`: the thin core of agentctx (floor 4).
+//! The thin core of agentctx: a [`Session`] and its turn loop, the tools, subagents and plan
+//! mode.
 //!
-//! Core holds the state a session owns and reaches every other crate through small glue
-//! modules. This build carries the aggregated configuration ([`config`]): one `config.toml`
-//! under `AGENTCTX_HOME` with a section per crate, each crate's own config struct, and the
-//! environment overrides each crate documents, applied from an explicit variable list.
+//! Floor 4. The turn loop (`session.rs`) owns the history, the rollout, the session state and
+//! the tools, and reaches the feature crates only through its extension files, the pattern a
+//! Codex fork copies: `system_reminder_ext.rs` (reminders before every model request),
+//! `compact_ext.rs` (micro-compaction, auto-compaction before and within a turn, restoration,
+//! session-memory extraction), `skills_ext.rs` (the `skill` tool) and `subagent/executor.rs`
+//! (subagents with their critical reminder). Delete one of them and its call sites and the core
+//! still builds. See `docs/design/core.md`.
+//!
+//! [`config`] is the aggregated configuration: one `config.toml` under `AGENTCTX_HOME` with a
+//! section per crate (each crate's own config struct) and the environment overrides each crate
+//! documents, applied from an explicit variable list (`docs/design/configuration.md`).
+//!
+//! A session against a scripted model, in a temporary working directory:
 //!
 //! ```
-//! use agentctx_core::config::Config;
-//! use agentctx_core::config::EnvVars;
+//! use std::sync::Arc;
 //!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use agentctx_core::Session;
+//! use agentctx_core::SessionOptions;
+//! use agentctx_model::ScriptedModelClient;
+//! use agentctx_model::ScriptedResponse;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let cwd = tempfile::tempdir()?;
 //! let home = tempfile::tempdir()?;
-//! std::fs::write(
-//!     home.path().join("config.toml"),
-//!     "model = \"gpt-5\"\n\n[system_reminder]\nenable_token_usage = true\n",
-//! )?;
-//! let env = EnvVars::from_pairs([("AGENTCTX_DISABLE_AUTO_COMPACT", "1")]);
-//! let loaded = Config::load(home.path(), &env)?;
-//! assert_eq!(loaded.config.model.model.as_deref(), Some("gpt-5"));
-//! assert!(loaded.config.system_reminder.enable_token_usage);
-//! assert!(!loaded.config.compact.auto_compact);
-//! # Ok(())
-//! # }
+//! let model = ScriptedModelClient::new("test-model");
+//! model.push(ScriptedResponse::text("Hello!"));
+//! let options = SessionOptions::new(cwd.path(), home.path(), Arc::new(model.clone()));
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let outcome = runtime.block_on(async {
+//!     let (mut session, _events) = Session::new(options)?;
+//!     session.run_turn("say hello", &CancellationToken::new()).await
+//! })?;
+//! assert_eq!(outcome.last_message.as_deref(), Some("Hello!"));
+//! assert_eq!(model.prompts().len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod approval;
+mod atomic_write;
+pub mod compact_ext;
 pub mod config;
+mod error;
+mod event;
+pub mod path_guard;
+pub mod plan_slug;
+pub mod process;
+mod session;
+pub mod session_state;
+pub mod skills_ext;
+pub mod subagent;
+pub mod system_reminder_ext;
+pub mod tools;
+mod turn_stream;
+
+pub use approval::ApprovalDecision;
+pub use approval::ApprovalPolicy;
+pub use approval::ApprovalRequest;
+pub use approval::Approver;
+pub use approval::FixedApprover;
+pub use error::CoreError;
+pub use event::SessionEvent;
+pub use session::DEFAULT_BASE_INSTRUCTIONS;
+pub use session::DEFAULT_MAX_REQUESTS_PER_TURN;
+pub use session::Session;
+pub use session::SessionOptions;
+pub use session::TurnOutcome;
+pub use subagent::AgentDefinition;
+pub use subagent::executor::SubagentExecutor;
+pub use tools::ToolContext;
+pub use tools::ToolHandler;
+pub use tools::ToolOutput;
+pub use tools::ToolRegistry;

@@ -1,10 +1,10 @@
+//! The integration tests of `agentctx-core`: one binary, modules under `tests/suite/`.
+
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
     reason = "test code fails loudly"
 )]
-
-//! The integration tests of `agentctx-core`, one binary; modules live in `tests/suite/`.
 
 mod suite;

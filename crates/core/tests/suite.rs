@@ -1,4 +1,12 @@
 //! One module per area of `agentctx-core`.
 
+mod anthropic;
+mod compaction;
 mod config_load;
 mod config_schema;
+mod initial_context;
+mod responses;
+mod resume;
+mod skills;
+mod subagents;
+mod support;

@@ -6,9 +6,11 @@
 //! ([`ReminderState::from_history`], or event by event with [`ReminderState::observe`]) and
 //! copies it into each turn's context ([`ReminderState::apply_to`]):
 //!
-//! - todo list: Claude Code `TodoWrite` (`{"todos":[{content,status,activeForm}]}`) and Codex
+//! - todo list: Claude Code `TodoWrite` (and agentctx's `todo_write`,
+//!   `{"todos":[{content,status,activeForm}]}`) and Codex
 //!   `update_plan` (`{"plan":[{step,status}]}`), with the turn of the last write;
-//! - plan mode: Claude Code `EnterPlanMode` / `ExitPlanMode` once their result says they went
+//! - plan mode: Claude Code `EnterPlanMode` / `ExitPlanMode` (agentctx: `enter_plan_mode` /
+//!   `exit_plan_mode`) once their result says they went
 //!   through (a rejected `ExitPlanMode` keeps plan mode on);
 //! - background shells: Claude Code `Bash` with `run_in_background: true` (the task id is read
 //!   from its result), then `BashOutput` / `TaskOutput` (`<status>`, `<exit_code>`) and
@@ -254,7 +256,8 @@ impl ReminderState {
     fn function_call(&mut self, name: &str, arguments: &str, call_id: &str) {
         let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
         let pending = match name {
-            "TodoWrite" => {
+            // agentctx-core's own tools carry snake_case names.
+            "TodoWrite" | "todo_write" => {
                 match serde_json::from_value::<TodoWriteArgs>(args) {
                     Ok(write) => self.write_todos(write.todos),
                     Err(error) => tracing::debug!(%error, "unreadable TodoWrite arguments"),
@@ -278,8 +281,8 @@ impl ReminderState {
                 }
                 None
             }
-            "EnterPlanMode" => Some(PendingCall::EnterPlanMode),
-            "ExitPlanMode" => Some(PendingCall::ExitPlanMode),
+            "EnterPlanMode" | "enter_plan_mode" => Some(PendingCall::EnterPlanMode),
+            "ExitPlanMode" | "exit_plan_mode" => Some(PendingCall::ExitPlanMode),
             "Bash" if args.get("run_in_background").and_then(Value::as_bool) == Some(true) => {
                 let command = string_field(&args, &["command"]).unwrap_or_default();
                 let description =

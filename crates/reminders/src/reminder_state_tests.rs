@@ -478,3 +478,47 @@ fn the_last_tool_results_are_those_of_the_turn_before_only() {
     turn(&mut state, 3, &[]);
     assert_eq!(state.last_tool_results, Vec::new());
 }
+
+#[test]
+fn agentctx_tool_names_set_todos_and_plan_mode() {
+    let mut state = ReminderState::default();
+    turn(
+        &mut state,
+        2,
+        &[
+            call(
+                "todo_write",
+                r#"{"todos":[{"content":"Ship","status":"pending","activeForm":"Shipping"}]}"#,
+                "c1",
+            ),
+            call("enter_plan_mode", "{}", "c2"),
+            output("c2", "Entered plan mode."),
+        ],
+    );
+    assert_eq!(
+        state.todo.items,
+        vec![todo("Ship", TodoStatus::Pending, "Shipping")]
+    );
+    assert_eq!(state.todo.last_write_turn, Some(2));
+    assert_eq!(state.permission_mode, PermissionMode::Plan);
+
+    // agentctx words a refusal so the rejection check recognises it.
+    turn(
+        &mut state,
+        3,
+        &[
+            call("exit_plan_mode", "{}", "c3"),
+            output("c3", "The user rejected the plan. Stay in plan mode."),
+        ],
+    );
+    assert_eq!(state.permission_mode, PermissionMode::Plan);
+    turn(
+        &mut state,
+        4,
+        &[
+            call("exit_plan_mode", "{}", "c4"),
+            output("c4", "The user approved the plan."),
+        ],
+    );
+    assert_eq!(state.permission_mode, PermissionMode::Default);
+}

@@ -1,0 +1,483 @@
+//! Glue to `agentctx-compact`: micro-compaction before each model request, auto-compaction
+//! before a turn and in the middle of one, context restoration, the thrash guard and the
+//! background session-memory extraction after a turn.
+//!
+//! The session calls [`Compactor::micro`] before each request, [`Compactor::should_compact`]
+//! before a turn and after each request that asked for tools, [`Compactor::compact`] when it
+//! says so, [`Compactor::record_request_usage`] after each response and
+//! [`Compactor::after_turn`] at the end of a turn. Delete this file and those call sites and the
+//! session runs without compaction. See docs/design/core.md, "The extension files".
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use agentctx_compact::BackgroundTask;
+pub use agentctx_compact::CompactConfig;
+use agentctx_compact::CompactionMode;
+use agentctx_compact::CompactionThresholds;
+use agentctx_compact::ContextUsage;
+use agentctx_compact::ContextWindow;
+use agentctx_compact::ExtractionTrigger;
+use agentctx_compact::FileCache;
+use agentctx_compact::FullCompactRequest;
+use agentctx_compact::InitialContextInjection;
+use agentctx_compact::InvokedSkill;
+use agentctx_compact::LastRequestUsage;
+use agentctx_compact::MicroCompactResult;
+use agentctx_compact::PlanFile;
+use agentctx_compact::ReadLedger;
+use agentctx_compact::RestorationInput;
+use agentctx_compact::SUMMARIZATION_PROMPT;
+use agentctx_compact::SessionMemoryCompaction;
+use agentctx_compact::SessionMemoryStore;
+use agentctx_compact::ThrashGuard;
+use agentctx_compact::TriggerObservation;
+use agentctx_compact::full_compact;
+use agentctx_compact::micro_compact;
+use agentctx_compact::restore_context;
+use agentctx_compact::run_extraction;
+use agentctx_compact::try_session_memory_compact;
+use agentctx_context::ApproxTokenEstimator;
+use agentctx_context::approx_token_count;
+use agentctx_model::ModelClient;
+use agentctx_protocol::LoopEvent;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TokenUsage;
+
+use crate::session_state::SessionState;
+use crate::tools::FileObserver;
+
+/// Where the compaction happens in a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactPoint {
+    /// Before the turn's user message: the next turn records the initial context in full.
+    PreTurn,
+    /// Between two requests of a turn: the initial context is put back before the last user
+    /// message and the same turn goes on.
+    MidTurn,
+}
+
+/// A compaction the session installs.
+#[derive(Debug, Clone)]
+pub struct Compaction {
+    /// The new history.
+    pub history: Vec<ResponseItem>,
+    /// Events to report, in order.
+    pub events: Vec<LoopEvent>,
+    /// Files restored in full, with their content (they count as read again).
+    pub restored_files: Vec<(PathBuf, String)>,
+    /// Files referenced without being restored.
+    pub referenced_files: Vec<PathBuf>,
+    /// The thrash guard's warning, if it raised one.
+    pub warning: Option<String>,
+}
+
+/// What restoration needs of the session state, taken before the compaction awaits.
+#[derive(Debug, Clone, Default)]
+pub struct RestorationSnapshot {
+    todos: Vec<agentctx_protocol::TodoItem>,
+    plan: Option<PlanFile>,
+    skills: Vec<InvokedSkill>,
+    tasks: Vec<BackgroundTask>,
+}
+
+impl RestorationSnapshot {
+    /// Copies the todo list, plan file, invoked skills and background shells of `state`.
+    pub fn of(state: &SessionState) -> Self {
+        let plan = state.plan.plan_file.as_ref().and_then(|path| {
+            std::fs::read_to_string(path).ok().map(|content| PlanFile {
+                path: path.clone(),
+                content,
+            })
+        });
+        let skills = state
+            .invoked_skills
+            .iter()
+            .map(|skill| InvokedSkill {
+                name: skill.name.clone(),
+                path: skill.path.clone(),
+                content: skill.content.clone(),
+            })
+            .collect();
+        let tasks = state
+            .shells
+            .iter()
+            .map(|(id, shell)| BackgroundTask {
+                id: id.clone(),
+                description: shell.description.clone(),
+                status: shell.process.status().as_str().to_string(),
+            })
+            .collect();
+        Self {
+            todos: state.todos.clone(),
+            plan,
+            skills,
+            tasks,
+        }
+    }
+}
+
+/// A `PreCompact` hook: told before every compaction, with the history about to be replaced.
+pub trait PreCompactHook: Send + Sync {
+    /// Runs before the compaction of `history` at `point`.
+    fn pre_compact(&self, point: CompactPoint, history: &[ResponseItem]);
+}
+
+/// The session's compaction state.
+pub struct Compactor {
+    config: CompactConfig,
+    home: PathBuf,
+    session_id: String,
+    window: ContextWindow,
+    thresholds: CompactionThresholds,
+    thrash_guard: ThrashGuard,
+    last_request: Option<LastRequestUsage>,
+    file_cache: Arc<Mutex<FileCache>>,
+    read_ledger: Arc<Mutex<ReadLedger>>,
+    extraction: Arc<Mutex<ExtractionTrigger>>,
+    tool_calls_this_turn: u32,
+    pre_compact_hooks: Vec<Arc<dyn PreCompactHook>>,
+    estimator: ApproxTokenEstimator,
+}
+
+impl std::fmt::Debug for Compactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compactor")
+            .field("window", &self.window)
+            .field("thresholds", &self.thresholds)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Compactor {
+    /// The compaction state of a session on a model with `context_window` tokens and at most
+    /// `max_output_tokens` of output.
+    pub fn new(
+        config: CompactConfig,
+        home: &Path,
+        session_id: &str,
+        context_window: i64,
+        max_output_tokens: Option<i64>,
+    ) -> Self {
+        let window = ContextWindow::new(
+            u64::try_from(context_window).unwrap_or(0),
+            max_output_tokens.and_then(|max| u64::try_from(max).ok()),
+            &config,
+        );
+        let thresholds =
+            CompactionThresholds::new(window, &config, approx_token_count(SUMMARIZATION_PROMPT));
+        let restoration = &config.restoration;
+        let file_cache = FileCache::new(
+            usize::try_from(restoration.total_budget_tokens).unwrap_or(usize::MAX),
+            usize::try_from(restoration.per_file_limit_tokens).unwrap_or(usize::MAX),
+        );
+        Self {
+            thrash_guard: ThrashGuard::new(config.thrash_guard.clone()),
+            extraction: Arc::new(Mutex::new(ExtractionTrigger::new(&config.session_memory))),
+            config,
+            home: home.to_path_buf(),
+            session_id: session_id.to_string(),
+            window,
+            thresholds,
+            last_request: None,
+            file_cache: Arc::new(Mutex::new(file_cache)),
+            read_ledger: Arc::new(Mutex::new(ReadLedger::new())),
+            tool_calls_this_turn: 0,
+            pre_compact_hooks: Vec::new(),
+            estimator: ApproxTokenEstimator,
+        }
+    }
+
+    /// Adds a `PreCompact` hook.
+    pub fn add_pre_compact_hook(&mut self, hook: Arc<dyn PreCompactHook>) {
+        self.pre_compact_hooks.push(hook);
+    }
+
+    /// The observer the file tools report reads to (restoration cache and read ledger).
+    pub fn file_observer(&self) -> Arc<dyn FileObserver> {
+        Arc::new(CacheObserver {
+            cache: Arc::clone(&self.file_cache),
+            ledger: Arc::clone(&self.read_ledger),
+        })
+    }
+
+    /// The usage of `history` now: the last request's measure plus the estimate of what was
+    /// added since.
+    pub fn usage(&self, history: &[ResponseItem]) -> ContextUsage {
+        ContextUsage::measure(history, self.last_request, self.window, &self.estimator)
+    }
+
+    /// `(used, effective window)` of `history`, for the token-usage reminder and events.
+    pub fn usage_figures(&self, history: &[ResponseItem]) -> (u64, u64, u8) {
+        let usage = self.usage(history);
+        (
+            usage.used_tokens(),
+            usage.effective_window(),
+            usage.percent_left(),
+        )
+    }
+
+    /// Records what the provider reported for the request that carried `history_len` items.
+    pub fn record_request_usage(&mut self, usage: &TokenUsage, history_len: usize) {
+        self.last_request = Some(LastRequestUsage::from_token_usage(usage, history_len));
+    }
+
+    /// Counts tool calls, for the session-memory extraction trigger.
+    pub fn record_tool_calls(&mut self, count: usize) {
+        self.tool_calls_this_turn = self
+            .tool_calls_this_turn
+            .saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+    }
+
+    /// Whether `history` is over the auto-compact threshold.
+    pub fn should_compact(&self, history: &[ResponseItem]) -> bool {
+        let used = self.usage(history).used_tokens();
+        self.thresholds
+            .should_auto_compact(used, history.len(), &self.config)
+    }
+
+    /// Micro-compacts `history` in place before a request; the event when it applied.
+    pub fn micro(&self, history: &mut [ResponseItem]) -> Option<(LoopEvent, usize)> {
+        let mode = self.thrash_guard.next_mode(Instant::now());
+        match micro_compact(history, &self.config, mode, &self.home, &self.estimator) {
+            Ok(MicroCompactResult::Applied(outcome)) => {
+                Some((outcome.loop_event(), outcome.cleared_count()))
+            }
+            Ok(MicroCompactResult::Skipped(skip)) => {
+                tracing::trace!(?skip, "micro-compaction skipped");
+                None
+            }
+            Err(error) => {
+                tracing::warn!(%error, "micro-compaction could not persist a result; history left as is");
+                None
+            }
+        }
+    }
+
+    /// Compacts `history` in full (through `model`, or offline when it fails) and builds the
+    /// restoration from the session state. In aggressive mode (the thrash guard saw
+    /// compactions that freed too little) fewer user messages are kept verbatim.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "each is one input of the compaction"
+    )]
+    pub async fn compact(
+        &mut self,
+        model: Option<&dyn ModelClient>,
+        history: &[ResponseItem],
+        initial_context: Vec<ResponseItem>,
+        point: CompactPoint,
+        base_instructions: &str,
+        snapshot: RestorationSnapshot,
+        critical_instruction: Option<&str>,
+    ) -> Compaction {
+        for hook in &self.pre_compact_hooks {
+            hook.pre_compact(point, history);
+        }
+        let now = Instant::now();
+        let mode = self.thrash_guard.next_mode(now);
+        let mut full_config = self.config.full.clone();
+        if mode == CompactionMode::Aggressive {
+            full_config.user_message_budget_tokens /= 2;
+        }
+        if let Ok(mut trigger) = self.extraction.lock() {
+            trigger.begin_compaction();
+        }
+        let injection = match point {
+            CompactPoint::PreTurn => InitialContextInjection::DoNotInject,
+            CompactPoint::MidTurn => InitialContextInjection::BeforeLastUserMessage,
+        };
+        // The cheaper tier first: the summary the background extraction keeps, with no model
+        // call, when it saves enough; else a full compaction.
+        let (mut new_history, event) =
+            match self.session_memory_compact(history, &initial_context, injection) {
+                Some(applied) => applied,
+                None => {
+                    let request = FullCompactRequest {
+                        history,
+                        initial_context,
+                        injection,
+                        base_instructions,
+                        prompt_override: None,
+                        reserved_output_tokens: self.window.reserved_output_tokens,
+                        session_id: Some(self.session_id.clone()),
+                    };
+                    let outcome = full_compact(model, request, &full_config, &self.estimator).await;
+                    let event = outcome.completed_event();
+                    (outcome.history, event)
+                }
+            };
+        let RestorationSnapshot {
+            todos,
+            plan,
+            skills,
+            tasks,
+        } = snapshot;
+        let (restored, restored_files) = {
+            let cache = self.file_cache.lock().ok();
+            let ledger = self.read_ledger.lock().ok();
+            let input = RestorationInput {
+                file_cache: cache.as_deref(),
+                read_ledger: ledger.as_deref(),
+                todos: &todos,
+                plan: plan.as_ref(),
+                invoked_skills: &skills,
+                background_tasks: &tasks,
+                critical_instruction,
+            };
+            let restored = restore_context(&input, &self.config.restoration);
+            let files: Vec<(PathBuf, String)> = restored
+                .restored_files
+                .iter()
+                .filter_map(|path| {
+                    cache
+                        .as_deref()
+                        .and_then(|cache| cache.get(path))
+                        .map(|file| (path.clone(), file.content.clone()))
+                })
+                .collect();
+            (restored, files)
+        };
+        let referenced_files = restored.referenced_files.clone();
+        new_history.extend(restored.items);
+        self.last_request = None;
+        let usage_after = ContextUsage::from_history(&new_history, self.window, &self.estimator);
+        let thrash = self.thrash_guard.record_compaction(now, &usage_after);
+        if let Ok(mut trigger) = self.extraction.lock() {
+            trigger.end_compaction(usage_after.used_tokens());
+        }
+        Compaction {
+            events: vec![event],
+            history: new_history,
+            restored_files,
+            referenced_files,
+            warning: thrash.warning.map(|warning| warning.to_string()),
+        }
+    }
+
+    /// The session-memory tier: the history rebuilt from the cached summary, with its event,
+    /// when it applies (the store's `last_summarized_id` then points into the new history).
+    fn session_memory_compact(
+        &self,
+        history: &[ResponseItem],
+        initial_context: &[ResponseItem],
+        injection: InitialContextInjection,
+    ) -> Option<(Vec<ResponseItem>, LoopEvent)> {
+        let store = SessionMemoryStore::new(&self.home, &self.session_id)
+            .map_err(|error| tracing::warn!(%error, "session memory unavailable"))
+            .ok()?;
+        match try_session_memory_compact(
+            &store,
+            &self.config,
+            history,
+            initial_context,
+            injection,
+            &self.estimator,
+        ) {
+            SessionMemoryCompaction::Applied(compacted) => {
+                if let Err(error) = compacted.rebase_store(&store) {
+                    tracing::warn!(%error, "session memory not rebased; the next extraction re-reads the history");
+                }
+                let event = compacted.outcome.loop_event();
+                Some((compacted.history, event))
+            }
+            SessionMemoryCompaction::NotApplicable(_) => None,
+        }
+    }
+
+    /// Waits up to the configured time for `extraction` (an extraction in flight), so a
+    /// compaction can use the summary it is writing.
+    pub async fn wait_for_extraction(&self, extraction: Vec<tokio::task::JoinHandle<()>>) {
+        if extraction.is_empty() {
+            return;
+        }
+        let wait = std::time::Duration::from_millis(self.config.session_memory.wait_timeout_ms);
+        if tokio::time::timeout(wait, futures::future::join_all(extraction))
+            .await
+            .is_err()
+        {
+            tracing::info!(
+                "session-memory extraction still running; compacting without waiting longer"
+            );
+        }
+    }
+
+    /// At the end of a turn: starts the background session-memory extraction when its trigger
+    /// fires. The extraction runs on its own task and never blocks the next turn.
+    pub fn after_turn(
+        &mut self,
+        model: Arc<dyn ModelClient>,
+        history: &[ResponseItem],
+        last_response_had_tool_calls: bool,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        let context_tokens = self.usage(history).used_tokens();
+        let tool_calls = std::mem::take(&mut self.tool_calls_this_turn);
+        let now = Instant::now();
+        let ticket = {
+            let mut trigger = self.extraction.lock().ok()?;
+            trigger.record_tool_calls(tool_calls);
+            let observation = TriggerObservation {
+                context_tokens,
+                last_response_had_tool_calls,
+            };
+            if !trigger.should_extract(observation, now) {
+                return None;
+            }
+            trigger.extraction_started(context_tokens, now)
+        };
+        let store = match SessionMemoryStore::new(&self.home, &self.session_id) {
+            Ok(store) => store,
+            Err(error) => {
+                tracing::warn!(%error, "session memory unavailable");
+                if let Ok(mut trigger) = self.extraction.lock() {
+                    trigger.extraction_finished(ticket, false);
+                }
+                return None;
+            }
+        };
+        let history = history.to_vec();
+        let trigger = Arc::clone(&self.extraction);
+        Some(tokio::spawn(async move {
+            let result = run_extraction(model.as_ref(), &store, &history, chrono::Utc::now()).await;
+            if let Err(error) = &result {
+                tracing::warn!(%error, "session-memory extraction failed");
+            }
+            if let Ok(mut trigger) = trigger.lock() {
+                trigger.extraction_finished(ticket, result.is_ok());
+            }
+        }))
+    }
+}
+
+struct CacheObserver {
+    cache: Arc<Mutex<FileCache>>,
+    ledger: Arc<Mutex<ReadLedger>>,
+}
+
+impl FileObserver for CacheObserver {
+    fn file_read(
+        &self,
+        path: &Path,
+        content: &str,
+        _turn: i32,
+        _offset: Option<usize>,
+        _limit: Option<usize>,
+    ) {
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.record_read(path.to_path_buf(), content);
+        }
+        if let Ok(mut ledger) = self.ledger.lock() {
+            ledger.record_read(path.to_path_buf(), content);
+        }
+    }
+
+    fn file_written(&self, path: &Path, content: &str, _turn: i32) {
+        // The model's own write is what it knows of the file now.
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.record_read(path.to_path_buf(), content);
+        }
+    }
+}

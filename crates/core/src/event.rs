@@ -1,0 +1,89 @@
+//! [`SessionEvent`]: what a running session reports, so a CLI, TUI or IDE can render it.
+//!
+//! Compaction, micro-compaction and plan-mode changes travel as the protocol's
+//! [`LoopEvent`] (the same values the loop driver and replay report); the rest is the turn's
+//! own progress. See docs/design/core.md, "Events".
+
+use agentctx_protocol::LoopEvent;
+use serde::Serialize;
+
+/// One event of a session, sent on the session's channel in the order things happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SessionEvent {
+    /// A turn started.
+    TurnStarted {
+        /// 1-based turn number.
+        turn: i32,
+    },
+    /// A model request is about to be sent.
+    RequestStarted {
+        /// 1-based number of the request within the turn.
+        request: u32,
+        /// Reminders placed before this request.
+        reminders: usize,
+    },
+    /// A piece of assistant text.
+    TextDelta {
+        /// The text.
+        delta: String,
+    },
+    /// A piece of reasoning text.
+    ReasoningDelta {
+        /// The text.
+        delta: String,
+    },
+    /// A complete assistant message.
+    AssistantMessage {
+        /// Its text.
+        text: String,
+    },
+    /// A tool call is about to run.
+    ToolCallStarted {
+        /// The call id.
+        call_id: String,
+        /// The tool.
+        name: String,
+        /// The raw JSON arguments.
+        arguments: String,
+    },
+    /// A tool call finished.
+    ToolCallCompleted {
+        /// The call id.
+        call_id: String,
+        /// The tool.
+        name: String,
+        /// Whether it succeeded.
+        success: bool,
+        /// What the model sees.
+        output: String,
+    },
+    /// The context usage after a request, as the compaction trigger sees it.
+    TokenUsage {
+        /// Tokens the next request will occupy.
+        used_tokens: u64,
+        /// The window minus the reserved output.
+        effective_window: u64,
+        /// Percent of the effective window left.
+        percent_left: u8,
+    },
+    /// A compaction, micro-compaction or plan-mode event.
+    Loop(LoopEvent),
+    /// Something the user should know that does not stop the turn.
+    Warning {
+        /// The message.
+        message: String,
+    },
+    /// The turn finished.
+    TurnCompleted {
+        /// 1-based turn number.
+        turn: i32,
+        /// The last assistant message, if any.
+        last_message: Option<String>,
+    },
+    /// The turn was cancelled; the rollout holds everything recorded until then.
+    TurnAborted {
+        /// 1-based turn number.
+        turn: i32,
+    },
+}

@@ -1,0 +1,42 @@
+//! Plan file names: `plans/<adjective>-<noun>-<verb>.md` under the agentctx home.
+//!
+//! Memorable slugs from three short word lists, as Claude Code names its plan files. See
+//! docs/design/core.md, "Plan mode".
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use rand::Rng;
+
+/// The adjectives of a plan slug.
+pub const PLAN_SLUG_ADJECTIVES: [&str; 6] =
+    ["sparkling", "gentle", "swift", "quiet", "bold", "calm"];
+/// The nouns of a plan slug.
+pub const PLAN_SLUG_NOUNS: [&str; 6] = ["fox", "river", "mountain", "forest", "cloud", "meadow"];
+/// The verbs of a plan slug.
+pub const PLAN_SLUG_VERBS: [&str; 6] = [
+    "baking", "dancing", "running", "flying", "swimming", "climbing",
+];
+
+/// A slug such as `sparkling-fox-baking`, drawn from `rng`.
+pub fn generate_plan_slug<R: Rng + ?Sized>(rng: &mut R) -> String {
+    let pick = |rng: &mut R, words: &[&'static str; 6]| -> &'static str {
+        words
+            .get(rng.random_range(0..words.len()))
+            .copied()
+            .unwrap_or(words[0])
+    };
+    let adjective = pick(rng, &PLAN_SLUG_ADJECTIVES);
+    let noun = pick(rng, &PLAN_SLUG_NOUNS);
+    let verb = pick(rng, &PLAN_SLUG_VERBS);
+    format!("{adjective}-{noun}-{verb}")
+}
+
+/// The plan file of `slug` under `home`: `<home>/plans/<slug>.md`.
+pub fn plan_file_path(home: &Path, slug: &str) -> PathBuf {
+    home.join("plans").join(format!("{slug}.md"))
+}
+
+#[cfg(test)]
+#[path = "plan_slug_tests.rs"]
+mod tests;

@@ -1,0 +1,28 @@
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use super::*;
+
+#[test]
+fn slug_is_three_words_from_the_lists() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for _ in 0..50 {
+        let slug = generate_plan_slug(&mut rng);
+        let parts: Vec<&str> = slug.split('-').collect();
+        assert_eq!(parts.len(), 3, "{slug}");
+        assert!(PLAN_SLUG_ADJECTIVES.contains(&parts[0]), "{slug}");
+        assert!(PLAN_SLUG_NOUNS.contains(&parts[1]), "{slug}");
+        assert!(PLAN_SLUG_VERBS.contains(&parts[2]), "{slug}");
+    }
+}
+
+#[test]
+fn plan_file_lives_under_home_plans() {
+    assert_eq!(
+        plan_file_path(Path::new("/h"), "calm-fox-baking"),
+        Path::new("/h/plans/calm-fox-baking.md")
+    );
+}

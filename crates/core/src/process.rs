@@ -1,0 +1,227 @@
+//! The crate's process helper: every external program core starts goes through here.
+//!
+//! The `shell` tool runs `bash -c <command>` in the working directory, in the foreground with a
+//! timeout, or in the background with its output collected for `bash_output` and a kill switch
+//! for `kill_shell`. Children are killed when dropped, so a cancelled turn or a timeout never
+//! leaves one running.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::io::AsyncRead;
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+/// What a foreground command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellOutput {
+    /// The exit code; `None` when killed by a signal, the timeout or cancellation.
+    pub exit_code: Option<i32>,
+    /// Standard output, lossily decoded.
+    pub stdout: String,
+    /// Standard error, lossily decoded.
+    pub stderr: String,
+    /// The timeout killed it.
+    pub timed_out: bool,
+    /// The turn was cancelled and killed it.
+    pub cancelled: bool,
+}
+
+fn shell_command(command: &str, cwd: &Path) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Runs `command` with `bash -c` in `cwd`, killed after `timeout` or when `cancel` fires.
+pub async fn run_shell(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> std::io::Result<ShellOutput> {
+    let child = shell_command(command, cwd).spawn()?;
+    let output = child.wait_with_output();
+    tokio::select! {
+        result = tokio::time::timeout(timeout, output) => match result {
+            Ok(output) => {
+                let output = output?;
+                Ok(ShellOutput {
+                    exit_code: output.status.code(),
+                    stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                    timed_out: false,
+                    cancelled: false,
+                })
+            }
+            // Dropping the future drops the child, which kills it (`kill_on_drop`).
+            Err(_) => Ok(ShellOutput {
+                exit_code: None,
+                stdout: String::new(),
+                stderr: String::new(),
+                timed_out: true,
+                cancelled: false,
+            }),
+        },
+        () = cancel.cancelled() => Ok(ShellOutput {
+            exit_code: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            timed_out: false,
+            cancelled: true,
+        }),
+    }
+}
+
+/// The state of a background command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackgroundStatus {
+    /// Still running.
+    Running,
+    /// Exited with this code (`None`: killed by a signal).
+    Exited(Option<i32>),
+    /// Killed through [`BackgroundProcess::kill`].
+    Killed,
+    /// Waiting on it failed.
+    Failed,
+}
+
+impl BackgroundStatus {
+    /// The status word the tools and reminders use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Exited(Some(0)) => "completed",
+            Self::Exited(_) | Self::Failed => "failed",
+            Self::Killed => "killed",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    output: String,
+    status: BackgroundStatus,
+}
+
+/// A command running in the background; its output accumulates until read.
+#[derive(Debug)]
+pub struct BackgroundProcess {
+    shared: Arc<Mutex<Shared>>,
+    kill: Option<oneshot::Sender<()>>,
+    read_offset: usize,
+}
+
+impl BackgroundProcess {
+    /// Starts `command` with `bash -c` in `cwd`; stdout and stderr are collected interleaved
+    /// as they arrive.
+    pub fn spawn(command: &str, cwd: &Path) -> std::io::Result<Self> {
+        let mut child = shell_command(command, cwd).spawn()?;
+        let shared = Arc::new(Mutex::new(Shared {
+            output: String::new(),
+            status: BackgroundStatus::Running,
+        }));
+        let (kill_tx, kill_rx) = oneshot::channel::<()>();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let readers = [
+            stdout.map(|s| spawn_reader(s, Arc::clone(&shared))),
+            stderr.map(|s| spawn_reader(s, Arc::clone(&shared))),
+        ];
+        let waiter = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let status = tokio::select! {
+                result = child.wait() => match result {
+                    Ok(status) => BackgroundStatus::Exited(status.code()),
+                    Err(_) => BackgroundStatus::Failed,
+                },
+                _ = kill_rx => {
+                    let _ = child.start_kill();
+                    let _ = child.wait().await;
+                    BackgroundStatus::Killed
+                }
+            };
+            for reader in readers.into_iter().flatten() {
+                let _ = reader.await;
+            }
+            if let Ok(mut shared) = waiter.lock() {
+                shared.status = status;
+            }
+        });
+        Ok(Self {
+            shared,
+            kill: Some(kill_tx),
+            read_offset: 0,
+        })
+    }
+
+    /// The output added since the last call, and the status now.
+    pub fn read_new_output(&mut self) -> (String, BackgroundStatus) {
+        let Ok(shared) = self.shared.lock() else {
+            return (String::new(), BackgroundStatus::Failed);
+        };
+        let new = shared
+            .output
+            .get(self.read_offset..)
+            .unwrap_or_default()
+            .to_string();
+        self.read_offset = shared.output.len();
+        (new, shared.status)
+    }
+
+    /// The status now.
+    pub fn status(&self) -> BackgroundStatus {
+        self.shared
+            .lock()
+            .map_or(BackgroundStatus::Failed, |shared| shared.status)
+    }
+
+    /// Bytes of output collected so far.
+    pub fn output_len(&self) -> usize {
+        self.shared.lock().map_or(0, |shared| shared.output.len())
+    }
+
+    /// Asks the process to stop; `false` when it had already finished or was killed before.
+    pub fn kill(&mut self) -> bool {
+        if self.status() != BackgroundStatus::Running {
+            return false;
+        }
+        self.kill.take().is_some_and(|tx| tx.send(()).is_ok())
+    }
+}
+
+fn spawn_reader<R>(mut source: R, shared: Arc<Mutex<Shared>>) -> tokio::task::JoinHandle<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 8192];
+        loop {
+            match source.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let text =
+                        String::from_utf8_lossy(buf.get(..n).unwrap_or_default()).into_owned();
+                    if let Ok(mut shared) = shared.lock() {
+                        shared.output.push_str(&text);
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+#[path = "process_tests.rs"]
+mod tests;

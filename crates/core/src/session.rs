@@ -1,0 +1,713 @@
+//! [`Session`] and its turn loop, "one turn, as data" (docs/design/core.md, "One turn").
+//!
+//! The loop owns the history, the rollout, the session state and the tools; everything else
+//! it reaches through the extension files: `system_reminder_ext` (reminders before each
+//! request), `compact_ext` (micro-compaction, auto-compaction before and within a turn,
+//! session-memory extraction after it), `skills_ext` (the `skill` tool) and
+//! `subagent/executor` (the `task` tool).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+
+use agentctx_context::ContextManager;
+use agentctx_context::EnvironmentContext;
+use agentctx_context::InputModality;
+use agentctx_context::TruncationPolicy;
+use agentctx_context::TurnSettings;
+use agentctx_model::ModelClient;
+use agentctx_model::ModelError;
+use agentctx_model::Prompt;
+use agentctx_protocol::CompactedItem;
+use agentctx_protocol::EventMsg;
+use agentctx_protocol::LoopEvent;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::RolloutItem;
+use agentctx_protocol::SessionMetaLine;
+use agentctx_protocol::TokenCountEvent;
+use agentctx_rollout::RolloutRecorder;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::unbounded_channel;
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::ApprovalPolicy;
+use crate::approval::Approver;
+use crate::compact_ext;
+use crate::compact_ext::CompactPoint;
+use crate::compact_ext::Compactor;
+use crate::error::CoreError;
+use crate::event::SessionEvent;
+use crate::session_state::SessionState;
+use crate::skills_ext;
+use crate::subagent::SubagentRunner;
+use crate::subagent::executor::Subagents;
+use crate::system_reminder_ext;
+use crate::system_reminder_ext::ReminderEngine;
+use crate::system_reminder_ext::RequestFacts;
+use crate::tools::ToolContext;
+use crate::tools::ToolRegistry;
+use crate::turn_stream::run_tool_calls;
+use crate::turn_stream::stream_response;
+
+/// The base instructions when the caller gives none.
+pub const DEFAULT_BASE_INSTRUCTIONS: &str = "You are a coding agent working in the user's repository. Use the tools to read, change and test the code; keep changes small and say what you did.";
+
+/// The most model requests one turn may make unless the options say otherwise.
+pub const DEFAULT_MAX_REQUESTS_PER_TURN: u32 = 200;
+
+/// What a session is built from; the caller fills it (from its aggregated config).
+#[derive(Clone)]
+pub struct SessionOptions {
+    /// The working directory; file tools stay inside it.
+    pub cwd: PathBuf,
+    /// The agentctx home: sessions, plans, tool results and session memory live under it.
+    pub home: PathBuf,
+    /// The model.
+    pub model: Arc<dyn ModelClient>,
+    /// The provider's name, recorded in the rollout.
+    pub provider_name: String,
+    /// The system prompt.
+    pub base_instructions: String,
+    /// Reminders.
+    pub reminders: system_reminder_ext::SystemReminderConfig,
+    /// Compaction.
+    pub compact: compact_ext::CompactConfig,
+    /// Skills.
+    pub skills: skills_ext::SkillsConfig,
+    /// When to ask before shell commands and writes.
+    pub approval: ApprovalPolicy,
+    /// Who answers under [`ApprovalPolicy::OnRequest`].
+    pub approver: Option<Arc<dyn Approver>>,
+    /// Start in plan mode.
+    pub plan_mode: bool,
+    /// The shell named in the environment context.
+    pub shell: Option<String>,
+    /// The date shown to the model (`None`: not shown).
+    pub current_date: Option<String>,
+    /// The timezone shown to the model.
+    pub timezone: Option<String>,
+    /// The most model requests of one turn.
+    pub max_requests_per_turn: u32,
+    /// The session id (`None`: a new UUIDv7).
+    pub session_id: Option<String>,
+}
+
+impl std::fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("cwd", &self.cwd)
+            .field("home", &self.home)
+            .field("model", &self.model.slug())
+            .field("provider_name", &self.provider_name)
+            .field("approval", &self.approval)
+            .field("plan_mode", &self.plan_mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionOptions {
+    /// Options with every default: `on-request` approval with no approver (so shell commands
+    /// and writes are refused until the caller sets one), no plan mode, default configs.
+    pub fn new(
+        cwd: impl Into<PathBuf>,
+        home: impl Into<PathBuf>,
+        model: Arc<dyn ModelClient>,
+    ) -> Self {
+        Self {
+            cwd: cwd.into(),
+            home: home.into(),
+            model,
+            provider_name: String::new(),
+            base_instructions: DEFAULT_BASE_INSTRUCTIONS.to_string(),
+            reminders: Default::default(),
+            compact: Default::default(),
+            skills: Default::default(),
+            approval: ApprovalPolicy::default(),
+            approver: None,
+            plan_mode: false,
+            shell: Some("bash".to_string()),
+            current_date: None,
+            timezone: None,
+            max_requests_per_turn: DEFAULT_MAX_REQUESTS_PER_TURN,
+            session_id: None,
+        }
+    }
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnOutcome {
+    /// The turn number.
+    pub turn: i32,
+    /// The last assistant message.
+    pub last_message: Option<String>,
+    /// Model requests made.
+    pub requests: u32,
+    /// The turn was cancelled.
+    pub aborted: bool,
+}
+
+/// A running agent session.
+pub struct Session {
+    options: SessionOptions,
+    session_id: String,
+    history: ContextManager,
+    recorder: RolloutRecorder,
+    state: Arc<Mutex<SessionState>>,
+    tools: ToolRegistry,
+    subagents: Arc<dyn SubagentRunner>,
+    events: UnboundedSender<SessionEvent>,
+    previous_model: Option<String>,
+    reminders: ReminderEngine,
+    compactor: Compactor,
+    micro_cleared: usize,
+    compact_references: Vec<PathBuf>,
+    background: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("session_id", &self.session_id)
+            .field("rollout", &self.recorder.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Starts a new session: creates its rollout under `<home>/sessions/` and returns the
+    /// receiving end of its event channel.
+    pub fn new(
+        options: SessionOptions,
+    ) -> Result<(Self, UnboundedReceiver<SessionEvent>), CoreError> {
+        let meta = SessionMetaLine {
+            id: options.session_id.clone().unwrap_or_default(),
+            cwd: Some(options.cwd.display().to_string()),
+            originator: Some("agentctx".to_string()),
+            cli_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            model_provider: Some(options.provider_name.clone()).filter(|name| !name.is_empty()),
+            ..SessionMetaLine::default()
+        };
+        let recorder = RolloutRecorder::create(&options.home, meta)?;
+        Ok(Self::with_recorder(
+            options,
+            recorder,
+            ContextManager::new(),
+        ))
+    }
+
+    /// Resumes the session recorded at `path`: its history, the reminder state its history
+    /// implies, its todo list and plan mode. New turns append to the same file.
+    pub fn resume(
+        options: SessionOptions,
+        path: &std::path::Path,
+    ) -> Result<(Self, UnboundedReceiver<SessionEvent>), CoreError> {
+        let file = agentctx_rollout::read_rollout(path)?;
+        let session_id = file
+            .session_meta()
+            .map(|meta| meta.id.clone())
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| CoreError::NotASession {
+                path: path.to_path_buf(),
+            })?;
+        let mut history = ContextManager::new();
+        let mut turns = 0;
+        let mut requests = 0;
+        for record in &file.records {
+            match &record.line.item {
+                RolloutItem::ResponseItem(item) => {
+                    history
+                        .record_items(std::iter::once(item.clone()), TruncationPolicy::default());
+                }
+                RolloutItem::Compacted(compacted) => {
+                    if let Some(replacement) = &compacted.replacement_history {
+                        history.replace(replacement.clone());
+                    }
+                }
+                // One token count per model request that reported usage.
+                RolloutItem::EventMsg(EventMsg::TokenCount(_)) => requests += 1,
+                RolloutItem::TurnContext(context) => {
+                    turns += 1;
+                    history.set_reference_context_item(Some(context.clone()));
+                }
+                _ => {}
+            }
+        }
+        let recorder = RolloutRecorder::resume(path, session_id.clone())?;
+        let options = SessionOptions {
+            session_id: Some(session_id),
+            ..options
+        };
+        let (mut session, events) = Self::with_recorder(options, recorder, history);
+        let resumed = session
+            .reminders
+            .resume_from_history(session.history.raw_items());
+        {
+            let mut state = session.state();
+            state.turn = turns;
+            state.requests = requests;
+            state.todos = resumed.todos;
+            state.last_todo_write_turn = resumed.last_todo_write_turn;
+            if resumed.plan_mode {
+                state.plan.active = true;
+            }
+            state.plan.plan_file = resumed
+                .plan_file
+                .or_else(|| recorded_plan_file(session.history.raw_items()));
+            if let Some(path) = &state.plan.plan_file {
+                state.plan.slug = path
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned());
+                state.plan.entered_before = !state.plan.active;
+            }
+        }
+        session.previous_model = Some(session.options.model.slug().to_string());
+        Ok((session, events))
+    }
+
+    fn with_recorder(
+        options: SessionOptions,
+        recorder: RolloutRecorder,
+        history: ContextManager,
+    ) -> (Self, UnboundedReceiver<SessionEvent>) {
+        let (events, receiver) = unbounded_channel();
+        let session_id = recorder.session_id().to_string();
+        let info = options.model.model_info().clone();
+        let reminders = ReminderEngine::new(options.reminders.clone());
+        let compactor = Compactor::new(
+            options.compact.clone(),
+            &options.home,
+            &session_id,
+            info.context_window,
+            info.max_output_tokens,
+        );
+        let mut tools = ToolRegistry::with_builtin_tools();
+        skills_ext::register_skill_tool(&mut tools, &options.home, &options.cwd, &options.skills);
+        let subagents: Arc<dyn SubagentRunner> = Arc::new(Subagents::builtin(
+            Arc::clone(&options.model),
+            options.reminders.clone(),
+        ));
+        let mut state = SessionState::default();
+        if options.plan_mode {
+            let _ = crate::tools::enter_plan_mode(&mut state, &options.home);
+        }
+        let session = Self {
+            options,
+            session_id,
+            history,
+            recorder,
+            state: Arc::new(Mutex::new(state)),
+            tools,
+            subagents,
+            events,
+            previous_model: None,
+            reminders,
+            compactor,
+            micro_cleared: 0,
+            compact_references: Vec::new(),
+            background: Vec::new(),
+        };
+        (session, receiver)
+    }
+
+    /// The session id.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The rollout file.
+    pub fn rollout_path(&self) -> &std::path::Path {
+        self.recorder.path()
+    }
+
+    /// The history as recorded (reminders in place, compactions applied).
+    pub fn history(&self) -> &[ResponseItem] {
+        self.history.raw_items()
+    }
+
+    /// The tools; a fork adds its own before the first turn.
+    pub fn tools_mut(&mut self) -> &mut ToolRegistry {
+        &mut self.tools
+    }
+
+    /// The session's own state (todos, plan mode, background shells, …).
+    pub fn state(&self) -> MutexGuard<'_, SessionState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The reminder engine (its file tracker, for hosts and tests).
+    pub fn reminder_engine(&self) -> &ReminderEngine {
+        &self.reminders
+    }
+
+    /// The compaction state (to add a `PreCompact` hook).
+    pub fn compactor_mut(&mut self) -> &mut Compactor {
+        &mut self.compactor
+    }
+
+    /// Waits for background work started by finished turns (session-memory extraction).
+    pub async fn wait_for_background(&mut self) {
+        for handle in self.background.drain(..) {
+            let _ = handle.await;
+        }
+    }
+
+    fn emit(&self, event: SessionEvent) {
+        let _ = self.events.send(event);
+    }
+
+    fn record(&mut self, items: &[ResponseItem]) -> Result<(), CoreError> {
+        self.history
+            .record_items(items.iter().cloned(), TruncationPolicy::default());
+        self.recorder.record_response_items(items)?;
+        Ok(())
+    }
+
+    fn turn_settings(&self) -> TurnSettings {
+        TurnSettings {
+            model: self.options.model.slug().to_string(),
+            cwd: Some(self.options.cwd.display().to_string()),
+            shell: self.options.shell.clone(),
+            current_date: self.options.current_date.clone(),
+            timezone: self.options.timezone.clone(),
+            model_instructions: self.options.base_instructions.clone(),
+            ..TurnSettings::default()
+        }
+    }
+
+    /// The full initial context: AGENTS.md of the working directory, then the environment.
+    fn initial_context(&self) -> Vec<ResponseItem> {
+        let mut items = Vec::new();
+        if let Ok(agents) = std::fs::read_to_string(self.options.cwd.join("AGENTS.md"))
+            && !agents.trim().is_empty()
+        {
+            items.push(ResponseItem::user_text(format!(
+                "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{}\n</INSTRUCTIONS>",
+                self.options.cwd.display(),
+                agents.trim_end()
+            )));
+        }
+        let settings = self.turn_settings();
+        items.push(
+            EnvironmentContext {
+                cwd: settings.cwd,
+                shell: settings.shell,
+                current_date: settings.current_date,
+                timezone: settings.timezone,
+            }
+            .to_response_item(),
+        );
+        items
+    }
+
+    fn tool_context(&self, turn: i32, cancel: &CancellationToken) -> ToolContext {
+        ToolContext {
+            cwd: self.options.cwd.clone(),
+            home: self.options.home.clone(),
+            state: Arc::clone(&self.state),
+            approval: self.options.approval,
+            approver: self.options.approver.clone(),
+            observers: vec![
+                self.reminders.file_observer(),
+                self.compactor.file_observer(),
+            ],
+            events: Some(self.events.clone()),
+            cancel: cancel.clone(),
+            subagents: Some(Arc::clone(&self.subagents)),
+            turn,
+        }
+    }
+
+    /// Runs one turn for `input` until the model stops asking for tools, `cancel` fires or
+    /// the request limit is reached.
+    pub async fn run_turn(
+        &mut self,
+        input: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, CoreError> {
+        let turn = {
+            let mut state = self.state();
+            state.turn += 1;
+            state.turn
+        };
+        self.emit(SessionEvent::TurnStarted { turn });
+
+        // 1. Compaction before the turn, when the history is already over the threshold.
+        if self.compactor.should_compact(self.history.raw_items()) {
+            let clock = self.state().requests;
+            self.compact(CompactPoint::PreTurn, clock).await?;
+        }
+
+        // 3. The full initial context (first turn, after a compaction) or the settings diff.
+        let settings = self.turn_settings();
+        let initial = self.initial_context();
+        let turn_id = format!("{}-{turn}", self.session_id);
+        let updates = self.history.record_context_updates(
+            self.previous_model.as_deref(),
+            &settings,
+            Some(turn_id.clone()),
+            || initial,
+        );
+        self.recorder.record_response_items(&updates)?;
+        self.recorder.record_items(&[RolloutItem::TurnContext(
+            settings.to_turn_context_item(Some(turn_id)),
+        )])?;
+        self.previous_model = Some(settings.model.clone());
+        self.record(&[ResponseItem::user_text(input)])?;
+
+        let mut requests = 0u32;
+        let mut last_message = None;
+        let mut overflow_compacted = false;
+        loop {
+            if requests >= self.options.max_requests_per_turn {
+                self.recorder.flush()?;
+                return Err(CoreError::TooManyRequests(requests));
+            }
+            requests += 1;
+            let clock = {
+                let mut state = self.state();
+                state.requests += 1;
+                state.requests
+            };
+
+            // 5. Reminders before every request; the user's message only on the first.
+            let (used, window, _) = self.compactor.usage_figures(self.history.raw_items());
+            let facts = RequestFacts {
+                has_user_input: requests == 1,
+                user_prompt: Some(input),
+                token_usage: Some((used, window)),
+                micro_compact_cleared: std::mem::take(&mut self.micro_cleared),
+                compact_file_references: std::mem::take(&mut self.compact_references),
+            };
+            let reminder_ctx = {
+                let state = self.state();
+                self.reminders.context(&self.options.cwd, &state, &facts)
+            };
+            let placed = self.reminders.generate(reminder_ctx).await;
+            self.record(&placed.record)?;
+            {
+                let mut state = self.state();
+                state.plan.just_exited = false;
+            }
+
+            // 6. Micro-compaction of old tool results when it saves enough.
+            let mut items = self.history.raw_items().to_vec();
+            if let Some((event, cleared)) = self.compactor.micro(&mut items) {
+                self.history.replace(items);
+                self.micro_cleared = cleared;
+                self.emit(SessionEvent::Loop(event));
+            }
+
+            // 2. The prompt view.
+            let mut input_items = self.history.for_prompt(&InputModality::TEXT_AND_IMAGE);
+            placed.place_in_prompt(&mut input_items);
+            let prompt = Prompt {
+                instructions: self.options.base_instructions.clone(),
+                input: input_items,
+                tools: self.tools.specs(),
+                reasoning: None,
+                output_schema: None,
+                session_id: Some(self.session_id.clone()),
+            };
+            self.emit(SessionEvent::RequestStarted {
+                request: requests,
+                reminders: placed.len(),
+            });
+            let history_len = self.history.len();
+
+            // 7. Stream the model.
+            let model = Arc::clone(&self.options.model);
+            let response =
+                match stream_response(model.as_ref(), &prompt, Some(&self.events), cancel).await {
+                    Ok(Some(response)) => response,
+                    Ok(None) => return self.abort(turn, requests),
+                    Err(ModelError::ContextWindowExceeded { .. }) if !overflow_compacted => {
+                        // The provider says the prompt is too long: compact and send again.
+                        overflow_compacted = true;
+                        self.compact(CompactPoint::MidTurn, clock).await?;
+                        continue;
+                    }
+                    Err(error) => {
+                        self.recorder.flush()?;
+                        return Err(error.into());
+                    }
+                };
+            self.record(&response.items)?;
+            if let Some(usage) = &response.usage {
+                self.compactor.record_request_usage(usage, history_len);
+                self.history
+                    .update_token_info(usage, Some(self.options.model.context_window()));
+                self.recorder
+                    .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
+                        TokenCountEvent {
+                            info: self.history.token_info().cloned(),
+                            ..TokenCountEvent::default()
+                        },
+                    ))])?;
+                let (used_tokens, effective_window, percent_left) =
+                    self.compactor.usage_figures(self.history.raw_items());
+                self.emit(SessionEvent::TokenUsage {
+                    used_tokens,
+                    effective_window,
+                    percent_left,
+                });
+            }
+            if let Some(text) = response
+                .items
+                .iter()
+                .rev()
+                .find(|item| item.role() == Some("assistant"))
+                .and_then(ResponseItem::message_text)
+            {
+                last_message = Some(text);
+            }
+            let calls = response.function_calls();
+            if calls.is_empty() {
+                break;
+            }
+
+            // Tool calls, recorded with their outputs.
+            let ctx = self.tool_context(clock, cancel);
+            let results = tokio::select! {
+                results = run_tool_calls(&self.tools, &ctx, &calls) => results,
+                () = cancel.cancelled() => return self.abort(turn, requests),
+            };
+            let (outputs, runs): (Vec<ResponseItem>, Vec<_>) = results.into_iter().unzip();
+            self.record(&outputs)?;
+            self.compactor.record_tool_calls(runs.len());
+            self.state().last_tool_results = runs;
+            if cancel.is_cancelled() {
+                return self.abort(turn, requests);
+            }
+
+            // Mid-turn compaction: the same turn goes on with the compacted history.
+            if self.compactor.should_compact(self.history.raw_items()) {
+                self.compact(CompactPoint::MidTurn, clock).await?;
+            }
+        }
+
+        // 9. Background session-memory extraction when its trigger fires.
+        if let Some(handle) = self.compactor.after_turn(
+            Arc::clone(&self.options.model),
+            self.history.raw_items(),
+            false,
+        ) {
+            self.background.push(handle);
+        }
+        self.recorder.flush()?;
+        self.emit(SessionEvent::TurnCompleted {
+            turn,
+            last_message: last_message.clone(),
+        });
+        Ok(TurnOutcome {
+            turn,
+            last_message,
+            requests,
+            aborted: false,
+        })
+    }
+
+    fn abort(&mut self, turn: i32, requests: u32) -> Result<TurnOutcome, CoreError> {
+        self.recorder
+            .record_items(&[RolloutItem::EventMsg(EventMsg::TurnAborted(
+                Default::default(),
+            ))])?;
+        self.recorder.flush()?;
+        self.emit(SessionEvent::TurnAborted { turn });
+        Ok(TurnOutcome {
+            turn,
+            last_message: None,
+            requests,
+            aborted: true,
+        })
+    }
+
+    /// Compacts the history in full and installs the result: the reminder engine starts over
+    /// with the restored files counted as read.
+    /// `clock` is the request count the restored files are stamped with.
+    async fn compact(&mut self, point: CompactPoint, clock: i32) -> Result<(), CoreError> {
+        self.emit(SessionEvent::Loop(LoopEvent::CompactionStarted));
+        let extraction: Vec<_> = self.background.drain(..).collect();
+        self.compactor.wait_for_extraction(extraction).await;
+        let snapshot = compact_ext::RestorationSnapshot::of(&self.state());
+        let history = self.history.raw_items().to_vec();
+        let initial = self.initial_context();
+        let model = Arc::clone(&self.options.model);
+        let compaction = self
+            .compactor
+            .compact(
+                Some(model.as_ref()),
+                &history,
+                initial,
+                point,
+                &self.options.base_instructions,
+                snapshot,
+                // The reminder engine's reset below re-injects the critical instruction before
+                // the next request; restoring it here too would show it twice.
+                None,
+            )
+            .await;
+        self.history.replace(compaction.history.clone());
+        if point == CompactPoint::PreTurn {
+            // The next turn records the initial context in full again.
+            self.history.set_reference_context_item(None);
+        }
+        let summary = compaction
+            .history
+            .iter()
+            .rev()
+            .find_map(|item| {
+                item.message_text()
+                    .filter(|text| is_compaction_summary(text))
+            })
+            .unwrap_or_default();
+        self.recorder
+            .record_items(&[RolloutItem::Compacted(CompactedItem {
+                message: summary,
+                replacement_history: Some(compaction.history.clone()),
+                ..CompactedItem::default()
+            })])?;
+        self.reminders
+            .reset_after_compaction(&self.options.cwd, &compaction.restored_files, clock);
+        self.compact_references = compaction.referenced_files.clone();
+        for event in compaction.events {
+            self.emit(SessionEvent::Loop(event));
+        }
+        if let Some(message) = compaction.warning {
+            self.emit(SessionEvent::Warning { message });
+        }
+        Ok(())
+    }
+}
+
+/// The plan file the last `enter_plan_mode` of `items` announced.
+fn recorded_plan_file(items: &[ResponseItem]) -> Option<PathBuf> {
+    let calls: Vec<&str> = items
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCall { name, call_id, .. } if name == "enter_plan_mode" => {
+                Some(call_id.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    items.iter().rev().find_map(|item| match item {
+        ResponseItem::FunctionCallOutput {
+            call_id, output, ..
+        } if calls.contains(&call_id.as_str()) => {
+            crate::tools::plan_file_from_output(&output.text_content())
+        }
+        _ => None,
+    })
+}
+
+/// Whether `text` is a compaction summary (it opens with the summary prefix).
+fn is_compaction_summary(text: &str) -> bool {
+    agentctx_protocol::COMPACTION_SUMMARY_PREFIXES
+        .iter()
+        .any(|prefix| text.starts_with(prefix))
+}

@@ -1,0 +1,216 @@
+//! [`SubagentExecutor`]: runs one subagent, from its initial messages to its final report.
+//!
+//! Its initial messages put the agent's `critical_system_reminder` right after its system
+//! prompt, drop the parent's reminders from any parent messages it is handed, then add the task.
+//! Before each of its requests only core-tier reminders run (`is_main_agent` and
+//! `has_user_input` false), on its own file tracker and throttle. See docs/design/core.md,
+//! "Subagents".
+
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use agentctx_model::ModelClient;
+use agentctx_model::Prompt;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::XmlTag;
+use agentctx_reminders::GeneratorContext;
+use agentctx_reminders::ReminderPlacement;
+use agentctx_reminders::SystemReminderConfig;
+use agentctx_reminders::SystemReminderOrchestrator;
+use agentctx_reminders::filter_system_reminders;
+use agentctx_reminders::inject_system_reminders;
+use async_trait::async_trait;
+
+use super::AgentDefinition;
+use super::AgentTools;
+use super::SubagentRunner;
+use crate::session_state::SessionState;
+use crate::tools::ToolContext;
+use crate::tools::ToolRegistry;
+use crate::turn_stream::run_tool_calls;
+use crate::turn_stream::stream_response;
+
+/// Runs one subagent.
+pub struct SubagentExecutor {
+    definition: AgentDefinition,
+    model: Arc<dyn ModelClient>,
+    orchestrator: SystemReminderOrchestrator,
+    config: SystemReminderConfig,
+}
+
+impl std::fmt::Debug for SubagentExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SubagentExecutor")
+            .field("definition", &self.definition)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SubagentExecutor {
+    /// An executor for `definition` on `model`, with the session's reminder config.
+    pub fn new(
+        definition: AgentDefinition,
+        model: Arc<dyn ModelClient>,
+        config: SystemReminderConfig,
+    ) -> Self {
+        Self {
+            orchestrator: SystemReminderOrchestrator::new(config.clone()),
+            config,
+            definition,
+            model,
+        }
+    }
+
+    /// The agent.
+    pub fn definition(&self) -> &AgentDefinition {
+        &self.definition
+    }
+
+    /// The messages a run starts from: the system prompt, the critical system reminder, the
+    /// parent messages without the parent's reminders, then the task prompt.
+    pub fn build_initial_messages(
+        &self,
+        parent_messages: &[ResponseItem],
+        prompt: &str,
+    ) -> Vec<ResponseItem> {
+        let mut messages = Vec::new();
+        if let Some(system_prompt) = &self.definition.system_prompt {
+            messages.push(ResponseItem::text_message("system", system_prompt.clone()));
+        }
+        if let Some(reminder) = &self.definition.critical_system_reminder {
+            let mut item = ResponseItem::user_text(XmlTag::SystemReminder.wrap(reminder));
+            item.set_injected(true);
+            messages.push(item);
+        }
+        messages.extend(filter_system_reminders(parent_messages));
+        messages.push(ResponseItem::user_text(prompt));
+        messages
+    }
+
+    fn tools(&self) -> ToolRegistry {
+        match self.definition.tools {
+            AgentTools::ReadOnly => ToolRegistry::read_only(),
+        }
+    }
+
+    /// Runs the agent on `prompt` with the parent's working directory and approvals; returns its
+    /// last message.
+    pub async fn run(&self, prompt: &str, parent: &ToolContext) -> Result<String, String> {
+        let mut history = self.build_initial_messages(&[], prompt);
+        let tools = self.tools();
+        // The subagent's own state and file tracker: nothing it does reaches the parent's
+        // reminders, and the parent's never reach it.
+        let ctx = ToolContext {
+            state: Arc::new(Mutex::new(SessionState::default())),
+            observers: Vec::new(),
+            events: None,
+            subagents: None,
+            ..parent.clone()
+        };
+        let reminder_ctx = GeneratorContext::new(&parent.cwd).with_config(&self.config);
+        let mut last = None;
+        for request in 1..=self.definition.max_requests {
+            let mut reminder_ctx = reminder_ctx.clone();
+            reminder_ctx.turn_number = i32::try_from(request).unwrap_or(i32::MAX);
+            reminder_ctx.is_main_agent = false;
+            reminder_ctx.has_user_input = false;
+            reminder_ctx.todo.tool_available = false;
+            let reminders = self.orchestrator.generate_all(&reminder_ctx).await;
+            inject_system_reminders(&mut history, &reminders, ReminderPlacement::Tail);
+            let prompt = Prompt {
+                instructions: self.definition.system_prompt.clone().unwrap_or_default(),
+                input: history.clone(),
+                tools: tools.specs(),
+                reasoning: None,
+                output_schema: None,
+                session_id: None,
+            };
+            let response =
+                match stream_response(self.model.as_ref(), &prompt, None, &parent.cancel).await {
+                    Ok(Some(response)) => response,
+                    Ok(None) => return Err("cancelled".to_string()),
+                    Err(error) => return Err(error.to_string()),
+                };
+            history.extend(response.items.iter().cloned());
+            if let Some(text) = response
+                .items
+                .iter()
+                .rev()
+                .find(|item| item.role() == Some("assistant"))
+                .and_then(ResponseItem::message_text)
+            {
+                last = Some(text);
+            }
+            let calls = response.function_calls();
+            if calls.is_empty() {
+                return last.ok_or_else(|| "the agent ended without a report".to_string());
+            }
+            let results = run_tool_calls(&tools, &ctx, &calls).await;
+            history.extend(results.into_iter().map(|(item, _)| item));
+        }
+        last.ok_or_else(|| {
+            format!(
+                "the agent made {} requests without a report",
+                self.definition.max_requests
+            )
+        })
+    }
+}
+
+/// The subagents of a session: the built-in agents on the session's model.
+pub struct Subagents {
+    definitions: Vec<AgentDefinition>,
+    model: Arc<dyn ModelClient>,
+    config: SystemReminderConfig,
+}
+
+impl std::fmt::Debug for Subagents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subagents")
+            .field("definitions", &self.definitions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Subagents {
+    /// The built-in Explore and Plan agents.
+    pub fn builtin(model: Arc<dyn ModelClient>, config: SystemReminderConfig) -> Self {
+        Self {
+            definitions: AgentDefinition::builtin(),
+            model,
+            config,
+        }
+    }
+
+    /// The executor of the agent named `name` (case-insensitive).
+    pub fn executor(&self, name: &str) -> Option<SubagentExecutor> {
+        self.definitions
+            .iter()
+            .find(|definition| definition.name.eq_ignore_ascii_case(name))
+            .map(|definition| {
+                SubagentExecutor::new(
+                    definition.clone(),
+                    Arc::clone(&self.model),
+                    self.config.clone(),
+                )
+            })
+    }
+}
+
+#[async_trait]
+impl SubagentRunner for Subagents {
+    fn agents(&self) -> Vec<AgentDefinition> {
+        self.definitions.clone()
+    }
+
+    async fn run(&self, agent: &str, prompt: &str, parent: &ToolContext) -> Result<String, String> {
+        let Some(executor) = self.executor(agent) else {
+            let names: Vec<&str> = self.definitions.iter().map(|d| d.name.as_str()).collect();
+            return Err(format!(
+                "unknown agent {agent}; available: {}",
+                names.join(", ")
+            ));
+        };
+        executor.run(prompt, parent).await
+    }
+}

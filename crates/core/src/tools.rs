@@ -1,0 +1,315 @@
+//! Tools: the [`ToolHandler`] trait, the [`ToolRegistry`] a fork extends, and the context a
+//! call runs in.
+//!
+//! A tool gets its arguments as the raw JSON string the model wrote and answers with a
+//! [`ToolOutput`]; a failure is an output with `success: false` the model reads, never an
+//! error that stops the turn. Tools that only read say so ([`ToolHandler::parallel_safe`]) and
+//! run concurrently when every call of a response is such a tool. See docs/design/core.md,
+//! "Tools".
+
+mod edit_file;
+mod plan_mode;
+mod read_file;
+mod shell;
+mod task;
+mod todo_write;
+mod write_file;
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+
+use agentctx_model::ToolSpec;
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+pub use edit_file::EditFileTool;
+pub use plan_mode::EnterPlanModeTool;
+pub use plan_mode::ExitPlanModeTool;
+pub(crate) use plan_mode::enter_plan_mode;
+pub(crate) use plan_mode::plan_file_from_output;
+pub use read_file::DEFAULT_READ_LIMIT;
+pub use read_file::MAX_LINE_CHARS;
+pub use read_file::ReadFileTool;
+pub use shell::BashOutputTool;
+pub use shell::DEFAULT_SHELL_TIMEOUT;
+pub use shell::KillShellTool;
+pub use shell::MAX_SHELL_TIMEOUT;
+pub use shell::ShellTool;
+pub use task::TaskTool;
+pub use todo_write::TodoWriteTool;
+pub use write_file::WriteFileTool;
+
+use crate::approval::ApprovalDecision;
+use crate::approval::ApprovalPolicy;
+use crate::approval::ApprovalRequest;
+use crate::approval::Approver;
+use crate::event::SessionEvent;
+use crate::path_guard::resolve_in_cwd;
+use crate::session_state::SessionState;
+use crate::subagent::SubagentRunner;
+
+/// What a tool call returns to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// The text the model reads.
+    pub text: String,
+    /// Whether the call did what was asked.
+    pub success: bool,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    pub fn ok(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            success: true,
+        }
+    }
+
+    /// A failed call; the text says why, for the model.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            success: false,
+        }
+    }
+}
+
+/// Told about every file a tool read or wrote, so the reminder engine's file tracker and
+/// compaction's restoration cache stay current (the extension files implement it).
+pub trait FileObserver: Send + Sync {
+    /// `path` was read; `content` is the whole file (`offset`/`limit` say what the model saw).
+    fn file_read(
+        &self,
+        path: &Path,
+        content: &str,
+        turn: i32,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    );
+    /// `path` was written by a tool with `content`.
+    fn file_written(&self, path: &Path, content: &str, turn: i32);
+}
+
+/// Everything a tool call may use.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The working directory; file tools stay inside it.
+    pub cwd: PathBuf,
+    /// The agentctx home (plan files live under it).
+    pub home: PathBuf,
+    /// The session's own state.
+    pub state: Arc<Mutex<SessionState>>,
+    /// When to ask before shell commands and writes.
+    pub approval: ApprovalPolicy,
+    /// Who answers.
+    pub approver: Option<Arc<dyn Approver>>,
+    /// Told about reads and writes.
+    pub observers: Vec<Arc<dyn FileObserver>>,
+    /// Events out.
+    pub events: Option<UnboundedSender<SessionEvent>>,
+    /// Fires when the turn is cancelled.
+    pub cancel: CancellationToken,
+    /// Runs subagents for the `task` tool.
+    pub subagents: Option<Arc<dyn SubagentRunner>>,
+    /// The session's model request number (the reminders' clock: file reads and todo writes
+    /// are stamped with it).
+    pub turn: i32,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("cwd", &self.cwd)
+            .field("home", &self.home)
+            .field("approval", &self.approval)
+            .field("turn", &self.turn)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolContext {
+    /// The session state, even when a panicking holder poisoned the lock (the state is plain
+    /// data and stays usable).
+    pub fn state(&self) -> MutexGuard<'_, SessionState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Resolves a path from the model inside the working directory (the plan file is also
+    /// allowed), or the tool error to return.
+    pub fn resolve_path(&self, raw: &str) -> Result<PathBuf, ToolOutput> {
+        let plan_file = self.state().plan.plan_file.clone();
+        resolve_in_cwd(&self.cwd, plan_file.as_slice(), raw)
+            .map_err(|escape| ToolOutput::error(format!("Error: {escape}")))
+    }
+
+    /// The refusal a write to `path` gets in plan mode, if any.
+    pub fn plan_mode_refusal(&self, path: &Path) -> Option<ToolOutput> {
+        let state = self.state();
+        if !state.plan.active || state.plan.plan_file.as_deref() == Some(path) {
+            return None;
+        }
+        let plan = state
+            .plan
+            .plan_file
+            .as_ref()
+            .map_or_else(String::new, |file| {
+                format!(" You may only write the plan file {}.", file.display())
+            });
+        Some(ToolOutput::error(format!(
+            "Error: plan mode is on, so {} cannot be changed.{plan} Call exit_plan_mode to present the plan first.",
+            path.display()
+        )))
+    }
+
+    /// Asks for approval under the session's policy.
+    pub async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        crate::approval::check(self.approval, self.approver.as_deref(), request).await
+    }
+
+    /// Sends an event, if anyone listens.
+    pub fn emit(&self, event: SessionEvent) {
+        if let Some(events) = &self.events {
+            // A receiver gone means nobody renders: the turn goes on.
+            let _ = events.send(event);
+        }
+    }
+
+    pub(crate) fn notify_read(
+        &self,
+        path: &Path,
+        content: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) {
+        for observer in &self.observers {
+            observer.file_read(path, content, self.turn, offset, limit);
+        }
+    }
+
+    pub(crate) fn notify_write(&self, path: &Path, content: &str) {
+        for observer in &self.observers {
+            observer.file_written(path, content, self.turn);
+        }
+    }
+}
+
+/// One tool.
+#[async_trait]
+pub trait ToolHandler: Send + Sync {
+    /// Name, description and JSON schema of the arguments, as the model sees them.
+    fn spec(&self) -> ToolSpec;
+
+    /// Whether calls may run concurrently with other parallel-safe calls (read-only tools).
+    fn parallel_safe(&self) -> bool {
+        false
+    }
+
+    /// Runs one call with the raw JSON `arguments`.
+    async fn handle(&self, ctx: &ToolContext, arguments: &str) -> ToolOutput;
+}
+
+/// The tools of a session, in the order the model sees them. A fork adds its own with
+/// [`ToolRegistry::register`] (a tool of the same name replaces the earlier one).
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: Vec<Arc<dyn ToolHandler>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|tool| tool.spec().name))
+            .finish()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The built-in tools: files, shell, todos, plan mode and subagents. (The `skill` tool is
+    /// added by the session when skills are loaded.)
+    pub fn with_builtin_tools() -> Self {
+        let mut registry = Self::new();
+        registry.register(Arc::new(ReadFileTool));
+        registry.register(Arc::new(WriteFileTool));
+        registry.register(Arc::new(EditFileTool));
+        registry.register(Arc::new(ShellTool::default()));
+        registry.register(Arc::new(BashOutputTool));
+        registry.register(Arc::new(KillShellTool));
+        registry.register(Arc::new(TodoWriteTool));
+        registry.register(Arc::new(EnterPlanModeTool));
+        registry.register(Arc::new(ExitPlanModeTool));
+        registry.register(Arc::new(TaskTool));
+        registry
+    }
+
+    /// The read-only tools a read-only subagent (Explore, Plan) gets.
+    pub fn read_only() -> Self {
+        let mut registry = Self::new();
+        registry.register(Arc::new(ReadFileTool));
+        registry
+    }
+
+    /// Adds `tool`, replacing a tool of the same name in place.
+    pub fn register(&mut self, tool: Arc<dyn ToolHandler>) {
+        let name = tool.spec().name;
+        match self.tools.iter_mut().find(|t| t.spec().name == name) {
+            Some(slot) => *slot = tool,
+            None => self.tools.push(tool),
+        }
+    }
+
+    /// Removes the tool named `name`.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let before = self.tools.len();
+        self.tools.retain(|tool| tool.spec().name != name);
+        self.tools.len() != before
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
+        self.tools
+            .iter()
+            .find(|tool| tool.spec().name == name)
+            .cloned()
+    }
+
+    /// The specs to send with a prompt.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|tool| tool.spec()).collect()
+    }
+
+    /// Tool names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|tool| tool.spec().name).collect()
+    }
+}
+
+/// Parses the arguments of a call, or the tool error telling the model what was wrong.
+pub(crate) fn parse_args<T: DeserializeOwned>(
+    tool: &str,
+    arguments: &str,
+) -> Result<T, ToolOutput> {
+    let arguments = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
+    serde_json::from_str(arguments)
+        .map_err(|err| ToolOutput::error(format!("Error: invalid arguments for {tool}: {err}")))
+}
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod tests;
