@@ -49,6 +49,7 @@
 //! assert!(history.estimate_token_count() > 1_000);
 //! ```
 
+mod calibrated_estimator;
 mod context_manager;
 mod contextual_user_message;
 mod digest;
@@ -56,6 +57,7 @@ mod estimated_items;
 mod function_output_truncation;
 mod input_modality;
 mod item_classification;
+mod item_text_tokens;
 mod message_history;
 mod normalize;
 #[cfg(feature = "tiktoken")]
@@ -66,6 +68,7 @@ mod token_usage_breakdown;
 mod truncate;
 mod truncation_policy;
 
+pub use calibrated_estimator::CalibratedTokenEstimator;
 pub use context_manager::ContextManager;
 pub use contextual_user_message::is_contextual_user_fragment;
 pub use digest::CommandRun;

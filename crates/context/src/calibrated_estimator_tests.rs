@@ -1,0 +1,107 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+/// The calibration corpus: code, prose, JSON tool output and CJK text.
+pub(crate) const CORPUS: [(&str, &str); 7] = [
+    ("code", include_str!("../benches/fixtures/tokens/code_truncate.rs.txt")),
+    ("code", include_str!("../benches/fixtures/tokens/code_diff.rs.txt")),
+    ("code", include_str!("../benches/fixtures/tokens/code_reader.rs.txt")),
+    ("prose", include_str!("../benches/fixtures/tokens/prose_context.md")),
+    ("prose", include_str!("../benches/fixtures/tokens/prose_reminders.md")),
+    ("json", include_str!("../benches/fixtures/tokens/tool_output.json")),
+    ("cjk", include_str!("../benches/fixtures/tokens/cjk.txt")),
+];
+
+#[test]
+fn counts_each_class() {
+    let counts = ClassCounts::of("let x1234 = foo(\"日本\");\n    bar  é");
+    assert_eq!(
+        counts,
+        ClassCounts {
+            word_runs: 4,
+            letters: 10,
+            digit_groups: 2,
+            punctuation: 6,
+            line_breaks: 1,
+            cjk: 2,
+            other: 1,
+        }
+    );
+}
+
+#[test]
+fn empty_text_is_zero_and_any_text_is_at_least_one() {
+    assert_eq!(CalibratedTokenEstimator.estimate_text(""), 0);
+    assert_eq!(CalibratedTokenEstimator.estimate_text(" "), 1);
+    assert_eq!(CalibratedTokenEstimator.estimate_text("a"), 1);
+}
+
+#[test]
+fn items_count_text_plus_framing() {
+    let item = ResponseItem::user_text("hello world");
+    assert_eq!(
+        CalibratedTokenEstimator.estimate_item(&item),
+        CalibratedTokenEstimator.estimate_text("hello world")
+            + crate::item_text_tokens::ITEM_OVERHEAD_TOKENS
+    );
+}
+
+#[cfg(feature = "tiktoken")]
+mod calibration {
+    use super::*;
+
+    fn o200k(text: &str) -> f64 {
+        tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(text)
+            .len() as f64
+    }
+
+    /// The corpus in pieces of about 40 lines, the rows the weights were fitted on.
+    fn pieces() -> Vec<(&'static str, String)> {
+        let mut pieces = Vec::new();
+        for (kind, text) in CORPUS {
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            for chunk in lines.chunks(40) {
+                pieces.push((kind, chunk.concat()));
+            }
+        }
+        pieces
+    }
+
+    /// Prints the feature rows for refitting: `AGENTCTX_CALIBRATE=1 cargo test -p
+    /// agentctx-context --features tiktoken calibration -- --nocapture`.
+    #[test]
+    #[expect(clippy::print_stdout, reason = "prints rows for refitting the weights")]
+    fn feature_rows() {
+        if std::env::var_os("AGENTCTX_CALIBRATE").is_none() {
+            return;
+        }
+        for (kind, piece) in pieces() {
+            let features = ClassCounts::of(&piece).features();
+            let row: Vec<String> = features.iter().map(f64::to_string).collect();
+            println!("ROW,{kind},{},{}", o200k(&piece), row.join(","));
+        }
+    }
+
+    /// Within 5% of o200k over the whole corpus, and within 10% on each kind of text.
+    #[test]
+    fn within_five_percent_of_o200k() {
+        let mut total_exact = 0.0;
+        let mut total_estimate = 0.0;
+        for kind in ["code", "prose", "json", "cjk"] {
+            let mut exact = 0.0;
+            let mut estimate = 0.0;
+            for (_, text) in CORPUS.iter().filter(|(k, _)| *k == kind) {
+                exact += o200k(text);
+                estimate += CalibratedTokenEstimator.estimate_text(text) as f64;
+            }
+            let error = (estimate - exact) / exact;
+            assert!(error.abs() <= 0.10, "{kind}: {estimate} vs {exact} ({error:+.3})");
+            total_exact += exact;
+            total_estimate += estimate;
+        }
+        let error = (total_estimate - total_exact) / total_exact;
+        assert!(error.abs() <= 0.05, "total: {total_estimate} vs {total_exact} ({error:+.3})");
+    }
+}
