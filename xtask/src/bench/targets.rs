@@ -75,14 +75,14 @@ pub(crate) const LINES: &[Line] = &[
         target: 4,
         what: "Codex rollout reading (reader vs raw read from the page cache)",
         figure: Measure::Throughput("read_rollout", "codex", "rollout_codex_bytes"),
-        yardstick: Measure::Throughput("read_rollout", "raw_read", "rollout_codex_bytes"),
+        yardstick: Measure::Throughput("read_rollout", "raw_read_codex", "rollout_codex_bytes"),
         goal: Goal::FigureAtLeast(1e9),
     },
     Line {
         target: 4,
         what: "Claude Code transcript reading (reader vs raw read from the page cache)",
         figure: Measure::Throughput("read_rollout", "claude", "rollout_claude_bytes"),
-        yardstick: Measure::Throughput("read_rollout", "raw_read", "rollout_codex_bytes"),
+        yardstick: Measure::Throughput("read_rollout", "raw_read_claude", "rollout_claude_bytes"),
         goal: Goal::FigureAtLeast(1e9),
     },
     Line {
