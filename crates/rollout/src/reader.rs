@@ -211,12 +211,6 @@ impl<R: BufRead> RolloutReader<R> {
         if text.is_empty() {
             return;
         }
-        if let Some(Decoder::Codex) = self.decoder
-            && let Some(event) = codex_decoder::decode_envelope_fast(line_number, text)
-        {
-            self.pending.push_back(event);
-            return;
-        }
         let value = match serde_json::from_slice::<Value>(text) {
             Ok(value) => value,
             Err(err) => {
@@ -283,7 +277,7 @@ impl<R: BufRead> RolloutReader<R> {
                     n => LineRead::Line(n),
                 });
             }
-            let (chunk, done) = match memchr::memchr(b'\n', available) {
+            let (chunk, done) = match available.iter().position(|byte| *byte == b'\n') {
                 Some(index) => (index + 1, true),
                 None => (available.len(), false),
             };
