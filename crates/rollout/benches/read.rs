@@ -8,7 +8,9 @@
 //! - `read_rollout/raw_read_codex` and `read_rollout/raw_read_claude`: the yardstick, the same
 //!   file read from the page cache in 256 KiB chunks and its newlines counted;
 //! - `json_parse/serde_json_value`: parsing every line of the Codex file into a
-//!   `serde_json::Value`, the first step of the reader.
+//!   `serde_json::Value`, the first step of the reader; `json_parse/sonic_rs_to_serde_json_value`
+//!   the same through sonic-rs (a drop-in for that step), and `json_parse/sonic_rs_value` into
+//!   sonic-rs's own tree (what a reader rewritten around sonic-rs would get).
 //!
 //! The file sizes are recorded so `cargo xtask bench` reports throughputs. Run with
 //! `cargo bench -p agentctx-rollout --bench read`.
@@ -107,6 +109,24 @@ fn bench_read(c: &mut Criterion) {
                 .split(|byte| *byte == b'\n')
                 .filter(|line| !line.is_empty())
                 .filter(|line| serde_json::from_slice::<serde_json::Value>(line).is_ok())
+                .count()
+        });
+    });
+    json.bench_function("sonic_rs_to_serde_json_value", |b| {
+        b.iter(|| {
+            codex
+                .split(|byte| *byte == b'\n')
+                .filter(|line| !line.is_empty())
+                .filter(|line| sonic_rs::from_slice::<serde_json::Value>(line).is_ok())
+                .count()
+        });
+    });
+    json.bench_function("sonic_rs_value", |b| {
+        b.iter(|| {
+            codex
+                .split(|byte| *byte == b'\n')
+                .filter(|line| !line.is_empty())
+                .filter(|line| sonic_rs::from_slice::<sonic_rs::Value>(line).is_ok())
                 .count()
         });
     });

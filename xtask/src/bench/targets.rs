@@ -86,6 +86,24 @@ pub(crate) const LINES: &[Line] = &[
         goal: Goal::FigureAtLeast(1e9),
     },
     Line {
+        target: 4,
+        what: "JSON parse step, sonic-rs into its own tree vs serde_json Value",
+        figure: Measure::Throughput("json_parse", "sonic_rs_value", "rollout_codex_bytes"),
+        yardstick: Measure::Throughput("json_parse", "serde_json_value", "rollout_codex_bytes"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 4,
+        what: "JSON parse step, sonic-rs into serde_json Value (drop-in) vs serde_json",
+        figure: Measure::Throughput(
+            "json_parse",
+            "sonic_rs_to_serde_json_value",
+            "rollout_codex_bytes",
+        ),
+        yardstick: Measure::Throughput("json_parse", "serde_json_value", "rollout_codex_bytes"),
+        goal: Goal::Report,
+    },
+    Line {
         target: 6,
         what: "generate_all, 30 generators that return at once (vs 200 us)",
         figure: Measure::Time("orchestrator", "30_instant"),
