@@ -146,11 +146,19 @@ fn run(command: Command) -> Result<()> {
         Command::VendorCheck { crates, max_floor } => {
             vendor_check::run(&vendor_check::Selection { crates, max_floor })
         }
-        Command::Bench { quick, args } if args.is_empty() => bench::run(quick),
-        Command::Bench { args, .. } => Cmd::cargo(["bench"])
-            .args(workspace::scope_args(&args))
-            .args(args)
-            .run(),
+        Command::Bench { quick, args } => {
+            // The trailing arguments take `--quick` too when it comes first.
+            let (flags, args): (Vec<String>, Vec<String>) =
+                args.into_iter().partition(|arg| arg == "--quick");
+            if args.is_empty() {
+                bench::run(quick || !flags.is_empty())
+            } else {
+                Cmd::cargo(["bench"])
+                    .args(workspace::scope_args(&args))
+                    .args(args)
+                    .run()
+            }
+        }
         Command::Snapshots {
             review,
             accept,

@@ -4,7 +4,8 @@
 //! owns what codex-rs keeps in `context_manager/` and `truncate.rs`:
 //!
 //! - token estimation behind [`TokenEstimator`]: the codex heuristic ([`ApproxTokenEstimator`],
-//!   4 bytes per token over an item's JSON) and, with the `tiktoken` feature, exact o200k counts
+//!   4 bytes per token over an item's JSON), a character-class estimator calibrated against
+//!   o200k ([`CalibratedTokenEstimator`]) and, with the `tiktoken` feature, exact o200k counts
 //!   (`O200kTokenEstimator`);
 //! - truncation ([`TruncationPolicy`], [`truncate_text`], [`formatted_truncate_text`],
 //!   [`truncate_function_output_items_with_policy`]) with the codex marker texts;
