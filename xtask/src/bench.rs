@@ -106,7 +106,10 @@ pub(crate) fn run(quick: bool) -> Result<()> {
         criterion: target_dir.join("criterion"),
         figures,
     };
-    print!("{}", report(targets::LINES, &|measure| source.value(measure)));
+    print!(
+        "{}",
+        report(targets::LINES, &|measure| source.value(measure))
+    );
     Ok(())
 }
 
@@ -183,7 +186,9 @@ pub(crate) fn report(lines: &[Line], value: &dyn Fn(Measure) -> Option<f64>) -> 
             _ => None,
         };
         let verdict = match (figure, yardstick, ratio) {
-            (Some(figure), Some(yardstick), Some(ratio)) => verdict(line.goal, figure, yardstick, ratio),
+            (Some(figure), Some(yardstick), Some(ratio)) => {
+                verdict(line.goal, figure, yardstick, ratio)
+            }
             _ => "not measured".to_owned(),
         };
         let _ = writeln!(

@@ -71,7 +71,10 @@ impl ClassCounts {
                 index += width;
                 continue;
             }
-            let class = ASCII_CLASSES.get(usize::from(byte)).copied().unwrap_or(Class::Other);
+            let class = ASCII_CLASSES
+                .get(usize::from(byte))
+                .copied()
+                .unwrap_or(Class::Other);
             let start = index;
             index += 1;
             match class {

@@ -4,12 +4,30 @@ use super::*;
 
 /// The calibration corpus: code, prose, JSON tool output and CJK text.
 pub(crate) const CORPUS: [(&str, &str); 7] = [
-    ("code", include_str!("../benches/fixtures/tokens/code_truncate.rs.txt")),
-    ("code", include_str!("../benches/fixtures/tokens/code_diff.rs.txt")),
-    ("code", include_str!("../benches/fixtures/tokens/code_reader.rs.txt")),
-    ("prose", include_str!("../benches/fixtures/tokens/prose_context.md")),
-    ("prose", include_str!("../benches/fixtures/tokens/prose_reminders.md")),
-    ("json", include_str!("../benches/fixtures/tokens/tool_output.json")),
+    (
+        "code",
+        include_str!("../benches/fixtures/tokens/code_truncate.rs.txt"),
+    ),
+    (
+        "code",
+        include_str!("../benches/fixtures/tokens/code_diff.rs.txt"),
+    ),
+    (
+        "code",
+        include_str!("../benches/fixtures/tokens/code_reader.rs.txt"),
+    ),
+    (
+        "prose",
+        include_str!("../benches/fixtures/tokens/prose_context.md"),
+    ),
+    (
+        "prose",
+        include_str!("../benches/fixtures/tokens/prose_reminders.md"),
+    ),
+    (
+        "json",
+        include_str!("../benches/fixtures/tokens/tool_output.json"),
+    ),
     ("cjk", include_str!("../benches/fixtures/tokens/cjk.txt")),
 ];
 
@@ -97,11 +115,17 @@ mod calibration {
                 estimate += CalibratedTokenEstimator.estimate_text(text) as f64;
             }
             let error = (estimate - exact) / exact;
-            assert!(error.abs() <= 0.10, "{kind}: {estimate} vs {exact} ({error:+.3})");
+            assert!(
+                error.abs() <= 0.10,
+                "{kind}: {estimate} vs {exact} ({error:+.3})"
+            );
             total_exact += exact;
             total_estimate += estimate;
         }
         let error = (total_estimate - total_exact) / total_exact;
-        assert!(error.abs() <= 0.05, "total: {total_estimate} vs {total_exact} ({error:+.3})");
+        assert!(
+            error.abs() <= 0.05,
+            "total: {total_estimate} vs {total_exact} ({error:+.3})"
+        );
     }
 }

@@ -48,7 +48,10 @@ fn files() -> (String, String) {
         let at = edit * (LINES / EDITS) + 17;
         match edit % 3 {
             0 => new[at] = format!("    let renamed_{at} = parse_fast(input, {at})?;"),
-            1 => new.insert(at, format!("    tracing::debug!(line = {at}, \"checked\");")),
+            1 => new.insert(
+                at,
+                format!("    tracing::debug!(line = {at}, \"checked\");"),
+            ),
             _ => {
                 new.remove(at);
             }

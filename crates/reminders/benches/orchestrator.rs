@@ -103,20 +103,24 @@ fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let ctx = GeneratorContext::new(dir.path());
 
-    let instant = SystemReminderOrchestrator::with_generators(
-        SystemReminderConfig::default(),
-        generators(0),
-    )
-    .with_sampler_seed(1);
-    assert_eq!(runtime.block_on(instant.generate_all(&ctx)).len(), GENERATORS);
+    let instant =
+        SystemReminderOrchestrator::with_generators(SystemReminderConfig::default(), generators(0))
+            .with_sampler_seed(1);
+    assert_eq!(
+        runtime.block_on(instant.generate_all(&ctx)).len(),
+        GENERATORS
+    );
 
     let config = SystemReminderConfig {
         timeout_ms: Some(HUNG_TIMEOUT_MS),
         ..SystemReminderConfig::default()
     };
-    let hung = SystemReminderOrchestrator::with_generators(config, generators(1))
-        .with_sampler_seed(1);
-    assert_eq!(runtime.block_on(hung.generate_all(&ctx)).len(), GENERATORS - 1);
+    let hung =
+        SystemReminderOrchestrator::with_generators(config, generators(1)).with_sampler_seed(1);
+    assert_eq!(
+        runtime.block_on(hung.generate_all(&ctx)).len(),
+        GENERATORS - 1
+    );
     record("orchestrator_timeout_seconds", hung.timeout().as_secs_f64());
 
     let mut group = c.benchmark_group("orchestrator");
