@@ -2,35 +2,6 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
-/// The calibration corpus: code, prose, JSON tool output and CJK text.
-pub(crate) const CORPUS: [(&str, &str); 7] = [
-    (
-        "code",
-        include_str!("../benches/fixtures/tokens/code_truncate.rs.txt"),
-    ),
-    (
-        "code",
-        include_str!("../benches/fixtures/tokens/code_diff.rs.txt"),
-    ),
-    (
-        "code",
-        include_str!("../benches/fixtures/tokens/code_reader.rs.txt"),
-    ),
-    (
-        "prose",
-        include_str!("../benches/fixtures/tokens/prose_context.md"),
-    ),
-    (
-        "prose",
-        include_str!("../benches/fixtures/tokens/prose_reminders.md"),
-    ),
-    (
-        "json",
-        include_str!("../benches/fixtures/tokens/tool_output.json"),
-    ),
-    ("cjk", include_str!("../benches/fixtures/tokens/cjk.txt")),
-];
-
 #[test]
 fn counts_each_class() {
     let counts = ClassCounts::of("let x1234 = foo(\"日本\");\n    bar  é");
@@ -46,6 +17,61 @@ fn counts_each_class() {
             other: 1,
         }
     );
+}
+
+/// A char-by-char count of the classes, the reference the run-at-a-time counter must match.
+fn reference_counts(text: &str) -> ClassCounts {
+    let mut counts = ClassCounts::default();
+    let mut previous: Option<u8> = None;
+    let mut digits = 0;
+    let mut spaces_have_break = false;
+    let close = |previous: Option<u8>, has_break: bool, counts: &mut ClassCounts| {
+        if previous == Some(b's') && has_break {
+            counts.line_breaks += 1;
+        }
+    };
+    for c in text.chars() {
+        let class = match c {
+            'a'..='z' | 'A'..='Z' => b'l',
+            '0'..='9' => b'd',
+            ' ' | '\t' | '\n' | '\r' => b's',
+            c if c.is_ascii_punctuation() => b'p',
+            c if !c.is_ascii() && is_cjk(u32::from(c)) => b'c',
+            _ => b'o',
+        };
+        if Some(class) != previous || !matches!(class, b'l' | b'd' | b's') {
+            close(previous, spaces_have_break, &mut counts);
+            match class {
+                b'l' => counts.word_runs += 1,
+                b'd' => digits = 0,
+                b's' => spaces_have_break = false,
+                _ => {}
+            }
+        }
+        match class {
+            b'l' => counts.letters += 1,
+            b'd' => {
+                if digits % 3 == 0 {
+                    counts.digit_groups += 1;
+                }
+                digits += 1;
+            }
+            b's' => spaces_have_break |= c == '\n',
+            b'p' => counts.punctuation += 1,
+            b'c' => counts.cjk += 1,
+            _ => counts.other += 1,
+        }
+        previous = Some(class);
+    }
+    close(previous, spaces_have_break, &mut counts);
+    counts
+}
+
+proptest::proptest! {
+    #[test]
+    fn run_counting_matches_the_char_by_char_reference(text in "[a-zA-Z0-9 \t\n{}();:.,\"é日本語한글😀]{0,64}") {
+        proptest::prop_assert_eq!(ClassCounts::of(&text), reference_counts(&text));
+    }
 }
 
 #[test]
@@ -68,6 +94,35 @@ fn items_count_text_plus_framing() {
 #[cfg(feature = "tiktoken")]
 mod calibration {
     use super::*;
+
+    /// The calibration corpus: code, prose, JSON tool output and CJK text.
+    const CORPUS: [(&str, &str); 7] = [
+        (
+            "code",
+            include_str!("../benches/fixtures/tokens/code_truncate.rs.txt"),
+        ),
+        (
+            "code",
+            include_str!("../benches/fixtures/tokens/code_diff.rs.txt"),
+        ),
+        (
+            "code",
+            include_str!("../benches/fixtures/tokens/code_reader.rs.txt"),
+        ),
+        (
+            "prose",
+            include_str!("../benches/fixtures/tokens/prose_context.md"),
+        ),
+        (
+            "prose",
+            include_str!("../benches/fixtures/tokens/prose_reminders.md"),
+        ),
+        (
+            "json",
+            include_str!("../benches/fixtures/tokens/tool_output.json"),
+        ),
+        ("cjk", include_str!("../benches/fixtures/tokens/cjk.txt")),
+    ];
 
     fn o200k(text: &str) -> f64 {
         tiktoken_rs::o200k_base_singleton()
