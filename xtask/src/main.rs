@@ -12,7 +12,8 @@
 //! ```text
 //! cargo xtask ci                          # the full CI pipeline
 //! cargo xtask tidy                        # style and architecture checks
-//! cargo xtask bench -p agentctx-reminders # extra arguments go to cargo
+//! cargo xtask bench --quick              # one line per performance target
+//! cargo xtask bench -p agentctx-reminders # a plain `cargo bench` with these arguments
 //! ```
 
 #![expect(
@@ -21,6 +22,7 @@
     reason = "xtask is a command-line tool: it reports to the terminal"
 )]
 
+mod bench;
 mod ci;
 mod finding;
 mod floors;
@@ -81,8 +83,13 @@ enum Command {
         #[arg(long)]
         max_floor: Option<u8>,
     },
-    /// Run the benchmarks; extra arguments go to `cargo bench`.
+    /// Run the performance benches and print one line per target (figure, yardstick, ratio);
+    /// with arguments, run `cargo bench` with them instead.
     Bench {
+        /// Short warm-up and measurement (under two minutes once built).
+        #[arg(long)]
+        quick: bool,
+        /// Arguments for a plain `cargo bench` (e.g. `-p agentctx-reminders`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -139,10 +146,19 @@ fn run(command: Command) -> Result<()> {
         Command::VendorCheck { crates, max_floor } => {
             vendor_check::run(&vendor_check::Selection { crates, max_floor })
         }
-        Command::Bench { args } => Cmd::cargo(["bench"])
-            .args(workspace::scope_args(&args))
-            .args(args)
-            .run(),
+        Command::Bench { quick, args } => {
+            // The trailing arguments take `--quick` too when it comes first.
+            let (flags, args): (Vec<String>, Vec<String>) =
+                args.into_iter().partition(|arg| arg == "--quick");
+            if args.is_empty() {
+                bench::run(quick || !flags.is_empty())
+            } else {
+                Cmd::cargo(["bench"])
+                    .args(workspace::scope_args(&args))
+                    .args(args)
+                    .run()
+            }
+        }
         Command::Snapshots {
             review,
             accept,

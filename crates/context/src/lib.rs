@@ -4,7 +4,8 @@
 //! owns what codex-rs keeps in `context_manager/` and `truncate.rs`:
 //!
 //! - token estimation behind [`TokenEstimator`]: the codex heuristic ([`ApproxTokenEstimator`],
-//!   4 bytes per token over an item's JSON) and, with the `tiktoken` feature, exact o200k counts
+//!   4 bytes per token over an item's JSON), a character-class estimator calibrated against
+//!   o200k ([`CalibratedTokenEstimator`]) and, with the `tiktoken` feature, exact o200k counts
 //!   (`O200kTokenEstimator`);
 //! - truncation ([`TruncationPolicy`], [`truncate_text`], [`formatted_truncate_text`],
 //!   [`truncate_function_output_items_with_policy`]) with the codex marker texts;
@@ -49,6 +50,7 @@
 //! assert!(history.estimate_token_count() > 1_000);
 //! ```
 
+mod calibrated_estimator;
 mod context_manager;
 mod contextual_user_message;
 mod digest;
@@ -56,6 +58,7 @@ mod estimated_items;
 mod function_output_truncation;
 mod input_modality;
 mod item_classification;
+mod item_text_tokens;
 mod message_history;
 mod normalize;
 #[cfg(feature = "tiktoken")]
@@ -66,6 +69,7 @@ mod token_usage_breakdown;
 mod truncate;
 mod truncation_policy;
 
+pub use calibrated_estimator::CalibratedTokenEstimator;
 pub use context_manager::ContextManager;
 pub use contextual_user_message::is_contextual_user_fragment;
 pub use digest::CommandRun;

@@ -1,3 +1,4 @@
+use agentctx_protocol::ContentItem;
 use agentctx_protocol::ExtraFields;
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -13,7 +13,10 @@
 //!
 //! The diff is computed with `similar`'s Myers over the two files' line slices (about 15x faster
 //! than `TextDiff` on 2,000-line files) under a deadline, so a huge input degrades to a coarser
-//! but still correct diff instead of stalling the turn.
+//! but still correct diff instead of stalling the turn. `imara-diff` was measured against it and
+//! is slower here (its interning and slider post-processing cost more than Myers saves on a few
+//! scattered edits) for an equally readable diff; see docs/design/performance.md, "changed_files
+//! diff".
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -60,8 +63,18 @@ pub fn unified_diff_with_line_numbers(old: &str, new: &str, options: DiffOptions
         &new_lines,
         Some(Instant::now() + options.deadline),
     );
+    render(&old_lines, &new_lines, ops, options.context_lines)
+}
+
+/// Renders diff operations over the two files' lines as hunks with line numbers.
+pub(crate) fn render(
+    old_lines: &[&str],
+    new_lines: &[&str],
+    ops: Vec<DiffOp>,
+    context_lines: usize,
+) -> String {
     let mut out = String::new();
-    for group in group_diff_ops(ops, options.context_lines) {
+    for group in group_diff_ops(ops, context_lines) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;
         };
@@ -95,18 +108,18 @@ pub fn unified_diff_with_line_numbers(old: &str, new: &str, options: DiffOptions
                 }
                 DiffOp::Delete {
                     old_index, old_len, ..
-                } => write_deleted(&mut out, &old_lines, old_index, old_len),
+                } => write_deleted(&mut out, old_lines, old_index, old_len),
                 DiffOp::Insert {
                     new_index, new_len, ..
-                } => write_inserted(&mut out, &new_lines, new_index, new_len),
+                } => write_inserted(&mut out, new_lines, new_index, new_len),
                 DiffOp::Replace {
                     old_index,
                     old_len,
                     new_index,
                     new_len,
                 } => {
-                    write_deleted(&mut out, &old_lines, old_index, old_len);
-                    write_inserted(&mut out, &new_lines, new_index, new_len);
+                    write_deleted(&mut out, old_lines, old_index, old_len);
+                    write_inserted(&mut out, new_lines, new_index, new_len);
                 }
             }
         }

@@ -94,3 +94,108 @@ fn whole_file_context_reproduces_both_sides() {
     let diff = unified_diff_with_line_numbers(old, new, options);
     assert_eq!(sides(&diff), (old.lines().collect(), new.lines().collect()));
 }
+
+/// The same edit rendered from `similar`'s Myers (what the reminder uses) and from imara-diff's
+/// histogram with its indentation heuristic, to compare how readable each is (see
+/// docs/design/performance.md, "changed_files diff").
+#[test]
+fn similar_and_imara_render_an_edit_equally_readably() {
+    let old = "\
+use std::fs;
+
+fn load(path: &str) -> String {
+    fs::read_to_string(path).unwrap_or_default()
+}
+
+fn count(text: &str) -> usize {
+    text.lines().count()
+}
+
+fn main() {
+    let text = load(\"input.txt\");
+    println!(\"{}\", count(&text));
+}
+";
+    let new = "\
+use std::fs;
+
+fn load(path: &str) -> String {
+    fs::read_to_string(path).unwrap_or_default()
+}
+
+fn words(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+fn count(text: &str) -> usize {
+    text.lines().count()
+}
+
+fn main() {
+    let text = load(\"input.txt\");
+    println!(\"{} {}\", count(&text), words(&text));
+}
+";
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let similar = unified_diff_with_line_numbers(old, new, DiffOptions::default());
+    let imara = render(
+        &old_lines,
+        &new_lines,
+        imara_ops(&old_lines, &new_lines),
+        DEFAULT_CONTEXT_LINES,
+    );
+    insta::assert_snapshot!("edit_similar_myers", similar);
+    insta::assert_snapshot!("edit_imara_histogram", imara);
+}
+
+/// imara-diff's histogram diff (post-processed for readability) as `similar` operations.
+fn imara_ops(old_lines: &[&str], new_lines: &[&str]) -> Vec<DiffOp> {
+    let mut input = imara_diff::InternedInput::default();
+    input.update_before(old_lines.iter().copied());
+    input.update_after(new_lines.iter().copied());
+    let mut diff = imara_diff::Diff::compute(imara_diff::Algorithm::Histogram, &input);
+    diff.postprocess_lines(&input);
+    let mut ops = Vec::new();
+    let (mut old_at, mut new_at) = (0usize, 0usize);
+    for hunk in diff.hunks() {
+        let (before, after) = (
+            hunk.before.start as usize..hunk.before.end as usize,
+            hunk.after.start as usize..hunk.after.end as usize,
+        );
+        if before.start > old_at {
+            ops.push(DiffOp::Equal {
+                old_index: old_at,
+                new_index: new_at,
+                len: before.start - old_at,
+            });
+        }
+        ops.push(match (before.is_empty(), after.is_empty()) {
+            (true, _) => DiffOp::Insert {
+                old_index: before.start,
+                new_index: after.start,
+                new_len: after.len(),
+            },
+            (_, true) => DiffOp::Delete {
+                old_index: before.start,
+                old_len: before.len(),
+                new_index: after.start,
+            },
+            _ => DiffOp::Replace {
+                old_index: before.start,
+                old_len: before.len(),
+                new_index: after.start,
+                new_len: after.len(),
+            },
+        });
+        (old_at, new_at) = (before.end, after.end);
+    }
+    if old_at < old_lines.len() {
+        ops.push(DiffOp::Equal {
+            old_index: old_at,
+            new_index: new_at,
+            len: old_lines.len() - old_at,
+        });
+    }
+    ops
+}

@@ -1,0 +1,120 @@
+//! The performance targets `cargo xtask bench` reports, one [`Line`] per printed line.
+//!
+//! Each line names a figure and the yardstick it is compared with (both measured in the same
+//! run: the machine is noisy, so only the ratio is stable), and the goal from
+//! docs/design/performance.md. A target whose bench does not exist yet (the per-turn pipeline,
+//! memory claims) slots in as new [`Line`]s and, if it needs one, a new [`Suite`].
+
+use super::Goal;
+use super::Line;
+use super::Measure;
+use super::Suite;
+
+/// The bench binaries to run, each once per `cargo xtask bench`.
+pub(crate) const SUITES: &[Suite] = &[
+    Suite {
+        package: "agentctx-context",
+        bench: "token_estimation",
+        features: &["tiktoken"],
+    },
+    Suite {
+        package: "agentctx-reminders",
+        bench: "changed_files_diff",
+        features: &[],
+    },
+    Suite {
+        package: "agentctx-rollout",
+        bench: "read",
+        features: &[],
+    },
+    Suite {
+        package: "agentctx-reminders",
+        bench: "orchestrator",
+        features: &[],
+    },
+];
+
+/// Every printed line, in target order.
+pub(crate) const LINES: &[Line] = &[
+    Line {
+        target: 2,
+        what: "token estimation speed (calibrated vs tiktoken-rs o200k)",
+        figure: Measure::Time("token_estimation", "calibrated"),
+        yardstick: Measure::Time("token_estimation", "o200k"),
+        goal: Goal::RatioAtMost(1.0 / 20.0),
+    },
+    Line {
+        target: 2,
+        what: "token estimation accuracy (calibrated tokens vs o200k tokens)",
+        figure: Measure::Count("tokens_calibrated"),
+        yardstick: Measure::Count("tokens_o200k"),
+        goal: Goal::RatioWithin(0.05),
+    },
+    Line {
+        target: 2,
+        what: "bytes/4 heuristic accuracy, for comparison (tokens vs o200k tokens)",
+        figure: Measure::Count("tokens_bytes4"),
+        yardstick: Measure::Count("tokens_o200k"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 3,
+        what: "changed_files diff, 10,000 lines with 50 edits (unified diff vs 2 ms)",
+        figure: Measure::Time("changed_files_diff", "unified_diff"),
+        yardstick: Measure::Fixed(2e-3),
+        goal: Goal::FigureAtMost(2e-3),
+    },
+    Line {
+        target: 3,
+        what: "line diff alone, imara-diff histogram vs similar Myers",
+        figure: Measure::Time("changed_files_diff", "imara_histogram"),
+        yardstick: Measure::Time("changed_files_diff", "similar_myers"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 4,
+        what: "Codex rollout reading (reader vs raw read from the page cache)",
+        figure: Measure::Throughput("read_rollout", "codex", "rollout_codex_bytes"),
+        yardstick: Measure::Throughput("read_rollout", "raw_read_codex", "rollout_codex_bytes"),
+        goal: Goal::FigureAtLeast(1e9),
+    },
+    Line {
+        target: 4,
+        what: "Claude Code transcript reading (reader vs raw read from the page cache)",
+        figure: Measure::Throughput("read_rollout", "claude", "rollout_claude_bytes"),
+        yardstick: Measure::Throughput("read_rollout", "raw_read_claude", "rollout_claude_bytes"),
+        goal: Goal::FigureAtLeast(1e9),
+    },
+    Line {
+        target: 4,
+        what: "JSON parse step, sonic-rs into its own tree vs serde_json Value",
+        figure: Measure::Throughput("json_parse", "sonic_rs_value", "rollout_codex_bytes"),
+        yardstick: Measure::Throughput("json_parse", "serde_json_value", "rollout_codex_bytes"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 4,
+        what: "JSON parse step, sonic-rs into serde_json Value (drop-in) vs serde_json",
+        figure: Measure::Throughput(
+            "json_parse",
+            "sonic_rs_to_serde_json_value",
+            "rollout_codex_bytes",
+        ),
+        yardstick: Measure::Throughput("json_parse", "serde_json_value", "rollout_codex_bytes"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 6,
+        what: "generate_all, 30 generators that return at once (vs 200 us)",
+        figure: Measure::Time("orchestrator", "30_instant"),
+        yardstick: Measure::Fixed(200e-6),
+        goal: Goal::FigureAtMost(200e-6),
+    },
+    Line {
+        target: 6,
+        what: "generate_all with one hung generator (vs the timeout)",
+        figure: Measure::Time("orchestrator", "one_hung"),
+        yardstick: Measure::RecordedSeconds("orchestrator_timeout_seconds"),
+        goal: Goal::ExcessAtMost(5e-3),
+    },
+];
