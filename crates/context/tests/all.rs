@@ -6,7 +6,6 @@
 )]
 
 mod suite {
-    mod child_process;
     mod context_manager_props;
     mod function_output_props;
     mod history_concurrency;

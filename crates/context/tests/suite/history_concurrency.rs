@@ -7,8 +7,8 @@ use agentctx_context::HistoryEntry;
 use agentctx_context::MessageHistory;
 use pretty_assertions::assert_eq;
 
-use super::child_process::child_env;
-use super::child_process::spawn_test;
+use agentctx_test_support::child_process::child_env;
+use agentctx_test_support::child_process::spawn_test;
 
 const PROCESSES: usize = 8;
 const ENTRIES_PER_PROCESS: usize = 10_000;
