@@ -16,6 +16,7 @@ mod suite {
     mod format_detection;
     mod legacy;
     mod never_panics;
+    mod path_safety;
     mod reader_edges;
     mod recorder;
     mod render;

@@ -41,8 +41,9 @@ pub fn child_env(key: &str, parent: &str) -> String {
     std::env::var(key).unwrap_or_else(|_| panic!("{key} is unset: this test is run by {parent}"))
 }
 
-/// Reads the child's stdout until a line equal to `marker` (the child prints it when its work
-/// begins), and returns the rest of the stream. Panics when the child ends first.
+/// Reads the child's stdout until a line ending with `marker` (the child prints it when its
+/// work begins; libtest's `test name ... ` may precede it on the same line), and returns the
+/// rest of the stream. Panics when the child ends first.
 pub fn wait_for_line(stdout: ChildStdout, marker: &str) -> BufReader<ChildStdout> {
     let mut reader = BufReader::new(stdout);
     let mut line = String::new();
@@ -52,7 +53,7 @@ pub fn wait_for_line(stdout: ChildStdout, marker: &str) -> BufReader<ChildStdout
             .read_line(&mut line)
             .expect("read the child's stdout");
         assert!(read > 0, "the child ended before printing {marker:?}");
-        if line.trim_end() == marker {
+        if line.trim_end().ends_with(marker) {
             return reader;
         }
     }
