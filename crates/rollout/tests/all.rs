@@ -8,6 +8,7 @@
 )]
 
 mod suite {
+    mod bounded_memory;
     mod claude_branches;
     mod claude_harness;
     mod claude_import;
