@@ -32,8 +32,8 @@ fn a_session_id_that_names_another_folder_is_refused() {
     let started = Local.with_ymd_and_hms(2025, 11, 14, 8, 12, 3).unwrap();
     let outside = home.path().join("escaped");
     let hostile = [
-        "x/../../../../../escaped/pwn".to_string(),
-        "../../../../../escaped".to_string(),
+        format!("x/{}escaped/pwn", "../".repeat(5)),
+        format!("{}escaped", "../".repeat(5)),
         format!("a/{}", outside.display()),
         "a\\..\\..\\b".to_string(),
         "..".to_string(),
