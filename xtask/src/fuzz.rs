@@ -109,8 +109,8 @@ pub(crate) fn run(seconds: u64, only: &[String]) -> Result<()> {
         let (ok, stderr) = cmd.run_capturing_stderr()?;
         if !ok {
             // The crash report is in what libFuzzer wrote; show its end.
-            let tail: Vec<&str> = stderr.lines().rev().take(40).collect();
-            for line in tail.into_iter().rev() {
+            let lines = stderr.lines().count();
+            for line in stderr.lines().skip(lines.saturating_sub(40)) {
                 eprintln!("{line}");
             }
         }
