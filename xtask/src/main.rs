@@ -5,7 +5,8 @@
 //! depends on no agentctx crate. It runs what CI runs (`ci`), formats (`fmt`), lints (`lint`),
 //! checks the style rules a program can check (`tidy`, `deps`), refreshes generated JSON
 //! schemas (`schema`), vendors each crate alone to build and test it (`vendor-check`), drives
-//! insta snapshots through cargo-insta (`snapshots`), runs benchmarks (`bench`) and installs
+//! insta snapshots through cargo-insta (`snapshots`), runs benchmarks (`bench`), runs the fuzz
+//! targets under `fuzz/` (`fuzz`) and installs
 //! the cargo tools the checks use (`tools`). Every external program is started through
 //! `process.rs`.
 //!
@@ -26,6 +27,7 @@ mod bench;
 mod ci;
 mod finding;
 mod floors;
+mod fuzz;
 mod process;
 mod schema;
 mod snapshots;
@@ -109,7 +111,15 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Install missing cargo tools (cargo-deny, cargo-insta, cargo-nextest) with
+    /// Run every cargo-fuzz target under fuzz/ for a while (nightly) and report executions.
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Targets to run; all of them if none.
+        targets: Vec<String>,
+    },
+    /// Install missing cargo tools (cargo-deny, cargo-insta, cargo-nextest, cargo-fuzz) with
     /// `cargo install --locked`; name packages to install only those.
     Tools {
         /// Packages to check, e.g. `cargo-deny`; all of them if none.
@@ -165,6 +175,7 @@ fn run(command: Command) -> Result<()> {
             reject,
             args,
         } => snapshots::run(snapshots::Action::from_flags(review, accept, reject), &args),
+        Command::Fuzz { seconds, targets } => fuzz::run(seconds, &targets),
         Command::Tools { packages } => tools::run(&packages),
     }
 }

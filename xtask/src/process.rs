@@ -126,6 +126,20 @@ impl Cmd {
         Ok((output.status.success(), stdout))
     }
 
+    /// Runs with stdout shown and stderr captured; returns whether it succeeded and its stderr.
+    /// For programs that report on stderr (libFuzzer's final statistics).
+    pub(crate) fn run_capturing_stderr(&self) -> Result<(bool, String)> {
+        println!("$ {}", self.display());
+        let output = self
+            .command()
+            .stdin(Stdio::null())
+            .stdout(Stdio::inherit())
+            .output()
+            .with_context(|| format!("could not start `{}`", self.display()))?;
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        Ok((output.status.success(), stderr))
+    }
+
     /// Whether the command starts and exits successfully; all output is discarded. Used to
     /// probe for tools (`cargo deny --version`).
     pub(crate) fn succeeds_quietly(&self) -> bool {

@@ -31,6 +31,11 @@ pub(crate) const TOOLS: &[Tool] = &[
         subcommand: "insta",
         why: "reviewing and accepting snapshots with `cargo xtask snapshots`",
     },
+    Tool {
+        package: "cargo-fuzz",
+        subcommand: "fuzz",
+        why: "the fuzz targets under fuzz/, run by `cargo xtask fuzz` (on nightly)",
+    },
 ];
 
 /// The tools named by `packages` (package or subcommand name), or all of them.

@@ -14,16 +14,14 @@ fn tools_are_chosen_by_package_or_subcommand_name() {
     };
     assert_eq!(
         packages(&[]),
-        vec!["cargo-deny", "cargo-nextest", "cargo-insta"]
+        vec!["cargo-deny", "cargo-nextest", "cargo-insta", "cargo-fuzz"]
     );
     assert_eq!(
         packages(&["insta", "cargo-deny"]),
         vec!["cargo-insta", "cargo-deny"]
     );
     assert_eq!(
-        selected(&["cargo-fuzz".to_owned()])
-            .unwrap_err()
-            .to_string(),
-        "unknown tool `cargo-fuzz`; known: cargo-deny, cargo-nextest, cargo-insta"
+        selected(&["cargo-afl".to_owned()]).unwrap_err().to_string(),
+        "unknown tool `cargo-afl`; known: cargo-deny, cargo-nextest, cargo-insta, cargo-fuzz"
     );
 }

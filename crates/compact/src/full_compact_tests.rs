@@ -43,6 +43,7 @@ fn server_error() -> ModelError {
     ModelError::Server {
         status: 500,
         body: "boom".to_string(),
+        retry_after: None,
     }
 }
 

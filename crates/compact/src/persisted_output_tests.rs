@@ -91,3 +91,26 @@ fn persisting_writes_the_whole_text() {
     persist_output(&path, "line 1\nline 2\n").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "line 1\nline 2\n");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_planted_at_a_result_path_is_replaced_not_followed() {
+    let home = tempfile::tempdir().unwrap();
+    let outside = home.path().join("outside.txt");
+    std::fs::write(&outside, "precious").unwrap();
+    let path = persisted_output_path(home.path(), "call_1");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&outside, &path).unwrap();
+
+    persist_output(&path, "the tool's output").unwrap();
+
+    // The rename put a new file in place of the link; the link's target is untouched.
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+    assert!(
+        !std::fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "the tool's output");
+}

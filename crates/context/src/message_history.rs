@@ -1,7 +1,8 @@
 //! The global prompt history, `history.jsonl`: one `{"session_id","ts","text"}` line per prompt.
 //!
 //! Appends go through one `O_APPEND` write of a whole line under an exclusive advisory lock
-//! (`File::try_lock`, 10 attempts 100 ms apart), so concurrent writers never interleave. The file
+//! (`File::try_lock`, 10 attempts 100 ms apart, counted only while the file does not change, so
+//! busy writers never starve one another out), so concurrent writers never interleave. The file
 //! is created with mode `0600`. With a `max_bytes` cap, a writer that takes the file over the cap
 //! drops the oldest lines down to 80 % of it (never the newest line) and swaps the file
 //! atomically (temporary file, fsync, rename) while still holding the lock. Writers that were
@@ -325,29 +326,35 @@ impl MessageHistory {
 
     /// Opens the file for appending (created `0600`) and takes the exclusive lock. Starts over
     /// when the file was swapped by a trim while this writer waited for the lock.
+    ///
+    /// The retry budget counts tries during which nothing happened to the file: while other
+    /// writers append or trim, the lock is busy but nobody is stuck, and giving up would lose the
+    /// prompt (eight processes appending as fast as they can starved writers out of ten tries a
+    /// tenth of a second apart; see docs/reliability.md). Only a holder that keeps the lock
+    /// while the file stands still for the whole budget makes the append fail.
     fn open_locked_for_append(&self) -> Result<File, MessageHistoryError> {
-        let budget = self.lock_retry.attempts;
-        let mut attempts = 0;
+        let mut progress = self.progress_probe();
         loop {
             let file = self.open_for_append()?;
-            attempts += lock_with_retries(
-                &file,
-                LockKind::Exclusive,
-                LockRetry {
-                    attempts: budget.saturating_sub(attempts),
-                    pause: self.lock_retry.pause,
-                },
-            )
-            .map_err(|err| self.lock_error(err, attempts))?;
+            lock_with_retries(&file, LockKind::Exclusive, self.lock_retry, &mut progress)
+                .map_err(|err| self.lock_error(err))?;
             if self.is_current(&file) {
                 return Ok(file);
             }
-            if attempts >= budget {
-                return Err(MessageHistoryError::LockTimeout {
-                    path: self.path.clone(),
-                    attempts,
-                });
-            }
+        }
+    }
+
+    /// A probe that tells, each time it is called, whether the file at the path changed
+    /// (another identity or length) since the previous call.
+    fn progress_probe(&self) -> impl FnMut() -> bool + use<'_> {
+        let mut last = None;
+        move || {
+            let now = std::fs::metadata(&self.path)
+                .ok()
+                .map(|metadata| (metadata_identity(&metadata), metadata.len()));
+            let changed = last.is_some() && now != last;
+            last = now;
+            changed
         }
     }
 
@@ -372,8 +379,13 @@ impl MessageHistory {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(self.open_error(source)),
         };
-        lock_with_retries(&file, LockKind::Shared, self.lock_retry)
-            .map_err(|err| self.lock_error(err, 0))?;
+        lock_with_retries(
+            &file,
+            LockKind::Shared,
+            self.lock_retry,
+            &mut self.progress_probe(),
+        )
+        .map_err(|err| self.lock_error(err))?;
         Ok(Some(file))
     }
 
@@ -463,13 +475,12 @@ impl MessageHistory {
         }
     }
 
-    /// The error of a failed lock; `earlier` counts the tries made before on a file that was
-    /// then swapped, so the error reports every try.
-    fn lock_error(&self, err: LockFailure, earlier: u32) -> MessageHistoryError {
+    /// The error of a failed lock.
+    fn lock_error(&self, err: LockFailure) -> MessageHistoryError {
         match err {
             LockFailure::Busy { tries } => MessageHistoryError::LockTimeout {
                 path: self.path.clone(),
-                attempts: earlier.saturating_add(tries),
+                attempts: tries,
             },
             LockFailure::Io(source) => MessageHistoryError::Lock {
                 path: self.path.clone(),
@@ -522,11 +533,19 @@ enum LockFailure {
     Io(std::io::Error),
 }
 
-/// Tries to lock up to `retry.attempts` times (at least once), pausing between tries; returns
-/// the tries used.
-fn lock_with_retries(file: &File, kind: LockKind, retry: LockRetry) -> Result<u32, LockFailure> {
+/// Tries to lock until `retry.attempts` tries in a row (at least one) found it busy while the
+/// file did not change, pausing between tries; `progress` tells whether the file changed since
+/// it was last asked, which starts the count again. Returns the tries since the last change.
+fn lock_with_retries(
+    file: &File,
+    kind: LockKind,
+    retry: LockRetry,
+    progress: &mut dyn FnMut() -> bool,
+) -> Result<u32, LockFailure> {
     let attempts = retry.attempts.max(1);
     let mut tries = 0;
+    // The first call only records the file's state.
+    progress();
     loop {
         tries += 1;
         let result = match kind {
@@ -538,7 +557,12 @@ fn lock_with_retries(file: &File, kind: LockKind, retry: LockRetry) -> Result<u3
             Err(std::fs::TryLockError::WouldBlock) if tries >= attempts => {
                 return Err(LockFailure::Busy { tries });
             }
-            Err(std::fs::TryLockError::WouldBlock) => thread::sleep(retry.pause),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                thread::sleep(retry.pause);
+                if progress() {
+                    tries = 0;
+                }
+            }
             Err(std::fs::TryLockError::Error(err)) => return Err(LockFailure::Io(err)),
         }
     }

@@ -6,7 +6,9 @@
 )]
 
 mod suite {
+    mod bounded_tool_output;
     mod context_manager_props;
     mod function_output_props;
+    mod history_concurrency;
     mod truncation_props;
 }

@@ -38,6 +38,8 @@ pub enum ModelError {
         status: u16,
         /// The response body or the error event's message.
         body: String,
+        /// How long the provider asked us to wait (`retry-after` on a 503 or 529), if it said.
+        retry_after: Option<Duration>,
     },
     /// The provider rejected our credentials (401, 403).
     #[error("authentication failed (status {status}): {body}")]
@@ -164,7 +166,9 @@ impl ModelError {
     /// The delay the provider asked for, when it named one.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            Self::RateLimited { retry_after, .. } => *retry_after,
+            Self::RateLimited { retry_after, .. } | Self::Server { retry_after, .. } => {
+                *retry_after
+            }
             _ => None,
         }
     }
@@ -372,11 +376,13 @@ impl ProviderErrorBody {
             Some("overloaded_error") => ModelError::Server {
                 status: 529,
                 body: self.message,
+                retry_after: None,
             },
             Some("server_error" | "api_error" | "internal_error" | "server_is_overloaded") => {
                 ModelError::Server {
                     status: 500,
                     body: self.message,
+                    retry_after: None,
                 }
             }
             Some("authentication_error" | "permission_error" | "invalid_api_key") => {
@@ -429,9 +435,14 @@ pub(crate) fn classify_http_error(
         408 => ModelError::Transport {
             message: format!("http 408 request timeout: {}", body_excerpt(body)),
         },
+        // A 5xx may carry `retry-after` too: RFC 9110, section 10.2.3 (with a 503, "how long
+        // the service is expected to be unavailable"); Anthropic's 529 `overloaded_error`
+        // (<https://docs.claude.com/en/api/errors>) is retried the same way. It is honoured
+        // as for a 429, within MAX_RETRY_AFTER.
         500..=599 => ModelError::Server {
             status,
             body: body_excerpt(body),
+            retry_after,
         },
         _ => ModelError::BadRequest {
             status,

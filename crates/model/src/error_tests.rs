@@ -180,7 +180,8 @@ fn stream_error_events_are_classified() {
         overloaded,
         ModelError::Server {
             status: 529,
-            body: "Overloaded".to_string()
+            body: "Overloaded".to_string(),
+            retry_after: None,
         }
     );
     let too_long = ProviderErrorBody::parse(
@@ -227,7 +228,7 @@ fn request_timeout_is_a_retryable_transport_error() {
 fn huge_error_bodies_are_cut() {
     // 20013 bytes; the first 4000 characters are 6 + 3994 × 2 = 7994 bytes.
     let page = format!("<html>{}</html>", "é".repeat(10_000));
-    let ModelError::Server { status, body } = classify_http_error(502, None, &page) else {
+    let ModelError::Server { status, body, .. } = classify_http_error(502, None, &page) else {
         panic!("expected a server error");
     };
     assert_eq!(status, 502);
@@ -290,7 +291,8 @@ fn context_overflow_numbers_are_read_from_each_providers_message() {
     assert_eq!(
         ModelError::Server {
             status: 500,
-            body: "1 + 2 > 3".to_string()
+            body: "1 + 2 > 3".to_string(),
+            retry_after: None,
         }
         .context_overflow(),
         None
@@ -354,4 +356,12 @@ fn a_vllm_http_400_is_a_context_window_error_with_its_numbers() {
         })
     );
     assert!(!error.is_retryable());
+}
+
+#[test]
+fn a_server_error_keeps_its_retry_after() {
+    let error = classify_http_error(503, Some(Duration::from_secs(3)), "unavailable");
+    assert_eq!(error.retry_after(), Some(Duration::from_secs(3)));
+    assert!(error.is_retryable());
+    assert_eq!(classify_http_error(500, None, "x").retry_after(), None);
 }

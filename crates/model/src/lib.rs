@@ -39,6 +39,9 @@
 #![warn(missing_docs)]
 mod client;
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod http_client;
 mod model_info;
 mod model_table;

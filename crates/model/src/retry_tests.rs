@@ -29,6 +29,7 @@ fn retry_after_is_honoured_exactly() {
     let server = ModelError::Server {
         status: 500,
         body: String::new(),
+        retry_after: None,
     };
     let delay = retry_delay(&server, 1).unwrap();
     assert!(

@@ -47,7 +47,7 @@ pub(crate) struct StreamDriver {
     tx: mpsc::Sender<Result<ResponseEvent, ModelError>>,
 }
 
-fn new_parser(wire_api: WireApi) -> Box<dyn WireEventParser> {
+pub(crate) fn new_parser(wire_api: WireApi) -> Box<dyn WireEventParser> {
     match wire_api {
         WireApi::Responses => Box::<responses::ResponsesParser>::default(),
         WireApi::Chat => Box::<chat_completions::ChatCompletionsParser>::default(),

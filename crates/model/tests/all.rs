@@ -9,6 +9,7 @@
 
 mod suite {
     mod anthropic_messages;
+    mod bad_events;
     mod chat_completions;
     mod reconnect;
     mod responses;

@@ -52,6 +52,9 @@ mod config;
 mod diff;
 mod file_content;
 mod file_tracker;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod generator;
 mod generator_context;
 mod generators;

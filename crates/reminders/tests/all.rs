@@ -8,6 +8,7 @@
 //! The integration tests of `agentctx-reminders`, one binary; modules live in `tests/suite/`.
 
 mod suite {
+    mod bounded_changed_files;
     mod config;
     mod generators_catalogue;
     mod generators_throttled;

@@ -24,6 +24,14 @@ pub enum RolloutError {
         /// The operating system's error.
         source: io::Error,
     },
+    /// The session id cannot be part of a file name: it is empty after `..`-style parts, or
+    /// holds a character other than ASCII letters, digits, `-`, `_` and a non-leading `.`, so
+    /// the rollout could land outside its day folder.
+    #[error("session id {id:?} cannot name a rollout file (letters, digits, `-`, `_`, `.` only)")]
+    InvalidSessionId {
+        /// The id as given.
+        id: String,
+    },
     /// A directory of the sessions tree could not be created.
     #[error("cannot create directory {path}: {source}")]
     CreateDir {

@@ -57,6 +57,9 @@ impl RolloutRecorder {
         if meta.id.is_empty() {
             meta.id = uuid::Uuid::now_v7().to_string();
         }
+        if !is_file_name_safe(&meta.id) {
+            return Err(RolloutError::InvalidSessionId { id: meta.id });
+        }
         let started_utc = started.with_timezone(&Utc);
         if meta.timestamp.is_none() {
             meta.timestamp = Some(started_utc.format(LINE_TIMESTAMP_FORMAT).to_string());
@@ -176,4 +179,14 @@ impl RolloutRecorder {
             source,
         })
     }
+}
+
+/// Whether `id` can be part of a rollout file name without naming another folder: ASCII
+/// letters, digits, `-`, `_`, and `.` anywhere but first (so never `..`). UUIDs, the ids
+/// agentctx and codex generate, always pass.
+fn is_file_name_safe(id: &str) -> bool {
+    !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }

@@ -8,6 +8,7 @@
 )]
 
 mod suite {
+    mod bounded_memory;
     mod claude_branches;
     mod claude_harness;
     mod claude_import;
@@ -16,6 +17,7 @@ mod suite {
     mod format_detection;
     mod legacy;
     mod never_panics;
+    mod path_safety;
     mod reader_edges;
     mod recorder;
     mod render;

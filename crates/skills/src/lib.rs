@@ -50,6 +50,9 @@ mod cache;
 mod config;
 mod error;
 mod frontmatter;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod help;
 mod interface;
 mod invocation;

@@ -11,6 +11,7 @@
 mod suite {
     mod cache;
     mod fixture;
+    mod kill_during_save;
     mod loading;
     mod registry;
     mod running;

@@ -164,7 +164,8 @@ async fn overloaded_error_event_without_retries_left() {
         error,
         Some(ModelError::Server {
             status: 529,
-            body: "Overloaded".to_string()
+            body: "Overloaded".to_string(),
+            retry_after: None,
         })
     );
 }

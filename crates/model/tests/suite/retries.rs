@@ -199,3 +199,32 @@ async fn a_retry_after_beyond_the_limit_is_returned_at_once() {
         })
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn server_error_honours_retry_after() {
+    // A 503 (or Anthropic's 529) may say when to come back: RFC 9110, section 10.2.3, "when
+    // sent with a 503 (Service Unavailable) response, Retry-After indicates how long the
+    // service is expected to be unavailable". Backing off 200 ms instead hammers a server
+    // that asked for three seconds.
+    let (elapsed, _) = retry_once(
+        WireApi::Responses,
+        ResponseTemplate::new(503)
+            .insert_header("retry-after", "3")
+            .set_body_string("upstream unavailable"),
+        "responses_tool_call.sse",
+    )
+    .await;
+    assert_waited(elapsed, Duration::from_secs(3));
+    let (elapsed, _) = retry_once(
+        WireApi::Anthropic,
+        ResponseTemplate::new(529)
+            .insert_header("retry-after", "2")
+            .set_body_raw(
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+                "application/json",
+            ),
+        "anthropic_tool_use.sse",
+    )
+    .await;
+    assert_waited(elapsed, Duration::from_secs(2));
+}

@@ -9,6 +9,9 @@
 //!   rewrites it. Paths resolve from the calling crate's manifest directory, so a crate
 //!   vendored on its own still finds its schema.
 //!
+//! - [`child_process`]: the multi-process tests' children (the test binary run again on one
+//!   `#[ignore]`d test), their peak memory (`VmHWM`) and a seeded generator for kill delays.
+//!
 //! ```no_run
 //! #[derive(schemars::JsonSchema)]
 //! struct Example {
@@ -26,6 +29,8 @@
     clippy::expect_used,
     reason = "test support fails the test loudly"
 )]
+
+pub mod child_process;
 
 use std::ffi::OsStr;
 use std::path::Path;

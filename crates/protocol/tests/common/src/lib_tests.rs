@@ -48,3 +48,20 @@ fn a_fresh_schema_passes() {
     std::fs::write(&path, "same\n").unwrap();
     check_schema(&path, "same\n", false);
 }
+
+#[test]
+fn vm_hwm_is_read_in_kib() {
+    let status = "Name:\tall\nVmPeak:\t  20000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n";
+    assert_eq!(crate::child_process::parse_vm_hwm(status), Some(1234));
+    assert_eq!(crate::child_process::parse_vm_hwm("Name:\tall\n"), None);
+}
+
+#[test]
+fn the_generator_is_deterministic_and_bounded() {
+    let mut a = crate::child_process::Lcg::new(7);
+    let mut b = crate::child_process::Lcg::new(7);
+    let first: Vec<u64> = (0..5).map(|_| a.below(10)).collect();
+    let second: Vec<u64> = (0..5).map(|_| b.below(10)).collect();
+    assert_eq!(first, second);
+    assert!(first.iter().all(|n| *n < 10));
+}
