@@ -249,6 +249,13 @@ fn render_mention(
     mention: &FileMention,
 ) -> Result<Option<RenderedMention>, GeneratorError> {
     let path = resolve(&reader.cwd, &mention.path);
+    if !stays_inside(&reader.cwd, &path) {
+        // A prompt may name any path, but only the working directory is the model's to see: a
+        // mention is not a way around the file tools' boundary (docs/design/reminders.md,
+        // "@-mentions stay inside the working directory").
+        tracing::warn!(path = %path.display(), "mentioned path is outside the working directory; not read");
+        return Ok(None);
+    }
     let metadata = match std::fs::metadata(&path) {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -301,6 +308,15 @@ fn resolve(cwd: &Path, written: &str) -> PathBuf {
         path.to_path_buf()
     } else {
         cwd.join(path)
+    }
+}
+
+/// Whether `path`, with every `..` and symlink resolved, lies inside `cwd` (itself resolved). A
+/// path that cannot be resolved (missing, unreadable) is not inside.
+fn stays_inside(cwd: &Path, path: &Path) -> bool {
+    match (std::fs::canonicalize(cwd), std::fs::canonicalize(path)) {
+        (Ok(cwd), Ok(path)) => path.starts_with(cwd),
+        _ => false,
     }
 }
 

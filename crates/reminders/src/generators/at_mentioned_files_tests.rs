@@ -271,3 +271,41 @@ async fn after_compaction_a_mention_of_a_file_read_before_shows_it_again() {
     // Shown again, so in the context again.
     assert_eq!(generator.generate(&ctx).await.unwrap(), None);
 }
+
+#[tokio::test]
+async fn mentions_that_leave_the_working_directory_are_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret.txt"), "TOKEN=hunter2\n").unwrap();
+    let fx = Fixture::new();
+    let cwd = fx.dir.path().join("src");
+    std::os::unix::fs::symlink(outside.path(), cwd.join("escape")).unwrap();
+    let relative = format!(
+        "../{}",
+        pathdiff_up(&cwd, &outside.path().join("secret.txt"))
+    );
+    let absolute = outside.path().join("secret.txt").display().to_string();
+    let prompt = format!("@{relative} @{absolute} @escape/secret.txt @escape @lib.rs");
+    let ctx = GeneratorContext::new(&cwd).with_user_prompt(prompt);
+    let content = fx.generate(&ctx).await.unwrap();
+    assert!(!content.contains("hunter2"), "{content}");
+    assert!(!content.contains("secret.txt"), "{content}");
+    assert!(
+        content.contains("pub fn f()"),
+        "the file inside is still shown: {content}"
+    );
+    assert!(
+        ctx.file_tracker
+            .get(&outside.path().join("secret.txt"))
+            .is_none(),
+        "nothing outside is recorded as read"
+    );
+}
+
+/// The path of `target` written relative to the parent of `from` (both absolute): enough `..`
+/// to reach the root, then the target.
+fn pathdiff_up(from: &std::path::Path, target: &std::path::Path) -> String {
+    let ups = from.parent().unwrap().components().count() - 1;
+    let mut written = "../".repeat(ups);
+    written.push_str(target.strip_prefix("/").unwrap().to_str().unwrap());
+    written
+}
