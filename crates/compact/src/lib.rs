@@ -26,7 +26,6 @@
 //! assert!(summary.contains("Fix the timezone bug in the digest email."));
 //! ```
 
-mod atomic_write;
 mod compacted_history;
 mod config;
 mod context_usage;

@@ -418,40 +418,12 @@ impl MessageHistory {
         self.swap_contents(tail)
     }
 
-    /// Writes `contents` to a temporary file beside the history, syncs it and renames it over
-    /// the history.
+    /// Replaces the history with `contents` atomically (temp file beside it, fsync, rename,
+    /// fsync of the folder). The temp file is created with mode 0600, so the history stays
+    /// private after the swap.
     fn swap_contents(&self, contents: &[u8]) -> Result<(), MessageHistoryError> {
-        let directory = self
-            .path
-            .parent()
-            .filter(|parent| !parent.as_os_str().is_empty())
-            .unwrap_or_else(|| Path::new("."));
-        let file_name = self
-            .path
-            .file_name()
-            .map_or_else(|| HISTORY_FILENAME.into(), |name| name.to_string_lossy());
-        let temp_path = directory.join(format!(".{file_name}.{}.tmp", std::process::id()));
-        let result = (|| -> std::io::Result<()> {
-            let mut options = OpenOptions::new();
-            options.write(true).create(true).truncate(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            let mut temp = options.open(&temp_path)?;
-            temp.write_all(contents)?;
-            temp.sync_all()?;
-            std::fs::rename(&temp_path, &self.path)?;
-            #[cfg(unix)]
-            File::open(directory)?.sync_all()?;
-            Ok(())
-        })();
-        if let Err(source) = result {
-            let _ = std::fs::remove_file(&temp_path);
-            return Err(self.write_error(source));
-        }
-        Ok(())
+        agentctx_atomic_file::write_atomically(&self.path, contents)
+            .map_err(|source| self.write_error(source))
     }
 
     fn open_error(&self, source: std::io::Error) -> MessageHistoryError {

@@ -108,6 +108,18 @@ fn soft_cap_keeps_the_newest_lines_within_eighty_percent() {
     assert_eq!(kept, (3..=10).map(entry).collect::<Vec<_>>());
     let len = std::fs::metadata(&path).unwrap().len();
     assert!(len <= max_bytes * 8 / 10, "{len} bytes left");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the trimmed history stays owner-only");
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .filter(|name| name != "history.jsonl")
+        .collect();
+    assert!(leftovers.is_empty(), "no temp file left: {leftovers:?}");
 }
 
 #[test]

@@ -10,9 +10,9 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde::Serialize;
 
-use crate::atomic_write::write_atomically;
 use crate::condition::LoopCondition;
 use crate::outcome::LoopOutcome;
+use agentctx_atomic_file::write_atomically;
 
 /// How many characters of a commit id the prompt and the report show.
 pub(crate) const SHORT_COMMIT_LEN: usize = 7;

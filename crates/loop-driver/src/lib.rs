@@ -33,7 +33,6 @@
 //! ```
 
 mod agent;
-mod atomic_write;
 mod condition;
 mod config;
 mod context;

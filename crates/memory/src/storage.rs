@@ -7,7 +7,6 @@
 //! docs/design/memory.md, "The memory folder".
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -30,8 +29,8 @@ pub const RAW_MEMORIES_FILE: &str = "raw_memories.md";
 pub const ROLLOUT_SUMMARIES_DIR: &str = "rollout_summaries";
 /// Reusable procedures, `skills/<name>/SKILL.md`.
 pub const SKILLS_DIR: &str = "skills";
-/// Prefix of the temp files of atomic writes.
-pub const TEMP_FILE_PREFIX: &str = ".agentctx-tmp-";
+/// Prefix of the temp files of atomic writes (the shared writer's).
+pub use agentctx_atomic_file::TEMP_FILE_PREFIX;
 /// Longest slug part of a rollout summary file name.
 const MAX_SLUG_CHARS: usize = 60;
 /// `62^4`: the hash part of a file name is four base-62 digits.
@@ -51,19 +50,7 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), MemoryEr
         path: path.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(TEMP_FILE_PREFIX)
-        .tempfile_in(dir)
-        .map_err(io)?;
-    temp.write_all(bytes).map_err(io)?;
-    temp.as_file().sync_all().map_err(io)?;
-    temp.persist(path).map_err(|err| io(err.error))?;
-    sync_dir(dir).map_err(io)
+    agentctx_atomic_file::write_atomically(path, bytes).map_err(io)
 }
 
 /// Writes `text` unless the file already holds exactly it; true when it wrote.
@@ -75,42 +62,9 @@ pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<bool, MemoryEr
     Ok(true)
 }
 
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
 /// Removes temp files of atomic writes a killed process left under `root`; returns how many.
 pub(crate) fn remove_stale_temp_files(root: &Path) -> usize {
-    let mut removed = 0;
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                stack.push(path);
-            } else if entry
-                .file_name()
-                .to_string_lossy()
-                .starts_with(TEMP_FILE_PREFIX)
-                && std::fs::remove_file(&path).is_ok()
-            {
-                removed += 1;
-            }
-        }
-    }
-    removed
+    agentctx_atomic_file::remove_stale_temp_files(root)
 }
 
 /// The file stem of a rollout summary: `YYYY-MM-DDTHH-MM-SS-<hash4>[-<slug>]`. The time is the

@@ -4,7 +4,6 @@
 //! default. The clock is always passed in (`now`), so results are deterministic.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -182,34 +181,14 @@ impl SkillUsageTracker {
             path: path.to_path_buf(),
             source,
         };
-        let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-        std::fs::create_dir_all(dir).map_err(write_error)?;
         let file = UsageFile {
             version: USAGE_FILE_VERSION,
             skills: self.usage.clone(),
         };
         let json = serde_json::to_vec_pretty(&file)
             .map_err(|err| write_error(std::io::Error::other(err)))?;
-        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
-        temp.write_all(&json).map_err(write_error)?;
-        temp.as_file().sync_all().map_err(write_error)?;
-        temp.persist(path).map_err(|err| write_error(err.error))?;
-        sync_dir(dir).map_err(write_error)?;
-        Ok(())
+        agentctx_atomic_file::write_atomically(path, &json).map_err(write_error)
     }
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> std::io::Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

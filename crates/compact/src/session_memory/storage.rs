@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::SessionMemoryError;
-use crate::atomic_write::write_atomically;
+use agentctx_atomic_file::write_atomically;
 
 /// The folder under the agentctx home that holds one folder per session.
 const SESSION_MEMORY_DIR: &str = "session-memory";
