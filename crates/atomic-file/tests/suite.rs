@@ -1,0 +1,3 @@
+//! One module per area of `agentctx-atomic-file`.
+
+mod kill_during_write;
