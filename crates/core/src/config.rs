@@ -54,6 +54,8 @@ pub struct Config {
     pub compact: CompactConfig,
     /// `[skills]` (`agentctx_skills::SkillsConfig`).
     pub skills: SkillsConfig,
+    /// `[memory]` (`crate::memory_ext::MemorySettings`).
+    pub memory: crate::memory_ext::MemorySettings,
 }
 
 /// A configuration that could not be loaded.

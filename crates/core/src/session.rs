@@ -76,6 +76,8 @@ pub struct SessionOptions {
     pub compact: compact_ext::CompactConfig,
     /// Skills.
     pub skills: skills_ext::SkillsConfig,
+    /// Cross-session memory (`[memory]`).
+    pub memory: crate::memory_ext::MemorySettings,
     /// When to ask before shell commands and writes.
     pub approval: ApprovalPolicy,
     /// Who answers under [`ApprovalPolicy::OnRequest`].
@@ -124,6 +126,7 @@ impl SessionOptions {
             reminders: Default::default(),
             compact: Default::default(),
             skills: Default::default(),
+            memory: Default::default(),
             approval: ApprovalPolicy::default(),
             approver: None,
             plan_mode: false,
@@ -165,6 +168,7 @@ pub struct Session {
     micro_cleared: usize,
     compact_references: Vec<PathBuf>,
     background: Vec<tokio::task::JoinHandle<()>>,
+    memory: crate::memory_ext::MemoryExt,
 }
 
 impl std::fmt::Debug for Session {
@@ -293,6 +297,7 @@ impl Session {
         if options.plan_mode {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.home);
         }
+        let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
         let session = Self {
             options,
             session_id,
@@ -308,6 +313,7 @@ impl Session {
             micro_cleared: 0,
             compact_references: Vec::new(),
             background: Vec::new(),
+            memory,
         };
         (session, receiver)
     }
@@ -349,6 +355,11 @@ impl Session {
         &mut self.compactor
     }
 
+    /// The memory glue (its startup pipeline and usage counts).
+    pub fn memory_mut(&mut self) -> &mut crate::memory_ext::MemoryExt {
+        &mut self.memory
+    }
+
     /// Waits for background work started by finished turns (session-memory extraction).
     pub async fn wait_for_background(&mut self) {
         for handle in self.background.drain(..) {
@@ -382,6 +393,7 @@ impl Session {
     /// The full initial context: AGENTS.md of the working directory, then the environment.
     fn initial_context(&self) -> Vec<ResponseItem> {
         let mut items = Vec::new();
+        items.extend(self.memory.developer_instructions());
         if let Ok(agents) = std::fs::read_to_string(self.options.cwd.join("AGENTS.md"))
             && !agents.trim().is_empty()
         {
@@ -435,6 +447,7 @@ impl Session {
             state.turn
         };
         self.emit(SessionEvent::TurnStarted { turn });
+        self.memory.start(&self.session_id, &self.options.model);
 
         // 1. Compaction before the turn, when the history is already over the threshold.
         if self.compactor.should_compact(self.history.raw_items()) {
@@ -577,6 +590,7 @@ impl Session {
                 () = cancel.cancelled() => return self.abort(turn, requests),
             };
             let (outputs, runs): (Vec<ResponseItem>, Vec<_>) = results.into_iter().unzip();
+            self.memory.record_tool_calls(&calls, &runs);
             self.record(&outputs)?;
             self.compactor.record_tool_calls(runs.len());
             self.state().last_tool_results = runs;

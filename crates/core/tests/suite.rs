@@ -5,6 +5,7 @@ mod compaction;
 mod config_load;
 mod config_schema;
 mod initial_context;
+mod memory;
 mod responses;
 mod resume;
 mod skills;
