@@ -78,6 +78,8 @@ pub struct SessionOptions {
     pub skills: skills_ext::SkillsConfig,
     /// Cross-session memory (`[memory]`).
     pub memory: crate::memory_ext::MemorySettings,
+    /// Hooks (`[hooks]`; the project's Claude Code settings are read too).
+    pub hooks: crate::hooks_ext::HooksConfig,
     /// When to ask before shell commands and writes.
     pub approval: ApprovalPolicy,
     /// Who answers under [`ApprovalPolicy::OnRequest`].
@@ -127,6 +129,7 @@ impl SessionOptions {
             compact: Default::default(),
             skills: Default::default(),
             memory: Default::default(),
+            hooks: Default::default(),
             approval: ApprovalPolicy::default(),
             approver: None,
             plan_mode: false,
@@ -169,6 +172,7 @@ pub struct Session {
     compact_references: Vec<PathBuf>,
     background: Vec<tokio::task::JoinHandle<()>>,
     memory: crate::memory_ext::MemoryExt,
+    hooks: crate::hooks_ext::HooksExt,
 }
 
 impl std::fmt::Debug for Session {
@@ -280,7 +284,7 @@ impl Session {
         let session_id = recorder.session_id().to_string();
         let info = options.model.model_info().clone();
         let reminders = ReminderEngine::new(options.reminders.clone());
-        let compactor = Compactor::new(
+        let mut compactor = Compactor::new(
             options.compact.clone(),
             &options.home,
             &session_id,
@@ -298,6 +302,14 @@ impl Session {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.home);
         }
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
+        let hooks = crate::hooks_ext::HooksExt::new(
+            &options.hooks,
+            &options.cwd,
+            &session_id,
+            recorder.path(),
+            events.clone(),
+        );
+        hooks.install(&mut tools, &mut compactor);
         let session = Self {
             options,
             session_id,
@@ -314,6 +326,7 @@ impl Session {
             compact_references: Vec::new(),
             background: Vec::new(),
             memory,
+            hooks,
         };
         (session, receiver)
     }
@@ -448,6 +461,12 @@ impl Session {
         };
         self.emit(SessionEvent::TurnStarted { turn });
         self.memory.start(&self.session_id, &self.options.model);
+        self.hooks
+            .session_start(!self.history.raw_items().is_empty())
+            .await;
+        if self.hooks.prompt_blocked(input).await {
+            return self.abort(turn, 0);
+        }
 
         // 1. Compaction before the turn, when the history is already over the threshold.
         if self.compactor.should_compact(self.history.raw_items()) {
@@ -500,6 +519,7 @@ impl Session {
                 let state = self.state();
                 self.reminders.context(&self.options.cwd, &state, &facts)
             };
+            let reminder_ctx = self.hooks.with_provider(reminder_ctx);
             let placed = self.reminders.generate(reminder_ctx).await;
             self.record(&placed.record)?;
             {
@@ -580,6 +600,9 @@ impl Session {
             }
             let calls = response.function_calls();
             if calls.is_empty() {
+                if self.hooks.stop_blocked().await {
+                    continue;
+                }
                 break;
             }
 
@@ -594,6 +617,9 @@ impl Session {
             self.record(&outputs)?;
             self.compactor.record_tool_calls(runs.len());
             self.state().last_tool_results = runs;
+            if self.hooks.take_stop_request() {
+                break;
+            }
             if cancel.is_cancelled() {
                 return self.abort(turn, requests);
             }

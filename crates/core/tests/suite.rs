@@ -4,6 +4,7 @@ mod anthropic;
 mod compaction;
 mod config_load;
 mod config_schema;
+mod hooks;
 mod initial_context;
 mod memory;
 mod responses;

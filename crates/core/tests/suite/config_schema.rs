@@ -30,6 +30,7 @@ fn the_schema_has_every_crates_section() {
         "compact",
         "skills",
         "memory",
+        "hooks",
     ] {
         assert!(properties.contains_key(key), "missing {key}");
     }
