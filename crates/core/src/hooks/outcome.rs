@@ -139,3 +139,7 @@ fn clip(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+#[cfg(test)]
+#[path = "outcome_tests.rs"]
+mod tests;

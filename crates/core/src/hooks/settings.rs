@@ -294,3 +294,7 @@ pub enum SettingsError {
         source: serde_json::Error,
     },
 }
+
+#[cfg(test)]
+#[path = "settings_tests.rs"]
+mod tests;
