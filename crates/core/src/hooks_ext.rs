@@ -35,6 +35,7 @@ use agentctx_reminders::GeneratorContext;
 use agentctx_reminders::HookEventType;
 use agentctx_reminders::HookOutcome;
 use agentctx_reminders::HookResponseProvider;
+use agentctx_rollout::RolloutRecorder;
 use async_trait::async_trait;
 use serde_json::Map;
 use serde_json::Value;
@@ -59,6 +60,7 @@ use crate::compact_ext::CompactPoint;
 use crate::compact_ext::Compactor;
 use crate::compact_ext::PreCompactHook;
 use crate::event::SessionEvent;
+use crate::session::SessionOptions;
 use crate::tools::ToolCallInterceptor;
 use crate::tools::ToolContext;
 use crate::tools::ToolOutput;
@@ -262,9 +264,24 @@ pub struct HooksExt {
 }
 
 impl HooksExt {
-    /// The hooks of `config` and of the project under `cwd`, for the session `session_id`
-    /// recorded at `transcript_path`; warnings go out on `events`.
+    /// The hooks of `options.hooks` and of the project under `options.cwd`, for the session
+    /// `recorder` records; warnings go out on `events`.
     pub fn new(
+        options: &SessionOptions,
+        recorder: &RolloutRecorder,
+        events: &UnboundedSender<SessionEvent>,
+    ) -> Self {
+        Self::for_session(
+            &options.hooks,
+            &options.cwd,
+            recorder.session_id(),
+            recorder.path(),
+            events.clone(),
+        )
+    }
+
+    /// [`HooksExt::new`] from its parts.
+    pub fn for_session(
         config: &HooksConfig,
         cwd: &Path,
         session_id: &str,
@@ -306,13 +323,13 @@ impl HooksExt {
         ctx
     }
 
-    /// `SessionStart`, once per session (`source`: `resume` when the history is not empty,
-    /// else `startup`).
-    pub async fn session_start(&mut self, resumed: bool) {
+    /// `SessionStart`, once per session (`source`: `resume` when the history already holds
+    /// `history_len` items, else `startup`).
+    pub async fn session_start(&mut self, history_len: usize) {
         if std::mem::replace(&mut self.started, true) {
             return;
         }
-        let source = if resumed { "resume" } else { "startup" };
+        let source = if history_len > 0 { "resume" } else { "startup" };
         self.runner
             .run(
                 HookEvent::SessionStart,

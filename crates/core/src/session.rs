@@ -302,13 +302,7 @@ impl Session {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.home);
         }
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
-        let hooks = crate::hooks_ext::HooksExt::new(
-            &options.hooks,
-            &options.cwd,
-            &session_id,
-            recorder.path(),
-            events.clone(),
-        );
+        let hooks = crate::hooks_ext::HooksExt::new(&options, &recorder, &events);
         hooks.install(&mut tools, &mut compactor);
         let session = Self {
             options,
@@ -461,9 +455,7 @@ impl Session {
         };
         self.emit(SessionEvent::TurnStarted { turn });
         self.memory.start(&self.session_id, &self.options.model);
-        self.hooks
-            .session_start(!self.history.raw_items().is_empty())
-            .await;
+        self.hooks.session_start(self.history.len()).await;
         if self.hooks.prompt_blocked(input).await {
             return self.abort(turn, 0);
         }
