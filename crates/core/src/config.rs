@@ -54,6 +54,10 @@ pub struct Config {
     pub compact: CompactConfig,
     /// `[skills]` (`agentctx_skills::SkillsConfig`).
     pub skills: SkillsConfig,
+    /// `[memory]` (`crate::memory_ext::MemorySettings`).
+    pub memory: crate::memory_ext::MemorySettings,
+    /// `[hooks]` (`crate::hooks_ext::HooksConfig`), Claude Code's hook settings shape.
+    pub hooks: crate::hooks_ext::HooksConfig,
 }
 
 /// A configuration that could not be loaded.

@@ -5,7 +5,9 @@
 //! the tools, and reaches the feature crates only through its extension files, the pattern a
 //! Codex fork copies: `system_reminder_ext.rs` (reminders before every model request),
 //! `compact_ext.rs` (micro-compaction, auto-compaction before and within a turn, restoration,
-//! session-memory extraction), `skills_ext.rs` (the `skill` tool) and `subagent/executor.rs`
+//! session-memory extraction), `skills_ext.rs` (the `skill` tool), `memory_ext.rs` (the memory pipeline at session start and
+//! the memory summary in the developer instructions), `hooks_ext.rs` (Claude Code compatible
+//! hooks) and `subagent/executor.rs`
 //! (subagents with their critical reminder). Delete one of them and its call sites and the core
 //! still builds. See `docs/design/core.md`.
 //!
@@ -46,6 +48,8 @@ pub mod compact_ext;
 pub mod config;
 mod error;
 mod event;
+pub mod hooks_ext;
+pub mod memory_ext;
 pub mod path_guard;
 pub mod plan_slug;
 pub mod process;

@@ -222,6 +222,103 @@ where
     })
 }
 
+/// What a command run with [`run_with_input`] did; each stream keeps at most the cap.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CapturedOutput {
+    /// The exit code; `None` when killed by a signal or the timeout.
+    pub exit_code: Option<i32>,
+    /// Standard output (the first `cap` bytes), lossily decoded.
+    pub stdout: String,
+    /// Standard error (the first `cap` bytes), lossily decoded.
+    pub stderr: String,
+    /// The timeout killed it.
+    pub timed_out: bool,
+    /// A stream was longer than the cap; the rest was read and dropped.
+    pub truncated: bool,
+}
+
+/// Runs `command` with `bash -c` in `cwd` with `env` added to the environment and `input` on
+/// its stdin, killed after `timeout`. Each output stream is drained to the end but only its
+/// first `cap` bytes are kept, so a command that prints megabytes costs no memory; one that
+/// does not read its stdin is no error.
+pub async fn run_with_input(
+    command: &str,
+    cwd: &Path,
+    env: &[(String, String)],
+    input: &[u8],
+    timeout: Duration,
+    cap: usize,
+) -> std::io::Result<CapturedOutput> {
+    let mut cmd = shell_command(command, cwd);
+    cmd.stdin(Stdio::piped());
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    let mut child = cmd.spawn()?;
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let input = input.to_vec();
+    let run = async move {
+        let write = async move {
+            if let Some(mut stdin) = stdin {
+                use tokio::io::AsyncWriteExt;
+                // A command that exits without reading its input closes the pipe: not an error.
+                let _ = stdin.write_all(&input).await;
+                let _ = stdin.shutdown().await;
+            }
+        };
+        let ((), out, err, status) = tokio::join!(
+            write,
+            read_capped(stdout, cap),
+            read_capped(stderr, cap),
+            child.wait()
+        );
+        Ok::<_, std::io::Error>((out, err, status?))
+    };
+    match tokio::time::timeout(timeout, run).await {
+        Ok(result) => {
+            let ((stdout, out_cut), (stderr, err_cut), status) = result?;
+            Ok(CapturedOutput {
+                exit_code: status.code(),
+                stdout,
+                stderr,
+                timed_out: false,
+                truncated: out_cut || err_cut,
+            })
+        }
+        // Dropping the future drops the child, which kills it (`kill_on_drop`).
+        Err(_) => Ok(CapturedOutput {
+            timed_out: true,
+            ..CapturedOutput::default()
+        }),
+    }
+}
+
+/// Reads `reader` to its end, keeping the first `cap` bytes; `true` when more were dropped.
+async fn read_capped<R: AsyncRead + Unpin>(reader: Option<R>, cap: usize) -> (String, bool) {
+    let Some(mut reader) = reader else {
+        return (String::new(), false);
+    };
+    let mut kept = Vec::new();
+    let mut dropped = false;
+    let mut buf = [0u8; 8192];
+    loop {
+        match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = cap.saturating_sub(kept.len());
+                let chunk = buf.get(..n).unwrap_or_default();
+                if chunk.len() > room {
+                    dropped = true;
+                }
+                kept.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+            }
+        }
+    }
+    (String::from_utf8_lossy(&kept).into_owned(), dropped)
+}
+
 #[cfg(test)]
 #[path = "process_tests.rs"]
 mod tests;

@@ -64,3 +64,40 @@ async fn background_process_collects_output_and_can_be_killed() {
     }
     assert_eq!(running.status(), BackgroundStatus::Killed);
 }
+
+#[tokio::test]
+async fn run_with_input_feeds_stdin_sets_env_and_caps_output() {
+    let cwd = tempfile::tempdir().unwrap();
+    let out = run_with_input(
+        "cat; echo \" $HOOK_TEST_VAR\"; head -c 100000 /dev/zero >&2",
+        cwd.path(),
+        &[("HOOK_TEST_VAR".to_string(), "set".to_string())],
+        b"from stdin",
+        Duration::from_secs(30),
+        1_000,
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.exit_code, Some(0));
+    assert_eq!(out.stdout, "from stdin set\n");
+    assert_eq!(out.stderr.len(), 1_000);
+    assert!(out.truncated);
+    assert!(!out.timed_out);
+}
+
+#[tokio::test(start_paused = true)]
+async fn run_with_input_kills_a_command_at_its_timeout() {
+    let cwd = tempfile::tempdir().unwrap();
+    let out = run_with_input(
+        "sleep 600",
+        cwd.path(),
+        &[],
+        b"",
+        Duration::from_secs(2),
+        1_000,
+    )
+    .await
+    .unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.exit_code, None);
+}

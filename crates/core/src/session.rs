@@ -76,6 +76,10 @@ pub struct SessionOptions {
     pub compact: compact_ext::CompactConfig,
     /// Skills.
     pub skills: skills_ext::SkillsConfig,
+    /// Cross-session memory (`[memory]`).
+    pub memory: crate::memory_ext::MemorySettings,
+    /// Hooks (`[hooks]`; the project's Claude Code settings are read too).
+    pub hooks: crate::hooks_ext::HooksConfig,
     /// When to ask before shell commands and writes.
     pub approval: ApprovalPolicy,
     /// Who answers under [`ApprovalPolicy::OnRequest`].
@@ -124,6 +128,8 @@ impl SessionOptions {
             reminders: Default::default(),
             compact: Default::default(),
             skills: Default::default(),
+            memory: Default::default(),
+            hooks: Default::default(),
             approval: ApprovalPolicy::default(),
             approver: None,
             plan_mode: false,
@@ -165,6 +171,8 @@ pub struct Session {
     micro_cleared: usize,
     compact_references: Vec<PathBuf>,
     background: Vec<tokio::task::JoinHandle<()>>,
+    memory: crate::memory_ext::MemoryExt,
+    hooks: crate::hooks_ext::HooksExt,
 }
 
 impl std::fmt::Debug for Session {
@@ -276,7 +284,7 @@ impl Session {
         let session_id = recorder.session_id().to_string();
         let info = options.model.model_info().clone();
         let reminders = ReminderEngine::new(options.reminders.clone());
-        let compactor = Compactor::new(
+        let mut compactor = Compactor::new(
             options.compact.clone(),
             &options.home,
             &session_id,
@@ -293,6 +301,9 @@ impl Session {
         if options.plan_mode {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.home);
         }
+        let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
+        let hooks = crate::hooks_ext::HooksExt::new(&options, &recorder, &events);
+        hooks.install(&mut tools, &mut compactor);
         let session = Self {
             options,
             session_id,
@@ -308,6 +319,8 @@ impl Session {
             micro_cleared: 0,
             compact_references: Vec::new(),
             background: Vec::new(),
+            memory,
+            hooks,
         };
         (session, receiver)
     }
@@ -349,6 +362,11 @@ impl Session {
         &mut self.compactor
     }
 
+    /// The memory glue (its startup pipeline and usage counts).
+    pub fn memory_mut(&mut self) -> &mut crate::memory_ext::MemoryExt {
+        &mut self.memory
+    }
+
     /// Waits for background work started by finished turns (session-memory extraction).
     pub async fn wait_for_background(&mut self) {
         for handle in self.background.drain(..) {
@@ -382,6 +400,7 @@ impl Session {
     /// The full initial context: AGENTS.md of the working directory, then the environment.
     fn initial_context(&self) -> Vec<ResponseItem> {
         let mut items = Vec::new();
+        items.extend(self.memory.developer_instructions());
         if let Ok(agents) = std::fs::read_to_string(self.options.cwd.join("AGENTS.md"))
             && !agents.trim().is_empty()
         {
@@ -435,6 +454,11 @@ impl Session {
             state.turn
         };
         self.emit(SessionEvent::TurnStarted { turn });
+        self.memory.start(&self.session_id, &self.options.model);
+        self.hooks.session_start(self.history.len()).await;
+        if self.hooks.prompt_blocked(input).await {
+            return self.abort(turn, 0);
+        }
 
         // 1. Compaction before the turn, when the history is already over the threshold.
         if self.compactor.should_compact(self.history.raw_items()) {
@@ -487,6 +511,7 @@ impl Session {
                 let state = self.state();
                 self.reminders.context(&self.options.cwd, &state, &facts)
             };
+            let reminder_ctx = self.hooks.with_provider(reminder_ctx);
             let placed = self.reminders.generate(reminder_ctx).await;
             self.record(&placed.record)?;
             {
@@ -567,6 +592,9 @@ impl Session {
             }
             let calls = response.function_calls();
             if calls.is_empty() {
+                if self.hooks.stop_blocked().await {
+                    continue;
+                }
                 break;
             }
 
@@ -577,9 +605,13 @@ impl Session {
                 () = cancel.cancelled() => return self.abort(turn, requests),
             };
             let (outputs, runs): (Vec<ResponseItem>, Vec<_>) = results.into_iter().unzip();
+            self.memory.record_tool_calls(&calls, &runs);
             self.record(&outputs)?;
             self.compactor.record_tool_calls(runs.len());
             self.state().last_tool_results = runs;
+            if self.hooks.take_stop_request() {
+                break;
+            }
             if cancel.is_cancelled() {
                 return self.abort(turn, requests);
             }

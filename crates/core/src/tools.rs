@@ -221,6 +221,32 @@ pub trait ToolHandler: Send + Sync {
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn ToolHandler>>,
+    interceptors: Vec<Arc<dyn ToolCallInterceptor>>,
+}
+
+/// Runs around every call of a registry's tools (the hooks of `hooks_ext.rs`): before a call it
+/// may refuse it with an output of its own, after it sees the output. Tools never know.
+#[async_trait]
+pub trait ToolCallInterceptor: Send + Sync {
+    /// Before the call of `name`; `Some(output)` refuses it and is what the model reads.
+    async fn before_call(
+        &self,
+        _ctx: &ToolContext,
+        _name: &str,
+        _arguments: &str,
+    ) -> Option<ToolOutput> {
+        None
+    }
+
+    /// After the call of `name` produced `output`.
+    async fn after_call(
+        &self,
+        _ctx: &ToolContext,
+        _name: &str,
+        _arguments: &str,
+        _output: &ToolOutput,
+    ) {
+    }
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -275,6 +301,28 @@ impl ToolRegistry {
         let before = self.tools.len();
         self.tools.retain(|tool| tool.spec().name != name);
         self.tools.len() != before
+    }
+
+    /// Adds an interceptor run around every call, after those added before it.
+    pub fn add_interceptor(&mut self, interceptor: Arc<dyn ToolCallInterceptor>) {
+        self.interceptors.push(interceptor);
+    }
+
+    /// Runs the call of `name` through the interceptors and the tool.
+    pub async fn dispatch(&self, ctx: &ToolContext, name: &str, arguments: &str) -> ToolOutput {
+        for interceptor in &self.interceptors {
+            if let Some(output) = interceptor.before_call(ctx, name, arguments).await {
+                return output;
+            }
+        }
+        let output = match self.get(name) {
+            Some(tool) => tool.handle(ctx, arguments).await,
+            None => ToolOutput::error(format!("Error: unknown tool {name}")),
+        };
+        for interceptor in &self.interceptors {
+            interceptor.after_call(ctx, name, arguments, &output).await;
+        }
+        output
     }
 
     /// The tool named `name`.

@@ -19,7 +19,6 @@ use tokio_util::sync::CancellationToken;
 use crate::event::SessionEvent;
 use crate::session_state::ToolRun;
 use crate::tools::ToolContext;
-use crate::tools::ToolOutput;
 use crate::tools::ToolRegistry;
 
 /// How often a broken stream that must be redone is sent again.
@@ -164,10 +163,7 @@ async fn run_one(
         arguments: arguments.clone(),
     });
     let started = Instant::now();
-    let output = match registry.get(name) {
-        Some(tool) => tool.handle(ctx, arguments).await,
-        None => ToolOutput::error(format!("Error: unknown tool {name}")),
-    };
+    let output = registry.dispatch(ctx, name, arguments).await;
     let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     ctx.emit(SessionEvent::ToolCallCompleted {
         call_id: call_id.clone(),

@@ -29,6 +29,8 @@ fn the_schema_has_every_crates_section() {
         "system_reminder",
         "compact",
         "skills",
+        "memory",
+        "hooks",
     ] {
         assert!(properties.contains_key(key), "missing {key}");
     }

@@ -1,0 +1,512 @@
+//! Hooks, Claude Code compatible: the user's commands run on `PreToolUse`, `PostToolUse`,
+//! `UserPromptSubmit`, `PreCompact`, `SessionStart`, `Stop` and `SubagentStop`, configured in
+//! Claude Code's shape in `[hooks]` of `config.toml` and in a project's
+//! `.claude/settings.json` / `.claude/settings.local.json`.
+//!
+//! Each hook runs through the crate's process helper ([`crate::process::run_with_input`]) with
+//! the event's JSON on stdin, `CLAUDE_PROJECT_DIR` (and `AGENTCTX_PROJECT_DIR`) set to the
+//! working directory, its timeout (default 60 s) and at most [`HOOK_OUTPUT_CAP`] bytes of each
+//! output stream kept. What the hooks say reaches the model through the reminder crate's hook
+//! generators: [`HooksExt`] is their `HookResponseProvider`. A hook that hangs, crashes, prints
+//! megabytes or cannot start is reported (a `Warning` event and a log line) and the turn goes
+//! on. See docs/design/hooks.md and Claude Code's hooks reference,
+//! <https://docs.anthropic.com/en/docs/claude-code/hooks>.
+//!
+//! The session calls it in one line each: [`HooksExt::new`] and [`HooksExt::install`] (the
+//! tool interceptor and the `PreCompact` hook) when it is built, [`HooksExt::session_start`]
+//! and [`HooksExt::prompt_blocked`] at the start of a turn, [`HooksExt::with_provider`] on each
+//! request's reminder context, [`HooksExt::take_stop_request`] after tool calls and
+//! [`HooksExt::stop_blocked`] when the model ends its turn. Delete this file, `hooks/` and
+//! those lines and the session runs without hooks.
+
+#[path = "hooks/outcome.rs"]
+mod outcome;
+#[path = "hooks/settings.rs"]
+mod settings;
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::PoisonError;
+
+use agentctx_protocol::ResponseItem;
+use agentctx_reminders::GeneratorContext;
+use agentctx_reminders::HookEventType;
+use agentctx_reminders::HookOutcome;
+use agentctx_reminders::HookResponseProvider;
+use agentctx_rollout::RolloutRecorder;
+use async_trait::async_trait;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+use tokio::sync::mpsc::UnboundedSender;
+
+pub use self::outcome::HOOK_TEXT_LIMIT;
+pub use self::outcome::HookVerdict;
+pub use self::outcome::interpret;
+pub use self::settings::ConfiguredHook;
+pub use self::settings::DEFAULT_HOOK_TIMEOUT_SECS;
+pub use self::settings::HookCommand;
+pub use self::settings::HookEvent;
+pub use self::settings::HookMatcher;
+pub use self::settings::HookSet;
+pub use self::settings::HooksConfig;
+pub use self::settings::PROJECT_SETTINGS_FILES;
+pub use self::settings::SettingsError;
+pub use self::settings::matches;
+pub use self::settings::read_settings_file;
+use crate::compact_ext::CompactPoint;
+use crate::compact_ext::Compactor;
+use crate::compact_ext::PreCompactHook;
+use crate::event::SessionEvent;
+use crate::session::SessionOptions;
+use crate::tools::ToolCallInterceptor;
+use crate::tools::ToolContext;
+use crate::tools::ToolOutput;
+use crate::tools::ToolRegistry;
+
+/// Bytes of each output stream of a hook that are kept; the rest is read and dropped.
+pub const HOOK_OUTPUT_CAP: usize = 64 * 1024;
+
+/// Claude Code's names for our tools, so an unchanged project's matchers (`Write`, `Bash`,
+/// `Edit|Write`) and scripts (`.tool_name == "Write"`) work.
+const CLAUDE_TOOL_NAMES: [(&str, &str); 11] = [
+    ("shell", "Bash"),
+    ("bash_output", "BashOutput"),
+    ("kill_shell", "KillShell"),
+    ("read_file", "Read"),
+    ("write_file", "Write"),
+    ("edit_file", "Edit"),
+    ("todo_write", "TodoWrite"),
+    ("task", "Task"),
+    ("skill", "Skill"),
+    ("enter_plan_mode", "EnterPlanMode"),
+    ("exit_plan_mode", "ExitPlanMode"),
+];
+
+/// The Claude Code name of our tool `name`, when it has one.
+pub fn claude_tool_name(name: &str) -> Option<&'static str> {
+    CLAUDE_TOOL_NAMES
+        .iter()
+        .find(|(ours, _)| *ours == name)
+        .map(|(_, claude)| *claude)
+}
+
+/// What the hooks of one event decided.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventResult {
+    /// A hook blocked the action, with this reason.
+    pub block: Option<String>,
+    /// A hook said `continue: false`, with this reason.
+    pub stop: Option<String>,
+}
+
+/// Hook outcomes waiting for the reminder generators.
+#[derive(Debug, Default)]
+struct Inbox {
+    outcomes: Mutex<Vec<HookOutcome>>,
+}
+
+impl Inbox {
+    fn push(&self, outcome: HookOutcome) {
+        self.outcomes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(outcome);
+    }
+}
+
+impl HookResponseProvider for Inbox {
+    fn take_hook_outcomes(&self) -> Vec<HookOutcome> {
+        std::mem::take(&mut *self.outcomes.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// Runs the hooks of an event and routes what they say.
+#[derive(Debug)]
+struct HookRunner {
+    set: HookSet,
+    cwd: PathBuf,
+    session_id: String,
+    transcript_path: PathBuf,
+    inbox: Arc<Inbox>,
+    events: UnboundedSender<SessionEvent>,
+    stop_requested: Mutex<Option<String>>,
+}
+
+impl HookRunner {
+    /// Runs every hook of `event` matching `subjects` in parallel with `fields` added to the
+    /// common input, and routes each verdict: to the reminder inbox what the model should
+    /// hear, to a `Warning` event what only the user should.
+    async fn run(
+        &self,
+        event: HookEvent,
+        subjects: &[&str],
+        hook_name: &str,
+        fields: Value,
+    ) -> EventResult {
+        let hooks = self.set.matching(event, subjects);
+        if hooks.is_empty() {
+            return EventResult::default();
+        }
+        let mut input = Map::new();
+        input.insert("session_id".into(), json!(self.session_id));
+        input.insert(
+            "transcript_path".into(),
+            json!(self.transcript_path.display().to_string()),
+        );
+        input.insert("cwd".into(), json!(self.cwd.display().to_string()));
+        input.insert("hook_event_name".into(), json!(event.as_str()));
+        if let Value::Object(fields) = fields {
+            input.extend(fields);
+        }
+        let input = serde_json::to_vec(&Value::Object(input)).unwrap_or_default();
+        let project = self.cwd.display().to_string();
+        let env = vec![
+            ("CLAUDE_PROJECT_DIR".to_string(), project.clone()),
+            ("AGENTCTX_PROJECT_DIR".to_string(), project),
+            ("AGENTCTX_SESSION_ID".to_string(), self.session_id.clone()),
+        ];
+        let runs = futures::future::join_all(hooks.iter().map(|hook| {
+            crate::process::run_with_input(
+                &hook.command.command,
+                &self.cwd,
+                &env,
+                &input,
+                hook.command.timeout(),
+                HOOK_OUTPUT_CAP,
+            )
+        }))
+        .await;
+        let mut result = EventResult::default();
+        for (hook, run) in hooks.iter().zip(&runs) {
+            let command = hook.command.command.as_str();
+            let verdict = interpret(event, command, run);
+            self.route(event, hook_name, command, verdict, &mut result);
+        }
+        if let Some(reason) = &result.stop {
+            let mut stop = self
+                .stop_requested
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            stop.get_or_insert_with(|| reason.clone());
+        }
+        result
+    }
+
+    fn route(
+        &self,
+        event: HookEvent,
+        hook_name: &str,
+        command: &str,
+        verdict: HookVerdict,
+        result: &mut EventResult,
+    ) {
+        if let Some(message) = verdict.user_message {
+            tracing::warn!(event = event.as_str(), command, %message, "hook");
+            self.warn(message);
+        }
+        if let Some(reason) = verdict.block {
+            match event {
+                // The refused call's output carries the reason (see `before_call`).
+                HookEvent::PreToolUse => {}
+                HookEvent::PostToolUse | HookEvent::Stop | HookEvent::SubagentStop => {
+                    self.inbox.push(HookOutcome::BlockingError {
+                        hook_name: hook_name.to_string(),
+                        command: command.to_string(),
+                        blocking_error: reason.clone(),
+                    });
+                }
+                // Claude Code shows these to the user only.
+                HookEvent::UserPromptSubmit | HookEvent::PreCompact | HookEvent::SessionStart => {
+                    self.warn(format!("{hook_name} hook blocked: {reason}"));
+                }
+            }
+            result.block.get_or_insert(reason);
+        }
+        if let Some(message) = verdict.stop {
+            self.inbox.push(HookOutcome::StoppedContinuation {
+                hook_name: hook_name.to_string(),
+                message: message.clone(),
+            });
+            result.stop.get_or_insert(message);
+        }
+        if let Some(context) = verdict.additional_context {
+            self.inbox.push(HookOutcome::AdditionalContext {
+                hook_name: hook_name.to_string(),
+                content: vec![context],
+            });
+        }
+        if let Some(content) = verdict.success_output {
+            // The generator shows it for the events whose stdout goes to the model
+            // (`SessionStart`, `UserPromptSubmit`); the others are for the user's log.
+            tracing::info!(event = event.as_str(), command, %content, "hook output");
+            self.inbox.push(HookOutcome::Success {
+                hook_event: HookEventType(event.as_str().to_string()),
+                hook_name: hook_name.to_string(),
+                content,
+            });
+        }
+    }
+
+    fn warn(&self, message: String) {
+        let _ = self.events.send(SessionEvent::Warning { message });
+    }
+}
+
+/// The session's hooks.
+#[derive(Debug)]
+pub struct HooksExt {
+    runner: Arc<HookRunner>,
+    started: bool,
+    stop_hook_active: bool,
+}
+
+impl HooksExt {
+    /// The hooks of `options.hooks` and of the project under `options.cwd`, for the session
+    /// `recorder` records; warnings go out on `events`.
+    pub fn new(
+        options: &SessionOptions,
+        recorder: &RolloutRecorder,
+        events: &UnboundedSender<SessionEvent>,
+    ) -> Self {
+        Self::for_session(
+            &options.hooks,
+            &options.cwd,
+            recorder.session_id(),
+            recorder.path(),
+            events.clone(),
+        )
+    }
+
+    /// [`HooksExt::new`] from its parts.
+    pub fn for_session(
+        config: &HooksConfig,
+        cwd: &Path,
+        session_id: &str,
+        transcript_path: &Path,
+        events: UnboundedSender<SessionEvent>,
+    ) -> Self {
+        Self {
+            runner: Arc::new(HookRunner {
+                set: HookSet::load(config, cwd),
+                cwd: cwd.to_path_buf(),
+                session_id: session_id.to_string(),
+                transcript_path: transcript_path.to_path_buf(),
+                inbox: Arc::new(Inbox::default()),
+                events,
+                stop_requested: Mutex::new(None),
+            }),
+            started: false,
+            stop_hook_active: false,
+        }
+    }
+
+    /// The hooks loaded.
+    pub fn hook_set(&self) -> &HookSet {
+        &self.runner.set
+    }
+
+    /// Puts the tool hooks around `tools` and the `PreCompact` hooks into `compactor`.
+    pub fn install(&self, tools: &mut ToolRegistry, compactor: &mut Compactor) {
+        if self.runner.set.is_empty() {
+            return;
+        }
+        tools.add_interceptor(Arc::new(ToolHooks(Arc::clone(&self.runner))));
+        compactor.add_pre_compact_hook(Arc::new(PreCompactHooks(Arc::clone(&self.runner))));
+    }
+
+    /// `ctx` with the hook outcomes as its hook provider.
+    pub fn with_provider(&self, mut ctx: GeneratorContext) -> GeneratorContext {
+        ctx.providers.hooks = Arc::clone(&self.runner.inbox) as Arc<dyn HookResponseProvider>;
+        ctx
+    }
+
+    /// `SessionStart`, once per session (`source`: `resume` when the history already holds
+    /// `history_len` items, else `startup`).
+    pub async fn session_start(&mut self, history_len: usize) {
+        if std::mem::replace(&mut self.started, true) {
+            return;
+        }
+        let source = if history_len > 0 { "resume" } else { "startup" };
+        self.runner
+            .run(
+                HookEvent::SessionStart,
+                &[source],
+                HookEvent::SessionStart.as_str(),
+                json!({ "source": source }),
+            )
+            .await;
+    }
+
+    /// `UserPromptSubmit` for `prompt`: true when a hook blocked it (the turn does not run;
+    /// the user was told why).
+    pub async fn prompt_blocked(&mut self, prompt: &str) -> bool {
+        self.stop_hook_active = false;
+        let result = self
+            .runner
+            .run(
+                HookEvent::UserPromptSubmit,
+                &[],
+                HookEvent::UserPromptSubmit.as_str(),
+                json!({ "prompt": prompt }),
+            )
+            .await;
+        result.block.is_some() || result.stop.is_some()
+    }
+
+    /// `Stop`, when the model ended its turn: true when a hook blocked the stop, so the turn
+    /// goes on with the hook's reason in front of the model. `stop_hook_active` tells the
+    /// hook it already did so once this turn.
+    pub async fn stop_blocked(&mut self) -> bool {
+        if self.take_stop_request() {
+            return false;
+        }
+        let result = self
+            .runner
+            .run(
+                HookEvent::Stop,
+                &[],
+                HookEvent::Stop.as_str(),
+                json!({ "stop_hook_active": self.stop_hook_active }),
+            )
+            .await;
+        let blocked = result.block.is_some() && result.stop.is_none();
+        if blocked {
+            self.stop_hook_active = true;
+        }
+        blocked
+    }
+
+    /// Whether a hook said `continue: false` since the last call (the turn then ends).
+    pub fn take_stop_request(&self) -> bool {
+        self.runner
+            .stop_requested
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .is_some()
+    }
+}
+
+/// `PreToolUse` and `PostToolUse` around every tool call, and `SubagentStop` after `task`.
+struct ToolHooks(Arc<HookRunner>);
+
+/// The tool's input as hooks see it: the call's arguments, with `file_path` for `path` as
+/// Claude Code's file tools name it.
+fn tool_input(arguments: &str) -> Value {
+    let mut input: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut input
+        && !map.contains_key("file_path")
+        && let Some(path) = map.get("path").cloned()
+    {
+        map.insert("file_path".to_string(), path);
+    }
+    input
+}
+
+fn tool_fields(ctx: &ToolContext, name: &str, arguments: &str) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert(
+        "tool_name".into(),
+        json!(claude_tool_name(name).unwrap_or(name)),
+    );
+    fields.insert("agentctx_tool_name".into(), json!(name));
+    fields.insert("tool_input".into(), tool_input(arguments));
+    let mode = if ctx.state().plan.active {
+        "plan"
+    } else {
+        "default"
+    };
+    fields.insert("permission_mode".into(), json!(mode));
+    fields
+}
+
+#[async_trait]
+impl ToolCallInterceptor for ToolHooks {
+    async fn before_call(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        arguments: &str,
+    ) -> Option<ToolOutput> {
+        let subjects: Vec<&str> = std::iter::once(name)
+            .chain(claude_tool_name(name))
+            .collect();
+        let result = self
+            .0
+            .run(
+                HookEvent::PreToolUse,
+                &subjects,
+                &format!("PreToolUse:{name}"),
+                Value::Object(tool_fields(ctx, name, arguments)),
+            )
+            .await;
+        result.block.map(|reason| {
+            ToolOutput::error(format!(
+                "Error: a PreToolUse hook blocked this call: {reason}"
+            ))
+        })
+    }
+
+    async fn after_call(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        arguments: &str,
+        output: &ToolOutput,
+    ) {
+        let subjects: Vec<&str> = std::iter::once(name)
+            .chain(claude_tool_name(name))
+            .collect();
+        let mut fields = tool_fields(ctx, name, arguments);
+        fields.insert(
+            "tool_response".into(),
+            json!({ "output": output.text, "success": output.success }),
+        );
+        self.0
+            .run(
+                HookEvent::PostToolUse,
+                &subjects,
+                &format!("PostToolUse:{name}"),
+                Value::Object(fields),
+            )
+            .await;
+        if name == "task" {
+            // The subagent's own loop has ended; a block here can only tell the model.
+            self.0
+                .run(
+                    HookEvent::SubagentStop,
+                    &[],
+                    HookEvent::SubagentStop.as_str(),
+                    json!({ "stop_hook_active": false }),
+                )
+                .await;
+        }
+    }
+}
+
+/// `PreCompact`: the compactor's hook is synchronous, so the hooks run in the background and
+/// never hold the compaction up (Claude Code shows their output to the user only).
+struct PreCompactHooks(Arc<HookRunner>);
+
+impl PreCompactHook for PreCompactHooks {
+    fn pre_compact(&self, _point: CompactPoint, _history: &[ResponseItem]) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no tokio runtime: PreCompact hooks skipped");
+            return;
+        };
+        let runner = Arc::clone(&self.0);
+        runtime.spawn(async move {
+            runner
+                .run(
+                    HookEvent::PreCompact,
+                    &["auto"],
+                    HookEvent::PreCompact.as_str(),
+                    json!({ "trigger": "auto", "custom_instructions": "" }),
+                )
+                .await;
+        });
+    }
+}
