@@ -21,6 +21,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use agentctx_compact::CompactConfig;
+use agentctx_loop_driver::LoopConfig;
 use agentctx_model::ModelConfig;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_skills::SkillsConfig;
@@ -54,6 +55,10 @@ pub struct Config {
     pub compact: CompactConfig,
     /// `[skills]` (`agentctx_skills::SkillsConfig`).
     pub skills: SkillsConfig,
+    /// `[loop]` (`agentctx_loop_driver::LoopConfig`), read by `agentctx loop`. The field is not
+    /// named `loop` because that is a Rust keyword; the table is.
+    #[serde(rename = "loop")]
+    pub loop_driver: LoopConfig,
 }
 
 /// A configuration that could not be loaded.

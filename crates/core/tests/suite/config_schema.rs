@@ -29,6 +29,7 @@ fn the_schema_has_every_crates_section() {
         "system_reminder",
         "compact",
         "skills",
+        "loop",
     ] {
         assert!(properties.contains_key(key), "missing {key}");
     }
