@@ -50,7 +50,7 @@ async fn a_submitted_turn_completes_with_its_own_usage_and_its_history() {
         .unwrap()
         .iter()
         .filter(|item| item.role() == Some("assistant"))
-        .filter_map(|item| item.message_text())
+        .filter_map(agentctx_protocol::ResponseItem::message_text)
         .collect();
     assert_eq!(texts, vec!["first".to_string(), "second".to_string()]);
 }

@@ -332,7 +332,7 @@ impl Session {
     pub fn total_token_usage(&self) -> agentctx_protocol::TokenUsage {
         self.history
             .token_info()
-            .map(|info| info.total_token_usage.clone())
+            .map(|info| info.total_token_usage)
             .unwrap_or_default()
     }
 
