@@ -68,7 +68,10 @@ fn two_iterations_make_two_commits() {
         "{stdout}"
     );
 
-    assert_eq!(git(home, repo, &["rev-list", "--count", "HEAD"]).trim(), "3");
+    assert_eq!(
+        git(home, repo, &["rev-list", "--count", "HEAD"]).trim(),
+        "3"
+    );
     let log = git(home, repo, &["log", "--format=%s", "--name-only", "-2"]);
     assert!(log.contains("one.txt") && log.contains("two.txt"), "{log}");
     assert!(log.contains("[iter] agent changes"), "{log}");

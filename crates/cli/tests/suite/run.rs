@@ -96,7 +96,10 @@ fn json_prints_every_session_event_as_a_json_line() {
         "assistant_message",
         "token_usage",
     ] {
-        assert!(types.contains(&expected), "{expected} missing from {types:?}");
+        assert!(
+            types.contains(&expected),
+            "{expected} missing from {types:?}"
+        );
     }
     let completed = events
         .iter()
@@ -104,10 +107,7 @@ fn json_prints_every_session_event_as_a_json_line() {
         .unwrap();
     assert_eq!(completed["name"], "write_file");
     assert_eq!(completed["success"], true);
-    assert_eq!(
-        events.last().unwrap()["last_message"],
-        "Wrote hello.txt."
-    );
+    assert_eq!(events.last().unwrap()["last_message"], "Wrote hello.txt.");
 }
 
 #[test]
@@ -135,7 +135,11 @@ fn approvals_are_refused_with_a_message_when_stdin_is_not_a_terminal() {
     let dirs = dirs();
     let provider = MockProvider::start(write_then_done());
     let output = provider
-        .agentctx(dirs.home.path(), dirs.cwd.path(), &["run", "create hello.txt"])
+        .agentctx(
+            dirs.home.path(),
+            dirs.cwd.path(),
+            &["run", "create hello.txt"],
+        )
         .write_stdin("")
         .output()
         .unwrap();

@@ -80,7 +80,9 @@ impl Respond for Script {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let body = String::from_utf8_lossy(&request.body);
         if body.contains("You are a git commit message generator.") {
-            return sse(responses_sse(&[Out::Text("[iter] agent changes\n\nMade by the loop.")]));
+            return sse(responses_sse(&[Out::Text(
+                "[iter] agent changes\n\nMade by the loop.",
+            )]));
         }
         if body.contains("You are a concise technical summarizer.") {
             return sse(responses_sse(&[Out::Text("Wrote a file.")]));
@@ -180,11 +182,7 @@ pub(super) struct Dirs {
 
 pub(super) fn dirs() -> Dirs {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        home.path().join("config.toml"),
-        "model = \"gpt-test\"\n",
-    )
-    .unwrap();
+    std::fs::write(home.path().join("config.toml"), "model = \"gpt-test\"\n").unwrap();
     std::fs::write(home.path().join("gitconfig"), "").unwrap();
     Dirs {
         home,

@@ -49,12 +49,14 @@ fn resume_last_continues_the_recorded_session_and_the_rollout_replays() {
         "The secret word is noted.",
         "which word?",
     ] {
-        assert!(texts.contains(&expected.to_string()), "{expected}: {texts:#?}");
+        assert!(
+            texts.contains(&expected.to_string()),
+            "{expected}: {texts:#?}"
+        );
     }
 
     // One session file, appended to by the resumed run.
-    let sessions =
-        agentctx_rollout::discover_sessions(&dirs.home.path().join("sessions")).unwrap();
+    let sessions = agentctx_rollout::discover_sessions(&dirs.home.path().join("sessions")).unwrap();
     assert_eq!(sessions.len(), 1);
     let rollout = &sessions[0].path;
     let replay = agentctx_child(dirs.home.path(), dirs.cwd.path())
@@ -65,8 +67,15 @@ fn resume_last_continues_the_recorded_session_and_the_rollout_replays() {
     assert!(replay.status.success(), "{replay:?}");
     let report: serde_json::Value =
         serde_json::from_str(String::from_utf8(replay.stdout).unwrap().trim()).unwrap();
-    let turns = report["turns"].as_array().unwrap();
-    assert_eq!(turns.len(), 2, "{report:#}");
+    assert_eq!(report["format"], "codex", "{report:#}");
+    assert_eq!(report["turns"], 2, "{report:#}");
+    assert_eq!(report["skipped_lines"], 0, "{report:#}");
+    assert!(
+        report["session_id"]
+            .as_str()
+            .is_some_and(|id| rollout.to_string_lossy().ends_with(&format!("-{id}.jsonl"))),
+        "{report:#}"
+    );
 }
 
 #[test]
