@@ -18,6 +18,7 @@ mod suite {
     mod replay_reminders_config;
     mod replay_requests;
     mod run;
+    mod run_cancel;
     mod run_mock;
     mod run_resume;
     mod skills;
