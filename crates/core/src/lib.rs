@@ -7,11 +7,13 @@
 //! `compact_ext.rs` (micro-compaction, auto-compaction before and within a turn, restoration,
 //! session-memory extraction), `skills_ext.rs` (the `skill` tool) and `subagent/executor.rs`
 //! (subagents with their critical reminder). Delete one of them and its call sites and the core
-//! still builds. See `docs/design/core.md`.
+//! still builds. `loop_driver_ext.rs` works from the other side: it drives a session for the
+//! loop driver. See `docs/design/core.md`.
 //!
 //! [`config`] is the aggregated configuration: one `config.toml` under `AGENTCTX_HOME` with a
 //! section per crate (each crate's own config struct) and the environment overrides each crate
-//! documents, applied from an explicit variable list (`docs/design/configuration.md`).
+//! documents, applied from an explicit variable list (`docs/design/configuration.md`);
+//! [`session_config`] turns it into [`SessionOptions`] (provider, API key, model).
 //!
 //! A session against a scripted model, in a temporary working directory:
 //!
