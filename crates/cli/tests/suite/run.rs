@@ -206,3 +206,37 @@ fn a_bad_approval_value_is_a_usage_error() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn plan_mode_refuses_the_write_even_under_yes() {
+    let dirs = dirs();
+    let provider = MockProvider::start(write_then_done());
+    let output = provider
+        .agentctx(
+            dirs.home.path(),
+            dirs.cwd.path(),
+            &["run", "--plan", "--yes", "create hello.txt"],
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("< write_file failed"), "{stderr}");
+    assert!(!dirs.cwd.path().join("hello.txt").exists());
+}
+
+#[test]
+fn approval_never_refuses_the_write() {
+    let dirs = dirs();
+    let provider = MockProvider::start(write_then_done());
+    let output = provider
+        .agentctx(
+            dirs.home.path(),
+            dirs.cwd.path(),
+            &["run", "--approval", "never", "create hello.txt"],
+        )
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(!dirs.cwd.path().join("hello.txt").exists());
+}
