@@ -9,8 +9,10 @@ use clap::Subcommand;
 mod compact_command;
 mod config_command;
 mod logging;
+mod loop_command;
 mod memory_command;
 mod replay_command;
+mod run_command;
 mod skills_command;
 
 /// Context engineering for coding agents.
@@ -32,8 +34,12 @@ enum Command {
     Config(config_command::ConfigArgs),
     /// Build, inspect and print the cross-session memory.
     Memory(memory_command::MemoryArgs),
+    /// Run a coding-agent loop for N iterations or a duration, committing each iteration.
+    Loop(loop_command::LoopArgs),
     /// Replay Codex rollouts or Claude Code transcripts and show what the model saw per turn.
     Replay(replay_command::ReplayArgs),
+    /// Run an agent session: one prompt, or an interactive line mode without one.
+    Run(run_command::RunArgs),
     /// List and inspect skills and slash commands.
     Skills(skills_command::SkillsArgs),
 }
@@ -62,7 +68,9 @@ fn run() -> anyhow::Result<()> {
         Command::Compact(args) => compact_command::run(args),
         Command::Config(args) => config_command::run(args),
         Command::Memory(args) => memory_command::run(args),
+        Command::Loop(args) => loop_command::run(args),
         Command::Replay(args) => replay_command::run(args),
+        Command::Run(args) => run_command::run(args),
         Command::Skills(args) => skills_command::run(args),
     }
 }

@@ -10,11 +10,16 @@
 mod suite {
     mod compact;
     mod config;
+    mod loop_command;
     mod memory;
     mod memory_kill;
     mod memory_sessions;
     mod replay;
     mod replay_reminders_config;
     mod replay_requests;
+    mod run;
+    mod run_cancel;
+    mod run_mock;
+    mod run_resume;
     mod skills;
 }

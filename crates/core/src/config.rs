@@ -21,6 +21,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use agentctx_compact::CompactConfig;
+use agentctx_loop_driver::LoopConfig;
 use agentctx_model::ModelConfig;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_skills::SkillsConfig;
@@ -58,6 +59,10 @@ pub struct Config {
     pub memory: crate::memory_ext::MemorySettings,
     /// `[hooks]` (`crate::hooks_ext::HooksConfig`), Claude Code's hook settings shape.
     pub hooks: crate::hooks_ext::HooksConfig,
+    /// `[loop]` (`agentctx_loop_driver::LoopConfig`), read by `agentctx loop`. The field is not
+    /// named `loop` because that is a Rust keyword; the table is.
+    #[serde(rename = "loop")]
+    pub loop_driver: LoopConfig,
 }
 
 /// A configuration that could not be loaded.

@@ -66,3 +66,34 @@ fn the_sections_are_each_crates_own_struct() {
     assert_eq!(config.skills.disabled, vec!["review".to_string()]);
     assert_eq!(config.system_reminder, Default::default());
 }
+
+#[test]
+fn the_loop_section_is_the_loop_drivers_own_struct() {
+    let config = Config::from_toml(
+        "[loop]\nno_progress_iterations = 5\n\n[loop.budget]\nmax_total_tokens = 1000\n",
+        Path::new("config.toml"),
+    )
+    .unwrap();
+    assert_eq!(config.loop_driver.no_progress_iterations, 5);
+    assert_eq!(config.loop_driver.budget.max_total_tokens, Some(1000));
+    assert_eq!(
+        config.loop_driver.max_consecutive_failures,
+        agentctx_loop_driver::LoopConfig::default().max_consecutive_failures
+    );
+}
+
+#[test]
+fn an_unknown_key_in_the_loop_section_names_its_line_and_key() {
+    // `LoopConfig` denies unknown fields; the error must still be located like any other.
+    let (line, key, message) = invalid("model = \"m\"\n\n[loop]\nno_progres_iterations = 5\n");
+    assert_eq!(line, Some(4));
+    assert_eq!(key.as_deref(), Some("loop.no_progres_iterations"));
+    assert!(message.contains("unknown field"), "{message}");
+}
+
+#[test]
+fn a_wrong_type_in_the_loop_budget_names_its_line_and_key() {
+    let (line, key, _) = invalid("[loop.budget]\nmax_total_tokens = \"many\"\n");
+    assert_eq!(line, Some(2));
+    assert_eq!(key.as_deref(), Some("loop.budget.max_total_tokens"));
+}

@@ -9,11 +9,13 @@
 //! the memory summary in the developer instructions), `hooks_ext.rs` (Claude Code compatible
 //! hooks) and `subagent/executor.rs`
 //! (subagents with their critical reminder). Delete one of them and its call sites and the core
-//! still builds. See `docs/design/core.md`.
+//! still builds. `loop_driver_ext.rs` works from the other side: it drives a session for the
+//! loop driver. See `docs/design/core.md`.
 //!
 //! [`config`] is the aggregated configuration: one `config.toml` under `AGENTCTX_HOME` with a
 //! section per crate (each crate's own config struct) and the environment overrides each crate
-//! documents, applied from an explicit variable list (`docs/design/configuration.md`).
+//! documents, applied from an explicit variable list (`docs/design/configuration.md`);
+//! [`session_config`] turns it into [`SessionOptions`] (provider, API key, model).
 //!
 //! A session against a scripted model, in a temporary working directory:
 //!
@@ -49,11 +51,13 @@ pub mod config;
 mod error;
 mod event;
 pub mod hooks_ext;
+pub mod loop_driver_ext;
 pub mod memory_ext;
 pub mod path_guard;
 pub mod plan_slug;
 pub mod process;
 mod session;
+pub mod session_config;
 pub mod session_state;
 pub mod skills_ext;
 pub mod subagent;

@@ -340,6 +340,15 @@ impl Session {
         self.history.raw_items()
     }
 
+    /// The tokens every model request of this session reported, summed (resumed sessions start
+    /// from zero). The loop driver subtracts two readings to get one turn's usage.
+    pub fn total_token_usage(&self) -> agentctx_protocol::TokenUsage {
+        self.history
+            .token_info()
+            .map(|info| info.total_token_usage)
+            .unwrap_or_default()
+    }
+
     /// The tools; a fork adds its own before the first turn.
     pub fn tools_mut(&mut self) -> &mut ToolRegistry {
         &mut self.tools

@@ -31,6 +31,7 @@ fn the_schema_has_every_crates_section() {
         "skills",
         "memory",
         "hooks",
+        "loop",
     ] {
         assert!(properties.contains_key(key), "missing {key}");
     }

@@ -1,0 +1,166 @@
+//! `agentctx run [PROMPT]`: a real agent session in the working directory. One-shot with a
+//! prompt, an interactive line mode without one; `--resume <ID|last>` continues a recorded
+//! session. Text streams to stdout (tool activity on stderr), or `--json` prints every
+//! `SessionEvent` as a JSON line. Ctrl-C cancels the running turn; the rollout stays readable.
+//! See docs/design/core.md, "agentctx run".
+
+mod approver;
+mod render;
+pub(crate) mod session_flags;
+
+use std::io::BufRead as _;
+use std::io::IsTerminal as _;
+use std::io::Write as _;
+
+use agentctx_core::Session;
+use agentctx_core::SessionEvent;
+use agentctx_core::session_config::find_session;
+use anyhow::Context as _;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use self::render::Renderer;
+use self::session_flags::SessionFlags;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunArgs {
+    /// The task; without it, an interactive line mode reads one prompt per line
+    prompt: Option<String>,
+    #[command(flatten)]
+    session: SessionFlags,
+    /// Start in plan mode (write tools refuse, except on the plan file)
+    #[arg(long)]
+    plan: bool,
+    /// Print every session event as one JSON line on stdout
+    #[arg(long)]
+    json: bool,
+    /// Continue a recorded session under <home>/sessions: its id, or `last`
+    #[arg(long, value_name = "ID|last")]
+    resume: Option<String>,
+}
+
+pub(crate) fn run(args: RunArgs) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(run_async(args));
+    // A line read left waiting on stdin must not keep the process alive.
+    runtime.shutdown_background();
+    result
+}
+
+async fn run_async(args: RunArgs) -> anyhow::Result<()> {
+    let prepared = args.session.prepare()?;
+    let setup = args.session.setup(&prepared, args.plan)?;
+    tracing::info!(provider = %setup.provider.id, model = %setup.model, "starting session");
+    let (mut session, mut events) = match &args.resume {
+        Some(id) => {
+            let path = find_session(&prepared.home, id)?;
+            Session::resume(setup.options, &path)
+                .with_context(|| format!("cannot resume {}", path.display()))?
+        }
+        None => Session::new(setup.options)?,
+    };
+    let mut renderer = Renderer::new(args.json);
+    let outcome = match &args.prompt {
+        Some(prompt) => one_turn(&mut session, &mut events, &mut renderer, prompt).await,
+        None => line_mode(&mut session, &mut events, &mut renderer).await,
+    };
+    session.wait_for_background().await;
+    writeln!(
+        std::io::stderr().lock(),
+        "session {} saved in {}",
+        session.session_id(),
+        session.rollout_path().display()
+    )?;
+    match outcome? {
+        Ended::Done => Ok(()),
+        Ended::Cancelled => anyhow::bail!(
+            "the turn was cancelled; continue it with --resume {}",
+            session.session_id()
+        ),
+    }
+}
+
+enum Ended {
+    Done,
+    Cancelled,
+}
+
+/// Runs one turn, rendering its events as they come; Ctrl-C cancels it.
+async fn one_turn(
+    session: &mut Session,
+    events: &mut UnboundedReceiver<SessionEvent>,
+    renderer: &mut Renderer,
+    prompt: &str,
+) -> anyhow::Result<Ended> {
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let turn = session.run_turn(prompt, &cancel);
+    tokio::pin!(turn);
+    let result = loop {
+        tokio::select! {
+            biased;
+            Some(event) = events.recv() => renderer.render(&event)?,
+            result = &mut turn => break result,
+        }
+    };
+    on_ctrl_c.abort();
+    while let Ok(event) = events.try_recv() {
+        renderer.render(&event)?;
+    }
+    let outcome = result?;
+    Ok(if outcome.aborted {
+        Ended::Cancelled
+    } else {
+        Ended::Done
+    })
+}
+
+/// Reads one prompt per line until end of input (or `exit`); Ctrl-C cancels the running turn,
+/// and at the prompt ends the session.
+async fn line_mode(
+    session: &mut Session,
+    events: &mut UnboundedReceiver<SessionEvent>,
+    renderer: &mut Renderer,
+) -> anyhow::Result<Ended> {
+    let interactive = std::io::stdin().is_terminal();
+    loop {
+        if interactive {
+            let mut stderr = std::io::stderr().lock();
+            stderr.write_all(b"> ")?;
+            stderr.flush()?;
+        }
+        let read = tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            std::io::stdin()
+                .lock()
+                .read_line(&mut line)
+                .map(|n| (n, line))
+        });
+        let (read, line) = tokio::select! {
+            read = read => read.context("the input reader stopped")??,
+            _ = tokio::signal::ctrl_c() => return Ok(Ended::Done),
+        };
+        if read == 0 {
+            return Ok(Ended::Done);
+        }
+        let prompt = line.trim();
+        if prompt.is_empty() {
+            continue;
+        }
+        if prompt == "exit" || prompt == "quit" {
+            return Ok(Ended::Done);
+        }
+        // A cancelled turn returns to the prompt; the session goes on.
+        one_turn(session, events, renderer, prompt).await?;
+    }
+}

@@ -1,0 +1,131 @@
+//! The flags `agentctx run` and `agentctx loop` share, and the session options they make:
+//! the configuration under the home, the environment, the provider and model, the working
+//! directory and the approval policy with its approver.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agentctx_core::ApprovalPolicy;
+use agentctx_core::Approver;
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
+use agentctx_core::config::LoadedConfig;
+use agentctx_core::session_config::SessionOverrides;
+use agentctx_core::session_config::SessionSetup;
+use agentctx_core::session_config::session_setup;
+use anyhow::Context as _;
+
+use super::approver::NonInteractiveApprover;
+use super::approver::TerminalApprover;
+
+/// `--approval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ApprovalFlag {
+    /// Ask before each shell command and write (on the terminal; refused when stdin is not one).
+    OnRequest,
+    /// Refuse every shell command and write.
+    Never,
+    /// Run them without asking (what --yes means).
+    Auto,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct SessionFlags {
+    /// Provider id: openai, anthropic, ollama, lmstudio or a [model_providers.<id>] of
+    /// config.toml [default: `model_provider` of config.toml, else openai]
+    #[arg(long)]
+    pub(crate) provider: Option<String>,
+    /// Model slug [default: `model` of config.toml]
+    #[arg(long)]
+    pub(crate) model: Option<String>,
+    /// Working directory the agent reads and changes [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// When to ask before shell commands and writes
+    #[arg(long, value_enum, default_value_t = ApprovalFlag::OnRequest)]
+    pub(crate) approval: ApprovalFlag,
+    /// Run shell commands and writes without asking (= --approval auto, for scripts)
+    #[arg(long, short = 'y')]
+    pub(crate) yes: bool,
+    /// agentctx home holding config.toml and sessions/ [default: ~/.agentctx]
+    #[arg(long, env = "AGENTCTX_HOME", value_name = "DIR")]
+    pub(crate) home: Option<PathBuf>,
+}
+
+/// Everything a command needs to start a session.
+pub(crate) struct Prepared {
+    pub(crate) home: PathBuf,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: EnvVars,
+    pub(crate) loaded: LoadedConfig,
+}
+
+impl SessionFlags {
+    /// Reads the home, the working directory, the environment and the configuration.
+    pub(crate) fn prepare(&self) -> anyhow::Result<Prepared> {
+        let home = match &self.home {
+            Some(dir) => dir.clone(),
+            None => std::env::home_dir()
+                .map(|dir| dir.join(".agentctx"))
+                .context("no home directory: pass --home or set AGENTCTX_HOME")?,
+        };
+        let cwd = match &self.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        let cwd = cwd
+            .canonicalize()
+            .with_context(|| format!("no working directory {}", cwd.display()))?;
+        let env = EnvVars::from_process_env();
+        let loaded = Config::load(&home, &env)?;
+        Ok(Prepared {
+            home,
+            cwd,
+            env,
+            loaded,
+        })
+    }
+
+    /// The policy and who answers: `--yes` wins; `on-request` asks on a terminal and refuses
+    /// (with a message) when stdin is not one.
+    pub(crate) fn approval(&self) -> (ApprovalPolicy, Option<Arc<dyn Approver>>) {
+        if self.yes {
+            return (ApprovalPolicy::AutoApprove, None);
+        }
+        match self.approval {
+            ApprovalFlag::Auto => (ApprovalPolicy::AutoApprove, None),
+            ApprovalFlag::Never => (ApprovalPolicy::Never, None),
+            ApprovalFlag::OnRequest if std::io::stdin().is_terminal() => {
+                (ApprovalPolicy::OnRequest, Some(Arc::new(TerminalApprover)))
+            }
+            ApprovalFlag::OnRequest => (
+                ApprovalPolicy::OnRequest,
+                Some(Arc::new(NonInteractiveApprover)),
+            ),
+        }
+    }
+
+    /// The session's options.
+    pub(crate) fn setup(
+        &self,
+        prepared: &Prepared,
+        plan_mode: bool,
+    ) -> anyhow::Result<SessionSetup> {
+        let (approval, approver) = self.approval();
+        let overrides = SessionOverrides {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            plan_mode,
+            approval,
+            approver,
+        };
+        Ok(session_setup(
+            &prepared.loaded.config,
+            &prepared.env,
+            &prepared.cwd,
+            &prepared.home,
+            overrides,
+        )?)
+    }
+}
