@@ -24,6 +24,7 @@
 mod ci;
 mod finding;
 mod floors;
+mod npm_tools;
 mod process;
 mod schema;
 mod snapshots;
@@ -103,7 +104,8 @@ enum Command {
         args: Vec<String>,
     },
     /// Install missing cargo tools (cargo-deny, cargo-insta, cargo-nextest) with
-    /// `cargo install --locked`; name packages to install only those.
+    /// `cargo install --locked`, and the npm packages the tests use (the reference MCP server,
+    /// `mcp-server-everything`) into `target/tools/npm`; name packages to install only those.
     Tools {
         /// Packages to check, e.g. `cargo-deny`; all of them if none.
         packages: Vec<String>,

@@ -46,6 +46,7 @@ pub mod compact_ext;
 pub mod config;
 mod error;
 mod event;
+pub mod mcp_ext;
 pub mod path_guard;
 pub mod plan_slug;
 pub mod process;

@@ -39,6 +39,8 @@ use crate::compact_ext::CompactPoint;
 use crate::compact_ext::Compactor;
 use crate::error::CoreError;
 use crate::event::SessionEvent;
+use crate::mcp_ext;
+use crate::mcp_ext::McpConnectionManager;
 use crate::session_state::SessionState;
 use crate::skills_ext;
 use crate::subagent::SubagentRunner;
@@ -165,6 +167,7 @@ pub struct Session {
     micro_cleared: usize,
     compact_references: Vec<PathBuf>,
     background: Vec<tokio::task::JoinHandle<()>>,
+    mcp: Option<Arc<McpConnectionManager>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -308,6 +311,7 @@ impl Session {
             micro_cleared: 0,
             compact_references: Vec::new(),
             background: Vec::new(),
+            mcp: None,
         };
         (session, receiver)
     }
@@ -330,6 +334,13 @@ impl Session {
     /// The tools; a fork adds its own before the first turn.
     pub fn tools_mut(&mut self) -> &mut ToolRegistry {
         &mut self.tools
+    }
+
+    /// Connects the session to started MCP servers: their tools join the registry and
+    /// `@server:uri` mentions read their resources (`mcp_ext`).
+    pub fn attach_mcp(&mut self, manager: Arc<McpConnectionManager>) {
+        mcp_ext::register_tools(&manager, &mut self.tools);
+        self.mcp = Some(manager);
     }
 
     /// The session's own state (todos, plan mode, background shells, …).
@@ -483,10 +494,14 @@ impl Session {
                 micro_compact_cleared: std::mem::take(&mut self.micro_cleared),
                 compact_file_references: std::mem::take(&mut self.compact_references),
             };
-            let reminder_ctx = {
+            let mut reminder_ctx = {
                 let state = self.state();
                 self.reminders.context(&self.options.cwd, &state, &facts)
             };
+            if let Some(mcp) = &self.mcp {
+                mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
+                reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));
+            }
             let placed = self.reminders.generate(reminder_ctx).await;
             self.record(&placed.record)?;
             {

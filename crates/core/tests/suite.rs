@@ -5,6 +5,8 @@ mod compaction;
 mod config_load;
 mod config_schema;
 mod initial_context;
+mod mcp;
+mod mcp_interop;
 mod responses;
 mod resume;
 mod skills;
