@@ -9,6 +9,7 @@ use clap::Subcommand;
 mod compact_command;
 mod config_command;
 mod logging;
+mod mcp_command;
 mod memory_command;
 mod replay_command;
 mod skills_command;
@@ -30,6 +31,8 @@ enum Command {
     Compact(compact_command::CompactArgs),
     /// Show the effective configuration with the source of each value, or its JSON schema.
     Config(config_command::ConfigArgs),
+    /// List the configured MCP servers with their state, tools and resources.
+    Mcp(mcp_command::McpArgs),
     /// Build, inspect and print the cross-session memory.
     Memory(memory_command::MemoryArgs),
     /// Replay Codex rollouts or Claude Code transcripts and show what the model saw per turn.
@@ -61,6 +64,7 @@ fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Compact(args) => compact_command::run(args),
         Command::Config(args) => config_command::run(args),
+        Command::Mcp(args) => mcp_command::run(args),
         Command::Memory(args) => memory_command::run(args),
         Command::Replay(args) => replay_command::run(args),
         Command::Skills(args) => skills_command::run(args),

@@ -10,6 +10,7 @@
 mod suite {
     mod compact;
     mod config;
+    mod mcp;
     mod memory;
     mod memory_kill;
     mod memory_sessions;
