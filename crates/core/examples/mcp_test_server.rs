@@ -160,7 +160,10 @@ impl ServerHandler for TestServer {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|arg| arg == "--fail") {
-        eprintln!("mcp_test_server: failing on purpose");
+        #[expect(clippy::print_stderr, reason = "a test server saying why it stops")]
+        {
+            eprintln!("mcp_test_server: failing on purpose");
+        }
         std::process::exit(1);
     }
     let service = TestServer.serve(rmcp::transport::stdio()).await?;

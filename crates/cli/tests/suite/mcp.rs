@@ -37,7 +37,10 @@ fn rmcp_test_server() -> Option<PathBuf> {
         server.display()
     );
     assert!(std::env::var_os("CI").is_none(), "under CI: {reason}");
-    eprintln!("{reason}");
+    #[expect(clippy::print_stderr, reason = "a skipped test says why")]
+    {
+        eprintln!("{reason}");
+    }
     None
 }
 
@@ -46,10 +49,8 @@ fn list_without_servers_says_where_to_add_them() {
     let home = tempfile::tempdir().expect("home");
     let output = mcp_list(home.path(), false);
     assert!(output.status.success());
-    let text = String::from_utf8_lossy(&output.stdout).replace(
-        &home.path().display().to_string(),
-        "<home>",
-    );
+    let text = String::from_utf8_lossy(&output.stdout)
+        .replace(&home.path().display().to_string(), "<home>");
     insta::assert_snapshot!(text, @"No MCP servers configured (add [mcp_servers.<name>] to <home>/config.toml).");
 }
 
@@ -70,7 +71,11 @@ enabled = false
     )
     .expect("config");
     let output = mcp_list(home.path(), false);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
 }
 
@@ -89,11 +94,13 @@ fn list_shows_a_ready_servers_tools_and_resources() {
     )
     .expect("config");
     let output = mcp_list(home.path(), false);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let text = String::from_utf8_lossy(&output.stdout).replace(
-        &server.display().to_string(),
-        "<mcp_test_server>",
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
     );
+    let text = String::from_utf8_lossy(&output.stdout)
+        .replace(&server.display().to_string(), "<mcp_test_server>");
     insta::assert_snapshot!(text);
 
     let json = mcp_list(home.path(), true);

@@ -22,7 +22,6 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One `[mcp_servers.<name>]` table.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct McpServerConfig {
     /// The program of a stdio server (exclusive with `url`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +53,10 @@ fn enabled_default() -> bool {
     true
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
 fn is_true(value: &bool) -> bool {
     *value
 }

@@ -78,14 +78,44 @@ pub(crate) fn tool_names(prompt: &agentctx_model::Prompt) -> Vec<String> {
         .collect()
 }
 
-pub(crate) fn unavailable(events: &mut UnboundedReceiver<SessionEvent>) -> Vec<(String, String)> {
+pub(crate) fn drain(events: &mut UnboundedReceiver<SessionEvent>) -> Vec<SessionEvent> {
     let mut out = Vec::new();
     while let Ok(event) = events.try_recv() {
-        if let SessionEvent::McpServerUnavailable { server, reason } = event {
-            out.push((server, reason));
-        }
+        out.push(event);
     }
     out
+}
+
+pub(crate) fn unavailable(events: &[SessionEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::McpServerUnavailable { server, reason } => {
+                Some((server.clone(), reason.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the model read of each tool call, as `ok: text` or `failed: text`.
+pub(crate) fn tool_outputs(events: &[SessionEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::ToolCallCompleted {
+                name,
+                success,
+                output,
+                ..
+            } => Some(format!(
+                "{name} {}: {output}",
+                if *success { "ok" } else { "failed" }
+            )),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn one(name: &str, config: McpServerConfig) -> BTreeMap<String, McpServerConfig> {
@@ -127,35 +157,28 @@ async fn server_tools_are_offered_namespaced_and_a_call_is_routed_and_recorded()
         .expect("the call's output is recorded");
     assert_eq!(output["call_id"], "call_1");
     assert_eq!(output["output"], "42");
-    assert_eq!(unavailable(&mut s.events), Vec::new());
+    assert_eq!(unavailable(&drain(&mut s.events)), Vec::new());
 }
 
 #[tokio::test]
 async fn a_tool_error_reaches_the_model_as_a_failed_call() {
     let mut s = session_with(one("local", rmcp_server(&[]))).await;
-    s.model.push(ScriptedResponse::new().with_function_call(
-        "call_1",
-        "mcp__local__add",
-        r#"{"a": "two"}"#,
-    ));
+    s.model.push(
+        ScriptedResponse::new()
+            .with_function_call("call_1", "mcp__local__add", r#"{"a": "two"}"#)
+            .with_function_call("call_2", "mcp__local__echo", "[1, 2]")
+            .with_function_call("call_3", "mcp__local__echo", "{not json"),
+    );
     s.model.push(ScriptedResponse::text("ok"));
     s.session
         .run_turn("add", &CancellationToken::new())
         .await
         .expect("turn");
-    let mut completed = None;
-    while let Ok(event) = s.events.try_recv() {
-        if let SessionEvent::ToolCallCompleted {
-            success, output, ..
-        } = event
-        {
-            completed = Some((success, output));
-        }
-    }
-    assert_eq!(
-        completed,
-        Some((false, "add needs integers `a` and `b`".to_string()))
-    );
+    insta::assert_snapshot!(tool_outputs(&drain(&mut s.events)), @"
+    mcp__local__add failed: add needs integers `a` and `b`
+    mcp__local__echo failed: Error: invalid arguments for mcp__local__echo: expected a JSON object
+    mcp__local__echo failed: Error: invalid arguments for mcp__local__echo: key must be a string at line 1 column 2
+    ");
 }
 
 #[tokio::test]
@@ -194,7 +217,7 @@ async fn a_server_that_fails_to_start_is_reported_once_and_offers_no_tools() {
             .await
             .expect("turn");
     }
-    let reports = unavailable(&mut s.events);
+    let reports = unavailable(&drain(&mut s.events));
     assert_eq!(reports.len(), 1, "{reports:?}");
     assert_eq!(reports[0].0, "bad");
     for prompt in s.model.prompts() {
@@ -226,9 +249,13 @@ async fn a_server_that_dies_mid_session_is_reported_once_and_its_tools_withdrawn
     assert_eq!(tool_names(&prompts[0]).len(), 3);
     assert_eq!(tool_names(&prompts[1]), Vec::<String>::new());
     assert_eq!(tool_names(&prompts[2]), Vec::<String>::new());
-    let reports = unavailable(&mut s.events);
-    assert_eq!(reports.len(), 1, "{reports:?}");
-    assert_eq!(reports[0].0, "local");
+    let events = drain(&mut s.events);
+    let reports = unavailable(&events);
+    assert_eq!(
+        reports,
+        vec![("local".to_string(), "the server exited".to_string())]
+    );
+    insta::assert_snapshot!(tool_outputs(&events), @"mcp__local__crash failed: Error: MCP server `local`: Transport closed");
 }
 
 #[tokio::test]
