@@ -103,3 +103,46 @@ async fn a_failed_server_is_reported_once_and_its_tools_withdrawn() {
     ));
     assert!(receiver.try_recv().is_err(), "reported once");
 }
+
+#[test]
+fn mcp_servers_tables_read_with_codex_keys() {
+    let text = r#"
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-everything"]
+env = { API_KEY = "k" }
+startup_timeout_sec = 20
+tool_timeout_sec = 2.5
+
+[mcp_servers.remote]
+url = "http://127.0.0.1:8080/mcp"
+enabled = false
+"#;
+    let config = crate::config::Config::from_toml(text, std::path::Path::new("config.toml"))
+        .expect("parses");
+    let docs = &config.mcp_servers["docs"];
+    assert_eq!(docs.command.as_deref(), Some("npx"));
+    assert_eq!(docs.args.len(), 2);
+    assert_eq!(docs.env.get("API_KEY").map(String::as_str), Some("k"));
+    assert_eq!(docs.startup_timeout("docs"), Ok(Duration::from_secs(20)));
+    assert_eq!(docs.tool_timeout("docs"), Ok(Duration::from_millis(2500)));
+    assert!(docs.enabled);
+    let remote = &config.mcp_servers["remote"];
+    assert_eq!(
+        remote.transport("remote"),
+        Ok(McpTransport::StreamableHttp {
+            url: "http://127.0.0.1:8080/mcp".to_string()
+        })
+    );
+    assert!(!remote.enabled);
+
+    let bad = "[mcp_servers.docs]\ncommand = 3\n";
+    let error = crate::config::Config::from_toml(bad, std::path::Path::new("config.toml"))
+        .expect_err("a number is no command");
+    assert!(
+        error
+            .to_string()
+            .starts_with("config.toml:2:11: `mcp_servers.docs.command`"),
+        "{error}"
+    );
+}

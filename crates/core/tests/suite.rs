@@ -6,6 +6,7 @@ mod config_load;
 mod config_schema;
 mod initial_context;
 mod mcp;
+mod mcp_http;
 mod mcp_interop;
 mod responses;
 mod resume;

@@ -412,6 +412,7 @@ async fn connect(
             ().serve(process).await.map_err(|err| err.to_string())?
         }
         McpTransport::StreamableHttp { url } => {
+            ensure_tls_crypto_provider();
             let http = StreamableHttpClientTransport::from_uri(url.as_str());
             ().serve(http).await.map_err(|err| err.to_string())?
         }
@@ -436,6 +437,17 @@ async fn connect(
         tools,
         resources,
     })
+}
+
+/// rmcp's HTTP client is reqwest with rustls but no crypto provider of its own
+/// (`reqwest-tls-no-provider`, which keeps `aws-lc-sys` out of the build), and reqwest panics
+/// when it builds a client while no process-wide provider is installed. So before the first
+/// HTTP connection the `ring` provider is installed, unless the host installed one already
+/// (then `install_default` fails and the host's stays), as codex does at start-up.
+fn ensure_tls_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
 }
 
 fn describe(config: &McpServerConfig) -> String {

@@ -1,19 +1,12 @@
-//! An MCP server over stdio written with rmcp's server side, for core's MCP tests (see
-//! docs/design/mcp.md, "Tests"). It is an example so it builds with the tests and uses only
-//! dev-dependencies; the tests find it next to their own binary.
-//!
-//! Tools: `echo` (returns its `text`), `add` (sums `a` and `b`), `crash` (the process exits
-//! mid-call, a server dying mid-session). Resource: `test://greeting` (text). With `--fail`
-//! it exits before answering `initialize` (a server that fails to start).
-//!
-//! Run: `cargo run -p agentctx-core --example mcp_test_server` and speak JSON-RPC on stdin.
+//! The handler of the rmcp test server: tools `echo`, `add` and `crash` (the process exits
+//! mid-call), resource `test://greeting`. Shared by the stdio example (`main.rs`) and core's
+//! streamable-HTTP test, which serves it in-process (where `crash` is never called).
 
 use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::ServerHandler;
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::model::CallToolResponse;
 use rmcp::model::CallToolResult;
@@ -33,11 +26,12 @@ use rmcp::model::Tool;
 use rmcp::service::RequestContext;
 use serde_json::json;
 
-const GREETING_URI: &str = "test://greeting";
-const GREETING: &str = "Hello from the rmcp test server.";
+pub const GREETING_URI: &str = "test://greeting";
+pub const GREETING: &str = "Hello from the rmcp test server.";
 
+/// The test server's handler.
 #[derive(Debug, Clone, Default)]
-struct TestServer;
+pub struct TestServer;
 
 fn schema(value: serde_json::Value) -> Arc<JsonObject> {
     match value {
@@ -155,18 +149,4 @@ impl ServerHandler for TestServer {
             ))
         }
     }
-}
-
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    if std::env::args().any(|arg| arg == "--fail") {
-        #[expect(clippy::print_stderr, reason = "a test server saying why it stops")]
-        {
-            eprintln!("mcp_test_server: failing on purpose");
-        }
-        std::process::exit(1);
-    }
-    let service = TestServer.serve(rmcp::transport::stdio()).await?;
-    service.waiting().await?;
-    Ok(())
 }
