@@ -74,3 +74,7 @@ pub(crate) fn install(tool: &NpmTool) -> Result<()> {
         .current_dir(workspace::root())
         .run()
 }
+
+#[cfg(test)]
+#[path = "npm_tools_tests.rs"]
+mod tests;

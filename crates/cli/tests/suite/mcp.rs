@@ -21,7 +21,7 @@ fn mcp_list(home: &Path, json: bool) -> std::process::Output {
     cmd.output().expect("runs")
 }
 
-/// Core's rmcp test server (`crates/core/examples/mcp_test_server.rs`), next to this test
+/// Core's rmcp test server (`crates/core/examples/mcp_test_server/`), next to this test
 /// binary's folder.
 fn rmcp_test_server() -> Option<PathBuf> {
     let exe = std::env::current_exe().expect("test binary path");

@@ -26,12 +26,12 @@ use rmcp::model::Tool;
 use rmcp::service::RequestContext;
 use serde_json::json;
 
-pub const GREETING_URI: &str = "test://greeting";
-pub const GREETING: &str = "Hello from the rmcp test server.";
+pub(crate) const GREETING_URI: &str = "test://greeting";
+pub(crate) const GREETING: &str = "Hello from the rmcp test server.";
 
 /// The test server's handler.
 #[derive(Debug, Clone, Default)]
-pub struct TestServer;
+pub(crate) struct TestServer;
 
 fn schema(value: serde_json::Value) -> Arc<JsonObject> {
     match value {
