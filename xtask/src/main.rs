@@ -28,6 +28,7 @@ mod ci;
 mod finding;
 mod floors;
 mod fuzz;
+mod npm_tools;
 mod process;
 mod schema;
 mod snapshots;
@@ -120,7 +121,8 @@ enum Command {
         targets: Vec<String>,
     },
     /// Install missing cargo tools (cargo-deny, cargo-insta, cargo-nextest, cargo-fuzz) with
-    /// `cargo install --locked`; name packages to install only those.
+    /// `cargo install --locked`, and the npm packages the tests use (the reference MCP server,
+    /// `mcp-server-everything`) into `target/tools/npm`; name packages to install only those.
     Tools {
         /// Packages to check, e.g. `cargo-deny`; all of them if none.
         packages: Vec<String>,

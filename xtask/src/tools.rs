@@ -1,5 +1,6 @@
 //! `cargo xtask tools [PACKAGE...]`: installs the cargo tools the checks use when they are
-//! missing, with `cargo install --locked` from crates.io.
+//! missing, with `cargo install --locked` from crates.io, and the npm packages of
+//! `npm_tools` into `target/tools/npm`.
 
 use anyhow::Result;
 use anyhow::bail;
@@ -59,6 +60,27 @@ pub(crate) fn selected(packages: &[String]) -> Result<Vec<Tool>> {
 }
 
 pub(crate) fn run(packages: &[String]) -> Result<()> {
+    let (npm, cargo): (Vec<String>, Vec<String>) = packages
+        .iter()
+        .cloned()
+        .partition(|name| crate::npm_tools::find(name).is_some());
+    if packages.is_empty() || !cargo.is_empty() {
+        install_cargo_tools(&cargo)?;
+    }
+    let npm_tools: Vec<_> = if packages.is_empty() {
+        crate::npm_tools::NPM_TOOLS.to_vec()
+    } else {
+        npm.iter()
+            .filter_map(|name| crate::npm_tools::find(name))
+            .collect()
+    };
+    for tool in &npm_tools {
+        crate::npm_tools::install(tool)?;
+    }
+    Ok(())
+}
+
+fn install_cargo_tools(packages: &[String]) -> Result<()> {
     for tool in selected(packages)? {
         if has_cargo_tool(tool.subcommand) {
             let version = Cmd::cargo([tool.subcommand, "--version"]).read_stdout()?;

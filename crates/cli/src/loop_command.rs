@@ -78,7 +78,9 @@ async fn run_async(args: LoopArgs, condition: LoopCondition) -> anyhow::Result<(
         )),
         None => None,
     };
-    let (session, mut events) = Session::new(setup.options)?;
+    let (mut session, mut events) = Session::new(setup.options)?;
+    crate::run_command::attach_mcp_servers(&mut session, &prepared.loaded.config, &prepared.cwd)
+        .await;
     let rollout = session.rollout_path().to_path_buf();
     // The loop reports per iteration; the session's own events are only logged.
     let drain = tokio::spawn(async move {

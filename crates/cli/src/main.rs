@@ -10,6 +10,7 @@ mod compact_command;
 mod config_command;
 mod logging;
 mod loop_command;
+mod mcp_command;
 mod memory_command;
 mod replay_command;
 mod run_command;
@@ -32,6 +33,8 @@ enum Command {
     Compact(compact_command::CompactArgs),
     /// Show the effective configuration with the source of each value, or its JSON schema.
     Config(config_command::ConfigArgs),
+    /// List the configured MCP servers with their state, tools and resources.
+    Mcp(mcp_command::McpArgs),
     /// Build, inspect and print the cross-session memory.
     Memory(memory_command::MemoryArgs),
     /// Run a coding-agent loop for N iterations or a duration, committing each iteration.
@@ -67,6 +70,7 @@ fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Compact(args) => compact_command::run(args),
         Command::Config(args) => config_command::run(args),
+        Command::Mcp(args) => mcp_command::run(args),
         Command::Memory(args) => memory_command::run(args),
         Command::Loop(args) => loop_command::run(args),
         Command::Replay(args) => replay_command::run(args),

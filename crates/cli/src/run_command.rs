@@ -14,6 +14,7 @@ use std::io::Write as _;
 
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
+use agentctx_core::mcp_ext::McpConnectionManager;
 use agentctx_core::session_config::find_session;
 use anyhow::Context as _;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -62,6 +63,7 @@ async fn run_async(args: RunArgs) -> anyhow::Result<()> {
         }
         None => Session::new(setup.options)?,
     };
+    attach_mcp_servers(&mut session, &prepared.loaded.config, &prepared.cwd).await;
     let mut renderer = Renderer::new(args.json);
     let outcome = match &args.prompt {
         Some(prompt) => one_turn(&mut session, &mut events, &mut renderer, prompt).await,
@@ -163,4 +165,19 @@ async fn line_mode(
         // A cancelled turn returns to the prompt; the session goes on.
         one_turn(session, events, renderer, prompt).await?;
     }
+}
+
+/// Starts the `[mcp_servers]` of the configuration and offers their tools to the session. A
+/// server that fails to start is reported once by the session (an `McpServerUnavailable` event)
+/// and offers nothing; the session goes on without it.
+pub(crate) async fn attach_mcp_servers(
+    session: &mut Session,
+    config: &agentctx_core::config::Config,
+    cwd: &std::path::Path,
+) {
+    if config.mcp_servers.is_empty() {
+        return;
+    }
+    let manager = McpConnectionManager::start(&config.mcp_servers, cwd).await;
+    session.attach_mcp(std::sync::Arc::new(manager));
 }

@@ -11,6 +11,7 @@ mod suite {
     mod compact;
     mod config;
     mod loop_command;
+    mod mcp;
     mod memory;
     mod memory_kill;
     mod memory_sessions;

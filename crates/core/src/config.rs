@@ -17,6 +17,7 @@ mod env_vars;
 mod toml_spans;
 mod value_sources;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -26,6 +27,8 @@ use agentctx_model::ModelConfig;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_skills::SkillsConfig;
 use schemars::JsonSchema;
+
+use crate::mcp_ext::McpServerConfig;
 use serde::Deserialize;
 use serde::Serialize;
 
@@ -63,6 +66,9 @@ pub struct Config {
     /// named `loop` because that is a Rust keyword; the table is.
     #[serde(rename = "loop")]
     pub loop_driver: LoopConfig,
+    /// `[mcp_servers.<name>]`: MCP servers, in codex's keys (`crate::mcp_ext`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
 }
 
 /// A configuration that could not be loaded.

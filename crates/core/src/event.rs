@@ -74,6 +74,13 @@ pub enum SessionEvent {
         /// The message.
         message: String,
     },
+    /// An MCP server failed to start or died; its tools were withdrawn. Sent once per server.
+    McpServerUnavailable {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
     /// The turn finished.
     TurnCompleted {
         /// 1-based turn number.

@@ -52,6 +52,7 @@ mod error;
 mod event;
 pub mod hooks_ext;
 pub mod loop_driver_ext;
+pub mod mcp_ext;
 pub mod memory_ext;
 pub mod path_guard;
 pub mod plan_slug;

@@ -39,6 +39,8 @@ use crate::compact_ext::CompactPoint;
 use crate::compact_ext::Compactor;
 use crate::error::CoreError;
 use crate::event::SessionEvent;
+use crate::mcp_ext;
+use crate::mcp_ext::McpConnectionManager;
 use crate::session_state::SessionState;
 use crate::skills_ext;
 use crate::subagent::SubagentRunner;
@@ -173,6 +175,7 @@ pub struct Session {
     background: Vec<tokio::task::JoinHandle<()>>,
     memory: crate::memory_ext::MemoryExt,
     hooks: crate::hooks_ext::HooksExt,
+    mcp: Option<Arc<McpConnectionManager>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -321,6 +324,7 @@ impl Session {
             background: Vec::new(),
             memory,
             hooks,
+            mcp: None,
         };
         (session, receiver)
     }
@@ -352,6 +356,13 @@ impl Session {
     /// The tools; a fork adds its own before the first turn.
     pub fn tools_mut(&mut self) -> &mut ToolRegistry {
         &mut self.tools
+    }
+
+    /// Connects the session to started MCP servers: their tools join the registry and
+    /// `@server:uri` mentions read their resources (`mcp_ext`).
+    pub fn attach_mcp(&mut self, manager: Arc<McpConnectionManager>) {
+        mcp_ext::register_tools(&manager, &mut self.tools);
+        self.mcp = Some(manager);
     }
 
     /// The session's own state (todos, plan mode, background shells, …).
@@ -520,7 +531,11 @@ impl Session {
                 let state = self.state();
                 self.reminders.context(&self.options.cwd, &state, &facts)
             };
-            let reminder_ctx = self.hooks.with_provider(reminder_ctx);
+            let mut reminder_ctx = self.hooks.with_provider(reminder_ctx);
+            if let Some(mcp) = &self.mcp {
+                mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
+                reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));
+            }
             let placed = self.reminders.generate(reminder_ctx).await;
             self.record(&placed.record)?;
             {

@@ -56,6 +56,12 @@ impl Renderer {
             SessionEvent::Warning { message } => {
                 writeln!(std::io::stderr().lock(), "warning: {message}")?;
             }
+            SessionEvent::McpServerUnavailable { server, reason } => {
+                writeln!(
+                    std::io::stderr().lock(),
+                    "warning: MCP server `{server}` is unavailable, its tools are withdrawn: {reason}"
+                )?;
+            }
             SessionEvent::Loop(event) => {
                 tracing::info!(?event, "session event");
             }

@@ -240,3 +240,29 @@ fn approval_never_refuses_the_write() {
     assert!(output.status.success(), "{output:?}");
     assert!(!dirs.cwd.path().join("hello.txt").exists());
 }
+
+#[test]
+fn an_mcp_server_that_cannot_start_is_reported_once_and_the_turn_goes_on() {
+    let dirs = dirs();
+    std::fs::write(
+        dirs.home.path().join("config.toml"),
+        "model = \"gpt-test\"\n\n[mcp_servers.broken]\ncommand = \"/nonexistent/agentctx-mcp-server\"\nstartup_timeout_sec = 5\n",
+    )
+    .unwrap();
+    let provider = MockProvider::start(vec![responses_sse(&[Out::Text("Hello.")])]);
+    let output = provider
+        .agentctx(dirs.home.path(), dirs.cwd.path(), &["run", "--yes", "hi"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stdout, "Hello.\n");
+    assert_eq!(
+        stderr
+            .matches("MCP server `broken` is unavailable, its tools are withdrawn")
+            .count(),
+        1,
+        "{stderr}"
+    );
+}

@@ -1,0 +1,80 @@
+//! npm packages the tests use, installed by `cargo xtask tools` into the project-local folder
+//! `target/tools/npm` (never globally): the reference MCP server the MCP interop test talks to
+//! (see docs/design/mcp.md, "Interop").
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::process::Cmd;
+use crate::workspace;
+
+/// The folder npm installs into, relative to the workspace root.
+pub(crate) const NPM_PREFIX: &str = "target/tools/npm";
+
+/// One npm package, pinned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NpmTool {
+    pub(crate) package: &'static str,
+    pub(crate) version: &'static str,
+    pub(crate) bin: &'static str,
+    pub(crate) why: &'static str,
+}
+
+pub(crate) const NPM_TOOLS: &[NpmTool] = &[NpmTool {
+    package: "@modelcontextprotocol/server-everything",
+    version: "2026.8.31",
+    bin: "mcp-server-everything",
+    why: "the reference MCP server of agentctx-core's MCP interop test",
+}];
+
+/// The npm tool named `name` (package or binary name).
+pub(crate) fn find(name: &str) -> Option<NpmTool> {
+    NPM_TOOLS
+        .iter()
+        .find(|tool| tool.package == name || tool.bin == name)
+        .copied()
+}
+
+/// Where `tool`'s binary lands.
+pub(crate) fn bin_path(tool: &NpmTool) -> PathBuf {
+    workspace::root()
+        .join(NPM_PREFIX)
+        .join("node_modules")
+        .join(".bin")
+        .join(tool.bin)
+}
+
+/// Installs `tool` unless present. Without npm it says so and goes on: the interop test then
+/// skips with a printed reason.
+pub(crate) fn install(tool: &NpmTool) -> Result<()> {
+    let bin = bin_path(tool);
+    if bin.exists() {
+        println!("{}: present ({})", tool.package, bin.display());
+        return Ok(());
+    }
+    if Cmd::new("npm").arg("--version").read_stdout().is_err() {
+        println!(
+            "{}: not installed: npm is not available ({})",
+            tool.package, tool.why
+        );
+        return Ok(());
+    }
+    println!("{}: missing, installing ({})", tool.package, tool.why);
+    Cmd::new("npm")
+        .args([
+            "install",
+            "--prefix",
+            NPM_PREFIX,
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+        ])
+        .arg(format!("{}@{}", tool.package, tool.version))
+        .current_dir(workspace::root())
+        .run()
+}
+
+#[cfg(test)]
+#[path = "npm_tools_tests.rs"]
+mod tests;
