@@ -45,7 +45,6 @@
 //! ```
 
 pub mod approval;
-mod atomic_write;
 pub mod compact_ext;
 pub mod config;
 mod error;

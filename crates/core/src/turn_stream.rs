@@ -66,9 +66,12 @@ pub(crate) async fn stream_response(
 ) -> Result<Option<StreamedResponse>, ModelError> {
     let mut restarts = 0;
     loop {
+        // Cancellation is polled first: a turn cancelled before or while the model answers
+        // ends as cancelled even when the stream is ready at the same instant.
         let attempt = tokio::select! {
-            result = stream_once(model, prompt, events) => result,
+            biased;
             () = cancel.cancelled() => return Ok(None),
+            result = stream_once(model, prompt, events) => result,
         };
         match attempt {
             Err(error) if error.requires_turn_restart() && restarts < TURN_RESTARTS => {

@@ -1,6 +1,7 @@
 //! One module per area of `agentctx-core`.
 
 mod anthropic;
+mod cancel;
 mod compaction;
 mod config_load;
 mod config_schema;

@@ -11,7 +11,7 @@ use super::ToolOutput;
 use super::parse_args;
 use crate::approval::ApprovalDecision;
 use crate::approval::ApprovalRequest;
-use crate::atomic_write::write_atomic;
+use agentctx_atomic_file::write_atomically as write_atomic;
 
 #[derive(Deserialize)]
 struct Args {
