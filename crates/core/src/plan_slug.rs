@@ -37,6 +37,19 @@ pub fn plan_file_path(home: &Path, slug: &str) -> PathBuf {
     home.join("plans").join(format!("{slug}.md"))
 }
 
+/// The slug of `path` when it is a plan file of `home`: directly in `<home>/plans/`, named
+/// `<slug>.md` with a slug of lowercase letters, digits and hyphens. Anything else (another
+/// folder, `..`, a hostile name recorded in a rollout) is not a plan file: plan mode lets the
+/// plan file be written, so only files of this form may ever be one.
+pub fn plan_slug_of(home: &Path, path: &Path) -> Option<String> {
+    let slug = path.file_name()?.to_str()?.strip_suffix(".md")?;
+    let well_formed = !slug.is_empty()
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    (well_formed && plan_file_path(home, slug) == path).then(|| slug.to_string())
+}
+
 #[cfg(test)]
 #[path = "plan_slug_tests.rs"]
 mod tests;

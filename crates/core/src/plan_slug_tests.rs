@@ -26,3 +26,23 @@ fn plan_file_lives_under_home_plans() {
         Path::new("/h/plans/calm-fox-baking.md")
     );
 }
+
+#[test]
+fn only_well_formed_files_of_the_plans_folder_are_plan_files() {
+    let home = Path::new("/h");
+    assert_eq!(
+        plan_slug_of(home, Path::new("/h/plans/calm-fox-baking.md")).as_deref(),
+        Some("calm-fox-baking")
+    );
+    for path in [
+        "/h/plans/../victim.md",
+        "/h/victim.md",
+        "/etc/plans/calm-fox-baking.md",
+        "/h/plans/sub/calm-fox-baking.md",
+        "/h/plans/Calm Fox.md",
+        "/h/plans/.md",
+        "/h/plans/calm-fox-baking.txt",
+    ] {
+        assert_eq!(plan_slug_of(home, Path::new(path)), None, "{path}");
+    }
+}

@@ -264,14 +264,26 @@ impl Session {
             if resumed.plan_mode {
                 state.plan.active = true;
             }
-            state.plan.plan_file = resumed
+            let recorded = resumed
                 .plan_file
                 .or_else(|| recorded_plan_file(session.history.raw_items()));
-            if let Some(path) = &state.plan.plan_file {
-                state.plan.slug = path
-                    .file_stem()
-                    .map(|stem| stem.to_string_lossy().into_owned());
+            // Only a file of the plans folder is trusted as the plan file (plan mode lets it be
+            // written); a recorded path elsewhere is dropped and a new plan file is chosen.
+            let home = session.options.home.clone();
+            if let Some((path, slug)) = recorded.and_then(|path| {
+                let slug = crate::plan_slug::plan_slug_of(&home, &path);
+                if slug.is_none() {
+                    tracing::warn!(path = %path.display(), "recorded plan file is not in the plans folder; ignored");
+                }
+                slug.map(|slug| (path, slug))
+            }) {
+                state.plan.plan_file = Some(path);
+                state.plan.slug = Some(slug);
                 state.plan.entered_before = !state.plan.active;
+            } else if state.plan.active {
+                let slug = crate::plan_slug::generate_plan_slug(&mut rand::rng());
+                state.plan.plan_file = Some(crate::plan_slug::plan_file_path(&home, &slug));
+                state.plan.slug = Some(slug);
             }
         }
         session.previous_model = Some(session.options.model.slug().to_string());

@@ -83,3 +83,50 @@ async fn resume_restores_history_todos_and_plan_mode() {
             .any(|item| item.message_text().as_deref() == Some("Continuing the plan."))
     );
 }
+
+#[tokio::test]
+async fn a_resumed_plan_file_outside_the_plans_folder_is_not_trusted() {
+    // A rollout edited (or crafted) to name another file as the plan file: plan mode lets the
+    // plan file be written, so trusting it would let a resumed session write anywhere.
+    let dirs = dirs();
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::new().with_function_call("call_plan", "enter_plan_mode", "{}"));
+    model.push(ScriptedResponse::text("Planning now."));
+    let (mut first, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
+    first
+        .run_turn("Plan the refactor", &CancellationToken::new())
+        .await
+        .unwrap();
+    let plan_file = first.state().plan.plan_file.clone().unwrap();
+    let path = first.rollout_path().to_path_buf();
+    drop(first);
+    let victim = dirs.home.parent().unwrap().join("victim.md");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let plan = plan_file.display().to_string();
+    assert!(text.contains(&plan), "the rollout names the plan file");
+    std::fs::write(&path, text.replace(&plan, &victim.display().to_string())).unwrap();
+
+    let model = ScriptedModelClient::new("test-model");
+    model.push(
+        ScriptedResponse::new().with_function_call(
+            "call_write",
+            "write_file",
+            &serde_json::json!({"path": victim.display().to_string(), "content": "overwritten\n"})
+                .to_string(),
+        ),
+    );
+    model.push(ScriptedResponse::text("Done."));
+    let (mut resumed, _events) =
+        Session::resume(options(&dirs, Arc::new(model.clone())), &path).unwrap();
+    {
+        let state = resumed.state();
+        assert!(state.plan.active, "plan mode itself is restored");
+        assert_ne!(state.plan.plan_file.as_ref(), Some(&victim));
+    }
+    resumed
+        .run_turn("Write it", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+}
