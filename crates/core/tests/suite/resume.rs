@@ -112,7 +112,7 @@ async fn a_resumed_plan_file_outside_the_plans_folder_is_not_trusted() {
         ScriptedResponse::new().with_function_call(
             "call_write",
             "write_file",
-            &serde_json::json!({"path": victim.display().to_string(), "content": "overwritten\n"})
+            serde_json::json!({"path": victim.display().to_string(), "content": "overwritten\n"})
                 .to_string(),
         ),
     );
