@@ -177,7 +177,6 @@ fn normalize_applies_everything() {
     );
 }
 
-
 fn image_message() -> ResponseItem {
     ResponseItem::Message {
         id: None,
@@ -232,7 +231,10 @@ fn mixed_history() -> Vec<ResponseItem> {
 #[test]
 fn prompt_view_equals_normalising_a_copy() {
     let items = mixed_history();
-    for modalities in [&InputModality::TEXT_ONLY[..], &InputModality::TEXT_AND_IMAGE[..]] {
+    for modalities in [
+        &InputModality::TEXT_ONLY[..],
+        &InputModality::TEXT_AND_IMAGE[..],
+    ] {
         let mut expected = items.clone();
         normalize_history(&mut expected, modalities);
         expected.retain(|item| !matches!(item, ResponseItem::GhostSnapshot { .. }));
