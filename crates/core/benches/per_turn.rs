@@ -3,11 +3,13 @@
 //! about 1,040 tokens, and an assistant message), with 50 tracked files for the reminders.
 //!
 //! - `per_turn/pipeline`: one turn's pipeline as the library offers it: the micro-compaction
-//!   decision, the reminders (every generator, 50 tracked files, none changed), the prompt view
+//!   decision on the sizes the context manager keeps, the reminders (every generator, 50 tracked files, none changed), the prompt view
 //!   (`ContextManager::prompt_view`: normalisation, items borrowed) and the token accounting
 //!   (the history's usage, the compactor's usage and threshold check).
-//! - `per_turn/pipeline_copying`: the same with `ContextManager::for_prompt`, which copies every
-//!   item (what the pipeline cost before `prompt_view`).
+//! - `per_turn/pipeline_copying`: the pipeline as it was before this bench: the prompt from
+//!   `ContextManager::for_prompt`, which copies every item, and the micro-compaction decision
+//!   measuring every result again (`plan_micro_compact`) instead of taking the sizes the context
+//!   manager keeps (`plan_micro_compact_sized`).
 //! - `per_turn/serialize_prompt`: the yardstick, `serde_json` writing that prompt once (the
 //!   request body the model call needs anyway).
 //! - `per_turn_parts/*`: each step alone, and `per_turn_parts/history_clone` (a deep copy of
@@ -36,6 +38,7 @@ use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
 use agentctx_compact::LastRequestUsage;
 use agentctx_compact::plan_micro_compact;
+use agentctx_compact::plan_micro_compact_sized;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::ContextManager;
 use agentctx_context::InputModality;
@@ -153,6 +156,20 @@ struct Turn<'a> {
 
 impl Turn<'_> {
     fn micro_decision(&self) -> usize {
+        plan_micro_compact_sized(
+            self.history.raw_items(),
+            self.history.item_sizes(),
+            &self.config.micro,
+            CompactionMode::Normal,
+            self.home,
+            &ApproxTokenEstimator,
+        )
+        .clears
+        .len()
+    }
+
+    /// The decision measuring every result again (before `plan_micro_compact_sized`).
+    fn micro_decision_measuring(&self) -> usize {
         plan_micro_compact(
             self.history.raw_items(),
             &self.config.micro,
@@ -247,7 +264,7 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("pipeline_copying", |b| {
         b.iter(|| {
-            let clears = turn.micro_decision();
+            let clears = turn.micro_decision_measuring();
             let reminders = turn.reminders();
             let prompt = history.for_prompt(&InputModality::TEXT_AND_IMAGE);
             let compact = turn.token_accounting();
@@ -261,6 +278,9 @@ fn bench(c: &mut Criterion) {
 
     let mut parts = c.benchmark_group("per_turn_parts");
     parts.bench_function("micro_decision", |b| b.iter(|| turn.micro_decision()));
+    parts.bench_function("micro_decision_measuring", |b| {
+        b.iter(|| turn.micro_decision_measuring());
+    });
     parts.bench_function("reminders_50_files", |b| b.iter(|| turn.reminders()));
     parts.bench_function("prompt_view", |b| {
         b.iter(|| history.prompt_view(&InputModality::TEXT_AND_IMAGE));

@@ -55,7 +55,7 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 1,
-        what: "the same pipeline copying the prompt (for_prompt), as before prompt_view",
+        what: "the pipeline before: for_prompt copying, micro-compaction re-measuring",
         figure: Measure::Time("per_turn", "pipeline_copying"),
         yardstick: Measure::Time("per_turn", "serialize_prompt"),
         goal: Goal::Report,
@@ -65,6 +65,13 @@ pub(crate) const LINES: &[Line] = &[
         what: "prompt view (items borrowed) vs for_prompt (items copied)",
         figure: Measure::Time("per_turn_parts", "prompt_view"),
         yardstick: Measure::Time("per_turn_parts", "for_prompt_copy"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
+        what: "micro-compaction decision on known sizes vs measuring every result",
+        figure: Measure::Time("per_turn_parts", "micro_decision"),
+        yardstick: Measure::Time("per_turn_parts", "micro_decision_measuring"),
         goal: Goal::Report,
     },
     Line {
