@@ -43,7 +43,7 @@ const THREADS: usize = 5_000;
 /// A fixed "now" (2026-01-01), so the generated history does not depend on the clock.
 const BASE_NOW: i64 = 1_767_225_600;
 
-async fn fill(db: &StateDb, newest: i64) {
+async fn fill(db: &StateDb, newest: i64, spacing: i64) {
     for index in 0..THREADS {
         let offset = i64::try_from(index).unwrap();
         db.upsert_thread(&ThreadRecord {
@@ -52,8 +52,8 @@ async fn fill(db: &StateDb, newest: i64) {
             source: Some(INTERACTIVE_SOURCES[index % INTERACTIVE_SOURCES.len()].to_owned()),
             cwd: Some(format!("/src/project-{}", index % 40)),
             git_branch: Some("main".to_owned()),
-            // One a minute, going back from `newest`.
-            updated_at: newest - offset * 60,
+            // One every `spacing` seconds, going back from `newest`.
+            updated_at: newest - offset * spacing,
         })
         .await
         .unwrap();
@@ -76,7 +76,7 @@ fn bench(c: &mut Criterion) {
     let claim_home = tempfile::tempdir().unwrap();
     let db = runtime.block_on(async {
         let db = StateDb::open(claim_home.path()).await.unwrap();
-        fill(&db, BASE_NOW - 7 * 3_600).await;
+        fill(&db, BASE_NOW - 7 * 3_600, 60).await;
         db
     });
     let params = Stage1ClaimParams {
@@ -114,11 +114,12 @@ fn bench(c: &mut Criterion) {
     group.finish();
     runtime.block_on(db.close());
 
-    // Idle start: every thread written within the last hour, so none is idle long enough.
+    // Idle start: every thread written within the last 84 minutes (one a second), so none has
+    // been idle for the six hours phase 1 waits.
     let idle_home = tempfile::tempdir().unwrap();
     runtime.block_on(async {
         let db = StateDb::open(idle_home.path()).await.unwrap();
-        fill(&db, BASE_NOW).await;
+        fill(&db, BASE_NOW, 1).await;
         db.close().await;
     });
     let mut config = MemoryConfig::new(idle_home.path());
