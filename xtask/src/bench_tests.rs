@@ -83,6 +83,10 @@ fn every_line_reads_a_suite_that_runs() {
         "read_rollout",
         "json_parse",
         "orchestrator",
+        "per_turn",
+        "per_turn_parts",
+        "memory_claim",
+        "memory_idle_start",
     ];
     for line in targets::LINES {
         for measure in [line.figure, line.yardstick] {
@@ -91,5 +95,11 @@ fn every_line_reads_a_suite_that_runs() {
             }
         }
     }
-    assert_eq!(targets::SUITES.len(), 4);
+    assert_eq!(targets::SUITES.len(), 6);
+    // Lines come in target order, every target of docs/design/performance.md present.
+    let order: Vec<u8> = targets::LINES.iter().map(|line| line.target).collect();
+    assert!(order.is_sorted(), "{order:?}");
+    for target in 1..=6 {
+        assert!(order.contains(&target), "target {target} has no line");
+    }
 }

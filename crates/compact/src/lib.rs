@@ -77,6 +77,7 @@ pub use micro_compact::PlannedClear;
 pub use micro_compact::apply_micro_compact;
 pub use micro_compact::micro_compact;
 pub use micro_compact::plan_micro_compact;
+pub use micro_compact::plan_micro_compact_sized;
 pub use offline_summary::summarize_offline;
 pub use read_ledger::LedgerEntry;
 pub use read_ledger::ReadLedger;

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::path::PathBuf;
 
+use agentctx_context::ItemSize;
 use agentctx_context::TokenEstimator;
 use agentctx_context::is_contextual_user_fragment;
 use agentctx_protocol::FunctionCallOutputBody;
@@ -200,7 +201,23 @@ pub fn plan_micro_compact(
     home: &Path,
     estimator: &dyn TokenEstimator,
 ) -> MicroCompactPlan {
-    let results = collect_compactable_results(history, estimator);
+    plan_micro_compact_sized(history, &[], config, mode, home, estimator)
+}
+
+/// [`plan_micro_compact`] with the sizes of the items already known: `sizes[i]` is the size of
+/// `history[i]` under `estimator` (what `ContextManager::item_sizes` keeps, measured once when
+/// each item entered). Results are then not measured again, which is most of the decision's
+/// cost on a long history (see docs/design/performance.md, "Per-turn pipeline"). An item
+/// without a size (`sizes` shorter than `history`) is measured.
+pub fn plan_micro_compact_sized(
+    history: &[ResponseItem],
+    sizes: &[ItemSize],
+    config: &MicroCompactConfig,
+    mode: CompactionMode,
+    home: &Path,
+    estimator: &dyn TokenEstimator,
+) -> MicroCompactPlan {
+    let results = collect_compactable_results(history, sizes, estimator);
     let turn_start = current_turn_start(history);
 
     // The newest results of each kind of key, to find superseded ones and the latest reads.
@@ -325,6 +342,7 @@ struct CompactableResult<'a> {
 /// The results of compactable tools in history order.
 fn collect_compactable_results<'a>(
     history: &'a [ResponseItem],
+    sizes: &[ItemSize],
     estimator: &dyn TokenEstimator,
 ) -> Vec<CompactableResult<'a>> {
     let mut calls: HashMap<&str, (CompactableTool, Option<&str>)> = HashMap::new();
@@ -372,7 +390,9 @@ fn collect_compactable_results<'a>(
                     call_id,
                     tool,
                     key: arguments.map(|arguments| supersede_key(tool, arguments)),
-                    tokens: estimator.estimate_item(item),
+                    tokens: sizes
+                        .get(index)
+                        .map_or_else(|| estimator.estimate_item(item), |size| size.tokens),
                     cleared: is_cleared_output(&text),
                     is_error: is_error_output(output, &text),
                 });
@@ -460,24 +480,63 @@ fn plan_clear(
     home: &Path,
     estimator: &dyn TokenEstimator,
 ) -> PlannedClear {
-    let text = output_text(item).unwrap_or_default();
     let (persist_to, replacement) = if result.tokens > config.persist_threshold_tokens {
         let path = persisted_output_path(home, result.call_id);
-        let marker = persisted_output_marker(&path, text.len());
+        let marker = persisted_output_marker(&path, output_text_len(item));
         (Some(path), marker)
     } else {
         (None, CLEARED_TOOL_RESULT_TEXT.to_string())
     };
-    let mut replaced = item.clone();
-    replace_output(&mut replaced, &replacement);
+    // Measured on the replaced item built from the parts it keeps: the old body is neither
+    // copied nor cloned (a decision on a long history plans hundreds of clears).
+    let replaced_tokens = with_output_text(item, &replacement)
+        .map_or(0, |replaced| estimator.estimate_item(&replaced));
     PlannedClear {
         index: result.index,
         call_id: result.call_id.to_string(),
         persist_to,
-        tokens_saved: result
-            .tokens
-            .saturating_sub(estimator.estimate_item(&replaced)),
+        tokens_saved: result.tokens.saturating_sub(replaced_tokens),
         replacement,
+    }
+}
+
+/// Bytes of an output's text (what [`output_text`] would return), without building it when the
+/// body is plain text.
+fn output_text_len(item: &ResponseItem) -> usize {
+    match item {
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => output_body_text(output).len(),
+        _ => 0,
+    }
+}
+
+/// A copy of the output `item` whose body is `text`, cloning only what it keeps (call id,
+/// success flag, extra fields): what [`replace_output`] makes of a clone.
+fn with_output_text(item: &ResponseItem, text: &str) -> Option<ResponseItem> {
+    let output = |payload: &FunctionCallOutputPayload| FunctionCallOutputPayload {
+        body: FunctionCallOutputBody::Text(text.to_string()),
+        success: payload.success,
+    };
+    match item {
+        ResponseItem::FunctionCallOutput {
+            call_id,
+            output: payload,
+            extra,
+        } => Some(ResponseItem::FunctionCallOutput {
+            call_id: call_id.clone(),
+            output: output(payload),
+            extra: extra.clone(),
+        }),
+        ResponseItem::CustomToolCallOutput {
+            call_id,
+            output: payload,
+            extra,
+        } => Some(ResponseItem::CustomToolCallOutput {
+            call_id: call_id.clone(),
+            output: output(payload),
+            extra: extra.clone(),
+        }),
+        _ => None,
     }
 }
 

@@ -510,3 +510,116 @@ fn results_smaller_than_their_replacement_are_left_alone() {
     assert_eq!(outcome.cleared_call_ids, ["big"]);
     assert_eq!(output_text_at(&history, "tiny"), "ok");
 }
+
+/// A history with every kind of result the decision weighs: superseded and latest reads, large
+/// and small results, an error, a custom tool output with extra fields and a success flag.
+fn varied_history() -> Vec<ResponseItem> {
+    let mut history = vec![ResponseItem::user_text("look around the project")];
+    history.extend(read("r1", "/src/a.rs", 9_000));
+    history.extend(read("r2", "/src/b.rs", 300));
+    history.extend(read("r3", "/src/a.rs", 9_000));
+    history.extend(bash("b1", "cargo test", 12_000));
+    history.push(call("e1", "Bash", r#"{"command":"false"}"#));
+    history.push(ResponseItem::FunctionCallOutput {
+        call_id: "e1".to_string(),
+        output: FunctionCallOutputPayload {
+            body: FunctionCallOutputBody::Text("Exit code: 1\nfailed".to_string()),
+            success: Some(false),
+        },
+        extra: ExtraFields::new(),
+    });
+    history.push(ResponseItem::CustomToolCall {
+        id: None,
+        status: None,
+        call_id: "g1".to_string(),
+        name: "Grep".to_string(),
+        input: "fn main".to_string(),
+        extra: ExtraFields::new(),
+    });
+    let mut extra = ExtraFields::new();
+    extra.insert("id".to_string(), serde_json::json!("ctco_1"));
+    history.push(ResponseItem::CustomToolCallOutput {
+        call_id: "g1".to_string(),
+        output: FunctionCallOutputPayload {
+            body: FunctionCallOutputBody::Text(text_of(8_000, "g1")),
+            success: Some(true),
+        },
+        extra,
+    });
+    for n in 1..=5 {
+        history.extend(bash(&format!("k{n}"), &format!("cat part{n}"), 7_000));
+    }
+    history.push(ResponseItem::user_text("now fix the bug"));
+    history.extend(bash("now", "cargo test", 7_000));
+    history
+}
+
+#[test]
+fn known_sizes_give_the_plan_a_full_measure_gives() {
+    let home = tempfile::tempdir().unwrap();
+    let history = varied_history();
+    let sizes: Vec<ItemSize> = history
+        .iter()
+        .map(|item| EST.estimate_item_size(item))
+        .collect();
+    for mode in [CompactionMode::Normal, CompactionMode::Aggressive] {
+        let measured = plan_micro_compact(&history, &config().micro, mode, home.path(), &EST);
+        assert!(!measured.clears.is_empty());
+        let sized =
+            plan_micro_compact_sized(&history, &sizes, &config().micro, mode, home.path(), &EST);
+        assert_eq!(sized, measured);
+        // Items without a known size are measured.
+        let partly = plan_micro_compact_sized(
+            &history,
+            sizes.get(..sizes.len() / 2).unwrap(),
+            &config().micro,
+            mode,
+            home.path(),
+            &EST,
+        );
+        assert_eq!(partly, measured);
+    }
+}
+
+#[test]
+fn known_sizes_are_trusted_as_given() {
+    // The sizes are the caller's measure (the context manager's): the decision weighs them.
+    let home = tempfile::tempdir().unwrap();
+    let history = long_history();
+    let tiny = vec![
+        ItemSize {
+            bytes: 4,
+            tokens: 1,
+        };
+        history.len()
+    ];
+    let plan = plan_micro_compact_sized(
+        &history,
+        &tiny,
+        &config().micro,
+        CompactionMode::Normal,
+        home.path(),
+        &EST,
+    );
+    assert_eq!(plan.clears, Vec::new());
+    assert_eq!(plan.tokens_saved, 0);
+}
+
+#[test]
+fn the_replacement_is_built_as_a_clone_with_its_body_replaced() {
+    for item in varied_history()
+        .into_iter()
+        .filter(ResponseItem::is_tool_output)
+    {
+        let mut replaced = item.clone();
+        assert!(replace_output(&mut replaced, "[cleared]"));
+        assert_eq!(with_output_text(&item, "[cleared]"), Some(replaced));
+        assert_eq!(
+            output_text_len(&item),
+            output_text(&item).unwrap_or_default().len()
+        );
+    }
+    let message = ResponseItem::user_text("not an output");
+    assert_eq!(with_output_text(&message, "[cleared]"), None);
+    assert_eq!(output_text_len(&message), 0);
+}

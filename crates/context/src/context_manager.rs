@@ -1,5 +1,6 @@
 //! The conversation history, oldest item first, and everything derived from it per turn.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use agentctx_protocol::ResponseItem;
@@ -17,7 +18,7 @@ use crate::item_classification::is_api_message;
 use crate::item_classification::is_model_generated_item;
 use crate::item_classification::is_user_turn_boundary;
 use crate::normalize::find_corresponding;
-use crate::normalize::normalize_history;
+use crate::normalize::prompt_view;
 use crate::normalize::replace_images;
 use crate::settings_update::TurnSettings;
 use crate::settings_update::build_settings_update_items;
@@ -95,11 +96,23 @@ impl ContextManager {
     /// The history as the model sees it: normalised (every call has one output, no orphan
     /// outputs, images replaced when `input_modalities` lacks images) and without ghost
     /// snapshots.
+    ///
+    /// This copies every item; [`ContextManager::prompt_view`] is the same prompt without the
+    /// copy.
     pub fn for_prompt(&self, input_modalities: &[InputModality]) -> Vec<ResponseItem> {
-        let mut items = self.items.items().to_vec();
-        normalize_history(&mut items, input_modalities);
-        items.retain(|item| !matches!(item, ResponseItem::GhostSnapshot { .. }));
-        items
+        self.prompt_view(input_modalities)
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect()
+    }
+
+    /// [`ContextManager::for_prompt`] without copying the history: each item is borrowed, except
+    /// the ones normalisation adds (aborted outputs of calls without one) or changes (images
+    /// replaced). It serialises to the same JSON, so a request body can be written from it
+    /// directly; a turn on a long history then costs two passes over the items instead of a
+    /// deep copy of them (see docs/design/performance.md, "Per-turn pipeline").
+    pub fn prompt_view(&self, input_modalities: &[InputModality]) -> Vec<Cow<'_, ResponseItem>> {
+        prompt_view(self.items.items(), input_modalities)
     }
 
     /// Replaces the whole history (after compaction, for instance).

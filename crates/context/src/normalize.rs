@@ -5,6 +5,7 @@
 //! it, with an id derived from the call id (UUIDv5) so the prompt stays byte-identical from turn
 //! to turn and the provider's prompt cache keeps hitting.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use agentctx_protocol::ContentItem;
@@ -38,6 +39,8 @@ pub(crate) fn synthetic_output_id(prefix: &str, call_id: &str) -> String {
     format!("{prefix}_{uuid}")
 }
 
+// The in-place form, kept as the reference `prompt_view` is tested against.
+#[cfg(test)]
 /// Applies every invariant: missing outputs added, orphan outputs removed, images stripped when
 /// `input_modalities` lacks [`InputModality::Image`].
 pub(crate) fn normalize_history(items: &mut Vec<ResponseItem>, input_modalities: &[InputModality]) {
@@ -46,6 +49,117 @@ pub(crate) fn normalize_history(items: &mut Vec<ResponseItem>, input_modalities:
     strip_images_when_unsupported(input_modalities, items);
 }
 
+/// The normalised prompt of `items` without copying them: what [`normalize_history`] makes of a
+/// copy, with ghost snapshots left out, but each item borrowed from `items` unless normalisation
+/// adds it (an aborted output) or changes it (images replaced). One pass to collect the call and
+/// output ids (borrowed, not cloned), one to build the view; the history is never deep-copied.
+/// See docs/design/performance.md, "Per-turn pipeline".
+pub(crate) fn prompt_view<'a>(
+    items: &'a [ResponseItem],
+    input_modalities: &[InputModality],
+) -> Vec<Cow<'a, ResponseItem>> {
+    let mut function_calls: HashSet<&str> = HashSet::new();
+    let mut custom_calls: HashSet<&str> = HashSet::new();
+    let mut function_outputs: HashSet<&str> = HashSet::new();
+    let mut custom_outputs: HashSet<&str> = HashSet::new();
+    for item in items {
+        match item {
+            ResponseItem::FunctionCall { call_id, .. }
+            | ResponseItem::LocalShellCall {
+                call_id: Some(call_id),
+                ..
+            } => {
+                function_calls.insert(call_id);
+            }
+            ResponseItem::CustomToolCall { call_id, .. } => {
+                custom_calls.insert(call_id);
+            }
+            ResponseItem::FunctionCallOutput { call_id, .. } => {
+                function_outputs.insert(call_id);
+            }
+            ResponseItem::CustomToolCallOutput { call_id, .. } => {
+                custom_outputs.insert(call_id);
+            }
+            _ => {}
+        }
+    }
+    let strip_images = !input_modalities.contains(&InputModality::Image);
+    let mut view = Vec::with_capacity(items.len());
+    for item in items {
+        let keep = match item {
+            ResponseItem::GhostSnapshot { .. } => false,
+            ResponseItem::FunctionCallOutput { call_id, .. } => {
+                let keep = function_calls.contains(call_id.as_str());
+                if !keep {
+                    tracing::debug!(call_id, "removing an output without its call");
+                }
+                keep
+            }
+            ResponseItem::CustomToolCallOutput { call_id, .. } => {
+                let keep = custom_calls.contains(call_id.as_str());
+                if !keep {
+                    tracing::debug!(call_id, "removing a custom output without its call");
+                }
+                keep
+            }
+            _ => true,
+        };
+        if keep {
+            view.push(without_images(item, strip_images));
+        }
+        match item {
+            ResponseItem::FunctionCall { call_id, .. }
+            | ResponseItem::LocalShellCall {
+                call_id: Some(call_id),
+                ..
+            } if !function_outputs.contains(call_id.as_str()) => {
+                tracing::debug!(call_id, "adding an aborted output for a call without one");
+                view.push(Cow::Owned(aborted_function_output(call_id)));
+            }
+            ResponseItem::CustomToolCall { call_id, .. }
+                if !custom_outputs.contains(call_id.as_str()) =>
+            {
+                tracing::debug!(
+                    call_id,
+                    "adding an aborted output for a custom call without one"
+                );
+                view.push(Cow::Owned(aborted_custom_output(call_id)));
+            }
+            _ => {}
+        }
+    }
+    view
+}
+
+/// `item` borrowed, or a copy with its images replaced when `strip` and it has any.
+fn without_images(item: &ResponseItem, strip: bool) -> Cow<'_, ResponseItem> {
+    if strip && has_images(item) {
+        let mut owned = item.clone();
+        replace_images(&mut owned, IMAGE_OMITTED_PLACEHOLDER);
+        Cow::Owned(owned)
+    } else {
+        Cow::Borrowed(item)
+    }
+}
+
+fn has_images(item: &ResponseItem) -> bool {
+    match item {
+        ResponseItem::Message { content, .. } => content
+            .iter()
+            .any(|part| matches!(part, ContentItem::InputImage { .. })),
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => match &output.body {
+            FunctionCallOutputBody::ContentItems(parts) => parts
+                .iter()
+                .any(|part| matches!(part, FunctionCallOutputContentItem::InputImage { .. })),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+// The in-place form, kept as the reference `prompt_view` is tested against.
+#[cfg(test)]
 /// Inserts an `"aborted"` output immediately after every call that has none.
 pub(crate) fn ensure_call_outputs_present(items: &mut Vec<ResponseItem>) {
     let mut function_outputs = HashSet::new();
@@ -109,6 +223,8 @@ fn id_field(id: String) -> ExtraFields {
     extra
 }
 
+// The in-place form, kept as the reference `prompt_view` is tested against.
+#[cfg(test)]
 /// Removes outputs whose call is not in `items`. A function output matches a function call or a
 /// local shell call; a custom output matches a custom call.
 pub(crate) fn remove_orphan_outputs(items: &mut Vec<ResponseItem>) {
@@ -179,6 +295,8 @@ pub(crate) fn find_corresponding(items: &[ResponseItem], item: &ResponseItem) ->
     }
 }
 
+// The in-place form, kept as the reference `prompt_view` is tested against.
+#[cfg(test)]
 /// Replaces images in messages and tool outputs with [`IMAGE_OMITTED_PLACEHOLDER`] when
 /// `input_modalities` lacks [`InputModality::Image`]. Returns true when something changed.
 pub(crate) fn strip_images_when_unsupported(

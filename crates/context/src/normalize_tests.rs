@@ -177,19 +177,107 @@ fn normalize_applies_everything() {
     );
 }
 
-/// True when `item` holds at least one image.
-fn has_images(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { content, .. } => content
-            .iter()
-            .any(|part| matches!(part, ContentItem::InputImage { .. })),
-        ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => match &output.body {
-            FunctionCallOutputBody::ContentItems(parts) => parts
-                .iter()
-                .any(|part| matches!(part, FunctionCallOutputContentItem::InputImage { .. })),
-            FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => false,
-        },
-        _ => false,
+fn image_message() -> ResponseItem {
+    ResponseItem::Message {
+        id: None,
+        role: "user".to_string(),
+        content: vec![
+            ContentItem::input_text("see"),
+            ContentItem::InputImage {
+                image_url: "data:image/png;base64,AAAA".to_string(),
+                detail: None,
+            },
+        ],
+        extra: ExtraFields::new(),
     }
+}
+
+/// Every case normalisation handles: calls of each kind with and without outputs, orphan
+/// outputs of each kind, a duplicate output, images, ghost snapshots.
+fn mixed_history() -> Vec<ResponseItem> {
+    vec![
+        ResponseItem::GhostSnapshot {
+            ghost_commit: json!({"id": "g0"}),
+            extra: ExtraFields::new(),
+        },
+        ResponseItem::function_call_output("orphan", "x"),
+        image_message(),
+        ResponseItem::function_call("f1", "shell", "{}"),
+        custom_call("c1"),
+        local_shell_call("l1"),
+        ResponseItem::function_call_output("l1", "listed"),
+        ResponseItem::function_call("f2", "shell", "{}"),
+        ResponseItem::function_call_output("f2", "done"),
+        ResponseItem::function_call_output("f2", "done twice"),
+        ResponseItem::CustomToolCallOutput {
+            call_id: "c-orphan".to_string(),
+            output: FunctionCallOutputPayload::text("y"),
+            extra: ExtraFields::new(),
+        },
+        custom_call("c2"),
+        ResponseItem::GhostSnapshot {
+            ghost_commit: json!({"id": "g1"}),
+            extra: ExtraFields::new(),
+        },
+        ResponseItem::CustomToolCallOutput {
+            call_id: "c2".to_string(),
+            output: FunctionCallOutputPayload::text("patched"),
+            extra: ExtraFields::new(),
+        },
+        ResponseItem::function_call("f3", "shell", "{}"),
+    ]
+}
+
+#[test]
+fn prompt_view_equals_normalising_a_copy() {
+    let items = mixed_history();
+    for modalities in [
+        &InputModality::TEXT_ONLY[..],
+        &InputModality::TEXT_AND_IMAGE[..],
+    ] {
+        let mut expected = items.clone();
+        normalize_history(&mut expected, modalities);
+        expected.retain(|item| !matches!(item, ResponseItem::GhostSnapshot { .. }));
+
+        let view = prompt_view(&items, modalities);
+        let owned: Vec<ResponseItem> = view.iter().map(|item| item.as_ref().clone()).collect();
+        assert_eq!(owned, expected);
+        // The request body written from the view is the one written from the copy.
+        assert_eq!(
+            serde_json::to_string(&view).unwrap(),
+            serde_json::to_string(&expected).unwrap()
+        );
+    }
+}
+
+#[test]
+fn prompt_view_copies_only_what_normalisation_adds_or_changes() {
+    let items = mixed_history();
+    let owned = |view: &[Cow<'_, ResponseItem>]| -> Vec<ResponseItem> {
+        view.iter()
+            .filter(|item| matches!(item, Cow::Owned(_)))
+            .map(|item| item.as_ref().clone())
+            .collect()
+    };
+    let with_images = prompt_view(&items, &InputModality::TEXT_AND_IMAGE);
+    assert_eq!(
+        owned(&with_images),
+        vec![
+            aborted_function_output("f1"),
+            aborted_custom_output("c1"),
+            aborted_function_output("f3"),
+        ]
+    );
+    let text_only = prompt_view(&items, &InputModality::TEXT_ONLY);
+    let mut stripped = image_message();
+    replace_images(&mut stripped, IMAGE_OMITTED_PLACEHOLDER);
+    assert_eq!(
+        owned(&text_only),
+        vec![
+            stripped,
+            aborted_function_output("f1"),
+            aborted_custom_output("c1"),
+            aborted_function_output("f3"),
+        ]
+    );
 }

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
+use futures::TryStreamExt;
 use sqlx::Row;
 use sqlx::SqlitePool;
 use sqlx::sqlite::SqliteConnectOptions;
@@ -184,7 +185,7 @@ impl StateDb {
         now: i64,
     ) -> Result<Vec<Stage1Claim>, MemoryError> {
         let sources = serde_json::to_string(&params.allowed_sources).unwrap_or_default();
-        let rows = sqlx::query(
+        let mut rows = sqlx::query(
             "SELECT t.id, t.rollout_path, t.source, t.cwd, t.git_branch, t.updated_at
              FROM threads t
              LEFT JOIN jobs j ON j.kind = ? AND j.job_key = t.id
@@ -203,14 +204,15 @@ impl StateDb {
         .bind(now.saturating_sub(params.max_age_days.saturating_mul(86_400)))
         .bind(now.saturating_sub(params.min_idle_hours.saturating_mul(3_600)))
         .bind(params.scan_limit)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(|e| self.err(e))?;
+        // Streamed, not fetched whole: the claims stop after `max_claimed`, usually the first
+        // rows of thousands (see docs/design/performance.md, "Memory claims"). The claims write
+        // through other connections of the pool while this read is open, which WAL allows.
+        .fetch(&self.pool);
         let mut claims = Vec::new();
-        for row in rows {
-            if claims.len() >= params.max_claimed {
+        while claims.len() < params.max_claimed {
+            let Some(row) = rows.try_next().await.map_err(|e| self.err(e))? else {
                 break;
-            }
+            };
             let thread = thread_from_row(&row).map_err(|e| self.err(e))?;
             let outcome = self
                 .try_claim_stage1_job(&thread.id, worker_id, params.lease_seconds, now)

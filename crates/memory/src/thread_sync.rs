@@ -31,12 +31,15 @@ pub struct SyncReport {
 
 /// Records every session file under `roots` (missing roots are skipped).
 pub async fn sync_threads(db: &StateDb, roots: &[PathBuf]) -> Result<SyncReport, MemoryError> {
-    let known = db.thread_times().await?;
     let mut report = SyncReport::default();
-    for root in roots {
-        if !root.exists() {
-            continue;
-        }
+    let existing: Vec<&PathBuf> = roots.iter().filter(|root| root.exists()).collect();
+    // The known threads are read only when a session folder exists: an idle start with none
+    // skips a query over every thread (see docs/design/performance.md, "Memory claims").
+    if existing.is_empty() {
+        return Ok(report);
+    }
+    let known = db.thread_times().await?;
+    for root in existing {
         let root = root.clone();
         let files = tokio::task::spawn_blocking(move || agentctx_rollout::discover_sessions(&root))
             .await

@@ -2,8 +2,8 @@
 //!
 //! Each line names a figure and the yardstick it is compared with (both measured in the same
 //! run: the machine is noisy, so only the ratio is stable), and the goal from
-//! docs/design/performance.md. A target whose bench does not exist yet (the per-turn pipeline,
-//! memory claims) slots in as new [`Line`]s and, if it needs one, a new [`Suite`].
+//! docs/design/performance.md. A new target slots in as new [`Line`]s and, if it needs one, a
+//! new [`Suite`].
 
 use super::Goal;
 use super::Line;
@@ -12,6 +12,11 @@ use super::Suite;
 
 /// The bench binaries to run, each once per `cargo xtask bench`.
 pub(crate) const SUITES: &[Suite] = &[
+    Suite {
+        package: "agentctx-core",
+        bench: "per_turn",
+        features: &[],
+    },
     Suite {
         package: "agentctx-context",
         bench: "token_estimation",
@@ -32,10 +37,43 @@ pub(crate) const SUITES: &[Suite] = &[
         bench: "orchestrator",
         features: &[],
     },
+    Suite {
+        package: "agentctx-memory",
+        bench: "claims",
+        features: &[],
+    },
 ];
 
 /// Every printed line, in target order.
 pub(crate) const LINES: &[Line] = &[
+    Line {
+        target: 1,
+        what: "per-turn pipeline, 1M tokens in 2,000 items (vs serde_json writing the prompt once)",
+        figure: Measure::Time("per_turn", "pipeline"),
+        yardstick: Measure::Time("per_turn", "serialize_prompt"),
+        goal: Goal::RatioAtMost(0.10),
+    },
+    Line {
+        target: 1,
+        what: "the pipeline before: for_prompt copying, micro-compaction re-measuring",
+        figure: Measure::Time("per_turn", "pipeline_copying"),
+        yardstick: Measure::Time("per_turn", "serialize_prompt"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
+        what: "prompt view (items borrowed) vs for_prompt (items copied)",
+        figure: Measure::Time("per_turn_parts", "prompt_view"),
+        yardstick: Measure::Time("per_turn_parts", "for_prompt_copy"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
+        what: "micro-compaction decision on known sizes vs measuring every result",
+        figure: Measure::Time("per_turn_parts", "micro_decision"),
+        yardstick: Measure::Time("per_turn_parts", "micro_decision_measuring"),
+        goal: Goal::Report,
+    },
     Line {
         target: 2,
         what: "token estimation speed (calibrated vs tiktoken-rs o200k)",
@@ -101,6 +139,27 @@ pub(crate) const LINES: &[Line] = &[
             "rollout_codex_bytes",
         ),
         yardstick: Measure::Throughput("json_parse", "serde_json_value", "rollout_codex_bytes"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 5,
+        what: "memory phase-1 claim over 5,000 threads, SQLite WAL (vs 50 ms)",
+        figure: Measure::Time("memory_claim", "5000_threads"),
+        yardstick: Measure::Fixed(50e-3),
+        goal: Goal::FigureAtMost(50e-3),
+    },
+    Line {
+        target: 5,
+        what: "idle memory pipeline start: open, sync, both phases find nothing (vs 5 ms)",
+        figure: Measure::Time("memory_idle_start", "open_and_run"),
+        yardstick: Measure::Fixed(5e-3),
+        goal: Goal::FigureAtMost(5e-3),
+    },
+    Line {
+        target: 5,
+        what: "the same run on a database already open (vs 5 ms)",
+        figure: Measure::Time("memory_idle_start", "run_on_open_db"),
+        yardstick: Measure::Fixed(5e-3),
         goal: Goal::Report,
     },
     Line {
