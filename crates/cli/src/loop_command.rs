@@ -1,6 +1,7 @@
-//! `agentctx loop --iters N | --duration D [--allow-dirty] PROMPT`: the loop driver over a real
-//! session (the core's `loop_driver_ext::SessionLoopAgent`) in the working directory's git
-//! repository. Prints a line per iteration, then the `LoopResult`. Exit status: 0 when the
+//! `agentctx loop --iters N | --duration D [--allow-dirty] PROMPT`, or `agentctx loop --resume`:
+//! the loop driver over a real session (the core's `loop_driver_ext::SessionLoopAgent`) in the
+//! working directory's git repository. `--resume` continues the loop saved in the repository
+//! (after a crash, Ctrl-C, or a budget raised since) with its own condition and prompt. Prints a line per iteration, then the `LoopResult`. Exit status: 0 when the
 //! outcome is `completed`; 1 for every other outcome (a budget exhausted, no progress, too many
 //! failures, a failed commit with `on_commit_failure = "stop"`, cancelled by Ctrl-C,
 //! interrupted) and when the loop cannot start (not a git work tree, a dirty tree, an
@@ -22,10 +23,11 @@ use tokio_util::sync::CancellationToken;
 use crate::run_command::session_flags::SessionFlags;
 
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("condition").required(true).args(["iters", "duration"])))]
+#[command(group(clap::ArgGroup::new("condition").required(true).args(["iters", "duration", "resume"])))]
 pub(crate) struct LoopArgs {
     /// The task every iteration works on
-    prompt: String,
+    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    prompt: Option<String>,
     /// Run this many iterations
     #[arg(long, value_name = "N")]
     iters: Option<String>,
@@ -35,12 +37,19 @@ pub(crate) struct LoopArgs {
     /// Start with uncommitted changes; those paths are left out of every loop commit
     #[arg(long)]
     allow_dirty: bool,
+    /// Continue the loop saved in this repository where it stopped, with its own condition and
+    /// prompt
+    #[arg(long)]
+    resume: bool,
     #[command(flatten)]
     session: SessionFlags,
 }
 
 pub(crate) fn run(args: LoopArgs) -> anyhow::Result<()> {
-    let condition = parse_condition(&args)?;
+    let condition = match args.resume {
+        true => None,
+        false => Some(parse_condition(&args)?),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -66,7 +75,7 @@ fn parse_condition(args: &LoopArgs) -> anyhow::Result<LoopCondition> {
         .with_context(|| format!("{flag} {text}"))
 }
 
-async fn run_async(args: LoopArgs, condition: LoopCondition) -> anyhow::Result<()> {
+async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::Result<()> {
     let prepared = args.session.prepare()?;
     let setup = args.session.setup(&prepared, false)?;
     let config = prepared.loaded.config.loop_driver.clone();
@@ -104,7 +113,10 @@ async fn run_async(args: LoopArgs, condition: LoopCondition) -> anyhow::Result<(
             }
         })
     };
-    let result = driver.run(condition, &args.prompt, cancel).await;
+    let result = match (condition, &args.prompt) {
+        (Some(condition), Some(prompt)) => driver.run(condition, prompt, cancel).await,
+        _ => driver.resume(cancel).await,
+    };
     on_ctrl_c.abort();
     agent.session().lock().await.wait_for_background().await;
     drop(driver);

@@ -138,3 +138,79 @@ fn a_folder_that_is_not_a_repository_is_one_error_line() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(provider.agent_bodies().is_empty());
 }
+
+#[test]
+fn a_loop_stopped_by_its_budget_resumes_after_the_budget_is_raised() {
+    let dirs = dirs();
+    let (home, repo) = (dirs.home.path(), dirs.cwd.path());
+    git(home, repo, &["init", "--quiet"]);
+    std::fs::write(repo.join("README.md"), "# demo\n").unwrap();
+    git(home, repo, &["add", "README.md"]);
+    git(home, repo, &["commit", "--quiet", "-m", "initial"]);
+    std::fs::write(
+        home.join("config.toml"),
+        "model = \"gpt-test\"\n\n[loop.budget]\nmax_iterations = 1\n",
+    )
+    .unwrap();
+    let provider = MockProvider::start(vec![
+        write("call_1", "one.txt", "first\n"),
+        responses_sse(&[Out::Text("Added one.txt.")]),
+        write("call_2", "two.txt", "second\n"),
+        responses_sse(&[Out::Text("Added two.txt.")]),
+    ]);
+    let first = provider
+        .agentctx(
+            home,
+            repo,
+            &["loop", "--iters", "2", "--yes", "add a file per iteration"],
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(first.stdout.clone()).unwrap();
+    assert_eq!(first.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("budget"), "{stdout}");
+    assert_eq!(
+        git(home, repo, &["rev-list", "--count", "HEAD"]).trim(),
+        "2"
+    );
+
+    // The budget is raised; the saved loop goes on with its own condition and prompt.
+    std::fs::write(home.join("config.toml"), "model = \"gpt-test\"\n").unwrap();
+    let resumed = provider
+        .agentctx(home, repo, &["loop", "--resume", "--yes"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(resumed.stdout.clone()).unwrap();
+    assert!(
+        resumed.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(stdout.contains("iteration 2 ok: commit "), "{stdout}");
+    assert!(stdout.contains("loop completed\n"), "{stdout}");
+    assert_eq!(
+        git(home, repo, &["rev-list", "--count", "HEAD"]).trim(),
+        "3"
+    );
+    let bodies = provider.agent_bodies();
+    assert!(
+        bodies[2].to_string().contains("add a file per iteration"),
+        "the resumed iteration works on the saved task"
+    );
+}
+
+#[test]
+fn resume_without_a_saved_loop_is_one_error_line() {
+    let dirs = dirs();
+    let (home, repo) = (dirs.home.path(), dirs.cwd.path());
+    git(home, repo, &["init", "--quiet"]);
+    let output = agentctx_child(home, repo)
+        .args(["loop", "--resume", "--yes"])
+        .env("OPENAI_API_KEY", "sk-test")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+}
