@@ -46,6 +46,26 @@ pub(crate) const DEFAULT_RETRY_REMAINING: i64 = 3;
 /// How often a claim is tried again when the database stays busy past the busy timeout.
 const CLAIM_LOCK_RETRY_ATTEMPTS: usize = 3;
 
+/// Runs one claim transaction, again (up to [`CLAIM_LOCK_RETRY_ATTEMPTS`] tries in all) while
+/// SQLite reports the database busy: the busy timeout already waited, so a busy error here is a
+/// writer that took the lock between our tries.
+async fn retry_when_busy<T, F, Fut>(mut attempt: F) -> Result<T, MemoryError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, MemoryError>>,
+{
+    let mut tries = 1;
+    loop {
+        match attempt().await {
+            Err(error) if error.is_busy() && tries < CLAIM_LOCK_RETRY_ATTEMPTS => {
+                tries += 1;
+                tokio::task::yield_now().await;
+            }
+            result => return result,
+        }
+    }
+}
+
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// The state database.
@@ -235,19 +255,8 @@ impl StateDb {
         lease_seconds: i64,
         now: i64,
     ) -> Result<Stage1ClaimOutcome, MemoryError> {
-        let mut attempt = 0;
-        loop {
-            match self
-                .try_claim_stage1_job_once(thread_id, worker_id, lease_seconds, now)
-                .await
-            {
-                Err(error) if error.is_busy() && attempt + 1 < CLAIM_LOCK_RETRY_ATTEMPTS => {
-                    attempt += 1;
-                    tokio::task::yield_now().await;
-                }
-                result => return result,
-            }
-        }
+        retry_when_busy(|| self.try_claim_stage1_job_once(thread_id, worker_id, lease_seconds, now))
+            .await
     }
 
     async fn try_claim_stage1_job_once(
@@ -482,19 +491,7 @@ impl StateDb {
         lease_seconds: i64,
         now: i64,
     ) -> Result<GlobalClaimOutcome, MemoryError> {
-        let mut attempt = 0;
-        loop {
-            match self
-                .try_claim_global_job_once(worker_id, lease_seconds, now)
-                .await
-            {
-                Err(error) if error.is_busy() && attempt + 1 < CLAIM_LOCK_RETRY_ATTEMPTS => {
-                    attempt += 1;
-                    tokio::task::yield_now().await;
-                }
-                result => return result,
-            }
-        }
+        retry_when_busy(|| self.try_claim_global_job_once(worker_id, lease_seconds, now)).await
     }
 
     async fn try_claim_global_job_once(
