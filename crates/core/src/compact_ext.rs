@@ -26,7 +26,6 @@ use agentctx_compact::FullCompactRequest;
 use agentctx_compact::InitialContextInjection;
 use agentctx_compact::InvokedSkill;
 use agentctx_compact::LastRequestUsage;
-use agentctx_compact::MicroCompactResult;
 use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
 use agentctx_compact::RestorationInput;
@@ -35,12 +34,14 @@ use agentctx_compact::SessionMemoryCompaction;
 use agentctx_compact::SessionMemoryStore;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
+use agentctx_compact::apply_micro_compact;
 use agentctx_compact::full_compact;
-use agentctx_compact::micro_compact;
+use agentctx_compact::plan_micro_compact_sized;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
 use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_context::ItemSize;
 use agentctx_context::approx_token_count;
 use agentctx_model::ModelClient;
 use agentctx_protocol::LoopEvent;
@@ -239,17 +240,40 @@ impl Compactor {
             .should_auto_compact(used, history.len(), &self.config)
     }
 
-    /// Micro-compacts `history` in place before a request; the event when it applied.
-    pub fn micro(&self, history: &mut [ResponseItem]) -> Option<(LoopEvent, usize)> {
+    /// Micro-compaction before a request: decides on the borrowed `history` (with `sizes`, the
+    /// size of each item as the history manager measured it when it entered, so results are not
+    /// measured again), and only when clearing is worthwhile copies the history and clears it.
+    /// Returns the new history, the event and how many results were cleared. The common case,
+    /// nothing worth clearing, copies nothing (see docs/design/performance.md, "Per-turn
+    /// pipeline").
+    pub fn micro(
+        &self,
+        history: &[ResponseItem],
+        sizes: &[ItemSize],
+    ) -> Option<(Vec<ResponseItem>, LoopEvent, usize)> {
+        if !self.config.micro_compact_enabled() {
+            return None;
+        }
         let mode = self.thrash_guard.next_mode(Instant::now());
-        match micro_compact(history, &self.config, mode, &self.home, &self.estimator) {
-            Ok(MicroCompactResult::Applied(outcome)) => {
-                Some((outcome.loop_event(), outcome.cleared_count()))
-            }
-            Ok(MicroCompactResult::Skipped(skip)) => {
-                tracing::trace!(?skip, "micro-compaction skipped");
-                None
-            }
+        let plan = plan_micro_compact_sized(
+            history,
+            sizes,
+            &self.config.micro,
+            mode,
+            &self.home,
+            &self.estimator,
+        );
+        if plan.clears.is_empty() || !plan.worthwhile {
+            tracing::trace!(
+                clears = plan.clears.len(),
+                would_save = plan.tokens_saved,
+                "micro-compaction skipped"
+            );
+            return None;
+        }
+        let mut items = history.to_vec();
+        match apply_micro_compact(&mut items, &plan) {
+            Ok(outcome) => Some((items, outcome.loop_event(), outcome.cleared_count())),
             Err(error) => {
                 tracing::warn!(%error, "micro-compaction could not persist a result; history left as is");
                 None

@@ -556,8 +556,10 @@ impl Session {
             }
 
             // 6. Micro-compaction of old tool results when it saves enough.
-            let mut items = self.history.raw_items().to_vec();
-            if let Some((event, cleared)) = self.compactor.micro(&mut items) {
+            if let Some((items, event, cleared)) = self
+                .compactor
+                .micro(self.history.raw_items(), self.history.item_sizes())
+            {
                 self.history.replace(items);
                 self.micro_cleared = cleared;
                 self.emit(SessionEvent::Loop(event));
