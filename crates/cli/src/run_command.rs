@@ -35,7 +35,7 @@ pub(crate) struct RunArgs {
     /// Print every session event as one JSON line on stdout
     #[arg(long)]
     json: bool,
-    /// Continue a recorded session under <home>/sessions: its id, or `last`
+    /// Continue a recorded session under `<home>/sessions`: its id, or `last`
     #[arg(long, value_name = "ID|last")]
     resume: Option<String>,
 }

@@ -29,7 +29,7 @@ use super::runtime;
 pub(crate) struct BuildArgs {
     /// A folder of sessions (Codex rollouts or Claude Code transcripts, at any depth); repeat
     /// for several. Default: ~/.codex/sessions (or $CODEX_HOME/sessions), ~/.claude/projects and
-    /// <home>/sessions, each only if present.
+    /// `<home>/sessions`, each only if present.
     #[arg(long = "from", value_name = "DIR")]
     from: Vec<PathBuf>,
     /// Extract and consolidate without a model.

@@ -32,7 +32,7 @@ pub(crate) enum ApprovalFlag {
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct SessionFlags {
-    /// Provider id: openai, anthropic, ollama, lmstudio or a [model_providers.<id>] of
+    /// Provider id: openai, anthropic, ollama, lmstudio or a `[model_providers.<id>]` of
     /// config.toml [default: `model_provider` of config.toml, else openai]
     #[arg(long)]
     pub(crate) provider: Option<String>,
