@@ -1,7 +1,6 @@
 //! Tool results kept on disk when micro-compaction clears them, and the texts that replace them
 //! in the history (see docs/design/compaction.md, "Micro-compaction").
 
-use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -73,22 +72,16 @@ pub(crate) fn is_cleared_output(text: &str) -> bool {
     })
 }
 
-/// Writes a result's text to `path`: a temp file in the same folder renamed over the target, so
-/// a reader never sees part of a file.
+/// Writes a result's text to `path` atomically (temp file in the same folder, fsync, rename,
+/// fsync of the folder), so a reader never sees part of a file and a crash never leaves an empty
+/// one behind a marker the model may follow.
 ///
-/// Unlike session memory, these files are not fsynced: the file is a copy (the session's rollout
-/// keeps the original result), and an fsync per file cost about 10 ms each, over 8 s for the 848
-/// results of the benchmark's first micro-compaction, while the model request waits.
+/// The fsync costs about 2–10 ms a file. A session micro-compacts before every request, so the
+/// results cleared at once are the few that just aged out; only a first micro-compaction of a
+/// long history persists many at once (848 files in the benchmark's history, seconds; see
+/// docs/reliability.md, "Atomic writes").
 pub(crate) fn persist_output(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(text.as_bytes())?;
-    temp.persist(path).map_err(|err| err.error)?;
-    Ok(())
+    agentctx_atomic_file::write_atomically(path, text.as_bytes())
 }
 
 fn escape_attribute(value: &str) -> String {
