@@ -53,10 +53,12 @@ pub fn discover_sessions(root: &Path) -> Result<Vec<SessionFile>, RolloutError> 
             time,
         });
     }
+    // Newest first. File-name times have a one-second resolution; within a second the id
+    // decides, newest first too, since the recorder's ids are UUIDv7s that sort by creation time.
     sessions.sort_by(|a, b| {
         Reverse(a.time)
             .cmp(&Reverse(b.time))
-            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| b.path.cmp(&a.path))
     });
     Ok(sessions)
 }

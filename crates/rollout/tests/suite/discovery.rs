@@ -111,3 +111,29 @@ fn a_missing_directory_is_a_typed_error() {
     }
     assert!(err.to_string().contains("absent"), "{err}");
 }
+
+#[test]
+fn sessions_started_in_the_same_second_are_listed_newest_first_by_their_time_ordered_ids() {
+    // The recorder names files `rollout-<second>-<UUIDv7>.jsonl`; a v7 id sorts by creation
+    // time, so within one second the larger id is the newer session (`--resume last` picks it).
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path();
+    let now = SystemTime::now();
+    let older = "sessions/2026/11/23/rollout-2026-11-23T15-00-00-019ab2c0-0000-7000-8000-000000000001.jsonl";
+    let newer = "sessions/2026/11/23/rollout-2026-11-23T15-00-00-019ab2c0-0001-7000-8000-000000000002.jsonl";
+    touch(&root.join(older), Some(now));
+    touch(&root.join(newer), Some(now));
+    let found: Vec<String> = discover_sessions(root)
+        .unwrap()
+        .into_iter()
+        .map(|session| {
+            session
+                .path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(found, vec![newer.to_string(), older.to_string()]);
+}
