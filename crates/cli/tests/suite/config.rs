@@ -124,11 +124,27 @@ fn config_show_as_json_never_prints_the_key() {
 fn config_schema_prints_the_committed_schema() {
     let home = tempfile::tempdir().unwrap();
     let stdout = stdout_of(&mut agentctx(home.path(), &["config", "schema"]));
-    let committed = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/config.schema.json"),
-    )
-    .unwrap();
-    assert_eq!(stdout, committed);
+    // The library's schema is the one core commits (its `schema_is_fresh` test keeps the file in
+    // step); compared in-process, so the test holds where the crates are vendored apart.
+    assert_eq!(
+        stdout,
+        agentctx_core::config::Config::json_schema().unwrap()
+    );
+    let schema: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for section in [
+        "system_reminder",
+        "compact",
+        "skills",
+        "memory",
+        "hooks",
+        "loop",
+        "mcp_servers",
+    ] {
+        assert!(
+            schema["properties"].get(section).is_some(),
+            "the schema has the [{section}] section"
+        );
+    }
 }
 
 #[test]
