@@ -8,6 +8,7 @@ use clap::Subcommand;
 
 mod compact_command;
 mod config_command;
+mod error_report;
 mod logging;
 mod loop_command;
 mod mcp_command;
@@ -51,11 +52,11 @@ fn main() -> std::process::ExitCode {
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
-            // `{:#}` prints the whole cause chain on one line, and never a backtrace: the user
-            // needs the reason, not our stack.
+            // The whole cause chain on one line, never a backtrace: the user needs the reason,
+            // not our stack.
             #[expect(clippy::print_stderr, reason = "the binary reports its own errors")]
             {
-                eprintln!("error: {err:#}");
+                eprintln!("error: {}", error_report::one_line(&err));
             }
             std::process::ExitCode::FAILURE
         }

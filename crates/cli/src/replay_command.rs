@@ -193,8 +193,9 @@ fn load_reminder_config(path: &Path) -> anyhow::Result<SystemReminderConfig> {
     } else {
         SystemReminderConfig::from_toml_section(&text)
     };
-    // `ConfigError::Toml` both shows its TOML error and gives it as its source, so chaining it
-    // would print the error twice: the TOML error itself is the cause.
+    // For a TOML error the context below already says what the reminders crate's wording
+    // ("invalid system reminder config") would: the TOML error itself is the cause. (Causes
+    // printed twice are dropped for every error by `error_report`.)
     config
         .map_err(|err| match err {
             ConfigError::Toml(toml) => anyhow::Error::new(toml),
