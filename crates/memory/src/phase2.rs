@@ -24,9 +24,9 @@ use crate::storage::memory_root;
 use crate::storage::read_optional;
 use crate::storage::rebuild_raw_memories;
 use crate::storage::remove_consolidated;
-use crate::storage::remove_stale_temp_files;
 use crate::storage::sync_rollout_summaries;
 use crate::storage::write_if_changed;
+use agentctx_atomic_file::remove_stale_temp_files;
 
 /// What one phase-2 run did.
 #[derive(Debug, Clone, PartialEq, Eq)]

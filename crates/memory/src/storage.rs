@@ -62,11 +62,6 @@ pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<bool, MemoryEr
     Ok(true)
 }
 
-/// Removes temp files of atomic writes a killed process left under `root`; returns how many.
-pub(crate) fn remove_stale_temp_files(root: &Path) -> usize {
-    agentctx_atomic_file::remove_stale_temp_files(root)
-}
-
 /// The file stem of a rollout summary: `YYYY-MM-DDTHH-MM-SS-<hash4>[-<slug>]`. The time is the
 /// one in a UUIDv7 thread id, else the source's `updated_at`; the hash makes two threads of the
 /// same second distinct.

@@ -2,6 +2,8 @@ use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 
+use agentctx_atomic_file::remove_stale_temp_files;
+
 use super::*;
 use crate::state_db::Stage1Output;
 use crate::state_db::ThreadRecord;
