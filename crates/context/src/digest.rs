@@ -323,7 +323,7 @@ impl Builder {
         self.count_concepts(&text);
         for sentence in sentences(head(&text, SCAN_LIMIT_BYTES)) {
             if is_preference(&sentence) {
-                let preference = clip(&sentence, MAX_PREFERENCE_CHARS);
+                let preference = clip_one_line(&sentence, MAX_PREFERENCE_CHARS);
                 if !self.digest.preferences.contains(&preference) {
                     push_capped(&mut self.digest.preferences, preference, MAX_PREFERENCES);
                 }
@@ -341,7 +341,7 @@ impl Builder {
         self.count_concepts(scanned);
         for sentence in sentences(scanned) {
             if is_decision(&sentence) {
-                let decision = clip(&sentence, MAX_DECISION_CHARS);
+                let decision = clip_one_line(&sentence, MAX_DECISION_CHARS);
                 self.digest.decisions.retain(|known| *known != decision);
                 push_capped(&mut self.digest.decisions, decision, MAX_DECISIONS);
             }
@@ -413,7 +413,7 @@ impl Builder {
     fn shell_result(&mut self, command: &str, success: Option<bool>, output: &str) {
         let code = exit_code(output);
         let failed = success == Some(false) || code.is_some_and(|c| c != 0);
-        let clipped = clip(command, MAX_COMMAND_CHARS);
+        let clipped = clip_one_line(command, MAX_COMMAND_CHARS);
         let key = command_key(command);
         if failed {
             self.error(key, clipped.clone(), output);
@@ -444,7 +444,7 @@ impl Builder {
     }
 
     fn error(&mut self, key: String, source: String, output: &str) {
-        let message = clip(&error_line(output), MAX_ERROR_CHARS);
+        let message = clip_one_line(&error_line(output), MAX_ERROR_CHARS);
         let note = ErrorNote {
             source,
             message,
@@ -718,8 +718,9 @@ fn head(text: &str, max_bytes: usize) -> &str {
     text.get(..end).unwrap_or_default()
 }
 
-/// `text` on one line, at most `max_chars` characters, `…` marking a cut.
-fn clip(text: &str, max_chars: usize) -> String {
+/// `text` on one line (whitespace runs become one space), at most `max_chars` characters, `…`
+/// marking a cut. The digest's way of quoting a fact; offline memory quotes the same way.
+pub fn clip_one_line(text: &str, max_chars: usize) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= max_chars {
         return one_line;

@@ -75,6 +75,7 @@ pub use contextual_user_message::is_contextual_user_fragment;
 pub use digest::CommandRun;
 pub use digest::ErrorNote;
 pub use digest::HistoryDigest;
+pub use digest::clip_one_line;
 pub use digest::is_harness_user_text;
 pub use digest::is_summary_message_text;
 pub use digest::user_request_text;

@@ -5,6 +5,7 @@
 //! "Offline extraction".
 
 use agentctx_context::HistoryDigest;
+use agentctx_context::clip_one_line;
 use agentctx_protocol::ResponseItem;
 
 use crate::state_db::Stage1Output;
@@ -79,7 +80,7 @@ pub fn extract_offline(thread: &ThreadRecord, items: &[ResponseItem]) -> Option<
     if nothing_done {
         return None;
     }
-    let title = clip(first, 120);
+    let title = clip_one_line(first, 120);
     let outcome = Outcome::of(&digest);
     Some(Stage1Output {
         raw_memory: raw_memory(thread, &digest, &title, outcome),
@@ -123,13 +124,19 @@ fn raw_memory(
         .first()
         .map(String::as_str)
         .unwrap_or_default();
-    out.push_str(&format!("\n## Task: {}\n", clip(first, MAX_REQUEST_CHARS)));
+    out.push_str(&format!(
+        "\n## Task: {}\n",
+        clip_one_line(first, MAX_REQUEST_CHARS)
+    ));
     out.push_str(&format!("Outcome: {}\n", outcome.as_str()));
     let follow_ups: Vec<&String> = digest.user_requests.iter().skip(1).collect();
     if !follow_ups.is_empty() {
         out.push_str("Follow-up requests:\n");
         for request in follow_ups.iter().rev().take(MAX_LISTED_REQUESTS).rev() {
-            out.push_str(&format!("- {}\n", clip(request, MAX_REQUEST_CHARS)));
+            out.push_str(&format!(
+                "- {}\n",
+                clip_one_line(request, MAX_REQUEST_CHARS)
+            ));
         }
     }
     out.push_str("Key steps:\n");
@@ -215,12 +222,12 @@ fn rollout_summary(digest: &HistoryDigest, title: &str, outcome: Outcome) -> Str
         out.push_str(&format!(
             " Last unresolved: `{}`: {}.",
             error.source,
-            clip(&error.message, 160)
+            clip_one_line(&error.message, 160)
         ));
     }
     out.push_str(&format!(" Outcome: {}.", outcome.as_str()));
     if let Some(last) = &digest.last_assistant_message {
-        out.push_str(&format!("\n\nLast reply: {}", clip(last, 300)));
+        out.push_str(&format!("\n\nLast reply: {}", clip_one_line(last, 300)));
     }
     out.push('\n');
     out
@@ -270,17 +277,6 @@ fn slug_of(request: &str) -> String {
 
 fn newest<T>(list: &[T], count: usize) -> &[T] {
     list.get(list.len().saturating_sub(count)..).unwrap_or(list)
-}
-
-/// `text` on one line, at most `max_chars` characters, `…` marking a cut.
-fn clip(text: &str, max_chars: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max_chars {
-        return one_line;
-    }
-    let mut clipped: String = one_line.chars().take(max_chars.saturating_sub(1)).collect();
-    clipped.push('…');
-    clipped
 }
 
 #[cfg(test)]
