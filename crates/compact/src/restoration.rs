@@ -186,16 +186,11 @@ fn todos_text(todos: &[TodoItem]) -> Option<String> {
 }
 
 fn skills_text(skills: &[InvokedSkill]) -> String {
-    let paths: Vec<String> = skills
-        .iter()
-        .map(|skill| skill.path.display().to_string())
-        .collect();
     let texts: Vec<InvokedSkillText<'_>> = skills
         .iter()
-        .zip(&paths)
-        .map(|(skill, path)| InvokedSkillText {
+        .map(|skill| InvokedSkillText {
             name: &skill.name,
-            path,
+            path: &skill.path,
             content: &skill.content,
         })
         .collect();

@@ -9,7 +9,7 @@ pub struct InvokedSkillText<'a> {
     /// The skill's name.
     pub name: &'a str,
     /// Where its `SKILL.md` is.
-    pub path: &'a str,
+    pub path: &'a std::path::Path,
     /// The prompt it injected.
     pub content: &'a str,
 }
@@ -29,7 +29,9 @@ pub fn invoked_skills_text(skills: &[InvokedSkillText<'_>]) -> String {
         .map(|skill| {
             format!(
                 "### Skill: {}\nPath: {}\n\n{}",
-                skill.name, skill.path, skill.content
+                skill.name,
+                skill.path.display(),
+                skill.content
             )
         })
         .collect::<Vec<_>>()

@@ -15,12 +15,12 @@ fn skills_are_separated_by_a_rule_in_the_order_given() {
     let skills = [
         InvokedSkillText {
             name: "commit",
-            path: "/s/commit/SKILL.md",
+            path: std::path::Path::new("/s/commit/SKILL.md"),
             content: "Write a message.",
         },
         InvokedSkillText {
             name: "review",
-            path: "/s/review/SKILL.md",
+            path: std::path::Path::new("/s/review/SKILL.md"),
             content: "Read the diff.",
         },
     ];

@@ -15,16 +15,11 @@ use crate::types::SystemReminder;
 
 /// The reminder text.
 pub(crate) fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
-    let paths: Vec<String> = skills
-        .iter()
-        .map(|skill| skill.path.display().to_string())
-        .collect();
     let texts: Vec<InvokedSkillText<'_>> = skills
         .iter()
-        .zip(&paths)
-        .map(|(skill, path)| InvokedSkillText {
+        .map(|skill| InvokedSkillText {
             name: &skill.name,
-            path,
+            path: &skill.path,
             content: &skill.content,
         })
         .collect();
