@@ -18,7 +18,6 @@ use agentctx_loop_driver::LoopProgressEvent;
 use agentctx_model::HttpModelClient;
 use agentctx_model::ModelClient;
 use anyhow::Context as _;
-use tokio_util::sync::CancellationToken;
 
 use crate::run_command::session_flags::SessionFlags;
 
@@ -104,15 +103,7 @@ async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::
     if let Some(commit_model) = commit_model {
         driver = driver.with_commit_message_model(commit_model);
     }
-    let cancel = CancellationToken::new();
-    let on_ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
+    let (cancel, on_ctrl_c) = crate::run_command::cancel_on_ctrl_c();
     let result = match (condition, &args.prompt) {
         (Some(condition), Some(prompt)) => driver.run(condition, prompt, cancel).await,
         _ => driver.resume(cancel).await,

@@ -97,15 +97,7 @@ async fn one_turn(
     renderer: &mut Renderer,
     prompt: &str,
 ) -> anyhow::Result<Ended> {
-    let cancel = CancellationToken::new();
-    let on_ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
+    let (cancel, on_ctrl_c) = cancel_on_ctrl_c();
     let turn = session.run_turn(prompt, &cancel);
     tokio::pin!(turn);
     let result = loop {
@@ -180,4 +172,19 @@ pub(crate) async fn attach_mcp_servers(
     }
     let manager = McpConnectionManager::start(&config.mcp_servers, cwd).await;
     session.attach_mcp(std::sync::Arc::new(manager));
+}
+
+/// A cancellation token that Ctrl-C cancels, and the task watching for it (abort it when the
+/// work is done, so a later Ctrl-C is the shell's again).
+pub(crate) fn cancel_on_ctrl_c() -> (CancellationToken, tokio::task::JoinHandle<()>) {
+    let cancel = CancellationToken::new();
+    let watcher = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    (cancel, watcher)
 }
