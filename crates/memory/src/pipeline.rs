@@ -19,6 +19,9 @@ use crate::state_db::StateDb;
 use crate::thread_sync::SyncReport;
 use crate::thread_sync::sync_threads;
 
+/// How many more consolidations a run makes when outputs arrived during its own.
+const PHASE2_CATCH_UP_ROUNDS: usize = 2;
+
 /// What to run the pipeline with.
 #[derive(Clone)]
 pub struct MemoryPipeline {
@@ -58,7 +61,20 @@ impl MemoryPipeline {
     pub async fn run_with(&self, db: &StateDb) -> Result<PipelineReport, MemoryError> {
         let sync = sync_threads(db, &self.session_roots).await?;
         let phase1 = run_phase1(db, &self.config, &self.extractor).await?;
-        let phase2 = run_phase2(db, &self.config, self.consolidator.as_ref()).await?;
+        let mut phase2 = run_phase2(db, &self.config, self.consolidator.as_ref()).await?;
+        // Outputs another process stored while this one consolidated found the global job
+        // taken (`SkippedRunning`) and were left for later: the holder looks again before it
+        // lets go, so the last consolidation covers them (bounded; normally the second look
+        // finds nothing new).
+        for _ in 0..PHASE2_CATCH_UP_ROUNDS {
+            if !matches!(phase2, Phase2Outcome::Consolidated { .. }) {
+                break;
+            }
+            match run_phase2(db, &self.config, self.consolidator.as_ref()).await? {
+                again @ Phase2Outcome::Consolidated { .. } => phase2 = again,
+                _ => break,
+            }
+        }
         Ok(PipelineReport {
             sync,
             phase1,

@@ -45,6 +45,9 @@ pub const GLOBAL_JOB_KEY: &str = "global";
 pub(crate) const DEFAULT_RETRY_REMAINING: i64 = 3;
 /// How often a claim is tried again when the database stays busy past the busy timeout.
 const CLAIM_LOCK_RETRY_ATTEMPTS: usize = 3;
+/// Tries of an open or a migration that lost a race with another process (see
+/// `StateDb::open_with_busy_timeout` and `StateDb::migrate`).
+const MIGRATION_ATTEMPTS: u32 = 8;
 
 /// Runs one claim transaction, again (up to [`CLAIM_LOCK_RETRY_ATTEMPTS`] tries in all) while
 /// SQLite reports the database busy: the busy timeout already waited, so a busy error here is a
@@ -110,12 +113,25 @@ impl StateDb {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(busy_timeout)
             .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .acquire_timeout(BUSY_TIMEOUT)
-            .connect_with(options)
-            .await
-            .map_err(open_error)?;
+        // Opening sets WAL mode, which SQLite answers with "busy" at once (no busy timeout)
+        // while another process's last connection is closing and checkpointing the file: back
+        // off and open again, as for a migration race.
+        let mut attempt = 0;
+        let pool = loop {
+            let opened = SqlitePoolOptions::new()
+                .max_connections(4)
+                .acquire_timeout(BUSY_TIMEOUT)
+                .connect_with(options.clone())
+                .await
+                .map_err(open_error);
+            match opened {
+                Err(error) if error.is_busy() && attempt + 1 < MIGRATION_ATTEMPTS => {
+                    tokio::time::sleep(Duration::from_millis(5 << attempt)).await;
+                    attempt += 1;
+                }
+                result => break result?,
+            }
+        };
         let db = Self {
             pool,
             path: path.to_path_buf(),
@@ -127,14 +143,17 @@ impl StateDb {
     async fn migrate(&self) -> Result<(), MemoryError> {
         let mut last = None;
         // Two processes opening a fresh file race on the migration; the loser sees "busy" or a
-        // duplicate migration row and simply tries again.
-        for _ in 0..CLAIM_LOCK_RETRY_ATTEMPTS {
+        // duplicate migration row and tries again. The migration's transaction is deferred, so
+        // SQLite reports "busy" at once instead of waiting out the busy timeout: back off for
+        // real (5 ms doubling, about 0.6 s in all), or the winner is still migrating when the
+        // tries run out.
+        for attempt in 0..MIGRATION_ATTEMPTS {
             match MIGRATOR.run(&self.pool).await {
                 Ok(()) => return Ok(()),
                 Err(error) => {
                     tracing::debug!(%error, path = %self.path.display(), "migration retried");
                     last = Some(error);
-                    tokio::task::yield_now().await;
+                    tokio::time::sleep(Duration::from_millis(5 << attempt)).await;
                 }
             }
         }
