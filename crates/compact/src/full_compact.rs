@@ -4,6 +4,7 @@
 //! to fit by clearing tool outputs, then by dropping the oldest items, and as a last resort the
 //! offline summariser runs. See docs/design/compaction.md, "Full compaction".
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use agentctx_context::TokenEstimator;
@@ -249,8 +250,11 @@ async fn summarize_with_model(
     }
     let mut failures = 0u32;
     loop {
-        let mut prompt_input = input.items.clone();
-        prompt_input.push(ResponseItem::user_text(prompt_text));
+        // The kept items are borrowed, not copied: a summary request carries most of a long
+        // history.
+        let mut prompt_input: Vec<Cow<'_, ResponseItem>> =
+            input.items.iter().map(Cow::Borrowed).collect();
+        prompt_input.push(Cow::Owned(ResponseItem::user_text(prompt_text)));
         let prompt = Prompt {
             instructions: request.base_instructions.to_string(),
             input: prompt_input,

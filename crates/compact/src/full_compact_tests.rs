@@ -83,13 +83,12 @@ async fn the_summary_request_is_the_filtered_history_and_the_handoff_prompt() {
     let prompt = model.last_prompt().expect("one request");
     assert_eq!(prompt.instructions, "You are a coding agent.");
     assert_eq!(
-        prompt.input.last(),
+        prompt.items().last(),
         Some(&ResponseItem::user_text(SUMMARIZATION_PROMPT))
     );
     assert!(
         !prompt
-            .input
-            .iter()
+            .items()
             .any(|item| matches!(item, ResponseItem::GhostSnapshot { .. })),
         "ghost snapshots are never sent"
     );
@@ -173,7 +172,9 @@ async fn a_context_window_error_shrinks_the_request_and_sends_it_again() {
     assert_eq!(outcome.attempts, 2);
     assert!(outcome.tool_outputs_pruned + outcome.items_dropped > 0);
     let prompts = model.prompts();
-    let tokens = |prompt: &Prompt| ApproxTokenEstimator.estimate_items(&prompt.input);
+    let tokens = |prompt: &Prompt<'_>| {
+        ApproxTokenEstimator.estimate_items(&prompt.items().cloned().collect::<Vec<_>>())
+    };
     assert!(tokens(&prompts[1]) < tokens(&prompts[0]));
 }
 
@@ -197,8 +198,7 @@ async fn a_request_over_the_window_clears_tool_outputs_before_dropping_items() {
     );
     let prompt = model.last_prompt().expect("one request");
     let outputs: Vec<String> = prompt
-        .input
-        .iter()
+        .items()
         .filter_map(|item| match item {
             ResponseItem::FunctionCallOutput { output, .. } => Some(output.text_content()),
             _ => None,
@@ -224,7 +224,7 @@ async fn when_clearing_outputs_is_not_enough_the_oldest_items_go_and_the_newest_
     let prompt = model.last_prompt().expect("one request");
     let newest = prompt.input.len() - 2;
     assert_eq!(
-        prompt.input[newest],
+        *prompt.input[newest],
         ResponseItem::user_text("the newest request")
     );
 }
@@ -256,7 +256,7 @@ async fn the_model_switch_is_kept_out_of_the_request_and_put_back_after_the_summ
     )
     .await;
     let prompt = model.last_prompt().expect("one request");
-    assert!(!prompt.input.contains(&switch));
+    assert!(!prompt.items().any(|item| item == &switch));
     insta::assert_snapshot!(render_history(&outcome.history));
 }
 

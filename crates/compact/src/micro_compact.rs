@@ -217,6 +217,78 @@ pub fn plan_micro_compact_sized(
     home: &Path,
     estimator: &dyn TokenEstimator,
 ) -> MicroCompactPlan {
+    plan(
+        history,
+        sizes,
+        config,
+        mode,
+        home,
+        estimator,
+        Planning::Whole,
+    )
+}
+
+/// Whether micro-compaction is worth applying to `history` now, decided without planning every
+/// clear: the candidates are walked in clearing order and the walk stops as soon as the
+/// savings reach the configured least amount (any saving in aggressive mode). It gives the same
+/// answer as [`plan_micro_compact_sized`]'s `worthwhile`, because the savings only grow along
+/// the walk. Before every model request this is the whole cost of micro-compaction; the plan
+/// is built only when the answer is yes (see docs/design/performance.md, "Per-turn pipeline").
+pub fn decide_micro_compact(
+    history: &[ResponseItem],
+    sizes: &[ItemSize],
+    config: &MicroCompactConfig,
+    mode: CompactionMode,
+    home: &Path,
+    estimator: &dyn TokenEstimator,
+) -> MicroCompactDecision {
+    let partial = plan(
+        history,
+        sizes,
+        config,
+        mode,
+        home,
+        estimator,
+        Planning::UntilWorthwhile,
+    );
+    MicroCompactDecision {
+        worthwhile: partial.worthwhile,
+        planned_clears: partial.clears.len(),
+        tokens_saved: partial.tokens_saved,
+    }
+}
+
+/// The answer of [`decide_micro_compact`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MicroCompactDecision {
+    /// Whether the whole plan would be worth applying (its `worthwhile`).
+    pub worthwhile: bool,
+    /// Clears looked at before the answer was known: all of them when it is no, the first
+    /// few when it is yes.
+    pub planned_clears: usize,
+    /// What those clears save: the whole plan's saving when the answer is no, a lower bound of
+    /// it when the answer is yes.
+    pub tokens_saved: u64,
+}
+
+/// How much of the plan [`plan`] builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Planning {
+    /// Every clear.
+    Whole,
+    /// Clears until the plan is worthwhile.
+    UntilWorthwhile,
+}
+
+fn plan(
+    history: &[ResponseItem],
+    sizes: &[ItemSize],
+    config: &MicroCompactConfig,
+    mode: CompactionMode,
+    home: &Path,
+    estimator: &dyn TokenEstimator,
+    planning: Planning,
+) -> MicroCompactPlan {
     let results = collect_compactable_results(history, sizes, estimator);
     let turn_start = current_turn_start(history);
 
@@ -276,15 +348,23 @@ pub fn plan_micro_compact_sized(
         remaining = remaining.saturating_sub(result.tokens);
         tokens_saved = tokens_saved.saturating_add(planned.tokens_saved);
         clears.push(planned);
+        if planning == Planning::UntilWorthwhile && is_worthwhile(mode, tokens_saved, config) {
+            break;
+        }
     }
-    let worthwhile = match mode {
-        CompactionMode::Normal => tokens_saved >= config.min_savings_tokens,
-        CompactionMode::Aggressive => tokens_saved > 0,
-    };
+    let worthwhile = is_worthwhile(mode, tokens_saved, config);
     MicroCompactPlan {
         clears,
         tokens_saved,
         worthwhile,
+    }
+}
+
+/// Whether clears saving `tokens_saved` are worth applying in `mode`.
+fn is_worthwhile(mode: CompactionMode, tokens_saved: u64, config: &MicroCompactConfig) -> bool {
+    match mode {
+        CompactionMode::Normal => tokens_saved >= config.min_savings_tokens,
+        CompactionMode::Aggressive => tokens_saved > 0,
     }
 }
 
@@ -416,13 +496,18 @@ fn supersede_key(tool: CompactableTool, arguments: &str) -> &str {
 /// The `"file_path"` (or `"path"`) string of a read's arguments, borrowed from them. Reads
 /// whose path holds JSON escapes are keyed by their whole arguments instead.
 fn read_path(arguments: &str) -> Option<&str> {
-    let value: Value = serde_json::from_str(arguments).ok()?;
-    let path = value
-        .get("file_path")
-        .or_else(|| value.get("path"))
-        .and_then(Value::as_str)?;
-    let start = arguments.find(path)?;
-    arguments.get(start..start + path.len())
+    /// The two path fields, borrowed: a path with an escape does not borrow and fails the
+    /// whole parse, so such reads fall back to their arguments as the doc says. No tree is
+    /// built (this runs for every read in the history before every request).
+    #[derive(serde::Deserialize)]
+    struct ReadArguments<'a> {
+        #[serde(borrow, default)]
+        file_path: Option<&'a str>,
+        #[serde(borrow, default)]
+        path: Option<&'a str>,
+    }
+    let parsed: ReadArguments<'_> = serde_json::from_str(arguments).ok()?;
+    parsed.file_path.or(parsed.path)
 }
 
 /// Index of the last message the user typed: results after it belong to the current turn.

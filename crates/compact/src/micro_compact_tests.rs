@@ -623,3 +623,65 @@ fn the_replacement_is_built_as_a_clone_with_its_body_replaced() {
     assert_eq!(with_output_text(&message, "[cleared]"), None);
     assert_eq!(output_text_len(&message), 0);
 }
+
+#[test]
+fn the_decision_answers_as_the_whole_plan_does_and_stops_early_when_it_can() {
+    let home = tempfile::tempdir().unwrap();
+    let history = varied_history();
+    let sizes: Vec<ItemSize> = history
+        .iter()
+        .map(|item| EST.estimate_item_size(item))
+        .collect();
+    let mut stopped_early = 0;
+    // Least savings from nothing to more than the history holds, so the answer is yes for
+    // some and no for others, in both modes.
+    for min_savings_tokens in [
+        0, 1, 5_000, 9_000, 20_000, 30_000, 45_000, 60_000, 1_000_000,
+    ] {
+        for target_tool_result_tokens in [0, 10_000, 40_000] {
+            let mut micro = config().micro;
+            micro.min_savings_tokens = min_savings_tokens;
+            micro.target_tool_result_tokens = target_tool_result_tokens;
+            for mode in [CompactionMode::Normal, CompactionMode::Aggressive] {
+                let whole =
+                    plan_micro_compact_sized(&history, &sizes, &micro, mode, home.path(), &EST);
+                let decision =
+                    decide_micro_compact(&history, &sizes, &micro, mode, home.path(), &EST);
+                let case = format!(
+                    "min {min_savings_tokens}, target {target_tool_result_tokens}, {mode:?}"
+                );
+                assert_eq!(decision.worthwhile, whole.worthwhile, "{case}");
+                assert!(decision.planned_clears <= whole.clears.len(), "{case}");
+                assert!(decision.tokens_saved <= whole.tokens_saved, "{case}");
+                if !decision.worthwhile {
+                    // A no is only known once every clear was weighed.
+                    assert_eq!(decision.planned_clears, whole.clears.len(), "{case}");
+                    assert_eq!(decision.tokens_saved, whole.tokens_saved, "{case}");
+                }
+                if decision.planned_clears < whole.clears.len() {
+                    stopped_early += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        stopped_early > 0,
+        "the decision never stopped before the whole plan"
+    );
+}
+
+#[test]
+fn a_read_is_keyed_by_its_path_unless_the_path_holds_an_escape() {
+    assert_eq!(read_path(r#"{"file_path":"/src/a.rs"}"#), Some("/src/a.rs"));
+    assert_eq!(
+        read_path(r#"{"path":"/src/b.rs","limit":20}"#),
+        Some("/src/b.rs")
+    );
+    assert_eq!(
+        read_path(r#"{"offset":3,"file_path":"/src/a.rs","extra":{"file_path":"x"}}"#),
+        Some("/src/a.rs")
+    );
+    assert_eq!(read_path(r#"{"file_path":"/src/a \"b\".rs"}"#), None);
+    assert_eq!(read_path(r#"{"limit":20}"#), None);
+    assert_eq!(read_path("not json"), None);
+}

@@ -111,7 +111,15 @@ impl ContextManager {
     /// replaced). It serialises to the same JSON, so a request body can be written from it
     /// directly; a turn on a long history then costs two passes over the items instead of a
     /// deep copy of them (see docs/design/performance.md, "Per-turn pipeline").
+    ///
+    /// When normalisation would change nothing (every call has its output, nothing to drop or
+    /// replace; counted as items enter, see `prompt_pairing.rs`), the view is every item
+    /// borrowed, built without looking at the items.
     pub fn prompt_view(&self, input_modalities: &[InputModality]) -> Vec<Cow<'_, ResponseItem>> {
+        let strips_images = !input_modalities.contains(&InputModality::Image);
+        if self.items.pairing().is_clean(strips_images) {
+            return self.items.items().iter().map(Cow::Borrowed).collect();
+        }
         prompt_view(self.items.items(), input_modalities)
     }
 

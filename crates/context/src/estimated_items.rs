@@ -2,12 +2,14 @@
 //!
 //! Every mutation goes through this type, so the size of an item is estimated exactly once, when
 //! it is inserted or changed; totals are kept up to date, so the whole history's estimate is
-//! O(1) and an append costs one item's estimation.
+//! O(1) and an append costs one item's estimation. The same goes for what normalisation would
+//! change ([`PromptPairing`]): it is counted as items enter and leave.
 
 use std::sync::Arc;
 
 use agentctx_protocol::ResponseItem;
 
+use crate::prompt_pairing::PromptPairing;
 use crate::token_estimator::ItemSize;
 use crate::token_estimator::TokenEstimator;
 
@@ -16,6 +18,7 @@ pub(crate) struct EstimatedItems {
     items: Vec<ResponseItem>,
     sizes: Vec<ItemSize>,
     total: ItemSize,
+    pairing: PromptPairing,
     estimator: Arc<dyn TokenEstimator>,
 }
 
@@ -34,6 +37,7 @@ impl EstimatedItems {
             items: Vec::new(),
             sizes: Vec::new(),
             total: ItemSize::default(),
+            pairing: PromptPairing::default(),
             estimator,
         }
     }
@@ -50,6 +54,10 @@ impl EstimatedItems {
         self.total
     }
 
+    pub(crate) fn pairing(&self) -> &PromptPairing {
+        &self.pairing
+    }
+
     pub(crate) fn estimator(&self) -> &dyn TokenEstimator {
         self.estimator.as_ref()
     }
@@ -57,6 +65,7 @@ impl EstimatedItems {
     pub(crate) fn push(&mut self, item: ResponseItem) {
         let size = self.estimator.estimate_item_size(&item);
         add(&mut self.total, size);
+        self.pairing.add(&item);
         self.items.push(item);
         self.sizes.push(size);
     }
@@ -68,12 +77,16 @@ impl EstimatedItems {
         let item = self.items.remove(index);
         let size = self.sizes.remove(index);
         subtract(&mut self.total, size);
+        self.pairing.remove(&item);
         Some(item)
     }
 
     pub(crate) fn truncate(&mut self, len: usize) {
         for size in self.sizes.drain(len.min(self.sizes.len())..) {
             subtract(&mut self.total, size);
+        }
+        for item in self.items.get(len..).unwrap_or_default() {
+            self.pairing.remove(item);
         }
         self.items.truncate(len);
     }
@@ -82,6 +95,7 @@ impl EstimatedItems {
         self.items.clear();
         self.sizes.clear();
         self.total = ItemSize::default();
+        self.pairing.clear();
         self.items.reserve(items.len());
         self.sizes.reserve(items.len());
         for item in items {
@@ -98,7 +112,12 @@ impl EstimatedItems {
         let Some(item) = self.items.get_mut(index) else {
             return false;
         };
-        if !edit(item) {
+        // The item is counted out and in again whatever `edit` reports, so a change it did
+        // not report cannot leave the pairing counts behind.
+        self.pairing.remove(item);
+        let edited = edit(item);
+        self.pairing.add(item);
+        if !edited {
             return false;
         }
         let new_size = self.estimator.estimate_item_size(item);

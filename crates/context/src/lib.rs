@@ -63,6 +63,7 @@ mod message_history;
 mod normalize;
 #[cfg(feature = "tiktoken")]
 mod o200k_estimator;
+mod prompt_pairing;
 mod settings_update;
 mod token_estimator;
 mod token_usage_breakdown;

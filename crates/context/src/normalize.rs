@@ -18,6 +18,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::input_modality::InputModality;
+use crate::prompt_pairing::has_images;
 
 /// The output recorded for a call that never got one.
 pub(crate) const ABORTED_OUTPUT_TEXT: &str = "aborted";
@@ -139,22 +140,6 @@ fn without_images(item: &ResponseItem, strip: bool) -> Cow<'_, ResponseItem> {
         Cow::Owned(owned)
     } else {
         Cow::Borrowed(item)
-    }
-}
-
-fn has_images(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { content, .. } => content
-            .iter()
-            .any(|part| matches!(part, ContentItem::InputImage { .. })),
-        ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => match &output.body {
-            FunctionCallOutputBody::ContentItems(parts) => parts
-                .iter()
-                .any(|part| matches!(part, FunctionCallOutputContentItem::InputImage { .. })),
-            _ => false,
-        },
-        _ => false,
     }
 }
 

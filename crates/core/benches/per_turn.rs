@@ -2,10 +2,14 @@
 //! about 1,000,000 tokens (40 turns, each a user message, 24 tool calls with their results of
 //! about 1,040 tokens, and an assistant message), with 50 tracked files for the reminders.
 //!
-//! - `per_turn/pipeline`: one turn's pipeline as the library offers it: the micro-compaction
-//!   decision on the sizes the context manager keeps, the reminders (every generator, 50 tracked files, none changed), the prompt view
-//!   (`ContextManager::prompt_view`: normalisation, items borrowed) and the token accounting
-//!   (the history's usage, the compactor's usage and threshold check).
+//! - `per_turn/pipeline`: one turn's pipeline as the session runs it: the micro-compaction
+//!   decision (`decide_micro_compact` on the sizes the context manager keeps, stopping once the
+//!   answer is known), the reminders (every generator, 50 tracked files, none changed), the
+//!   prompt view (`ContextManager::prompt_view`: items borrowed, normalisation known to change
+//!   nothing from the counts kept as items entered) and the token accounting (the history's
+//!   usage, the compactor's usage and threshold check).
+//! - `per_turn/pipeline_planning`: the same with the whole micro-compaction plan built
+//!   (`plan_micro_compact_sized`), as the session did before the decision stopped early.
 //! - `per_turn/pipeline_copying`: the pipeline as it was before this bench: the prompt from
 //!   `ContextManager::for_prompt`, which copies every item, and the micro-compaction decision
 //!   measuring every result again (`plan_micro_compact`) instead of taking the sizes the context
@@ -37,6 +41,7 @@ use agentctx_compact::CompactionThresholds;
 use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
 use agentctx_compact::LastRequestUsage;
+use agentctx_compact::decide_micro_compact;
 use agentctx_compact::plan_micro_compact;
 use agentctx_compact::plan_micro_compact_sized;
 use agentctx_context::ApproxTokenEstimator;
@@ -155,7 +160,21 @@ struct Turn<'a> {
 }
 
 impl Turn<'_> {
-    fn micro_decision(&self) -> usize {
+    /// The decision as the session takes it: stops once the answer is known.
+    fn micro_decision(&self) -> bool {
+        decide_micro_compact(
+            self.history.raw_items(),
+            self.history.item_sizes(),
+            &self.config.micro,
+            CompactionMode::Normal,
+            self.home,
+            &ApproxTokenEstimator,
+        )
+        .worthwhile
+    }
+
+    /// The whole plan on known sizes.
+    fn micro_plan(&self) -> usize {
         plan_micro_compact_sized(
             self.history.raw_items(),
             self.history.item_sizes(),
@@ -246,8 +265,9 @@ fn bench(c: &mut Criterion) {
         history.len(),
         history.estimate_token_count(),
         body.len(),
-        turn.micro_decision(),
+        turn.micro_plan(),
     );
+    assert!(turn.micro_decision());
     record("per_turn_items", history.len());
     record("per_turn_tokens", history.estimate_token_count());
     record("per_turn_body_bytes", body.len());
@@ -256,6 +276,15 @@ fn bench(c: &mut Criterion) {
     group.bench_function("pipeline", |b| {
         b.iter(|| {
             let clears = turn.micro_decision();
+            let reminders = turn.reminders();
+            let prompt = history.prompt_view(&InputModality::TEXT_AND_IMAGE);
+            let compact = turn.token_accounting();
+            black_box((clears, reminders, prompt, compact))
+        });
+    });
+    group.bench_function("pipeline_planning", |b| {
+        b.iter(|| {
+            let clears = turn.micro_plan();
             let reminders = turn.reminders();
             let prompt = history.prompt_view(&InputModality::TEXT_AND_IMAGE);
             let compact = turn.token_accounting();
@@ -278,6 +307,7 @@ fn bench(c: &mut Criterion) {
 
     let mut parts = c.benchmark_group("per_turn_parts");
     parts.bench_function("micro_decision", |b| b.iter(|| turn.micro_decision()));
+    parts.bench_function("micro_plan", |b| b.iter(|| turn.micro_plan()));
     parts.bench_function("micro_decision_measuring", |b| {
         b.iter(|| turn.micro_decision_measuring());
     });

@@ -35,6 +35,7 @@ use agentctx_compact::SessionMemoryStore;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
 use agentctx_compact::apply_micro_compact;
+use agentctx_compact::decide_micro_compact;
 use agentctx_compact::full_compact;
 use agentctx_compact::plan_micro_compact_sized;
 use agentctx_compact::restore_context;
@@ -255,6 +256,24 @@ impl Compactor {
             return None;
         }
         let mode = self.thrash_guard.next_mode(Instant::now());
+        // Before every request only the decision runs (it stops as soon as the answer is
+        // known); the plan is built on the request that clears.
+        let decision = decide_micro_compact(
+            history,
+            sizes,
+            &self.config.micro,
+            mode,
+            &self.home,
+            &self.estimator,
+        );
+        if !decision.worthwhile {
+            tracing::trace!(
+                clears = decision.planned_clears,
+                would_save = decision.tokens_saved,
+                "micro-compaction skipped"
+            );
+            return None;
+        }
         let plan = plan_micro_compact_sized(
             history,
             sizes,
@@ -264,11 +283,6 @@ impl Compactor {
             &self.estimator,
         );
         if plan.clears.is_empty() || !plan.worthwhile {
-            tracing::trace!(
-                clears = plan.clears.len(),
-                would_save = plan.tokens_saved,
-                "micro-compaction skipped"
-            );
             return None;
         }
         let mut items = history.to_vec();

@@ -566,7 +566,9 @@ impl Session {
             }
 
             // 2. The prompt view.
-            let mut input_items = self.history.for_prompt(&InputModality::TEXT_AND_IMAGE);
+            // Borrowed from the history: no copy of it per request (see
+            // docs/design/performance.md, "Per-turn pipeline").
+            let mut input_items = self.history.prompt_view(&InputModality::TEXT_AND_IMAGE);
             placed.place_in_prompt(&mut input_items);
             let prompt = Prompt {
                 instructions: self.options.base_instructions.clone(),

@@ -6,6 +6,7 @@
 //! [`ReminderEngine::file_observer`] with the tools. Delete this file and those call sites and
 //! the session runs without reminders. See docs/design/core.md, "The extension files".
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -71,12 +72,15 @@ impl PlacedReminders {
     }
 
     /// Inserts the prompt-only reminders into `prompt` after the environment context.
-    pub fn place_in_prompt(&self, prompt: &mut Vec<ResponseItem>) {
+    pub fn place_in_prompt(&self, prompt: &mut Vec<Cow<'_, ResponseItem>>) {
         if self.prompt_only.is_empty() {
             return;
         }
         let position = agentctx_reminders::after_environment_context_position(prompt);
-        prompt.splice(position..position, self.prompt_only.iter().cloned());
+        prompt.splice(
+            position..position,
+            self.prompt_only.iter().cloned().map(Cow::Owned),
+        );
     }
 }
 

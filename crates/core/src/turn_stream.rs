@@ -60,7 +60,7 @@ fn emit(events: Option<&UnboundedSender<SessionEvent>>, event: SessionEvent) {
 /// Streams `prompt`; `Ok(None)` when `cancel` fired first.
 pub(crate) async fn stream_response(
     model: &dyn ModelClient,
-    prompt: &Prompt,
+    prompt: &Prompt<'_>,
     events: Option<&UnboundedSender<SessionEvent>>,
     cancel: &CancellationToken,
 ) -> Result<Option<StreamedResponse>, ModelError> {
@@ -85,7 +85,7 @@ pub(crate) async fn stream_response(
 
 async fn stream_once(
     model: &dyn ModelClient,
-    prompt: &Prompt,
+    prompt: &Prompt<'_>,
     events: Option<&UnboundedSender<SessionEvent>>,
 ) -> Result<StreamedResponse, ModelError> {
     let mut stream = model.stream(prompt).await?;

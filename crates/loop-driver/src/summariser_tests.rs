@@ -24,7 +24,7 @@ fn history() -> Vec<ResponseItem> {
 }
 
 /// A prompt as the model saw it: instructions, then each input message.
-fn render(prompt: &Prompt) -> String {
+fn render(prompt: &Prompt<'_>) -> String {
     let input: Vec<String> = prompt
         .input
         .iter()

@@ -20,7 +20,7 @@ pub trait ModelClient: Send + Sync {
     /// Sends `prompt` and streams the response. Request-level failures (auth, bad request,
     /// context window exceeded, retries exhausted) return `Err` here; failures after the stream
     /// started arrive as an `Err` item that ends the stream.
-    async fn stream(&self, prompt: &Prompt) -> Result<ResponseStream, ModelError>;
+    async fn stream(&self, prompt: &Prompt<'_>) -> Result<ResponseStream, ModelError>;
 
     /// What is known about the model.
     fn model_info(&self) -> &ModelInfo;
@@ -80,7 +80,7 @@ const TURN_RESTARTS: u64 = 2;
 /// Honours the stream's resume contract: the partial output of an abandoned attempt is dropped,
 /// and a stream that asks for the turn to be redone is sent again from the start (at most
 /// `TURN_RESTARTS` times), so the reply is always one whole sample.
-pub async fn complete_prompt<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
+pub async fn complete_prompt<C>(client: &C, prompt: &Prompt<'_>) -> Result<String, ModelError>
 where
     C: ModelClient + ?Sized,
 {
@@ -98,7 +98,7 @@ where
     }
 }
 
-async fn complete_once<C>(client: &C, prompt: &Prompt) -> Result<String, ModelError>
+async fn complete_once<C>(client: &C, prompt: &Prompt<'_>) -> Result<String, ModelError>
 where
     C: ModelClient + ?Sized,
 {

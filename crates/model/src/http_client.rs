@@ -123,7 +123,7 @@ impl HttpModelClient {
     }
 
     /// The JSON body this client sends for `prompt`.
-    pub fn request_body(&self, prompt: &Prompt) -> Value {
+    pub fn request_body(&self, prompt: &Prompt<'_>) -> Value {
         match self.provider.wire_api {
             WireApi::Responses => responses::request_body(prompt, &self.slug, &self.model_info),
             WireApi::Chat => chat_completions::request_body(prompt, &self.slug, &self.model_info),
@@ -133,7 +133,7 @@ impl HttpModelClient {
         }
     }
 
-    fn prepare(&self, prompt: &Prompt) -> Result<PreparedRequest, ModelError> {
+    fn prepare(&self, prompt: &Prompt<'_>) -> Result<PreparedRequest, ModelError> {
         let body =
             serde_json::to_vec(&self.request_body(prompt)).map_err(|err| ModelError::Decode {
                 what: "request body".to_string(),
@@ -257,7 +257,7 @@ impl PreparedRequest {
 
 #[async_trait]
 impl ModelClient for HttpModelClient {
-    async fn stream(&self, prompt: &Prompt) -> Result<ResponseStream, ModelError> {
+    async fn stream(&self, prompt: &Prompt<'_>) -> Result<ResponseStream, ModelError> {
         let request = self.prepare(prompt)?;
         let response = request.send().await?;
         let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);

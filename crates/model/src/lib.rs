@@ -71,6 +71,7 @@ pub use prompt::ReasoningEffort;
 pub use prompt::ReasoningOptions;
 pub use prompt::ReasoningSummaryMode;
 pub use prompt::ToolSpec;
+pub use prompt::owned_items;
 pub use provider_config::ModelConfig;
 pub use provider_config::ProviderConfig;
 pub use provider_config::SystemMessageMode;

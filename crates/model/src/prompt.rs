@@ -1,6 +1,8 @@
 //! What one model request carries: instructions, input items, tools, reasoning options and an
 //! optional structured-output schema.
 
+use std::borrow::Cow;
+
 use agentctx_protocol::ResponseItem;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,13 +10,18 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// One request to a model, independent of the wire format.
+///
+/// The input items are borrowed or owned ([`Cow`]): a session sends its whole history before
+/// every request, and borrowing it (`ContextManager::prompt_view` in `agentctx-context`) spares
+/// a deep copy of a history that can hold a million tokens; what the caller builds for one
+/// request only (reminders, a summary request) is owned. Both serialise the same way.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Prompt {
+pub struct Prompt<'a> {
     /// System (base) instructions; the Responses API `instructions`, a `system` chat message, or
     /// the Anthropic top-level `system`.
     pub instructions: String,
     /// The conversation so far.
-    pub input: Vec<ResponseItem>,
+    pub input: Vec<Cow<'a, ResponseItem>>,
     /// Function tools the model may call.
     pub tools: Vec<ToolSpec>,
     /// Final provider-level reasoning parameters (see [`crate::thinking`] for how a
@@ -28,15 +35,53 @@ pub struct Prompt {
     pub session_id: Option<String>,
 }
 
-impl Prompt {
+impl Prompt<'static> {
     /// A prompt of system instructions and one user message.
     pub fn system_and_user(system: impl Into<String>, user: impl Into<String>) -> Self {
         Self {
             instructions: system.into(),
-            input: vec![ResponseItem::user_text(user)],
+            input: vec![Cow::Owned(ResponseItem::user_text(user))],
             ..Self::default()
         }
     }
+}
+
+impl<'a> Prompt<'a> {
+    /// A prompt whose input is `items`, owned; every other field empty.
+    pub fn with_items(items: impl IntoIterator<Item = ResponseItem>) -> Self {
+        Self {
+            input: owned_items(items),
+            ..Self::default()
+        }
+    }
+
+    /// The input items.
+    pub fn items(&self) -> impl Iterator<Item = &ResponseItem> {
+        self.input.iter().map(|item| item.as_ref())
+    }
+
+    /// The same prompt owning all of its items (what a recorder of prompts keeps).
+    pub fn into_owned(self) -> Prompt<'static> {
+        Prompt {
+            instructions: self.instructions,
+            input: self
+                .input
+                .into_iter()
+                .map(|item| Cow::Owned(item.into_owned()))
+                .collect(),
+            tools: self.tools,
+            reasoning: self.reasoning,
+            output_schema: self.output_schema,
+            session_id: self.session_id,
+        }
+    }
+}
+
+/// `items` as owned prompt input.
+pub fn owned_items<'a>(
+    items: impl IntoIterator<Item = ResponseItem>,
+) -> Vec<Cow<'a, ResponseItem>> {
+    items.into_iter().map(Cow::Owned).collect()
 }
 
 /// A function tool: a name, a description and a JSON schema of its arguments.

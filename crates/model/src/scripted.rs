@@ -186,7 +186,7 @@ impl ScriptedResponse {
 #[derive(Debug, Default)]
 struct ScriptState {
     responses: VecDeque<ScriptedResponse>,
-    prompts: Vec<Prompt>,
+    prompts: Vec<Prompt<'static>>,
     served: usize,
 }
 
@@ -250,12 +250,12 @@ impl ScriptedModelClient {
     }
 
     /// Every prompt received so far, in order.
-    pub fn prompts(&self) -> Vec<Prompt> {
+    pub fn prompts(&self) -> Vec<Prompt<'static>> {
         self.state().prompts.clone()
     }
 
     /// The last prompt received.
-    pub fn last_prompt(&self) -> Option<Prompt> {
+    pub fn last_prompt(&self) -> Option<Prompt<'static>> {
         self.state().prompts.last().cloned()
     }
 
@@ -272,10 +272,10 @@ impl ScriptedModelClient {
 
 #[async_trait]
 impl ModelClient for ScriptedModelClient {
-    async fn stream(&self, prompt: &Prompt) -> Result<ResponseStream, ModelError> {
+    async fn stream(&self, prompt: &Prompt<'_>) -> Result<ResponseStream, ModelError> {
         let (response, served) = {
             let mut state = self.state();
-            state.prompts.push(prompt.clone());
+            state.prompts.push(prompt.clone().into_owned());
             let served = state.served;
             let Some(response) = state.responses.pop_front() else {
                 return Err(ModelError::ScriptExhausted { served });

@@ -15,6 +15,8 @@
 //! Call [`inject_system_reminders`] once per turn, right after recording the user input (for
 //! `Tail`) or on each prompt view of the turn (for `AfterEnvironmentContext`).
 
+use std::borrow::Borrow;
+
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
@@ -52,19 +54,25 @@ pub fn inject_system_reminders(
 
 /// Where [`ReminderPlacement::AfterEnvironmentContext`] inserts: after the last environment
 /// context or user instructions message and any reminders that already follow it. Without
-/// either, after the leading developer and system messages.
-pub fn after_environment_context_position(history: &[ResponseItem]) -> usize {
+/// either, after the leading developer and system messages. `history` holds items or anything
+/// borrowing them (a prompt's `Cow`s).
+pub fn after_environment_context_position<T: Borrow<ResponseItem>>(history: &[T]) -> usize {
     let anchor = history
         .iter()
+        .map(Borrow::borrow)
         .rposition(|item| is_environment_context(item) || is_user_instructions(item));
     let mut position = match anchor {
         Some(index) => index + 1,
         None => history
             .iter()
-            .position(|item| !matches!(item.role(), Some("developer" | "system")))
+            .map(Borrow::borrow)
+            .position(|item: &ResponseItem| !matches!(item.role(), Some("developer" | "system")))
             .unwrap_or(history.len()),
     };
-    while history.get(position).is_some_and(is_reminder_item) {
+    while history
+        .get(position)
+        .is_some_and(|item| is_reminder_item(item.borrow()))
+    {
         position += 1;
     }
     position

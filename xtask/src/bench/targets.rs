@@ -55,6 +55,13 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 1,
+        what: "the pipeline with the whole micro-compaction plan built every turn",
+        figure: Measure::Time("per_turn", "pipeline_planning"),
+        yardstick: Measure::Time("per_turn", "serialize_prompt"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
         what: "the pipeline before: for_prompt copying, micro-compaction re-measuring",
         figure: Measure::Time("per_turn", "pipeline_copying"),
         yardstick: Measure::Time("per_turn", "serialize_prompt"),
@@ -69,9 +76,23 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 1,
-        what: "micro-compaction decision on known sizes vs measuring every result",
+        what: "micro-compaction decision (stops when known) vs the whole plan on known sizes",
         figure: Measure::Time("per_turn_parts", "micro_decision"),
+        yardstick: Measure::Time("per_turn_parts", "micro_plan"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
+        what: "micro-compaction plan on known sizes vs measuring every result",
+        figure: Measure::Time("per_turn_parts", "micro_plan"),
         yardstick: Measure::Time("per_turn_parts", "micro_decision_measuring"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
+        what: "reminders with 50 tracked files vs serde_json writing the prompt",
+        figure: Measure::Time("per_turn_parts", "reminders_50_files"),
+        yardstick: Measure::Time("per_turn", "serialize_prompt"),
         goal: Goal::Report,
     },
     Line {

@@ -103,7 +103,7 @@ where
 /// new part of the conversation as a transcript and the current summary. The conversation is
 /// sent as text rather than as items, so a tool output whose call was summarised earlier is
 /// not an orphan the provider rejects, and no tool needs declaring.
-pub fn extraction_prompt(current_summary: &str, new_items: &[ResponseItem]) -> Prompt {
+pub fn extraction_prompt(current_summary: &str, new_items: &[ResponseItem]) -> Prompt<'static> {
     let conversation = transcript(new_items);
     let request = match UPDATE_REQUEST
         .split_once(CONVERSATION_SLOT)

@@ -6,6 +6,7 @@
 //! `has_user_input` false), on its own file tracker and throttle. See docs/design/core.md,
 //! "Subagents".
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::Mutex;
 
@@ -119,7 +120,8 @@ impl SubagentExecutor {
             inject_system_reminders(&mut history, &reminders, ReminderPlacement::Tail);
             let prompt = Prompt {
                 instructions: self.definition.system_prompt.clone().unwrap_or_default(),
-                input: history.clone(),
+                // Borrowed: the subagent's history is not copied for each request.
+                input: history.iter().map(Cow::Borrowed).collect(),
                 tools: tools.specs(),
                 reasoning: None,
                 output_schema: None,

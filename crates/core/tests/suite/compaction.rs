@@ -102,8 +102,7 @@ async fn a_full_context_compacts_before_the_next_turn_and_calls_the_hook() {
     let prompts = model.prompts();
     assert_eq!(prompts.len(), 4);
     let texts: Vec<String> = prompts[3]
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect();
     // The first question survives verbatim, the summary follows, the initial context is
@@ -201,8 +200,7 @@ async fn old_tool_results_are_micro_compacted_before_a_request() {
     assert_eq!(cleared.len(), 1, "one micro-compaction before the request");
     let last = model.last_prompt().unwrap();
     let persisted = last
-        .input
-        .iter()
+        .items()
         .filter(|item| {
             matches!(item, ResponseItem::FunctionCallOutput { output, .. } if output.text_content().contains("persisted-output"))
         })
@@ -223,8 +221,7 @@ async fn old_tool_results_are_micro_compacted_before_a_request() {
     let texts: Vec<String> = model
         .last_prompt()
         .unwrap()
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect();
     let notice = format!("Micro-compact cleared {} tool result(s)", cleared[0]);
@@ -306,8 +303,7 @@ async fn the_session_memory_summary_compacts_without_a_model_call() {
     let prompts = model.prompts();
     assert_eq!(prompts.len(), 4);
     let texts: Vec<String> = prompts[3]
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect();
     assert!(
@@ -365,8 +361,7 @@ async fn a_context_window_error_compacts_and_sends_the_request_again() {
     let texts: Vec<String> = model
         .last_prompt()
         .unwrap()
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect();
     assert!(

@@ -55,18 +55,16 @@ fn with_hooks(options: &mut SessionOptions, event: &str, matchers: Vec<HookMatch
     options.hooks.events.insert(event.to_string(), matchers);
 }
 
-fn texts(prompt: &Prompt) -> Vec<String> {
+fn texts(prompt: &Prompt<'_>) -> Vec<String> {
     prompt
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect()
 }
 
-fn outputs(prompt: &Prompt) -> Vec<String> {
+fn outputs(prompt: &Prompt<'_>) -> Vec<String> {
     prompt
-        .input
-        .iter()
+        .items()
         .filter_map(|item| match item {
             ResponseItem::FunctionCallOutput { output, .. } => Some(output.text_content()),
             _ => None,

@@ -33,8 +33,7 @@ async fn agents_md_and_environment_come_once_then_only_what_changed() {
 
     let prompts = model.prompts();
     let first: Vec<String> = prompts[0]
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect();
     let cwd = dirs.cwd.display().to_string();
@@ -51,8 +50,7 @@ async fn agents_md_and_environment_come_once_then_only_what_changed() {
         ]
     );
     let second: Vec<String> = prompts[1]
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect();
     // Nothing changed between the turns: no second initial context, no diff.

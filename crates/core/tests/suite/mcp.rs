@@ -69,7 +69,7 @@ pub(crate) async fn session_with(servers: BTreeMap<String, McpServerConfig>) -> 
     }
 }
 
-pub(crate) fn tool_names(prompt: &agentctx_model::Prompt) -> Vec<String> {
+pub(crate) fn tool_names(prompt: &agentctx_model::Prompt<'_>) -> Vec<String> {
     prompt
         .tools
         .iter()

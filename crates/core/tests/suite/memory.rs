@@ -19,10 +19,9 @@ use tokio_util::sync::CancellationToken;
 use super::support::dirs;
 use super::support::options;
 
-fn developer_texts(prompt: &agentctx_model::Prompt) -> Vec<String> {
+fn developer_texts(prompt: &agentctx_model::Prompt<'_>) -> Vec<String> {
     prompt
-        .input
-        .iter()
+        .items()
         .filter(|item| item.role() == Some("developer"))
         .filter_map(ResponseItem::message_text)
         .collect()

@@ -59,8 +59,7 @@ async fn resume_restores_history_todos_and_plan_mode() {
     assert_eq!(outcome.turn, 2);
     let prompt = model.last_prompt().unwrap();
     let texts: Vec<String> = prompt
-        .input
-        .iter()
+        .items()
         .filter_map(agentctx_protocol::ResponseItem::message_text)
         .collect();
     assert!(

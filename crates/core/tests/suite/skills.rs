@@ -49,8 +49,7 @@ async fn the_model_invokes_a_skill_and_the_session_records_it() {
         tool.description
     );
     let output = prompts[1]
-        .input
-        .iter()
+        .items()
         .find_map(|item| match item {
             ResponseItem::FunctionCallOutput { output, .. } => Some(output.text_content()),
             _ => None,

@@ -109,8 +109,7 @@ async fn a_task_runs_the_subagent_with_its_reminder_and_without_the_parents() {
     let prompts = model.prompts();
     assert_eq!(prompts.len(), 4);
     let parent_texts: Vec<String> = prompts[0]
-        .input
-        .iter()
+        .items()
         .filter_map(ResponseItem::message_text)
         .collect();
     assert!(
@@ -121,11 +120,7 @@ async fn a_task_runs_the_subagent_with_its_reminder_and_without_the_parents() {
     );
 
     for sub in &prompts[1..3] {
-        let texts: Vec<String> = sub
-            .input
-            .iter()
-            .filter_map(ResponseItem::message_text)
-            .collect();
+        let texts: Vec<String> = sub.items().filter_map(ResponseItem::message_text).collect();
         assert!(
             texts.contains(&format!(
                 "<system-reminder>\n{PLAN_CRITICAL_REMINDER}\n</system-reminder>"
@@ -157,8 +152,7 @@ async fn a_task_runs_the_subagent_with_its_reminder_and_without_the_parents() {
         assert_eq!(tools, vec!["read_file"]);
     }
     let report = prompts[3]
-        .input
-        .iter()
+        .items()
         .find_map(|item| match item {
             ResponseItem::FunctionCallOutput {
                 call_id, output, ..

@@ -46,7 +46,7 @@ pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 /// A structured-output request forces a [`STRUCTURED_OUTPUT_TOOL`] tool whose input schema is
 /// the requested schema; Anthropic refuses forced tool use with thinking, so such a request
 /// carries no thinking.
-pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
+pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
     let requested_budget = prompt
         .reasoning
         .filter(|_| model_info.may_reason() && prompt.output_schema.is_none())
@@ -74,7 +74,7 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
     }
 
     let mut system = (!prompt.instructions.is_empty()).then(|| json!(prompt.instructions));
-    let mut messages = Value::Array(messages(&prompt.input));
+    let mut messages = Value::Array(messages(prompt.items()));
     let mut tools = (!tools.is_empty()).then_some(Value::Array(tools));
     let input_bytes = [system.as_ref(), Some(&messages), tools.as_ref()]
         .into_iter()
@@ -117,7 +117,7 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
 }
 
 /// True when the request asks for interleaved thinking (sent as an `anthropic-beta` header).
-pub(crate) fn wants_interleaved_thinking(prompt: &Prompt, model_info: &ModelInfo) -> bool {
+pub(crate) fn wants_interleaved_thinking(prompt: &Prompt<'_>, model_info: &ModelInfo) -> bool {
     model_info.may_reason()
         && prompt.output_schema.is_none()
         && prompt
@@ -146,7 +146,7 @@ pub(crate) fn is_anthropic_reasoning(id: Option<&str>) -> bool {
 /// thinking blocks"). Reasoning of another provider (OpenAI's `encrypted_content`, a local
 /// model's raw text) would fail Anthropic's signature check and is left out, as is reasoning
 /// without a signature.
-fn messages(input: &[ResponseItem]) -> Vec<Value> {
+fn messages<'a>(input: impl IntoIterator<Item = &'a ResponseItem>) -> Vec<Value> {
     let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
     let mut push = |role: &str, block: Value| match messages.last_mut() {
         Some((last_role, blocks)) if last_role == role => blocks.push(block),

@@ -1,3 +1,4 @@
+use crate::owned_items;
 use agentctx_protocol::FunctionCallOutputPayload;
 use pretty_assertions::assert_eq;
 
@@ -112,7 +113,7 @@ fn deltas_for_unknown_blocks_are_skipped() {
 #[test]
 fn history_conversion_merges_roles_and_marks_failed_tools() {
     let prompt = Prompt {
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::user_text("go"),
             reasoning_item(
                 "anthropic_thinking_m_0".to_string(),
@@ -140,7 +141,7 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
             },
             ResponseItem::function_call_output("t2", "ok"),
             ResponseItem::developer_text("<system-reminder>x</system-reminder>"),
-        ],
+        ]),
         ..Prompt::default()
     };
     let body = request_body(&prompt, "claude", &ModelInfo::default());

@@ -44,7 +44,7 @@ const CHAT_EFFORTS: &[ReasoningEffort] = &[
 /// The effort is clamped to what the model accepts ([`CHAT_EFFORTS`] when unknown), and the
 /// output limit goes in `max_completion_tokens` for OpenAI reasoning models, which reject
 /// `max_tokens` (https://platform.openai.com/docs/api-reference/chat/create).
-pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
+pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(slug));
     let mode = model_info.system_messages.unwrap_or_default();
@@ -108,7 +108,7 @@ pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) 
 /// text only (OpenAI rejects images there), so their images follow in a user message after the
 /// run of tool messages. Reasoning, web search, compaction, ghost snapshots and unknown items
 /// have no chat form and are left out.
-fn messages(prompt: &Prompt, mode: SystemMessageMode) -> Vec<Value> {
+fn messages(prompt: &Prompt<'_>, mode: SystemMessageMode) -> Vec<Value> {
     let mut out = ChatMessages {
         mode,
         ..ChatMessages::default()
@@ -117,7 +117,7 @@ fn messages(prompt: &Prompt, mode: SystemMessageMode) -> Vec<Value> {
         out.list
             .push(json!({ "role": "system", "content": prompt.instructions }));
     }
-    for item in &prompt.input {
+    for item in prompt.items() {
         match item {
             ResponseItem::Message { role, content, .. } => match role.as_str() {
                 "developer" | "system" => out.system(content),

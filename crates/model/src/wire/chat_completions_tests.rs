@@ -1,3 +1,4 @@
+use crate::owned_items;
 use agentctx_protocol::FunctionCallOutputPayload;
 use pretty_assertions::assert_eq;
 
@@ -72,7 +73,7 @@ fn arguments_sent_as_an_object_are_kept_as_json_text() {
 #[test]
 fn parallel_calls_share_one_assistant_message_and_tool_images_follow_as_user() {
     let prompt = Prompt {
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::assistant_text("Checking both."),
             ResponseItem::function_call("a", "read", r#"{"p":1}"#),
             ResponseItem::function_call("b", "read", r#"{"p":2}"#),
@@ -93,7 +94,7 @@ fn parallel_calls_share_one_assistant_message_and_tool_images_follow_as_user() {
                 },
                 extra: ExtraFields::new(),
             },
-        ],
+        ]),
         ..Prompt::default()
     };
     let body = request_body(&prompt, "m", &ModelInfo::default());

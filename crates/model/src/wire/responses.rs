@@ -28,7 +28,7 @@ pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output";
 /// requested effort is clamped to what the model accepts, and `prompt_cache_key` carries the
 /// session id so consecutive requests of a session share the prompt cache
 /// (https://platform.openai.com/docs/guides/prompt-caching).
-pub(crate) fn request_body(prompt: &Prompt, slug: &str, model_info: &ModelInfo) -> Value {
+pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
     let input: Vec<Value> = prompt
         .input
         .iter()

@@ -1,3 +1,4 @@
+use crate::owned_items;
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -84,7 +85,7 @@ fn undecodable_payload_is_a_decode_error() {
 #[test]
 fn ids_ghost_snapshots_and_unknown_items_with_ids_are_not_sent() {
     let prompt = Prompt {
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::Reasoning {
                 id: Some("rs_1".to_string()),
                 summary: Vec::new(),
@@ -98,7 +99,7 @@ fn ids_ghost_snapshots_and_unknown_items_with_ids_are_not_sent() {
             },
             ResponseItem::Other(json!({ "type": "future_item", "id": "fi_1" })),
             ResponseItem::Other(json!({ "type": "future_item", "note": "no id" })),
-        ],
+        ]),
         ..Prompt::default()
     };
     let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
@@ -123,10 +124,10 @@ fn anthropic_thinking_signatures_are_not_sent_to_openai_after_a_switch() {
         extra: agentctx_protocol::ExtraFields::new(),
     };
     let prompt = Prompt {
-        input: vec![
+        input: owned_items(vec![
             reasoning("anthropic_thinking_msg_1_0", "anthropic-signature"),
             reasoning("rs_2", "openai-encrypted"),
-        ],
+        ]),
         ..Prompt::default()
     };
     let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
@@ -141,7 +142,7 @@ fn the_injected_mark_of_an_imported_message_is_not_sent() {
     let mut skill_body = ResponseItem::user_text("Base directory for this skill: /s");
     skill_body.set_injected(true);
     let prompt = Prompt {
-        input: vec![skill_body],
+        input: owned_items(vec![skill_body]),
         ..Prompt::default()
     };
     let body = request_body(&prompt, "gpt-5", &ModelInfo::default());

@@ -5,6 +5,7 @@ use agentctx_model::ModelError;
 use agentctx_model::ProviderConfig;
 use agentctx_model::ResponseEvent;
 use agentctx_model::WireApi;
+use agentctx_model::owned_items;
 use agentctx_protocol::TokenUsage;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -218,14 +219,12 @@ fn thinking_budget_leaves_room_for_the_answer() {
 }
 
 /// A prompt whose user message is `bytes` long.
-fn long_prompt(bytes: usize) -> agentctx_model::Prompt {
+fn long_prompt(bytes: usize) -> agentctx_model::Prompt<'static> {
     let mut prompt = rich_prompt(WireApi::Anthropic);
     prompt.reasoning = None;
-    prompt
-        .input
-        .push(agentctx_protocol::ResponseItem::user_text(
-            "x".repeat(bytes),
-        ));
+    prompt.input.push(std::borrow::Cow::Owned(
+        agentctx_protocol::ResponseItem::user_text("x".repeat(bytes)),
+    ));
     prompt
 }
 
@@ -406,13 +405,11 @@ async fn encrypted_reasoning_of_another_provider_is_dropped_after_a_switch() {
     let openai_turn = streamed_items(WireApi::Responses, "responses_tool_call.sse").await;
     let anthropic_turn = streamed_items(WireApi::Anthropic, "anthropic_tool_use.sse").await;
     let mut prompt = agentctx_model::Prompt::system_and_user("s", "list src");
-    prompt.input.extend(openai_turn);
-    prompt
-        .input
-        .push(agentctx_protocol::ResponseItem::function_call_output(
-            "call_abc", "lib.rs",
-        ));
-    prompt.input.extend(anthropic_turn);
+    prompt.input.extend(owned_items(openai_turn));
+    prompt.input.push(std::borrow::Cow::Owned(
+        agentctx_protocol::ResponseItem::function_call_output("call_abc", "lib.rs"),
+    ));
+    prompt.input.extend(owned_items(anthropic_turn));
     let client = anthropic_client("claude-sonnet-4-5");
 
     let body = client.request_body(&prompt);
@@ -499,7 +496,9 @@ async fn prompt_cache_breakpoints_move_forward_while_the_prefix_stays_byte_ident
         assert_eq!(error, None);
         for event in events {
             match event {
-                ResponseEvent::OutputItemDone(item) => prompt.input.push(item),
+                ResponseEvent::OutputItemDone(item) => {
+                    prompt.input.push(std::borrow::Cow::Owned(item))
+                }
                 ResponseEvent::PromptCache {
                     read_input_tokens,
                     creation_input_tokens,
@@ -507,12 +506,12 @@ async fn prompt_cache_breakpoints_move_forward_while_the_prefix_stays_byte_ident
                 _ => {}
             }
         }
-        prompt
-            .input
-            .push(agentctx_protocol::ResponseItem::function_call_output(
+        prompt.input.push(std::borrow::Cow::Owned(
+            agentctx_protocol::ResponseItem::function_call_output(
                 "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
                 format!("lib.rs\nmain.rs (turn {turn})"),
-            ));
+            ),
+        ));
     }
 
     let bodies: Vec<serde_json::Value> = server

@@ -8,6 +8,7 @@ use agentctx_model::Prompt;
 use agentctx_model::ResponseEvent;
 use agentctx_model::SystemMessageMode;
 use agentctx_model::WireApi;
+use agentctx_model::owned_items;
 use agentctx_protocol::ExtraFields;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputContentItem;
@@ -283,16 +284,16 @@ async fn sent_messages(server: &MockServer) -> serde_json::Value {
 }
 
 /// A history with a developer message in mid-conversation (a reminder, a permission change).
-fn mid_conversation_developer_prompt() -> Prompt {
+fn mid_conversation_developer_prompt() -> Prompt<'static> {
     Prompt {
         instructions: "You are a coding agent.".to_string(),
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::developer_text("<permissions>read-only</permissions>"),
             ResponseItem::user_text("What is in src?"),
             ResponseItem::assistant_text("lib.rs and main.rs."),
             ResponseItem::developer_text("<permissions>workspace-write</permissions>"),
             ResponseItem::user_text("Now edit lib.rs."),
-        ],
+        ]),
         ..Prompt::default()
     }
 }
@@ -395,13 +396,13 @@ async fn images_in_tool_output_go_in_a_following_user_message() {
     };
     let prompt = Prompt {
         instructions: "You are a coding agent.".to_string(),
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::user_text("Screenshot both pages."),
             ResponseItem::function_call("call_a", "screenshot", r#"{"page":"a"}"#),
             ResponseItem::function_call("call_b", "screenshot", r#"{"page":"b"}"#),
             screenshot("call_a", "page a"),
             screenshot("call_b", "page b"),
-        ],
+        ]),
         ..Prompt::default()
     };
 

@@ -46,7 +46,7 @@ struct Turn {
 /// Runs one turn like an agent loop does: items go to the history, deltas to the screen; an
 /// abandoned attempt clears what was shown of it; an error that asks for the turn to be redone
 /// throws the turn's items away and sends the prompt again (at most twice).
-async fn run_turn(client: &dyn ModelClient, prompt: &Prompt) -> Turn {
+async fn run_turn(client: &dyn ModelClient, prompt: &Prompt<'_>) -> Turn {
     let mut turn = Turn::default();
     'attempts: for _ in 0..3 {
         turn.history.clear();

@@ -8,6 +8,7 @@ use agentctx_model::ProviderConfig;
 use agentctx_model::RateLimitSnapshot;
 use agentctx_model::ResponseEvent;
 use agentctx_model::WireApi;
+use agentctx_model::owned_items;
 use agentctx_model::thinking::reasoning_options_for;
 use agentctx_protocol::ExtraFields;
 use agentctx_protocol::ReasoningContent;
@@ -432,7 +433,7 @@ async fn reasoning_state_is_sent_back_encrypted_and_never_raw() {
     );
     let prompt = Prompt {
         instructions: "Be brief.".to_string(),
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::user_text("first"),
             // From an earlier OpenAI turn: encrypted state plus raw text.
             ResponseItem::Reasoning {
@@ -460,7 +461,7 @@ async fn reasoning_state_is_sent_back_encrypted_and_never_raw() {
             ),
             ResponseItem::assistant_text("ok"),
             ResponseItem::user_text("second"),
-        ],
+        ]),
         // No thinking asked for: a reasoning model reasons anyway, and its state must survive.
         ..Prompt::default()
     };

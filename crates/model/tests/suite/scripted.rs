@@ -7,6 +7,7 @@ use agentctx_model::Prompt;
 use agentctx_model::ResponseEvent;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
+use agentctx_model::owned_items;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use pretty_assertions::assert_eq;
@@ -68,10 +69,10 @@ async fn replays_text_tool_calls_reasoning_usage_and_records_prompts() {
     );
 
     let second = Prompt {
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::user_text("list files"),
             ResponseItem::function_call_output("call_1", "a.rs"),
-        ],
+        ]),
         ..first.clone()
     };
     assert_eq!(model.complete("sys", "again").await.unwrap(), "done");

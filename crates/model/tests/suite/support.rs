@@ -1,6 +1,7 @@
 //! Shared helpers: fixtures, providers pointed at local servers, event collection, and a
 //! loopback HTTP server that can cut or stall a stream (wiremock cannot).
 
+use agentctx_model::owned_items;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -85,7 +86,7 @@ pub(crate) fn client(provider: ProviderConfig, slug: &str) -> HttpModelClient {
 /// Every event of a stream, and the error that ended it, if any.
 pub(crate) async fn collect(
     client: &dyn ModelClient,
-    prompt: &Prompt,
+    prompt: &Prompt<'_>,
 ) -> (Vec<ResponseEvent>, Option<ModelError>) {
     let mut stream = client.stream(prompt).await.unwrap();
     let mut events = Vec::new();
@@ -135,10 +136,10 @@ pub(crate) fn ultrathink() -> ThinkingResult {
 /// A prompt with every kind of history item a provider must convert: developer text, user
 /// text, reasoning, a tool call and its output, assistant text, an image, and a ghost snapshot
 /// (never sent). Thinking is the UltraThink mapping for `wire_api`.
-pub(crate) fn rich_prompt(wire_api: WireApi) -> Prompt {
+pub(crate) fn rich_prompt(wire_api: WireApi) -> Prompt<'static> {
     Prompt {
         instructions: "You are a coding agent. Be concise.".to_string(),
-        input: vec![
+        input: owned_items(vec![
             ResponseItem::developer_text("<permissions>workspace-write</permissions>"),
             ResponseItem::user_text("What is in src?"),
             ResponseItem::Reasoning {
@@ -171,7 +172,7 @@ pub(crate) fn rich_prompt(wire_api: WireApi) -> Prompt {
                 ghost_commit: json!({ "id": "abc123" }),
                 extra: ExtraFields::new(),
             },
-        ],
+        ]),
         tools: vec![ToolSpec {
             name: "shell".to_string(),
             description: "Run a shell command and return its output.".to_string(),

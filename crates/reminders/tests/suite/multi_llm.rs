@@ -100,7 +100,7 @@ async fn send(wire_api: WireApi, base_path: &str, slug: &str, body: &'static str
     let (input, _) = history_with_reminders().await;
     let prompt = Prompt {
         instructions: "You are a coding agent.".to_string(),
-        input,
+        input: agentctx_model::owned_items(input),
         ..Prompt::default()
     };
     let reply = complete_prompt(&client, &prompt).await.unwrap();
