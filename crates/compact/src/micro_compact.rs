@@ -71,7 +71,7 @@ impl CompactableTool {
 
     /// Edit and write results are short confirmations the model relies on to know what it
     /// changed; they are never cleared.
-    fn is_protected(self) -> bool {
+    pub(crate) fn is_protected(self) -> bool {
         matches!(self, Self::Edit | Self::Write)
     }
 }
@@ -273,7 +273,7 @@ pub struct MicroCompactDecision {
 
 /// How much of the plan [`plan`] builds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Planning {
+pub(crate) enum Planning {
     /// Every clear.
     Whole,
     /// Clears until the plan is worthwhile.
@@ -290,26 +290,27 @@ fn plan(
     planning: Planning,
 ) -> MicroCompactPlan {
     let results = collect_compactable_results(history, sizes, estimator);
-    let turn_start = current_turn_start(history);
+    plan_results(history, &results, config, mode, home, estimator, planning)
+}
 
-    // The newest results of each kind of key, to find superseded ones and the latest reads.
-    let mut latest_by_key: HashMap<(CompactableTool, &str), usize> = HashMap::new();
-    for (position, result) in results.iter().enumerate() {
-        if let Some(key) = result.key {
-            latest_by_key.insert((result.tool, key), position);
-        }
-    }
+/// The plan over `results`, the compactable results of `history` in history order.
+pub(crate) fn plan_results(
+    history: &[ResponseItem],
+    results: &[CompactableResult<'_>],
+    config: &MicroCompactConfig,
+    mode: CompactionMode,
+    home: &Path,
+    estimator: &dyn TokenEstimator,
+    planning: Planning,
+) -> MicroCompactPlan {
+    let turn_start = current_turn_start(history);
     let keep_from = results.len().saturating_sub(config.keep_recent_results);
 
     let mut superseded = Vec::new();
     let mut others = Vec::new();
     for (position, result) in results.iter().enumerate() {
-        let latest_of_key = result
-            .key
-            .and_then(|key| latest_by_key.get(&(result.tool, key)))
-            .copied();
-        let is_latest = latest_of_key == Some(position);
-        let is_latest_read = result.tool == CompactableTool::Read && is_latest;
+        let is_latest_read =
+            result.tool == CompactableTool::Read && result.key.is_some() && !result.superseded;
         let clearable = position < keep_from
             && !result.cleared
             && !result.is_error
@@ -319,7 +320,7 @@ fn plan(
         if !clearable {
             continue;
         }
-        if latest_of_key.is_some() && !is_latest {
+        if result.key.is_some() && result.superseded {
             superseded.push(result);
         } else {
             others.push(result);
@@ -361,7 +362,11 @@ fn plan(
 }
 
 /// Whether clears saving `tokens_saved` are worth applying in `mode`.
-fn is_worthwhile(mode: CompactionMode, tokens_saved: u64, config: &MicroCompactConfig) -> bool {
+pub(crate) fn is_worthwhile(
+    mode: CompactionMode,
+    tokens_saved: u64,
+    config: &MicroCompactConfig,
+) -> bool {
     match mode {
         CompactionMode::Normal => tokens_saved >= config.min_savings_tokens,
         CompactionMode::Aggressive => tokens_saved > 0,
@@ -407,16 +412,18 @@ pub fn apply_micro_compact(
 }
 
 /// One result of a compactable tool.
-struct CompactableResult<'a> {
-    index: usize,
-    call_id: &'a str,
-    tool: CompactableTool,
+pub(crate) struct CompactableResult<'a> {
+    pub(crate) index: usize,
+    pub(crate) call_id: &'a str,
+    pub(crate) tool: CompactableTool,
     /// What a later result must share to supersede this one: the path of a read, the arguments
     /// of anything else.
-    key: Option<&'a str>,
-    tokens: u64,
-    cleared: bool,
-    is_error: bool,
+    pub(crate) key: Option<&'a str>,
+    pub(crate) tokens: u64,
+    pub(crate) cleared: bool,
+    pub(crate) is_error: bool,
+    /// A later result of the same tool has the same key.
+    pub(crate) superseded: bool,
 }
 
 /// The results of compactable tools in history order.
@@ -475,16 +482,32 @@ fn collect_compactable_results<'a>(
                         .map_or_else(|| estimator.estimate_item(item), |size| size.tokens),
                     cleared: is_cleared_output(&text),
                     is_error: is_error_output(output, &text),
+                    superseded: false,
                 });
             }
             _ => {}
+        }
+    }
+    // The newest result of each key supersedes the earlier ones.
+    let mut latest_by_key: HashMap<(CompactableTool, &str), usize> = HashMap::new();
+    for position in 0..results.len() {
+        let Some(result) = results.get(position) else {
+            continue;
+        };
+        let Some(key) = result.key else {
+            continue;
+        };
+        if let Some(earlier) = latest_by_key.insert((result.tool, key), position)
+            && let Some(earlier) = results.get_mut(earlier)
+        {
+            earlier.superseded = true;
         }
     }
     results
 }
 
 /// The path of a read (`file_path`, or `path`), else the arguments as written.
-fn supersede_key(tool: CompactableTool, arguments: &str) -> &str {
+pub(crate) fn supersede_key(tool: CompactableTool, arguments: &str) -> &str {
     if tool == CompactableTool::Read
         && let Some(path) = read_path(arguments)
     {
@@ -513,7 +536,7 @@ fn read_path(arguments: &str) -> Option<&str> {
 /// Index of the last message the user typed: results after it belong to the current turn.
 /// Harness text in the user role (reminders, environment context, instructions) does not start
 /// a turn. `None` when the user has not spoken yet.
-fn current_turn_start(history: &[ResponseItem]) -> Option<usize> {
+pub(crate) fn current_turn_start(history: &[ResponseItem]) -> Option<usize> {
     history.iter().rposition(|item| {
         item.role() == Some("user")
             && !item.is_injected()
@@ -526,7 +549,7 @@ fn current_turn_start(history: &[ResponseItem]) -> Option<usize> {
 
 /// The text of an output, borrowed when it is a plain string (the common case, and the one
 /// the benchmark's million tokens go through).
-fn output_body_text(output: &FunctionCallOutputPayload) -> Cow<'_, str> {
+pub(crate) fn output_body_text(output: &FunctionCallOutputPayload) -> Cow<'_, str> {
     match &output.body {
         FunctionCallOutputBody::Text(text) => Cow::Borrowed(text),
         FunctionCallOutputBody::ContentItems(_) | FunctionCallOutputBody::Other(_) => {
@@ -538,7 +561,7 @@ fn output_body_text(output: &FunctionCallOutputPayload) -> Cow<'_, str> {
 /// Whether an output reports a failure: the harness said so, the command exited non-zero
 /// (codex's `Exit code: N` header, or its older `metadata.exit_code`), or the tool reported an
 /// error (Claude Code's `<tool_use_error>`).
-fn is_error_output(output: &FunctionCallOutputPayload, text: &str) -> bool {
+pub(crate) fn is_error_output(output: &FunctionCallOutputPayload, text: &str) -> bool {
     if output.success == Some(false) {
         return true;
     }
@@ -558,7 +581,7 @@ fn is_error_output(output: &FunctionCallOutputPayload, text: &str) -> bool {
     false
 }
 
-fn plan_clear(
+pub(crate) fn plan_clear(
     item: &ResponseItem,
     result: &CompactableResult<'_>,
     config: &MicroCompactConfig,

@@ -129,7 +129,10 @@ impl ContextManager {
         self.history_version += 1;
     }
 
-    /// A counter bumped whenever the history is replaced or rolled back.
+    /// A counter bumped whenever the history changes other than by an append: replaced, rolled
+    /// back, an item removed or edited. While it stays the same, the items a consumer has seen
+    /// are unchanged and only new ones may follow (what `agentctx-compact`'s
+    /// `MicroCompactIndex` relies on).
     pub fn history_version(&self) -> u64 {
         self.history_version
     }
@@ -151,6 +154,7 @@ impl ContextManager {
         let Some(removed) = self.items.remove(index) else {
             return false;
         };
+        self.history_version += 1;
         if let Some(partner) = find_corresponding(self.items.items(), &removed) {
             self.items.remove(partner);
         }

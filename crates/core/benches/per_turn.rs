@@ -3,13 +3,15 @@
 //! about 1,040 tokens, and an assistant message), with 50 tracked files for the reminders.
 //!
 //! - `per_turn/pipeline`: one turn's pipeline as the session runs it: the micro-compaction
-//!   decision (`decide_micro_compact` on the sizes the context manager keeps, stopping once the
-//!   answer is known), the reminders (every generator, 50 tracked files, none changed), the
+//!   decision (a `MicroCompactIndex` that has seen the history up to the newest turn looks at
+//!   that turn's 50 items, then decides on the sizes the context manager keeps, stopping once
+//!   the answer is known), the reminders (every generator, 50 tracked files, none changed), the
 //!   prompt view (`ContextManager::prompt_view`: items borrowed, normalisation known to change
 //!   nothing from the counts kept as items entered) and the token accounting (the history's
 //!   usage, the compactor's usage and threshold check).
-//! - `per_turn/pipeline_planning`: the same with the whole micro-compaction plan built
-//!   (`plan_micro_compact_sized`), as the session did before the decision stopped early.
+//! - `per_turn/pipeline_planning`: the same with the whole micro-compaction plan built from a
+//!   walk over the whole history (`plan_micro_compact_sized`), as the session did before the
+//!   index and the early stop.
 //! - `per_turn/pipeline_copying`: the pipeline as it was before this bench: the prompt from
 //!   `ContextManager::for_prompt`, which copies every item, and the micro-compaction decision
 //!   measuring every result again (`plan_micro_compact`) instead of taking the sizes the context
@@ -41,6 +43,7 @@ use agentctx_compact::CompactionThresholds;
 use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
 use agentctx_compact::LastRequestUsage;
+use agentctx_compact::MicroCompactIndex;
 use agentctx_compact::decide_micro_compact;
 use agentctx_compact::plan_micro_compact;
 use agentctx_compact::plan_micro_compact_sized;
@@ -54,6 +57,7 @@ use agentctx_reminders::FileStamp;
 use agentctx_reminders::GeneratorContext;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
+use criterion::BatchSize;
 use criterion::Criterion;
 use criterion::criterion_group;
 use criterion::criterion_main;
@@ -173,6 +177,37 @@ impl Turn<'_> {
         .worthwhile
     }
 
+    /// An index that has seen every item but the newest turn's (`CALLS_PER_TURN * 2 + 2`).
+    fn index_before_the_newest_turn(&self) -> MicroCompactIndex {
+        let seen = self.history.len() - (CALLS_PER_TURN * 2 + 2);
+        let mut index = MicroCompactIndex::new();
+        index.decide(
+            &self.history.raw_items()[..seen],
+            &self.history.item_sizes()[..seen],
+            self.history.history_version(),
+            &self.config.micro,
+            CompactionMode::Normal,
+            self.home,
+            &ApproxTokenEstimator,
+        );
+        index
+    }
+
+    /// The decision as the session takes it: the index looks at the newest turn, then decides.
+    fn micro_decision_indexed(&self, index: &mut MicroCompactIndex) -> bool {
+        index
+            .decide(
+                self.history.raw_items(),
+                self.history.item_sizes(),
+                self.history.history_version(),
+                &self.config.micro,
+                CompactionMode::Normal,
+                self.home,
+                &ApproxTokenEstimator,
+            )
+            .worthwhile
+    }
+
     /// The whole plan on known sizes.
     fn micro_plan(&self) -> usize {
         plan_micro_compact_sized(
@@ -268,19 +303,28 @@ fn bench(c: &mut Criterion) {
         turn.micro_plan(),
     );
     assert!(turn.micro_decision());
+    let index_before = turn.index_before_the_newest_turn();
+    assert!(turn.micro_decision_indexed(&mut index_before.clone()));
     record("per_turn_items", history.len());
     record("per_turn_tokens", history.estimate_token_count());
     record("per_turn_body_bytes", body.len());
 
     let mut group = c.benchmark_group("per_turn");
     group.bench_function("pipeline", |b| {
-        b.iter(|| {
-            let clears = turn.micro_decision();
-            let reminders = turn.reminders();
-            let prompt = history.prompt_view(&InputModality::TEXT_AND_IMAGE);
-            let compact = turn.token_accounting();
-            black_box((clears, reminders, prompt, compact))
-        });
+        // The index is copied before each turn outside the timing, so every measured turn
+        // indexes the newest 50 items as a session's turn does.
+        b.iter_batched(
+            || index_before.clone(),
+            |mut index| {
+                let clears = turn.micro_decision_indexed(&mut index);
+                let reminders = turn.reminders();
+                let prompt = history.prompt_view(&InputModality::TEXT_AND_IMAGE);
+                let compact = turn.token_accounting();
+                black_box((clears, reminders, &prompt, compact));
+                (index, prompt)
+            },
+            BatchSize::SmallInput,
+        );
     });
     group.bench_function("pipeline_planning", |b| {
         b.iter(|| {
@@ -306,6 +350,13 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let mut parts = c.benchmark_group("per_turn_parts");
+    parts.bench_function("micro_decision_indexed", |b| {
+        b.iter_batched(
+            || index_before.clone(),
+            |mut index| (turn.micro_decision_indexed(&mut index), index),
+            BatchSize::SmallInput,
+        );
+    });
     parts.bench_function("micro_decision", |b| b.iter(|| turn.micro_decision()));
     parts.bench_function("micro_plan", |b| b.iter(|| turn.micro_plan()));
     parts.bench_function("micro_decision_measuring", |b| {

@@ -26,6 +26,7 @@ use agentctx_compact::FullCompactRequest;
 use agentctx_compact::InitialContextInjection;
 use agentctx_compact::InvokedSkill;
 use agentctx_compact::LastRequestUsage;
+use agentctx_compact::MicroCompactIndex;
 use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
 use agentctx_compact::RestorationInput;
@@ -35,9 +36,7 @@ use agentctx_compact::SessionMemoryStore;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
 use agentctx_compact::apply_micro_compact;
-use agentctx_compact::decide_micro_compact;
 use agentctx_compact::full_compact;
-use agentctx_compact::plan_micro_compact_sized;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
 use agentctx_compact::try_session_memory_compact;
@@ -143,6 +142,8 @@ pub struct Compactor {
     tool_calls_this_turn: u32,
     pre_compact_hooks: Vec<Arc<dyn PreCompactHook>>,
     estimator: ApproxTokenEstimator,
+    /// What the micro-compaction decision knows of the history, kept across requests.
+    micro_index: MicroCompactIndex,
 }
 
 impl std::fmt::Debug for Compactor {
@@ -190,6 +191,7 @@ impl Compactor {
             tool_calls_this_turn: 0,
             pre_compact_hooks: Vec::new(),
             estimator: ApproxTokenEstimator,
+            micro_index: MicroCompactIndex::new(),
         }
     }
 
@@ -243,14 +245,16 @@ impl Compactor {
 
     /// Micro-compaction before a request: decides on the borrowed `history` (with `sizes`, the
     /// size of each item as the history manager measured it when it entered, so results are not
-    /// measured again), and only when clearing is worthwhile copies the history and clears it.
-    /// Returns the new history, the event and how many results were cleared. The common case,
-    /// nothing worth clearing, copies nothing (see docs/design/performance.md, "Per-turn
-    /// pipeline").
+    /// measured again, and `version`, the history's version, so only the items appended since
+    /// the last request are looked at), and only when clearing is worthwhile copies the history
+    /// and clears it. Returns the new history, the event and how many results were cleared. The
+    /// common case, nothing worth clearing, copies nothing (see docs/design/performance.md,
+    /// "Per-turn pipeline").
     pub fn micro(
-        &self,
+        &mut self,
         history: &[ResponseItem],
         sizes: &[ItemSize],
+        version: u64,
     ) -> Option<(Vec<ResponseItem>, LoopEvent, usize)> {
         if !self.config.micro_compact_enabled() {
             return None;
@@ -258,9 +262,10 @@ impl Compactor {
         let mode = self.thrash_guard.next_mode(Instant::now());
         // Before every request only the decision runs (it stops as soon as the answer is
         // known); the plan is built on the request that clears.
-        let decision = decide_micro_compact(
+        let decision = self.micro_index.decide(
             history,
             sizes,
+            version,
             &self.config.micro,
             mode,
             &self.home,
@@ -274,9 +279,10 @@ impl Compactor {
             );
             return None;
         }
-        let plan = plan_micro_compact_sized(
+        let plan = self.micro_index.plan(
             history,
             sizes,
+            version,
             &self.config.micro,
             mode,
             &self.home,

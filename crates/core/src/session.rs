@@ -556,10 +556,11 @@ impl Session {
             }
 
             // 6. Micro-compaction of old tool results when it saves enough.
-            if let Some((items, event, cleared)) = self
-                .compactor
-                .micro(self.history.raw_items(), self.history.item_sizes())
-            {
+            if let Some((items, event, cleared)) = self.compactor.micro(
+                self.history.raw_items(),
+                self.history.item_sizes(),
+                self.history.history_version(),
+            ) {
                 self.history.replace(items);
                 self.micro_cleared = cleared;
                 self.emit(SessionEvent::Loop(event));

@@ -3,7 +3,8 @@
 //! `agentctx-model` sits on floor 1 and depends only on `agentctx-protocol`. It provides:
 //!
 //! - the [`ModelClient`] trait: stream a [`Prompt`] into [`ResponseEvent`]s, or
-//!   [`ModelClient::complete`] / [`ModelClient::complete_structured`] for one-shot calls;
+//!   [`ModelClient::complete`] / [`ModelClient::complete_structured`] for one-shot calls; a
+//!   prompt's items are `Cow`s, borrowed from the caller's history or owned;
 //! - [`HttpModelClient`], real HTTP + SSE providers for the OpenAI Responses API,
 //!   OpenAI-compatible Chat Completions (Ollama, LM Studio, vLLM, llama.cpp server) and the
 //!   Anthropic Messages API, configured by [`ProviderConfig`] as codex `model_providers` are,

@@ -76,6 +76,13 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 1,
+        what: "micro-compaction decision, indexed (newest turn looked at) vs a walk over all",
+        figure: Measure::Time("per_turn_parts", "micro_decision_indexed"),
+        yardstick: Measure::Time("per_turn_parts", "micro_decision"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
         what: "micro-compaction decision (stops when known) vs the whole plan on known sizes",
         figure: Measure::Time("per_turn_parts", "micro_decision"),
         yardstick: Measure::Time("per_turn_parts", "micro_plan"),

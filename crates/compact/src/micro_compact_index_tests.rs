@@ -1,0 +1,260 @@
+use agentctx_context::ApproxTokenEstimator;
+use agentctx_context::ContextManager;
+use agentctx_context::TruncationPolicy;
+use agentctx_protocol::ExtraFields;
+use agentctx_protocol::FunctionCallOutputPayload;
+use agentctx_protocol::ResponseItem;
+use proptest::prelude::*;
+
+use super::*;
+use crate::config::CompactConfig;
+use crate::micro_compact::apply_micro_compact;
+use crate::micro_compact::decide_micro_compact;
+use crate::micro_compact::plan_micro_compact_sized;
+
+const EST: ApproxTokenEstimator = ApproxTokenEstimator;
+
+/// A tool output of about `tokens` tokens.
+fn text_of(tokens: usize, seed: &str) -> String {
+    let line = format!("{seed}: some output line of the tool\n");
+    line.repeat((tokens * 4).div_ceil(line.len()))
+}
+
+/// One appended exchange: a kind of call (or a user message) with a path or command from a
+/// small pool, so results supersede each other often.
+fn exchange(kind: u8, target: u8, tokens: usize, serial: usize) -> Vec<ResponseItem> {
+    let id = format!("call_{serial}");
+    let output = ResponseItem::function_call_output(&id, text_of(tokens, &id));
+    match kind % 7 {
+        0 => vec![
+            ResponseItem::function_call(
+                &id,
+                "Read",
+                format!(r#"{{"file_path":"/src/{target}.rs"}}"#),
+            ),
+            output,
+        ],
+        1 => vec![
+            ResponseItem::function_call(
+                &id,
+                "Bash",
+                format!(r#"{{"command":"cat part{target}"}}"#),
+            ),
+            output,
+        ],
+        2 => vec![
+            ResponseItem::function_call(
+                &id,
+                "Edit",
+                format!(r#"{{"file_path":"/src/{target}.rs"}}"#),
+            ),
+            output,
+        ],
+        3 => vec![
+            ResponseItem::function_call(&id, "Bash", r#"{"command":"false"}"#),
+            ResponseItem::FunctionCallOutput {
+                call_id: id.clone(),
+                output: FunctionCallOutputPayload {
+                    success: Some(false),
+                    ..FunctionCallOutputPayload::text("Exit code: 1\nfailed")
+                },
+                extra: ExtraFields::new(),
+            },
+        ],
+        4 => vec![
+            ResponseItem::LocalShellCall {
+                id: None,
+                call_id: Some(id.clone()),
+                status: None,
+                action: serde_json::json!({"type": "exec", "command": ["ls"]}),
+                extra: ExtraFields::new(),
+            },
+            output,
+        ],
+        5 => vec![ResponseItem::user_text(format!("next request {serial}"))],
+        // A call whose output comes later (or never).
+        _ => vec![ResponseItem::function_call(
+            &id,
+            "Grep",
+            format!(r#"{{"pattern":"p{target}"}}"#),
+        )],
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Append(Vec<(u8, u8, usize)>),
+    /// Micro-compaction applied as the session applies it: plan, apply, replace.
+    Compact,
+    RemoveFirst,
+    RemoveLast,
+    DropTurns(u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let exchanges = prop::collection::vec(
+        (
+            0u8..7,
+            0u8..4,
+            prop_oneof![Just(50usize), Just(3_000), Just(9_000)],
+        ),
+        1..10,
+    );
+    prop_oneof![
+        6 => exchanges.prop_map(Op::Append),
+        1 => Just(Op::Compact),
+        1 => Just(Op::RemoveFirst),
+        1 => Just(Op::RemoveLast),
+        1 => (1u32..3).prop_map(Op::DropTurns),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever happened to the history, the index answers and plans as a fresh look at the
+    /// whole history does.
+    #[test]
+    fn the_index_decides_and_plans_as_a_fresh_look(ops in prop::collection::vec((op(), any::<bool>()), 1..20)) {
+        let home = tempfile::tempdir().unwrap();
+        let mut micro = CompactConfig::default().micro;
+        micro.min_savings_tokens = 5_000;
+        micro.target_tool_result_tokens = 6_000;
+        let mut history = ContextManager::new();
+        history.record_items([ResponseItem::user_text("start")], TruncationPolicy::Bytes(100_000));
+        let mut index = MicroCompactIndex::new();
+        let mut serial = 0;
+        for (op, look) in &ops {
+            match op {
+                Op::Append(exchanges) => {
+                    for (kind, target, tokens) in exchanges {
+                        serial += 1;
+                        history.record_items(exchange(*kind, *target, *tokens, serial), TruncationPolicy::Bytes(100_000));
+                    }
+                }
+                Op::Compact => {
+                    let plan = index.plan(history.raw_items(), history.item_sizes(), history.history_version(), &micro, CompactionMode::Normal, home.path(), &EST);
+                    if plan.worthwhile {
+                        let mut items = history.raw_items().to_vec();
+                        apply_micro_compact(&mut items, &plan).unwrap();
+                        history.replace(items);
+                    }
+                }
+                Op::RemoveFirst => {
+                    history.remove_first_item();
+                }
+                Op::RemoveLast => {
+                    history.remove_last_item();
+                }
+                Op::DropTurns(turns) => history.drop_last_n_user_turns(*turns),
+            }
+            // Several changes can come between two decisions.
+            if !look {
+                continue;
+            }
+            for mode in [CompactionMode::Normal, CompactionMode::Aggressive] {
+                let fresh_plan = plan_micro_compact_sized(history.raw_items(), history.item_sizes(), &micro, mode, home.path(), &EST);
+                let fresh_decision = decide_micro_compact(history.raw_items(), history.item_sizes(), &micro, mode, home.path(), &EST);
+                let decision = index.decide(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
+                prop_assert_eq!(decision, fresh_decision);
+                let plan = index.plan(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
+                prop_assert_eq!(plan, fresh_plan);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_new_version_makes_the_index_look_again() {
+    let home = tempfile::tempdir().unwrap();
+    let micro = CompactConfig::default().micro;
+    let mut index = MicroCompactIndex::new();
+    let mut history = vec![ResponseItem::user_text("look")];
+    for n in 0..8 {
+        history.extend(exchange(1, n, 7_000, usize::from(n)));
+    }
+    history.push(ResponseItem::user_text("now fix it"));
+    let sizes: Vec<ItemSize> = history
+        .iter()
+        .map(|item| EST.estimate_item_size(item))
+        .collect();
+    let decide = |index: &mut MicroCompactIndex, history: &[ResponseItem], version| {
+        index.decide(
+            history,
+            &sizes,
+            version,
+            &micro,
+            CompactionMode::Normal,
+            home.path(),
+            &EST,
+        )
+    };
+    assert!(decide(&mut index, &history, 0).worthwhile);
+
+    // The same length under the same version is taken as unchanged; the same items
+    // replaced (a new version) are looked at again.
+    let cleared: Vec<ResponseItem> = history
+        .iter()
+        .map(|item| match item {
+            ResponseItem::FunctionCallOutput { call_id, .. } => ResponseItem::function_call_output(
+                call_id,
+                crate::persisted_output::CLEARED_TOOL_RESULT_TEXT,
+            ),
+            other => other.clone(),
+        })
+        .collect();
+    assert!(
+        decide(&mut index, &cleared, 0).worthwhile,
+        "version unchanged: nothing looked at"
+    );
+    assert!(!decide(&mut index, &cleared, 1).worthwhile);
+}
+
+#[test]
+fn savings_are_computed_again_under_another_home_or_threshold() {
+    let short = tempfile::tempdir().unwrap();
+    let long = tempfile::tempdir().unwrap();
+    let long_home = long
+        .path()
+        .join("a-much-longer-folder-name-for-the-markers-to-name".repeat(3));
+    let mut history = vec![ResponseItem::user_text("look")];
+    for n in 0..6 {
+        history.extend(exchange(1, n, 3_000, usize::from(n)));
+    }
+    history.push(ResponseItem::user_text("now fix it"));
+    let sizes: Vec<ItemSize> = history
+        .iter()
+        .map(|item| EST.estimate_item_size(item))
+        .collect();
+    let mut micro = CompactConfig::default().micro;
+    micro.min_savings_tokens = 1_000_000;
+    micro.target_tool_result_tokens = 0;
+    let mut index = MicroCompactIndex::new();
+    let mut answers = Vec::new();
+    for (home, threshold) in [
+        (short.path(), 1_000),
+        (long_home.as_path(), 1_000),
+        (long_home.as_path(), 10_000),
+    ] {
+        micro.persist_threshold_tokens = threshold;
+        let fresh =
+            decide_micro_compact(&history, &sizes, &micro, CompactionMode::Normal, home, &EST);
+        let indexed = index.decide(
+            &history,
+            &sizes,
+            0,
+            &micro,
+            CompactionMode::Normal,
+            home,
+            &EST,
+        );
+        assert_eq!(indexed, fresh);
+        answers.push(fresh.tokens_saved);
+    }
+    answers.dedup();
+    assert_eq!(
+        answers.len(),
+        3,
+        "each setting saves a different amount: {answers:?}"
+    );
+}
