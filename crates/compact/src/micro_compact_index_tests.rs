@@ -53,7 +53,7 @@ fn exchange(kind: u8, target: u8, tokens: usize, serial: usize) -> Vec<ResponseI
         3 => vec![
             ResponseItem::function_call(&id, "Bash", r#"{"command":"false"}"#),
             ResponseItem::FunctionCallOutput {
-                call_id: id.clone(),
+                call_id: id,
                 output: FunctionCallOutputPayload {
                     success: Some(false),
                     ..FunctionCallOutputPayload::text("Exit code: 1\nfailed")
@@ -64,7 +64,7 @@ fn exchange(kind: u8, target: u8, tokens: usize, serial: usize) -> Vec<ResponseI
         4 => vec![
             ResponseItem::LocalShellCall {
                 id: None,
-                call_id: Some(id.clone()),
+                call_id: Some(id),
                 status: None,
                 action: serde_json::json!({"type": "exec", "command": ["ls"]}),
                 extra: ExtraFields::new(),

@@ -57,7 +57,7 @@ impl<'a> Prompt<'a> {
 
     /// The input items.
     pub fn items(&self) -> impl Iterator<Item = &ResponseItem> {
-        self.input.iter().map(|item| item.as_ref())
+        self.input.iter().map(AsRef::as_ref)
     }
 
     /// The same prompt owning all of its items (what a recorder of prompts keeps).

@@ -230,3 +230,34 @@ fn non_utf8_text_changes_are_diffed_lossily() {
     };
     assert_eq!(&**new, "caf\u{fffd}\n");
 }
+
+#[test]
+fn changes_come_sorted_by_path_whatever_the_tracking_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let tracker = FileTracker::new();
+    // Names whose component order differs from their byte order (`a-b` sorts before `a/b`
+    // as bytes, after it as paths) and more files than one hash shard holds.
+    let mut names: Vec<String> = (0..40).map(|n| format!("file_{n:02}.rs")).collect();
+    names.extend([
+        "a-b.rs".to_string(),
+        "a/b.rs".to_string(),
+        "a.rs".to_string(),
+    ]);
+    for name in names.iter().rev() {
+        let path = dir.path().join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        write(&path, "old\n");
+        tracker.track_read(&path, "old\n", 1, None, None);
+    }
+    for name in &names {
+        write(&dir.path().join(name), "new\n");
+    }
+    let changed: Vec<PathBuf> = tracker
+        .detect_changes()
+        .into_iter()
+        .map(|change| change.path)
+        .collect();
+    let mut expected: Vec<PathBuf> = names.iter().map(|name| dir.path().join(name)).collect();
+    expected.sort();
+    assert_eq!(changed, expected);
+}

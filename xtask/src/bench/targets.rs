@@ -76,6 +76,13 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 1,
+        what: "micro-compaction decision, indexed, nothing new vs the newest turn's 50 items",
+        figure: Measure::Time("per_turn_parts", "micro_decision_synced"),
+        yardstick: Measure::Time("per_turn_parts", "micro_decision_indexed"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
         what: "micro-compaction decision, indexed (newest turn looked at) vs a walk over all",
         figure: Measure::Time("per_turn_parts", "micro_decision_indexed"),
         yardstick: Measure::Time("per_turn_parts", "micro_decision"),
