@@ -18,6 +18,9 @@
 //!   manager keeps (`plan_micro_compact_sized`).
 //! - `per_turn/serialize_prompt`: the yardstick, `serde_json` writing that prompt once (the
 //!   request body the model call needs anyway).
+//! - `per_turn_parts/request_json` and `per_turn_parts/request_through_tree`: the Responses
+//!   request body of that prompt as the model client writes it (items written straight from
+//!   the borrowed prompt), and as it was written before (a JSON tree of the body first).
 //! - `per_turn_parts/*`: each step alone, and `per_turn_parts/history_clone` (a deep copy of
 //!   the history).
 //!
@@ -51,6 +54,9 @@ use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::ContextManager;
 use agentctx_context::InputModality;
 use agentctx_context::TruncationPolicy;
+use agentctx_model::HttpModelClient;
+use agentctx_model::Prompt;
+use agentctx_model::ProviderConfig;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use agentctx_reminders::FileStamp;
@@ -377,6 +383,28 @@ fn bench(c: &mut Criterion) {
     });
     parts.bench_function("token_accounting", |b| b.iter(|| turn.token_accounting()));
     parts.bench_function("history_clone", |b| b.iter(|| history.raw_items().to_vec()));
+
+    // What the model call then does with the prompt: the Responses request body, written
+    // straight from the borrowed items, and (as before) through a JSON tree of the body.
+    let client = HttpModelClient::new(ProviderConfig::openai(), "gpt-5", &|_| {
+        Some("sk-bench".to_string())
+    })
+    .unwrap();
+    let request = Prompt {
+        instructions: "You are a coding agent.".to_string(),
+        input: history.prompt_view(&InputModality::TEXT_AND_IMAGE),
+        ..Prompt::default()
+    };
+    record(
+        "per_turn_request_bytes",
+        client.request_json(&request).unwrap().len(),
+    );
+    parts.bench_function("request_json", |b| {
+        b.iter(|| client.request_json(black_box(&request)).unwrap());
+    });
+    parts.bench_function("request_through_tree", |b| {
+        b.iter(|| serde_json::to_vec(&client.request_body(black_box(&request))).unwrap());
+    });
     parts.finish();
 }
 

@@ -133,12 +133,26 @@ impl HttpModelClient {
         }
     }
 
+    /// The bytes this client sends for `prompt`: [`HttpModelClient::request_body`] written as
+    /// JSON. The Responses body is written straight from the prompt's items, without a JSON
+    /// tree of the history in between.
+    pub fn request_json(&self, prompt: &Prompt<'_>) -> Result<Vec<u8>, ModelError> {
+        let written = match self.provider.wire_api {
+            WireApi::Responses => serde_json::to_vec(&responses::RequestBody::new(
+                prompt,
+                &self.slug,
+                &self.model_info,
+            )),
+            WireApi::Chat | WireApi::Anthropic => serde_json::to_vec(&self.request_body(prompt)),
+        };
+        written.map_err(|err| ModelError::Decode {
+            what: "request body".to_string(),
+            message: err.to_string(),
+        })
+    }
+
     fn prepare(&self, prompt: &Prompt<'_>) -> Result<PreparedRequest, ModelError> {
-        let body =
-            serde_json::to_vec(&self.request_body(prompt)).map_err(|err| ModelError::Decode {
-                what: "request body".to_string(),
-                message: err.to_string(),
-            })?;
+        let body = self.request_json(prompt)?;
         let mut headers = self.headers.clone();
         headers.insert(
             reqwest::header::CONTENT_TYPE,

@@ -443,6 +443,16 @@ impl ResponseItem {
         }
     }
 
+    /// Whether the item carries a field agentctx keeps for itself (the injected mark), which
+    /// [`ResponseItem::without_harness_fields`] removes. Without one, the item can be sent as
+    /// it is, without a copy.
+    pub fn has_harness_fields(&self) -> bool {
+        match self {
+            Self::Message { extra, .. } => extra.contains_key(INJECTED_FIELD),
+            _ => false,
+        }
+    }
+
     /// The item without the fields agentctx keeps for itself (the injected mark), as a provider
     /// request must send it.
     pub fn without_harness_fields(&self) -> Self {

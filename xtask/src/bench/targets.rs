@@ -110,6 +110,20 @@ pub(crate) const LINES: &[Line] = &[
         goal: Goal::Report,
     },
     Line {
+        target: 1,
+        what: "Responses request body written from borrowed items vs through a JSON tree",
+        figure: Measure::Time("per_turn_parts", "request_json"),
+        yardstick: Measure::Time("per_turn_parts", "request_through_tree"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 1,
+        what: "Responses request body written from borrowed items vs serde_json on the prompt",
+        figure: Measure::Time("per_turn_parts", "request_json"),
+        yardstick: Measure::Time("per_turn", "serialize_prompt"),
+        goal: Goal::Report,
+    },
+    Line {
         target: 2,
         what: "token estimation speed (calibrated vs tiktoken-rs o200k)",
         figure: Measure::Time("token_estimation", "calibrated"),

@@ -1,7 +1,10 @@
 //! OpenAI Responses API: `POST {base_url}/responses` with `stream: true`.
 
+use std::borrow::Cow;
+
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
+use serde::Serialize;
 use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
@@ -28,61 +31,68 @@ pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output";
 /// requested effort is clamped to what the model accepts, and `prompt_cache_key` carries the
 /// session id so consecutive requests of a session share the prompt cache
 /// (https://platform.openai.com/docs/guides/prompt-caching).
-pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
-    let input: Vec<Value> = prompt
-        .input
-        .iter()
-        .filter_map(|item| input_item(item, model_info))
-        .filter_map(|item| serde_json::to_value(item).ok())
-        .filter(|value| !value.is_null())
-        .collect();
-    let tools: Vec<Value> = prompt
-        .tools
-        .iter()
-        .map(|tool| {
-            json!({
-                "type": "function",
-                "name": tool.name,
-                "description": tool.description,
-                "strict": false,
-                "parameters": tool.parameters,
-            })
-        })
-        .collect();
+///
+/// The items are written straight from the prompt's (borrowed) items; only the ones that must
+/// change (an id or reasoning text removed, the injected mark dropped) are copied. Building a
+/// JSON tree of the input first would copy a long history twice before every request.
+#[derive(Debug, Serialize)]
+pub(crate) struct RequestBody<'a> {
+    model: &'a str,
+    instructions: &'a str,
+    input: Vec<Cow<'a, ResponseItem>>,
+    tools: Vec<Value>,
+    tool_choice: &'static str,
+    parallel_tool_calls: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    include: Option<[&'static str; 1]>,
+    store: bool,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<Value>,
+}
 
-    let mut body = Map::new();
-    body.insert("model".into(), json!(slug));
-    body.insert("instructions".into(), json!(prompt.instructions));
-    body.insert("input".into(), Value::Array(input));
-    body.insert("tools".into(), Value::Array(tools));
-    body.insert("tool_choice".into(), json!("auto"));
-    body.insert("parallel_tool_calls".into(), json!(false));
-    let reasoning = prompt
-        .reasoning
-        .filter(|_| model_info.may_reason())
-        .filter(|options| options.effort.is_some() || options.summary.is_some());
-    if let Some(options) = reasoning {
-        let mut value = Map::new();
-        if let Some(effort) = options.effort {
-            let effort = model_info.clamp_effort(slug, effort);
-            value.insert("effort".into(), json!(effort.as_str()));
-        }
-        if let Some(summary) = options.summary {
-            value.insert("summary".into(), json!(summary.as_str()));
-        }
-        body.insert("reasoning".into(), Value::Object(value));
-    }
-    if reasoning.is_some() || model_info.supports_reasoning == Some(true) {
-        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
-    }
-    body.insert("store".into(), json!(false));
-    body.insert("stream".into(), json!(true));
-    if let Some(session_id) = prompt.session_id.as_deref().filter(|id| !id.is_empty()) {
-        body.insert("prompt_cache_key".into(), json!(session_id));
-    }
-    if let Some(schema) = &prompt.output_schema {
-        body.insert(
-            "text".into(),
+impl<'a> RequestBody<'a> {
+    pub(crate) fn new(prompt: &'a Prompt<'_>, slug: &'a str, model_info: &ModelInfo) -> Self {
+        let input = prompt
+            .input
+            .iter()
+            .filter_map(|item| input_item(item, model_info))
+            .collect();
+        let tools = prompt
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "type": "function",
+                    "name": tool.name,
+                    "description": tool.description,
+                    "strict": false,
+                    "parameters": tool.parameters,
+                })
+            })
+            .collect();
+        let reasoning_options = prompt
+            .reasoning
+            .filter(|_| model_info.may_reason())
+            .filter(|options| options.effort.is_some() || options.summary.is_some());
+        let reasoning = reasoning_options.map(|options| {
+            let mut value = Map::new();
+            if let Some(effort) = options.effort {
+                let effort = model_info.clamp_effort(slug, effort);
+                value.insert("effort".into(), json!(effort.as_str()));
+            }
+            if let Some(summary) = options.summary {
+                value.insert("summary".into(), json!(summary.as_str()));
+            }
+            Value::Object(value)
+        });
+        let include = (reasoning_options.is_some() || model_info.supports_reasoning == Some(true))
+            .then_some(["reasoning.encrypted_content"]);
+        let text = prompt.output_schema.as_ref().map(|schema| {
             json!({
                 "format": {
                     "type": "json_schema",
@@ -90,13 +100,39 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
                     "schema": schema,
                     "strict": false,
                 }
-            }),
-        );
+            })
+        });
+        Self {
+            model: slug,
+            instructions: &prompt.instructions,
+            input,
+            tools,
+            tool_choice: "auto",
+            parallel_tool_calls: false,
+            reasoning,
+            include,
+            store: false,
+            stream: true,
+            prompt_cache_key: prompt.session_id.as_deref().filter(|id| !id.is_empty()),
+            text,
+        }
     }
-    Value::Object(body)
+}
+
+/// [`RequestBody`] as a JSON tree.
+pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
+    match serde_json::to_value(RequestBody::new(prompt, slug, model_info)) {
+        Ok(value) => value,
+        Err(error) => {
+            // Only a map with keys that are not strings fails, and the body has none.
+            tracing::error!(%error, "the request body could not be built as JSON");
+            Value::Null
+        }
+    }
 }
 
 /// One history item as a request that is not stored may carry it, or `None` to leave it out.
+/// Borrowed when it goes as it is.
 ///
 /// - Item ids are removed: nothing is stored, so an id points at nothing and the API answers
 ///   "Item with id ... not found".
@@ -108,10 +144,10 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
 ///   signature is Anthropic's, not OpenAI's encrypted state.
 /// - Ghost snapshots are harness-only; unknown item types that carry a server id are left out
 ///   for the same reason as ids.
-fn input_item(item: &ResponseItem, model_info: &ModelInfo) -> Option<ResponseItem> {
-    // Ids are handled below; agentctx's own marks (the injected flag) are never sent.
-    let mut item = item.without_harness_fields();
-    match &mut item {
+fn input_item<'a>(item: &'a ResponseItem, model_info: &ModelInfo) -> Option<Cow<'a, ResponseItem>> {
+    // What the request changes: the id (and reasoning text) of the item, and agentctx's own
+    // marks (the injected flag), which are never sent.
+    let changes = match item {
         ResponseItem::Reasoning {
             id,
             content,
@@ -128,14 +164,13 @@ fn input_item(item: &ResponseItem, model_info: &ModelInfo) -> Option<ResponseIte
                 tracing::debug!("anthropic thinking left out of an openai request");
                 return None;
             }
-            *id = None;
-            *content = None;
+            id.is_some() || content.is_some()
         }
         ResponseItem::Message { id, .. }
         | ResponseItem::LocalShellCall { id, .. }
         | ResponseItem::FunctionCall { id, .. }
         | ResponseItem::CustomToolCall { id, .. }
-        | ResponseItem::WebSearchCall { id, .. } => *id = None,
+        | ResponseItem::WebSearchCall { id, .. } => id.is_some(),
         ResponseItem::GhostSnapshot { .. } => return None,
         ResponseItem::Other(value) if value.get("id").is_some() => {
             let kind = value
@@ -148,12 +183,34 @@ fn input_item(item: &ResponseItem, model_info: &ModelInfo) -> Option<ResponseIte
             );
             return None;
         }
+        // Nothing to send.
+        ResponseItem::Other(Value::Null) => return None,
         ResponseItem::FunctionCallOutput { .. }
         | ResponseItem::CustomToolCallOutput { .. }
         | ResponseItem::Compaction { .. }
+        | ResponseItem::Other(_) => false,
+    };
+    if !changes && !item.has_harness_fields() {
+        return Some(Cow::Borrowed(item));
+    }
+    let mut item = item.without_harness_fields();
+    match &mut item {
+        ResponseItem::Reasoning { id, content, .. } => {
+            *id = None;
+            *content = None;
+        }
+        ResponseItem::Message { id, .. }
+        | ResponseItem::LocalShellCall { id, .. }
+        | ResponseItem::FunctionCall { id, .. }
+        | ResponseItem::CustomToolCall { id, .. }
+        | ResponseItem::WebSearchCall { id, .. } => *id = None,
+        ResponseItem::FunctionCallOutput { .. }
+        | ResponseItem::CustomToolCallOutput { .. }
+        | ResponseItem::GhostSnapshot { .. }
+        | ResponseItem::Compaction { .. }
         | ResponseItem::Other(_) => {}
     }
-    Some(item)
+    Some(Cow::Owned(item))
 }
 
 /// Token usage of a `response.completed` event.

@@ -155,3 +155,41 @@ fn the_injected_mark_of_an_imported_message_is_not_sent() {
         }])
     );
 }
+
+#[test]
+fn items_that_go_as_they_are_are_borrowed_and_the_written_body_is_the_tree() {
+    let mut injected = ResponseItem::user_text("skill body");
+    injected.set_injected(true);
+    let mut with_id = ResponseItem::function_call("c1", "shell", "{}");
+    if let ResponseItem::FunctionCall { id, .. } = &mut with_id {
+        *id = Some("fc_1".to_string());
+    }
+    let prompt = Prompt {
+        instructions: "be brief".to_string(),
+        input: owned_items(vec![
+            ResponseItem::user_text("list the files"),
+            with_id,
+            ResponseItem::function_call_output("c1", "a.rs\nb.rs"),
+            injected,
+            ResponseItem::Other(Value::Null),
+        ]),
+        session_id: Some("session-1".to_string()),
+        ..Prompt::default()
+    };
+    let info = ModelInfo::default();
+    let body = RequestBody::new(&prompt, "gpt-5", &info);
+    let borrowed: Vec<bool> = body
+        .input
+        .iter()
+        .map(|item| matches!(item, Cow::Borrowed(_)))
+        .collect();
+    // The id and the injected mark are removed from copies; a null item is not sent.
+    assert_eq!(borrowed, [true, false, true, false]);
+    let written: Value = serde_json::from_slice(&serde_json::to_vec(&body).unwrap()).unwrap();
+    assert_eq!(written, request_body(&prompt, "gpt-5", &info));
+    assert_eq!(written["prompt_cache_key"], "session-1");
+    assert_eq!(
+        written["input"][1],
+        json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
+    );
+}
