@@ -71,7 +71,7 @@ impl CompactableTool {
 
     /// Edit and write results are short confirmations the model relies on to know what it
     /// changed; they are never cleared.
-    pub(crate) fn is_protected(self) -> bool {
+    fn is_protected(self) -> bool {
         matches!(self, Self::Edit | Self::Write)
     }
 }
@@ -309,18 +309,10 @@ pub(crate) fn plan_results(
     let mut superseded = Vec::new();
     let mut others = Vec::new();
     for (position, result) in results.iter().enumerate() {
-        let is_latest_read =
-            result.tool == CompactableTool::Read && result.key.is_some() && !result.superseded;
-        let clearable = position < keep_from
-            && !result.cleared
-            && !result.is_error
-            && !result.tool.is_protected()
-            && turn_start.is_some_and(|start| result.index < start)
-            && !is_latest_read;
-        if !clearable {
+        if !result.is_clearable(position < keep_from, turn_start) {
             continue;
         }
-        if result.key.is_some() && result.superseded {
+        if result.goes_first() {
             superseded.push(result);
         } else {
             others.push(result);
@@ -424,6 +416,29 @@ pub(crate) struct CompactableResult<'a> {
     pub(crate) is_error: bool,
     /// A later result of the same tool has the same key.
     pub(crate) superseded: bool,
+}
+
+impl CompactableResult<'_> {
+    /// Whether micro-compaction may clear this result: old enough (`before_kept`: it is not one
+    /// of the newest results kept, and it belongs to a finished turn, before `turn_start`), not
+    /// cleared yet, not an error, not an edit's or write's confirmation, and not the latest
+    /// read of its file.
+    pub(crate) fn is_clearable(&self, before_kept: bool, turn_start: Option<usize>) -> bool {
+        let is_latest_read =
+            self.tool == CompactableTool::Read && self.key.is_some() && !self.superseded;
+        before_kept
+            && !self.cleared
+            && !self.is_error
+            && !self.tool.is_protected()
+            && turn_start.is_some_and(|start| self.index < start)
+            && !is_latest_read
+    }
+
+    /// Whether the result is cleared in the first round: a later result of the same key
+    /// superseded it.
+    pub(crate) fn goes_first(&self) -> bool {
+        self.key.is_some() && self.superseded
+    }
 }
 
 /// The results of compactable tools in history order.

@@ -150,19 +150,21 @@ impl MicroCompactIndex {
             .saturating_sub(config.keep_recent_results);
         let mut remaining = self.uncleared_tokens;
         let mut decision = MicroCompactDecision::default();
-        'walk: for superseded_pass in [true, false] {
+        'walk: for first_round in [true, false] {
             for (position, result) in self.results.iter_mut().enumerate() {
-                let is_superseded = result.key.is_some() && result.superseded;
-                let is_latest_read = result.tool == CompactableTool::Read
-                    && result.key.is_some()
-                    && !result.superseded;
-                let clearable = position < keep_from
-                    && !result.cleared
-                    && !result.is_error
-                    && !result.tool.is_protected()
-                    && turn_start.is_some_and(|start| result.index < start)
-                    && !is_latest_read;
-                if !clearable || is_superseded != superseded_pass {
+                let candidate = CompactableResult {
+                    index: result.index,
+                    call_id: &result.call_id,
+                    tool: result.tool,
+                    key: result.key.as_deref(),
+                    tokens: result.tokens,
+                    cleared: result.cleared,
+                    is_error: result.is_error,
+                    superseded: result.superseded,
+                };
+                if !candidate.is_clearable(position < keep_from, turn_start)
+                    || candidate.goes_first() != first_round
+                {
                     continue;
                 }
                 if mode == CompactionMode::Normal && remaining <= config.target_tool_result_tokens {
@@ -173,16 +175,6 @@ impl MicroCompactIndex {
                     None => {
                         let Some(item) = history.get(result.index) else {
                             continue;
-                        };
-                        let candidate = CompactableResult {
-                            index: result.index,
-                            call_id: &result.call_id,
-                            tool: result.tool,
-                            key: result.key.as_deref(),
-                            tokens: result.tokens,
-                            cleared: result.cleared,
-                            is_error: result.is_error,
-                            superseded: result.superseded,
                         };
                         let saving =
                             plan_clear(item, &candidate, config, home, estimator).tokens_saved;
