@@ -228,11 +228,15 @@ impl LazyRolloutLine {
     }
 }
 
+/// The span of a payload in the line, and the payload's own `type` when it is a string.
+type ScannedPayload<'a> = ((usize, usize), Option<Cow<'a, str>>);
+
 /// What the scan of an envelope found.
 struct Scanned<'a> {
     timestamp: Option<StringOrValue<'a>>,
     kind: Option<StringOrValue<'a>>,
-    payload: Option<((usize, usize), Option<Cow<'a, str>>)>,
+    /// The payload's span and its own `type`.
+    payload: Option<ScannedPayload<'a>>,
     extra: ExtraFields,
 }
 
@@ -366,7 +370,10 @@ impl<'de> Deserialize<'de> for JsonString<'de> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string")
             }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
                 Ok(JsonString(Cow::Borrowed(v)))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
@@ -396,7 +403,10 @@ impl<'de> Deserialize<'de> for StringOrValue<'de> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
                 Ok(StringOrValue::String(Cow::Borrowed(v)))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
@@ -427,13 +437,11 @@ impl<'de> Deserialize<'de> for StringOrValue<'de> {
                 Ok(StringOrValue::Value(Value::Null))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                let value =
-                    Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                let value = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
                 Ok(StringOrValue::Value(value))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let value =
-                    Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                let value = Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
                 Ok(StringOrValue::Value(value))
             }
         }

@@ -10,7 +10,8 @@ const EVERY_KIND: &str = include_str!("../tests/fixtures/every_kind.jsonl");
 
 /// What the typed reading of a line gives: the tree, then the line (or the same errors).
 fn typed(line: &str) -> Result<RolloutLine, String> {
-    let value: Value = serde_json::from_str(line.trim()).map_err(|err| format!("invalid json: {err}"))?;
+    let value: Value =
+        serde_json::from_str(line.trim()).map_err(|err| format!("invalid json: {err}"))?;
     if !value.is_object() {
         return Err("not a json object".to_string());
     }
@@ -91,7 +92,8 @@ fn odd_envelopes_read_as_the_json_tree_reads_them() {
 
 #[test]
 fn bytes_that_are_not_utf8_are_reported_as_such() {
-    let error = LazyRolloutLine::parse(b"{\"type\":\"event_msg\",\"payload\":\"\xff\"}").unwrap_err();
+    let error =
+        LazyRolloutLine::parse(b"{\"type\":\"event_msg\",\"payload\":\"\xff\"}").unwrap_err();
     assert!(matches!(error, LazyLineError::InvalidUtf8), "{error}");
 }
 
@@ -101,7 +103,10 @@ fn the_payload_text_is_kept_as_read() {
         br#"{"timestamp":"t","type":"event_msg","payload": { "type" : "token_count" , "info":null } }"#,
     )
     .unwrap();
-    assert_eq!(line.payload_json(), r#"{ "type" : "token_count" , "info":null }"#);
+    assert_eq!(
+        line.payload_json(),
+        r#"{ "type" : "token_count" , "info":null }"#
+    );
     assert_eq!(line.payload_type(), Some("token_count"));
 }
 

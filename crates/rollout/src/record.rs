@@ -97,7 +97,9 @@ pub struct LazyRecord {
 #[derive(Debug, Clone, PartialEq)]
 enum LazyLine {
     Raw(LazyRolloutLine),
-    Typed(RolloutLine),
+    /// Boxed: typed lines come from the rarer formats, and a `RolloutLine` is three times the
+    /// size of a lazy one.
+    Typed(Box<RolloutLine>),
 }
 
 impl LazyRecord {
@@ -113,7 +115,7 @@ impl LazyRecord {
         Self {
             line_number: record.line_number,
             flags: record.flags,
-            line: LazyLine::Typed(record.line),
+            line: LazyLine::Typed(Box::new(record.line)),
         }
     }
 
@@ -163,7 +165,7 @@ impl LazyRecord {
     pub fn into_record(self) -> RolloutRecord {
         let line = match self.line {
             LazyLine::Raw(line) => line.into_line(),
-            LazyLine::Typed(line) => line,
+            LazyLine::Typed(line) => *line,
         };
         RolloutRecord {
             line_number: self.line_number,
