@@ -5,6 +5,7 @@ use std::fmt;
 
 use agentctx_protocol::EventMsg;
 use agentctx_protocol::LazyRolloutLine;
+use agentctx_protocol::PayloadFidelity;
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
@@ -158,6 +159,26 @@ impl LazyRecord {
         match &self.line {
             LazyLine::Raw(line) => Cow::Owned(line.item()),
             LazyLine::Typed(line) => Cow::Borrowed(&line.item),
+        }
+    }
+
+    /// The record typed without the fidelity record a rewrite needs: equal to
+    /// [`LazyRecord::into_record`] except that its line's `fidelity` is empty, so writing it
+    /// back may differ from the file. For readers that look at items and never write them.
+    pub fn into_read_only_record(self) -> RolloutRecord {
+        let line = match self.line {
+            LazyLine::Raw(line) => RolloutLine {
+                timestamp: line.timestamp().to_string(),
+                item: line.item(),
+                extra: line.extra().clone(),
+                fidelity: PayloadFidelity::default(),
+            },
+            LazyLine::Typed(line) => *line,
+        };
+        RolloutRecord {
+            line_number: self.line_number,
+            line,
+            flags: self.flags,
         }
     }
 
