@@ -228,7 +228,11 @@ fn verdict(goal: Goal, figure: f64, yardstick: f64, ratio: f64) -> String {
                 ">= {} ({}) or ratio >= {least_ratio:.4} ({})",
                 per_second(least),
                 if figure >= least { "met" } else { "missed" },
-                if ratio >= least_ratio { "met" } else { "missed" },
+                if ratio >= least_ratio {
+                    "met"
+                } else {
+                    "missed"
+                },
             ),
         ),
         Goal::ExcessAtMost(most) => (

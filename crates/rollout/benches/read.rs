@@ -76,10 +76,13 @@ fn with_copy_uuids(line: &str, copy: usize) -> String {
     let mut copied = 0;
     while at + 36 <= bytes.len() {
         let candidate = &bytes[at..at + 36];
-        let is_uuid = candidate.iter().enumerate().all(|(index, byte)| match index {
-            8 | 13 | 18 | 23 => *byte == b'-',
-            _ => byte.is_ascii_hexdigit(),
-        });
+        let is_uuid = candidate
+            .iter()
+            .enumerate()
+            .all(|(index, byte)| match index {
+                8 | 13 | 18 | 23 => *byte == b'-',
+                _ => byte.is_ascii_hexdigit(),
+            });
         if is_uuid {
             out.push_str(&line[copied..at + 24]);
             out.push_str(&format!("{copy:012x}"));
@@ -135,13 +138,16 @@ fn record(key: &str, value: f64) {
 }
 
 fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    bytes.split(|byte| *byte == b'\n').filter(|line| !line.is_empty())
+    bytes
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
 }
 
 fn bench_read(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut group = c.benchmark_group("read_rollout");
-    for (name, fixture, fresh_uuids) in [("codex", CODEX_TURN, false), ("claude", CLAUDE_TURN, true)]
+    for (name, fixture, fresh_uuids) in
+        [("codex", CODEX_TURN, false), ("claude", CLAUDE_TURN, true)]
     {
         let bytes = session(fixture, COPIES, fresh_uuids);
         let path = dir.path().join(format!("{name}.jsonl"));

@@ -461,7 +461,7 @@ impl<R: BufRead> RolloutReader<R> {
                     n => LineRead::Line(n),
                 });
             }
-            let (chunk, done) = match available.iter().position(|byte| *byte == b'\n') {
+            let (chunk, done) = match memchr::memchr(b'\n', available) {
                 Some(index) => (index + 1, true),
                 None => (available.len(), false),
             };

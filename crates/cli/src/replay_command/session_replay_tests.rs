@@ -12,9 +12,9 @@ use agentctx_rollout::RolloutFormat;
 use agentctx_rollout::RolloutReader;
 use pretty_assertions::assert_eq;
 
+use super::super::reminder_replay::ReminderReplay;
 use super::super::usage_prediction::PredictionBasis;
 use super::super::usage_prediction::RequestUsage;
-use super::super::reminder_replay::ReminderReplay;
 use super::super::usage_prediction::TierTrigger;
 use super::super::usage_prediction::UsageOptions;
 use super::super::usage_prediction::UsageReplay;
@@ -354,7 +354,9 @@ fn the_lazy_replay_equals_the_replay_of_every_record_typed() {
     let files = [
         samples.join("rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"),
         samples.join("claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl"),
-        samples.join("claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865/subagents/agent-5c1e9a07.jsonl"),
+        samples.join(
+            "claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865/subagents/agent-5c1e9a07.jsonl",
+        ),
     ];
     for file in &files {
         for reminders in [false, true] {

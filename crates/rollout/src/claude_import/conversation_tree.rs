@@ -151,16 +151,19 @@ struct Node {
 /// The uuid links of one transcript, collected record by record, then resolved once.
 #[derive(Debug, Default)]
 pub(crate) struct ConversationTree {
-    /// Every uuid seen (of a record or as a parent) and its number.
-    ids: HashMap<Key, u32>,
+    /// Every canonical uuid seen (of a record or as a parent) and its number.
+    uuid_ids: HashMap<u128, u32>,
+    /// Every other uuid seen and its number.
+    text_ids: HashMap<Box<str>, u32>,
     /// The record of each number, `None` for a uuid seen only as a parent.
     nodes: Vec<Option<Node>>,
     /// Interned `message.id`s.
     messages: HashMap<Box<str>, u32>,
     /// Conversation records (user or assistant), in file order.
     conversation: Vec<u32>,
-    /// Per number, after [`ConversationTree::resolve`]: the record is on an abandoned branch.
-    abandoned: Vec<bool>,
+    /// After [`ConversationTree::resolve`], which frees everything above: the uuids of the
+    /// records on abandoned branches.
+    abandoned: HashSet<Key>,
 }
 
 impl ConversationTree {
@@ -198,7 +201,10 @@ impl ConversationTree {
 
     fn intern(&mut self, uuid: &str) -> u32 {
         let next = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
-        let id = *self.ids.entry(Key::of(uuid)).or_insert(next);
+        let id = match Key::of(uuid) {
+            Key::Uuid(uuid) => *self.uuid_ids.entry(uuid).or_insert(next),
+            Key::Text(text) => *self.text_ids.entry(text).or_insert(next),
+        };
         if id == next {
             self.nodes.push(None);
         }
@@ -214,16 +220,41 @@ impl ConversationTree {
     /// True when the record with this uuid is on an abandoned branch (known once the tree is
     /// resolved).
     pub(crate) fn is_abandoned(&self, uuid: &str) -> bool {
-        self.ids
-            .get(&Key::of(uuid))
-            .and_then(|id| self.abandoned.get(usize::try_from(*id).ok()?))
-            .copied()
-            .unwrap_or(false)
+        !self.abandoned.is_empty() && self.abandoned.contains(&Key::of(uuid))
     }
 
-    /// Decides, once every record is in, which records lie on abandoned branches.
+    /// Decides, once every record is in, which records lie on abandoned branches, keeps their
+    /// uuids and frees the tree.
     pub(crate) fn resolve(&mut self) {
-        self.abandoned = vec![false; self.nodes.len()];
+        let abandoned = self.abandoned_numbers();
+        let is_abandoned = |id: &u32| {
+            usize::try_from(*id)
+                .ok()
+                .and_then(|index| abandoned.get(index))
+                .copied()
+                .unwrap_or(false)
+        };
+        let uuid_ids = std::mem::take(&mut self.uuid_ids);
+        let text_ids = std::mem::take(&mut self.text_ids);
+        self.abandoned = uuid_ids
+            .into_iter()
+            .filter(|(_, id)| is_abandoned(id))
+            .map(|(uuid, _)| Key::Uuid(uuid))
+            .chain(
+                text_ids
+                    .into_iter()
+                    .filter(|(_, id)| is_abandoned(id))
+                    .map(|(text, _)| Key::Text(text)),
+            )
+            .collect();
+        self.nodes = Vec::new();
+        self.messages = HashMap::new();
+        self.conversation = Vec::new();
+    }
+
+    /// Per number: the record is on an abandoned branch.
+    fn abandoned_numbers(&self) -> Vec<bool> {
+        let mut abandoned = vec![false; self.nodes.len()];
         let leaf = self
             .conversation
             .iter()
@@ -232,7 +263,7 @@ impl ConversationTree {
             .or_else(|| self.conversation.last())
             .copied();
         let Some(leaf) = leaf else {
-            return;
+            return abandoned;
         };
         let main_is_sidechain = self.node(leaf).is_some_and(|node| node.sidechain);
         let on_path = self.ancestry(leaf);
@@ -260,10 +291,10 @@ impl ConversationTree {
         // For every node off the path: does its branch reach the path, and is it abandoned?
         let mut verdicts: Vec<Option<Verdict>> = vec![None; self.nodes.len()];
         // The walk in which a node was last seen (1-based), so a cycle ends a walk.
-        let mut seen_in_walk: Vec<usize> = vec![0; self.nodes.len()];
+        let mut seen_in_walk: Vec<u32> = vec![0; self.nodes.len()];
         let mut chain: Vec<u32> = Vec::new();
         for (walk, id) in self.conversation.iter().enumerate() {
-            let walk = walk + 1;
+            let walk = u32::try_from(walk + 1).unwrap_or(u32::MAX);
             let Some(node) = self.node(*id) else {
                 continue;
             };
@@ -309,9 +340,10 @@ impl ConversationTree {
                 }
             }
         }
-        for (abandoned, verdict) in self.abandoned.iter_mut().zip(verdicts) {
+        for (abandoned, verdict) in abandoned.iter_mut().zip(verdicts) {
             *abandoned = verdict == Some(Verdict::Abandoned);
         }
+        abandoned
     }
 
     /// Per number: `leaf` or one of its ancestors.

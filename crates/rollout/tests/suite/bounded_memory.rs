@@ -138,12 +138,12 @@ fn write_claude_transcript(path: &Path, bytes: u64) -> u64 {
     let mut written = 0u64;
     let mut abandoned = 0u64;
     let mut leaf: Option<String> = None;
-    let mut line = |out: &mut BufWriter<std::fs::File>,
-                    kind: &str,
-                    uuid: &str,
-                    parent: Option<&str>,
-                    sidechain: bool,
-                    body: &str| {
+    let line = |out: &mut BufWriter<std::fs::File>,
+                kind: &str,
+                uuid: &str,
+                parent: Option<&str>,
+                sidechain: bool,
+                body: &str| {
         let parent = parent.map_or("null".to_string(), |parent| format!("\"{parent}\""));
         let text = format!(
             r#"{{"parentUuid":{parent},"isSidechain":{sidechain},"userType":"external","cwd":"/home/mira/src/tally","sessionId":"{SESSION}","version":"2.0.55","gitBranch":"main","type":"{kind}",{body},"uuid":"{uuid}","timestamp":"2025-12-02T10:04:51.227Z"}}"#
@@ -170,19 +170,40 @@ fn write_claude_transcript(path: &Path, bytes: u64) -> u64 {
     let mut turn = 0u64;
     while written < bytes {
         turn += 1;
-        if turn % 10 == 0 {
+        if turn.is_multiple_of(10) {
             // A branch the user rewinds: its records are abandoned by the next prompt.
             let (p, a, r) = (uuid(), uuid(), uuid());
             written += line(&mut out, "user", &p, leaf.as_deref(), false, &prompt(turn));
-            written += line(&mut out, "assistant", &a, Some(&p), false, &call(&format!("msg_x{turn}"), turn));
+            written += line(
+                &mut out,
+                "assistant",
+                &a,
+                Some(&p),
+                false,
+                &call(&format!("msg_x{turn}"), turn),
+            );
             written += line(&mut out, "user", &r, Some(&a), false, &result(turn));
             abandoned += 3;
         }
         let (p, a1, a2, progress, r, done) = (uuid(), uuid(), uuid(), uuid(), uuid(), uuid());
         written += line(&mut out, "user", &p, leaf.as_deref(), false, &prompt(turn));
         let id = format!("msg_{turn}");
-        written += line(&mut out, "assistant", &a1, Some(&p), false, &text(&id, "Let me read it."));
-        written += line(&mut out, "assistant", &a2, Some(&a1), false, &call(&id, turn));
+        written += line(
+            &mut out,
+            "assistant",
+            &a1,
+            Some(&p),
+            false,
+            &text(&id, "Let me read it."),
+        );
+        written += line(
+            &mut out,
+            "assistant",
+            &a2,
+            Some(&a1),
+            false,
+            &call(&id, turn),
+        );
         written += line(
             &mut out,
             "progress",
@@ -191,15 +212,36 @@ fn write_claude_transcript(path: &Path, bytes: u64) -> u64 {
             false,
             r#""data":{"type":"hook_progress","hookEvent":"PreToolUse"}"#,
         );
-        if turn % 7 == 0 {
+        if turn.is_multiple_of(7) {
             // A sub-agent's records, on their own sidechain.
             let (sp, sa, sr) = (uuid(), uuid(), uuid());
             written += line(&mut out, "user", &sp, None, true, &prompt(turn));
-            written += line(&mut out, "assistant", &sa, Some(&sp), true, &call(&format!("msg_s{turn}"), turn + 1_000_000));
-            written += line(&mut out, "user", &sr, Some(&sa), true, &result(turn + 1_000_000));
+            written += line(
+                &mut out,
+                "assistant",
+                &sa,
+                Some(&sp),
+                true,
+                &call(&format!("msg_s{turn}"), turn + 1_000_000),
+            );
+            written += line(
+                &mut out,
+                "user",
+                &sr,
+                Some(&sa),
+                true,
+                &result(turn + 1_000_000),
+            );
         }
         written += line(&mut out, "user", &r, Some(&a2), false, &result(turn));
-        written += line(&mut out, "assistant", &done, Some(&r), false, &text(&format!("msg_d{turn}"), "Done."));
+        written += line(
+            &mut out,
+            "assistant",
+            &done,
+            Some(&r),
+            false,
+            &text(&format!("msg_d{turn}"), "Done."),
+        );
         leaf = Some(done);
     }
     out.flush().unwrap();
@@ -221,7 +263,11 @@ fn claude_reader_child() {
             ReadEvent::Skipped(_) => skipped += 1,
         }
     }
-    let abandoned = reader.ignored().get("abandoned-branch").copied().unwrap_or(0);
+    let abandoned = reader
+        .ignored()
+        .get("abandoned-branch")
+        .copied()
+        .unwrap_or(0);
     let peak = peak_rss_kib(std::process::id()).unwrap();
     println!("records={records} skipped={skipped} abandoned={abandoned} peak_kib={peak}");
 }
