@@ -24,9 +24,10 @@
 //! - Every other record kind (`progress`, `file-history-snapshot`, other `system` subtypes, …) is
 //!   skipped and counted by kind; new kinds never fail the import.
 //! - The records form a tree (`uuid` / `parentUuid`); records on branches the user abandoned
-//!   (rewound and re-prompted, or a regenerated response) are dropped at the end of the file and
-//!   counted as `abandoned-branch` (see `conversation_tree`). Usage of abandoned requests still
-//!   counts in the session total: those requests were made.
+//!   (rewound and re-prompted, or a regenerated response) are dropped and counted as
+//!   `abandoned-branch` (see `conversation_tree`), once the tree is known: after a first pass
+//!   over the records' heads when the file can be read twice, else at its end. Usage of
+//!   abandoned requests still counts in the session total: those requests were made.
 
 mod content_blocks;
 mod conversation_tree;

@@ -5,8 +5,10 @@
 //! (a Codex rollout in the current `{timestamp, type, payload}` envelope, an older Codex rollout of
 //! bare lines, or a Claude Code transcript), the reader yields the same [`RolloutLine`]s, so
 //! `agentctx replay` and the memory pipeline work on either agent's history. Corrupt lines are
-//! skipped and reported with their line number; reading never panics on input. The formats and
-//! the import rules are described in docs/design/rollout-formats.md.
+//! skipped and reported with their line number; reading never panics on input. Reading is lazy
+//! underneath ([`RolloutReader::lazy`]): a [`LazyRecord`] types its payload only when asked, and
+//! a Claude Code transcript read from a file takes two passes so its memory stays bounded. The
+//! formats and the import rules are described in docs/design/rollout-formats.md.
 //!
 //! ```
 //! use agentctx_protocol::ResponseItem;

@@ -17,9 +17,10 @@
 //!
 //! The tree is built from [`RecordHead`]s, the few fields of a record it needs, read without
 //! building the record's body, and it holds numbers, not strings: a uuid is interned once (as
-//! 16 bytes when it is a canonical UUID) and a node is a dozen bytes. Its memory grows with the
-//! number of records (about 60 bytes each), never with their size, which is what lets the
-//! two-pass import hold the tree of a transcript of any size (see
+//! 16 bytes when it is a canonical UUID) and a node is a few bytes. Its memory grows with the
+//! number of records (about 150 to 200 bytes each at its largest, hash-table growth included),
+//! never with their size; once resolved it keeps only the abandoned uuids. That is what lets the
+//! two-pass import read a transcript of any size in bounded memory (see
 //! docs/design/rollout-formats.md, "Two passes over a Claude Code transcript").
 
 use std::borrow::Cow;

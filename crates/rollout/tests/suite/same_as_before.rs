@@ -7,6 +7,7 @@ use std::io::BufReader;
 use std::io::Cursor;
 use std::path::Path;
 
+use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::ReadEvent;
 use agentctx_rollout::RolloutReader;
 use agentctx_rollout::read_rollout;
@@ -70,5 +71,37 @@ pub(crate) fn describe(path: &Path) -> String {
 fn every_fixture_reads_as_before() {
     for name in FIXTURES {
         insta::assert_snapshot!(name, describe(&fixture(name)));
+    }
+}
+
+/// The lazy records of every fixture type to the typed reader's records, with or without the
+/// fidelity record, and their cheap peeks (kind, payload type, timestamp) agree with the types.
+#[test]
+fn lazy_records_type_to_the_typed_records() {
+    for name in FIXTURES {
+        let path = fixture(name);
+        let typed = read_rollout(&path).unwrap();
+        let mut reader = RolloutReader::open(&path).unwrap();
+        let mut lazy = Vec::new();
+        for event in reader.lazy() {
+            if let LazyReadEvent::Record(record) = event.unwrap() {
+                lazy.push(record);
+            }
+        }
+        assert_eq!(lazy.len(), typed.records.len(), "{name}");
+        for (record, expected) in lazy.into_iter().zip(&typed.records) {
+            assert_eq!(record.kind(), expected.line.item.kind(), "{name}");
+            assert_eq!(record.timestamp(), expected.line.timestamp, "{name}");
+            let payload = expected.line.item.payload_value().unwrap();
+            let payload_type = payload.get("type").and_then(serde_json::Value::as_str);
+            if record.lazy_line().is_some() || payload_type.is_some() {
+                assert_eq!(record.payload_type(), payload_type, "{name}");
+            }
+            assert_eq!(record.item().as_ref(), &expected.line.item, "{name}");
+            let read_only = record.clone().into_read_only_record();
+            assert_eq!(read_only.line.item, expected.line.item, "{name}");
+            assert_eq!(read_only.line.extra, expected.line.extra, "{name}");
+            assert_eq!(&record.into_record(), expected, "{name}");
+        }
     }
 }
