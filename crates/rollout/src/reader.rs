@@ -131,6 +131,9 @@ pub struct RolloutReader<R = BufReader<File>> {
     /// A Claude Code transcript was recognised at the line just read, and the source can seek:
     /// the first pass runs before anything else.
     first_pass: bool,
+    /// After a first pass: the bytes it saw. The second pass stops there, so a file that grows
+    /// while it is read (a live session) is read as far as the tree knows it.
+    read_limit: Option<u64>,
     pending: VecDeque<LazyReadEvent>,
     ignored: BTreeMap<String, usize>,
     finished: bool,
@@ -226,6 +229,7 @@ impl<R: BufRead> RolloutReader<R> {
             bytes_read: 0,
             decoder: None,
             first_pass: false,
+            read_limit: None,
             pending: VecDeque::new(),
             ignored: BTreeMap::new(),
             finished: false,
@@ -284,7 +288,11 @@ impl<R: BufRead> RolloutReader<R> {
             if self.finished {
                 return None;
             }
-            match self.read_line_bounded() {
+            let line = match self.read_limit {
+                Some(limit) if self.bytes_read >= limit => Ok(LineRead::End),
+                Some(_) | None => self.read_line_bounded(),
+            };
+            match line {
                 Ok(LineRead::End) => {
                     self.finished = true;
                     if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
@@ -420,11 +428,13 @@ impl<R: BufRead> RolloutReader<R> {
             .saturating_sub(read as u64);
         (seeker.seek_to)(&mut self.source, start).map_err(io_error(line_number - 1))?;
         let mut line = line_number - 1;
+        let mut seen = 0u64;
         loop {
             match self.read_line_bounded().map_err(io_error(line))? {
                 LineRead::End => break,
-                LineRead::TooLong(_) => {}
-                LineRead::Line(_) => {
+                LineRead::TooLong(read) => seen = seen.saturating_add(read as u64),
+                LineRead::Line(read) => {
+                    seen = seen.saturating_add(read as u64);
                     if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
                         importer.observe_head(self.buffer.trim_ascii());
                     }
@@ -439,6 +449,7 @@ impl<R: BufRead> RolloutReader<R> {
         // The recognised line is read again, now by the second pass.
         self.line_number = line_number - 1;
         self.bytes_read = self.bytes_read.saturating_sub(read as u64);
+        self.read_limit = Some(self.bytes_read.saturating_add(seen));
         self.buffer.clear();
         Ok(())
     }
