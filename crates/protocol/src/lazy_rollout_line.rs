@@ -292,7 +292,10 @@ fn scan_envelope(text: &str) -> Option<Result<Scanned<'_>, RolloutLineError>> {
             if bytes.get(at) != Some(&b'"') {
                 return None;
             }
-            let (key, end) = next_value::<JsonString<'_>>(text, at)?;
+            let (key, end) = match plain_string(text, at) {
+                Some((key, end)) => (JsonString(Cow::Borrowed(key)), end),
+                None => next_value::<JsonString<'_>>(text, at)?,
+            };
             at = skip_whitespace(bytes, end);
             if bytes.get(at) != Some(&b':') {
                 return None;
@@ -305,12 +308,12 @@ fn scan_envelope(text: &str) -> Option<Result<Scanned<'_>, RolloutLineError>> {
                     end
                 }
                 "type" => {
-                    let (kind, end) = next_value::<StringOrValue<'_>>(text, at)?;
+                    let (kind, end) = string_or_value(text, at)?;
                     scanned.kind = Some(kind);
                     end
                 }
                 "timestamp" => {
-                    let (timestamp, end) = next_value::<StringOrValue<'_>>(text, at)?;
+                    let (timestamp, end) = string_or_value(text, at)?;
                     scanned.timestamp = Some(timestamp);
                     end
                 }
@@ -349,6 +352,35 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
+}
+
+/// The string starting with the quote at `at` when it holds no escape and no control character
+/// (the envelope's keys, timestamp and type always do): the text between the quotes and the
+/// offset after the closing one, found without a deserializer. `None` sends the caller to
+/// serde_json, which reads (or rejects) any other string.
+fn plain_string(text: &str, at: usize) -> Option<(&str, usize)> {
+    if text.as_bytes().get(at) != Some(&b'"') {
+        return None;
+    }
+    let start = at.checked_add(1)?;
+    let rest = text.as_bytes().get(start..)?;
+    let close = rest
+        .iter()
+        .position(|byte| *byte == b'"' || *byte == b'\\')?;
+    let content = rest.get(..close)?;
+    if rest.get(close) != Some(&b'"') || content.iter().any(|byte| *byte < 0x20) {
+        return None;
+    }
+    let end = start.checked_add(close)?;
+    Some((text.get(start..end)?, end.checked_add(1)?))
+}
+
+/// A member value: a plain string read by hand, anything else through serde_json.
+fn string_or_value(text: &str, at: usize) -> Option<(StringOrValue<'_>, usize)> {
+    match plain_string(text, at) {
+        Some((string, end)) => Some((StringOrValue::String(Cow::Borrowed(string)), end)),
+        None => next_value::<StringOrValue<'_>>(text, at),
+    }
 }
 
 /// Deserializes one value starting at `at`; returns it and the offset just after it.

@@ -85,6 +85,11 @@ fn odd_envelopes_read_as_the_json_tree_reads_them() {
         r#"{"type":"event_msg","payload":{},}"#,
         "{\"type\":\"event_msg\",\"payload\":{\"a\":\"\u{1}\"}}",
         r#"{"type":"event_msg","payload":{"a":tru}}"#,
+        // Raw control characters in a key or a string member, escaped quotes in a key.
+        "{\"timestamp\":\"a\u{1}b\",\"type\":\"x\",\"payload\":1}",
+        "{\"ty\u{1}pe\":\"x\",\"payload\":1}",
+        r#"{"a\"b":1,"type":"x","payload":1,"type\\":2}"#,
+        r#"{"type":"x\u0000y","payload":1}"#,
     ] {
         assert_same(line);
     }
