@@ -114,7 +114,7 @@ fn read_with(
     Vec<agentctx_rollout::RolloutRecord>,
     Vec<agentctx_rollout::SkippedLine>,
     std::collections::BTreeMap<String, usize>,
-    usize,
+    (usize, u64),
 ) {
     let mut records = Vec::new();
     let mut skipped = Vec::new();
@@ -129,7 +129,7 @@ fn read_with(
         records,
         skipped,
         reader.ignored().clone(),
-        reader.lines_read(),
+        (reader.lines_read(), reader.bytes_read()),
     )
 }
 
@@ -171,7 +171,7 @@ fn claude_line() -> impl Strategy<Value = String> {
 
 proptest! {
     /// Read in two passes or held in one, any mix of Claude Code lines gives the same records,
-    /// skips, ignored counts and line count.
+    /// skips, ignored counts, and line and byte counts.
     #[test]
     fn two_passes_read_any_transcript_as_one_pass_does(
         lines in proptest::collection::vec(claude_line(), 1..40),
