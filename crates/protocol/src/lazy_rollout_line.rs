@@ -34,6 +34,22 @@ use crate::rollout::RolloutLine;
 use crate::rollout::RolloutLineError;
 
 /// One line of a rollout in the `{timestamp, type, payload}` envelope, its payload untyped.
+///
+/// ```
+/// use agentctx_protocol::EventMsg;
+/// use agentctx_protocol::LazyRolloutLine;
+/// use agentctx_protocol::RolloutItem;
+/// use agentctx_protocol::RolloutLine;
+///
+/// let text = r#"{"timestamp":"2025-10-01T10:00:00.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}"#;
+/// let line = LazyRolloutLine::parse(text.as_bytes())?;
+/// assert_eq!((line.kind(), line.payload_type()), ("event_msg", Some("token_count")));
+/// assert!(matches!(line.item(), RolloutItem::EventMsg(EventMsg::TokenCount(_))));
+/// // Typed with its fidelity record, it is the line the typed reading gives.
+/// let typed = RolloutLine::from_value(serde_json::from_str(text)?)?;
+/// assert_eq!(line.into_line(), typed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct LazyRolloutLine {
     /// The line as read (surrounding whitespace aside); the spans below point into it.

@@ -30,6 +30,18 @@
 //! assert_eq!(file.format, RolloutFormat::Codex);
 //! assert_eq!(file.items().count(), 1);
 //! assert!(file.skipped.is_empty());
+//!
+//! // Lazily: look at kinds and payload types, type only what is needed.
+//! let mut reader = agentctx_rollout::RolloutReader::open(&sessions[0].path)?;
+//! let mut messages = Vec::new();
+//! for event in reader.lazy() {
+//!     if let agentctx_rollout::LazyReadEvent::Record(record) = event? {
+//!         if record.payload_type() == Some("message") {
+//!             messages.push(record.into_record());
+//!         }
+//!     }
+//! }
+//! assert_eq!(messages.len(), 1);
 //! # Ok(())
 //! # }
 //! ```
