@@ -372,3 +372,58 @@ fn the_lazy_replay_equals_the_replay_of_every_record_typed() {
         }
     }
 }
+
+/// The sample sessions read the same from a file (a Claude Code transcript in two passes) as
+/// from a source read once (every record held to the end).
+#[test]
+fn the_samples_read_the_same_in_two_passes_as_in_one() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
+    let files = [
+        samples.join("rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"),
+        samples.join("claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl"),
+        samples.join(
+            "claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865/subagents/agent-5c1e9a07.jsonl",
+        ),
+    ];
+    for file in &files {
+        let read = |mut reader: RolloutReader<Box<dyn std::io::BufRead>>| {
+            let mut records = Vec::new();
+            let mut skipped = Vec::new();
+            for event in reader.by_ref() {
+                match event.unwrap() {
+                    ReadEvent::Record(record) => records.push(record),
+                    ReadEvent::Skipped(line) => skipped.push(line),
+                }
+            }
+            (
+                records,
+                skipped,
+                reader.ignored().clone(),
+                reader.lines_read(),
+            )
+        };
+        let bytes = std::fs::read(file).unwrap();
+        let one_pass = read(RolloutReader::new(file, Box::new(Cursor::new(bytes))));
+        let mut two_passes = RolloutReader::open(file).unwrap();
+        let mut records = Vec::new();
+        let mut skipped = Vec::new();
+        for event in two_passes.by_ref() {
+            match event.unwrap() {
+                ReadEvent::Record(record) => records.push(record),
+                ReadEvent::Skipped(line) => skipped.push(line),
+            }
+        }
+        assert!(!records.is_empty());
+        assert_eq!(
+            one_pass,
+            (
+                records,
+                skipped,
+                two_passes.ignored().clone(),
+                two_passes.lines_read()
+            ),
+            "{}",
+            file.display()
+        );
+    }
+}
