@@ -210,8 +210,9 @@ impl LazyRolloutLine {
         serde_json::from_str(self.payload_json())
     }
 
-    /// The typed payload, without the fidelity record (equal to the item of
-    /// [`LazyRolloutLine::into_line`]): for readers that never write the line back.
+    /// The typed payload, without the fidelity record, for readers that never write the line
+    /// back: equal to the item of [`LazyRolloutLine::into_line`] for any payload without
+    /// duplicate member names (see [`RolloutItem::from_payload_json`]).
     pub fn item(&self) -> RolloutItem {
         RolloutItem::from_payload_json(self.kind(), self.payload_json())
     }

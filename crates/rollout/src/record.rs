@@ -154,7 +154,8 @@ impl LazyRecord {
     }
 
     /// The typed item, without the fidelity record a rewrite needs: for readers that never
-    /// write the record back. Equal to the item of [`LazyRecord::into_record`].
+    /// write the record back. Equal to the item of [`LazyRecord::into_record`] for any payload
+    /// without duplicate member names (see [`LazyRolloutLine::item`]).
     pub fn item(&self) -> Cow<'_, RolloutItem> {
         match &self.line {
             LazyLine::Raw(line) => Cow::Owned(line.item()),
