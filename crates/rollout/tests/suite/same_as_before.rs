@@ -107,15 +107,16 @@ fn lazy_records_type_to_the_typed_records() {
     }
 }
 
-/// Records, sorted skips, ignored counts and line count of a read.
-fn read_with(
-    mut reader: RolloutReader<Cursor<Vec<u8>>>,
-) -> (
+/// Records, sorted skips, ignored counts, and line and byte counts of a read.
+type ReadOutcome = (
     Vec<agentctx_rollout::RolloutRecord>,
     Vec<agentctx_rollout::SkippedLine>,
     std::collections::BTreeMap<String, usize>,
     (usize, u64),
-) {
+);
+
+/// What a read gives ([`ReadOutcome`]).
+fn read_with(mut reader: RolloutReader<Cursor<Vec<u8>>>) -> ReadOutcome {
     let mut records = Vec::new();
     let mut skipped = Vec::new();
     for event in reader.by_ref() {
