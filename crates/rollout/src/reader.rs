@@ -349,15 +349,16 @@ impl<R: BufRead> RolloutReader<R> {
             }
             return;
         }
-        let value = match serde_json::from_slice::<Value>(text) {
+        // The line is checked to be UTF-8 once, so serde_json need not check string by string
+        // (a line that is not UTF-8 is never JSON: it was skipped with this reason before too).
+        let Ok(text) = std::str::from_utf8(text) else {
+            self.skip(line_number, "invalid utf-8".to_string());
+            return;
+        };
+        let value = match serde_json::from_str::<Value>(text) {
             Ok(value) => value,
             Err(err) => {
-                let reason = if std::str::from_utf8(text).is_err() {
-                    "invalid utf-8".to_string()
-                } else {
-                    format!("invalid json: {err}")
-                };
-                self.skip(line_number, reason);
+                self.skip(line_number, format!("invalid json: {err}"));
                 return;
             }
         };
@@ -388,7 +389,7 @@ impl<R: BufRead> RolloutReader<R> {
             };
         }
         match &mut self.decoder {
-            Some(Decoder::Codex) => match LazyRolloutLine::parse(text) {
+            Some(Decoder::Codex) => match LazyRolloutLine::parse(text.as_bytes()) {
                 Ok(line) => self
                     .pending
                     .push_back(LazyReadEvent::Record(LazyRecord::raw(line_number, line))),

@@ -83,7 +83,8 @@ impl<'a> RecordHead<'a> {
     /// Reads the head of a JSON line; `None` when the line is not a JSON object (the bodies are
     /// skipped, and validated, without being built).
     pub(crate) fn read(line: &'a [u8]) -> Option<Self> {
-        serde_json::from_slice(line).ok()
+        // One UTF-8 check of the line, rather than serde_json's string by string.
+        serde_json::from_str(std::str::from_utf8(line).ok()?).ok()
     }
 
     /// The head of a record already read as a tree.
