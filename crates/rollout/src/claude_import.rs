@@ -32,6 +32,7 @@
 mod content_blocks;
 mod conversation_tree;
 mod local_commands;
+mod record_members;
 
 use std::collections::BTreeMap;
 use std::collections::HashSet;
@@ -62,6 +63,7 @@ use crate::record::SkippedLine;
 use conversation_tree::ConversationTree;
 use conversation_tree::RecordHead;
 use local_commands::LocalCommands;
+pub(crate) use record_members::read_record;
 
 /// The `originator` written into the session header of an imported transcript.
 pub const CLAUDE_CODE_ORIGINATOR: &str = "claude_code";

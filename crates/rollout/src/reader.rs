@@ -35,6 +35,7 @@ use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
 use serde_json::Value;
 
+use crate::claude_import;
 use crate::claude_import::ClaudeImporter;
 use crate::codex_decoder;
 use crate::error::RolloutError;
@@ -355,7 +356,17 @@ impl<R: BufRead> RolloutReader<R> {
             self.skip(line_number, "invalid utf-8".to_string());
             return;
         };
-        let value = match serde_json::from_str::<Value>(text) {
+        // Past the first line of a Claude Code transcript, only the members the import reads
+        // are built.
+        let pruned = match self.decoder {
+            Some(Decoder::ClaudeCode(_)) => claude_import::read_record(text),
+            Some(Decoder::Codex | Decoder::CodexLegacy) | None => None,
+        };
+        let parsed = match pruned {
+            Some(value) => Ok(value),
+            None => serde_json::from_str::<Value>(text),
+        };
+        let value = match parsed {
             Ok(value) => value,
             Err(err) => {
                 self.skip(line_number, format!("invalid json: {err}"));
