@@ -24,6 +24,7 @@
 //! ```
 
 mod context_markers;
+mod lazy_rollout_line;
 mod loop_event;
 mod models;
 mod payload_compare;
@@ -52,6 +53,8 @@ pub use context_markers::PERSONALITY_SPEC_CLOSE_TAG;
 pub use context_markers::PERSONALITY_SPEC_OPEN_TAG;
 pub use context_markers::USER_INSTRUCTIONS_PREFIXES;
 pub use context_markers::is_contextual_developer_fragment;
+pub use lazy_rollout_line::LazyLineError;
+pub use lazy_rollout_line::LazyRolloutLine;
 pub use loop_event::LoopEvent;
 pub use models::ContentItem;
 pub use models::ExtraFields;

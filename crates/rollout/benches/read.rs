@@ -1,16 +1,23 @@
 //! Target 4 of the performance work (docs/design/performance.md): reading session files.
 //!
 //! A generated Codex rollout and Claude Code transcript (the test fixtures repeated 400 times,
-//! a few MB each) are written to temporary files and read back:
+//! a few MB each; each copy of the Claude Code fixture gets its own uuids, so the transcript is
+//! one tree of 400 conversations rather than one conversation written 400 times) are written to
+//! temporary files and read back:
 //!
-//! - `read_rollout/codex` and `read_rollout/claude`: `RolloutReader::open` over the file, every
-//!   event consumed (what `agentctx replay` does before its own work);
+//! - `read_rollout/codex_lazy` and `read_rollout/claude_lazy`: `RolloutReader::open` over the
+//!   file, every lazy event consumed with its kind and payload type looked at (the records a
+//!   pipeline gets before it types what it needs): the target's figure;
+//! - `read_rollout/codex` and `read_rollout/claude`: the same read typed, every record with its
+//!   payload fidelity (what every reader paid before lazy lines);
 //! - `read_rollout/raw_read_codex` and `read_rollout/raw_read_claude`: the yardstick, the same
 //!   file read from the page cache in 256 KiB chunks and its newlines counted;
 //! - `json_parse/serde_json_value`: parsing every line of the Codex file into a
-//!   `serde_json::Value`, the first step of the reader; `json_parse/sonic_rs_to_serde_json_value`
-//!   the same through sonic-rs (a drop-in for that step), and `json_parse/sonic_rs_value` into
-//!   sonic-rs's own tree (what a reader rewritten around sonic-rs would get).
+//!   `serde_json::Value`, the typed reader's first step; `json_parse/serde_json_ignored_any`
+//!   the same lines only validated (serde_json's floor for a reader that checks its input);
+//!   `json_parse/lazy_envelope` the same lines read as `LazyRolloutLine`s;
+//!   `json_parse/sonic_rs_to_serde_json_value` through sonic-rs (a drop-in for the first step),
+//!   and `json_parse/sonic_rs_value` into sonic-rs's own tree.
 //!
 //! The file sizes are recorded so `cargo xtask bench` reports throughputs. Run with
 //! `cargo bench -p agentctx-rollout --bench read`.
@@ -25,6 +32,8 @@ use std::hint::black_box;
 use std::io::Read;
 use std::path::Path;
 
+use agentctx_protocol::LazyRolloutLine;
+use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::ReadEvent;
 use agentctx_rollout::RolloutReader;
 use criterion::Criterion;
@@ -36,8 +45,9 @@ const CODEX_TURN: &str = include_str!("../tests/fixtures/codex_current.jsonl");
 const CLAUDE_TURN: &str = include_str!("../tests/fixtures/claude_2x.jsonl");
 const COPIES: usize = 400;
 
-/// `copies` repetitions of a fixture (the first line, a header, only once).
-fn session(fixture: &str, copies: usize) -> Vec<u8> {
+/// `copies` repetitions of a fixture (the first line, a header, only once), each copy's uuids
+/// made its own when `fresh_uuids`.
+fn session(fixture: &str, copies: usize, fresh_uuids: bool) -> Vec<u8> {
     let mut lines = fixture.lines();
     let mut out = String::new();
     if let Some(header) = lines.next() {
@@ -45,21 +55,65 @@ fn session(fixture: &str, copies: usize) -> Vec<u8> {
         out.push('\n');
     }
     let body: Vec<&str> = lines.collect();
-    for _ in 0..copies {
+    for copy in 0..copies {
         for line in &body {
-            out.push_str(line);
+            if fresh_uuids {
+                out.push_str(&with_copy_uuids(line, copy));
+            } else {
+                out.push_str(line);
+            }
             out.push('\n');
         }
     }
     out.into_bytes()
 }
 
-fn read_all(path: &Path) -> usize {
+/// `line` with the last 12 digits of every canonical uuid replaced by the copy's number.
+fn with_copy_uuids(line: &str, copy: usize) -> String {
+    let bytes = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at + 36 <= bytes.len() {
+        let candidate = &bytes[at..at + 36];
+        let is_uuid = candidate
+            .iter()
+            .enumerate()
+            .all(|(index, byte)| match index {
+                8 | 13 | 18 | 23 => *byte == b'-',
+                _ => byte.is_ascii_hexdigit(),
+            });
+        if is_uuid {
+            out.push_str(&line[copied..at + 24]);
+            out.push_str(&format!("{copy:012x}"));
+            at += 36;
+            copied = at;
+        } else {
+            at += 1;
+        }
+    }
+    out.push_str(&line[copied..]);
+    out
+}
+
+fn read_typed(path: &Path) -> usize {
     RolloutReader::open(path)
         .unwrap()
         .filter_map(Result::ok)
         .filter(|event| matches!(event, ReadEvent::Record(_)))
         .count()
+}
+
+/// Every lazy record, its kind and payload type looked at (as a pipeline choosing what to type).
+fn read_lazy(path: &Path) -> usize {
+    let mut reader = RolloutReader::open(path).unwrap();
+    let mut seen = 0;
+    for event in reader.lazy() {
+        if let Ok(LazyReadEvent::Record(record)) = event {
+            seen += record.kind().len() + record.payload_type().map_or(0, str::len);
+        }
+    }
+    seen
 }
 
 /// The yardstick: the file's bytes from the page cache, newlines counted so the read is used.
@@ -83,49 +137,68 @@ fn record(key: &str, value: f64) {
     }
 }
 
+fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
+}
+
 fn bench_read(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut group = c.benchmark_group("read_rollout");
-    for (name, fixture) in [("codex", CODEX_TURN), ("claude", CLAUDE_TURN)] {
-        let bytes = session(fixture, COPIES);
+    for (name, fixture, fresh_uuids) in
+        [("codex", CODEX_TURN, false), ("claude", CLAUDE_TURN, true)]
+    {
+        let bytes = session(fixture, COPIES, fresh_uuids);
         let path = dir.path().join(format!("{name}.jsonl"));
         std::fs::write(&path, &bytes).unwrap();
         record(&format!("rollout_{name}_bytes"), bytes.len() as f64);
-        assert!(read_all(&path) > COPIES);
+        assert!(read_typed(&path) > COPIES);
         group.throughput(Throughput::Bytes(bytes.len() as u64));
-        group.bench_function(name, |b| b.iter(|| read_all(black_box(&path))));
+        group.bench_function(format!("{name}_lazy"), |b| {
+            b.iter(|| read_lazy(black_box(&path)));
+        });
+        group.bench_function(name, |b| b.iter(|| read_typed(black_box(&path))));
         group.bench_function(format!("raw_read_{name}"), |b| {
             b.iter(|| raw_read(black_box(&path)));
         });
     }
     group.finish();
 
-    let codex = session(CODEX_TURN, COPIES);
+    let codex = session(CODEX_TURN, COPIES, false);
     let mut json = c.benchmark_group("json_parse");
     json.throughput(Throughput::Bytes(codex.len() as u64));
     json.bench_function("serde_json_value", |b| {
         b.iter(|| {
-            codex
-                .split(|byte| *byte == b'\n')
-                .filter(|line| !line.is_empty())
+            lines(&codex)
                 .filter(|line| serde_json::from_slice::<serde_json::Value>(line).is_ok())
+                .count()
+        });
+    });
+    json.bench_function("serde_json_ignored_any", |b| {
+        b.iter(|| {
+            lines(&codex)
+                .filter(|line| serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
+                .count()
+        });
+    });
+    json.bench_function("lazy_envelope", |b| {
+        b.iter(|| {
+            lines(&codex)
+                .filter(|line| LazyRolloutLine::parse(line).is_ok())
                 .count()
         });
     });
     json.bench_function("sonic_rs_to_serde_json_value", |b| {
         b.iter(|| {
-            codex
-                .split(|byte| *byte == b'\n')
-                .filter(|line| !line.is_empty())
+            lines(&codex)
                 .filter(|line| sonic_rs::from_slice::<serde_json::Value>(line).is_ok())
                 .count()
         });
     });
     json.bench_function("sonic_rs_value", |b| {
         b.iter(|| {
-            codex
-                .split(|byte| *byte == b'\n')
-                .filter(|line| !line.is_empty())
+            lines(&codex)
                 .filter(|line| sonic_rs::from_slice::<sonic_rs::Value>(line).is_ok())
                 .count()
         });

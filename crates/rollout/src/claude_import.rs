@@ -24,17 +24,20 @@
 //! - Every other record kind (`progress`, `file-history-snapshot`, other `system` subtypes, …) is
 //!   skipped and counted by kind; new kinds never fail the import.
 //! - The records form a tree (`uuid` / `parentUuid`); records on branches the user abandoned
-//!   (rewound and re-prompted, or a regenerated response) are dropped at the end of the file and
-//!   counted as `abandoned-branch` (see `conversation_tree`). Usage of abandoned requests still
-//!   counts in the session total: those requests were made.
+//!   (rewound and re-prompted, or a regenerated response) are dropped and counted as
+//!   `abandoned-branch` (see `conversation_tree`), once the tree is known: after a first pass
+//!   over the records' heads when the file can be read twice, else at its end. Usage of
+//!   abandoned requests still counts in the session total: those requests were made.
 
 mod content_blocks;
 mod conversation_tree;
+mod local_commands;
+mod record_members;
 
 use std::collections::BTreeMap;
 use std::collections::HashSet;
+use std::collections::VecDeque;
 
-use agentctx_protocol::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
 use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
@@ -52,11 +55,15 @@ use agentctx_protocol::TokenUsageInfo;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::record::LazyReadEvent;
 use crate::record::ReadEvent;
 use crate::record::RecordFlags;
 use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
 use conversation_tree::ConversationTree;
+use conversation_tree::RecordHead;
+use local_commands::LocalCommands;
+pub(crate) use record_members::read_record;
 
 /// The `originator` written into the session header of an imported transcript.
 pub const CLAUDE_CODE_ORIGINATOR: &str = "claude_code";
@@ -64,12 +71,23 @@ pub const CLAUDE_CODE_ORIGINATOR: &str = "claude_code";
 /// Stateful importer: merges split assistant records, pairs compact boundaries with summaries,
 /// and drops the records of abandoned branches once the whole tree is known.
 ///
-/// Which branch a record is on is only known at the end of the transcript (a later record can
-/// fork from any earlier one), so the importer holds its records until [`ClaudeImporter::finish`].
+/// Which branch a record is on is only known once every record is seen (a later record can fork
+/// from any earlier one). Read in one pass, the importer holds its records until
+/// [`ClaudeImporter::finish`]. Read in two passes, the first gives the tree every record's head
+/// ([`ClaudeImporter::observe_head`]), and the second streams: each event is released as soon
+/// as it is complete (see docs/design/rollout-formats.md, "Two passes over a Claude Code
+/// transcript").
 #[derive(Debug, Default)]
 pub(crate) struct ClaudeImporter {
     tree: ConversationTree,
+    /// The tree is complete (a first pass gave it every record): events stream.
+    streaming: bool,
+    /// Events not yet released, in order.
     held: Vec<HeldEvent>,
+    /// Released events, held back only while a slash command before them is undecided.
+    commands: LocalCommands,
+    /// Uuids of the abandoned records whose events were dropped.
+    dropped: HashSet<String>,
     meta_emitted: bool,
     pending_assistant: Option<PendingAssistant>,
     /// Tool results that arrived while the response that called the tools was still being
@@ -110,7 +128,34 @@ struct PendingBoundary {
 }
 
 impl ClaudeImporter {
-    /// Imports one record; what it yields is held until [`ClaudeImporter::finish`].
+    /// First pass: gives the tree the head of one line (read without its body). Lines that are
+    /// not JSON objects with a string `type` are left out, as [`ClaudeImporter::decode`] leaves
+    /// them out.
+    pub(crate) fn observe_head(&mut self, line: &[u8]) {
+        if let Some(head) = RecordHead::read(line)
+            && head.kind.is_some()
+        {
+            self.tree.add(&head);
+        }
+    }
+
+    /// Ends the first pass: the tree is resolved, and the second pass streams.
+    pub(crate) fn start_streaming(&mut self) {
+        self.tree.resolve();
+        self.streaming = true;
+    }
+
+    /// Moves the events that are complete to `out` (only while streaming; read in one pass,
+    /// every event waits for [`ClaudeImporter::finish`]).
+    pub(crate) fn drain_ready(&mut self, out: &mut VecDeque<LazyReadEvent>) {
+        if self.streaming {
+            self.release();
+            self.commands.drain_ready(out);
+        }
+    }
+
+    /// Imports one record; what it yields is held until it is complete (streaming) or until
+    /// [`ClaudeImporter::finish`].
     pub(crate) fn decode(
         &mut self,
         line_number: usize,
@@ -128,7 +173,17 @@ impl ClaudeImporter {
             return;
         };
         let kind = kind.to_string();
-        let source = self.tree.add(&value);
+        let source = if self.streaming {
+            value
+                .get("uuid")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        } else {
+            RecordHead::of_value(&value).and_then(|head| {
+                self.tree.add(&head)?;
+                head.uuid().map(str::to_string)
+            })
+        };
         if !self.meta_emitted && (kind == "user" || kind == "assistant" || kind == "system") {
             self.emit_meta(line_number, &value);
         }
@@ -170,37 +225,41 @@ impl ClaudeImporter {
         }
     }
 
-    /// Completes what is pending at the end of the file and pushes every held event to `out`,
-    /// except those of abandoned branches, which are counted in `ignored` as `abandoned-branch`
-    /// (one per source record).
+    /// Completes what is pending at the end of the file and pushes every event not yet
+    /// released to `out`, except those of abandoned branches, which are counted in `ignored` as
+    /// `abandoned-branch` (one per source record).
     pub(crate) fn finish(
         &mut self,
-        out: &mut Vec<ReadEvent>,
+        out: &mut VecDeque<LazyReadEvent>,
         ignored: &mut BTreeMap<String, usize>,
     ) {
         self.flush_assistant();
         self.flush_boundary();
-        let abandoned = self.tree.abandoned();
-        let mut dropped: HashSet<&str> = HashSet::new();
-        let mut kept = Vec::with_capacity(self.held.len());
-        for held in self.held.drain(..) {
-            match held.source.as_deref() {
-                Some(source) if abandoned.contains(source) => {
-                    if let Some(source) = abandoned.get(source) {
-                        dropped.insert(source);
-                    }
-                }
-                Some(_) | None => kept.push(held.event),
-            }
+        if !self.streaming {
+            self.tree.resolve();
         }
-        mark_local_commands_injected(&mut kept);
-        out.extend(kept);
-        if !dropped.is_empty() {
+        self.release();
+        self.commands.finish(out);
+        if !self.dropped.is_empty() {
             tracing::debug!(
-                records = dropped.len(),
+                records = self.dropped.len(),
                 "dropping abandoned claude code branches"
             );
-            *ignored.entry("abandoned-branch".to_string()).or_default() += dropped.len();
+            *ignored.entry("abandoned-branch".to_string()).or_default() += self.dropped.len();
+            self.dropped.clear();
+        }
+    }
+
+    /// Passes the held events on, dropping those of abandoned branches; the tree must be
+    /// resolved.
+    fn release(&mut self) {
+        for held in self.held.drain(..) {
+            match held.source {
+                Some(source) if self.tree.is_abandoned(&source) => {
+                    self.dropped.insert(source);
+                }
+                Some(_) | None => self.commands.push(held.event),
+            }
         }
     }
 
@@ -519,14 +578,6 @@ fn is_harness_text(text: &str) -> bool {
         .any(|prefix| text.starts_with(prefix))
 }
 
-/// A slash command record: `<command-name>/x</command-name>` with its message and arguments,
-/// in either order.
-fn is_command_text(text: &str) -> bool {
-    let text = text.trim_start();
-    (text.starts_with(CLAUDE_CODE_COMMAND_NAME_OPEN_TAG) || text.starts_with("<command-message>"))
-        && text.contains(CLAUDE_CODE_COMMAND_NAME_OPEN_TAG)
-}
-
 /// True for a `user` record whose content is tool results and nothing else.
 fn holds_only_tool_results(value: &Value) -> bool {
     if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
@@ -544,80 +595,6 @@ fn holds_only_tool_results(value: &Value) -> bool {
         }
         _ => false,
     }
-}
-
-/// Marks injected the slash commands no model request followed (`/model`, `/mcp`, `/compact`,
-/// ...: Claude Code answered them locally), so they do not count as user turns. A command whose
-/// prompt went to the model (a custom command, a skill) stays the user's turn. `events` are the
-/// kept events in file order; a command is followed by a request when a model-generated item of
-/// its thread comes before the next prompt the user typed.
-fn mark_local_commands_injected(events: &mut [ReadEvent]) {
-    let commands: Vec<usize> = events
-        .iter()
-        .enumerate()
-        .filter(|(_, event)| {
-            user_message_of(event).is_some_and(|(item, flags)| {
-                !flags.injected
-                    && item
-                        .message_text()
-                        .is_some_and(|text| is_command_text(&text))
-            })
-        })
-        .map(|(index, _)| index)
-        .collect();
-    for index in commands {
-        let Some(ReadEvent::Record(command)) = events.get(index) else {
-            continue;
-        };
-        let sidechain = command.flags.sidechain;
-        let mut answered = false;
-        for event in events.iter().skip(index + 1) {
-            let ReadEvent::Record(record) = event else {
-                continue;
-            };
-            if record.flags.sidechain != sidechain {
-                continue;
-            }
-            let Some(item) = record.response_item() else {
-                continue;
-            };
-            if is_model_output(item) {
-                answered = true;
-                break;
-            }
-            let typed_prompt = item.role() == Some("user")
-                && !record.flags.injected
-                && !item
-                    .message_text()
-                    .is_some_and(|text| is_command_text(&text));
-            if typed_prompt {
-                break;
-            }
-        }
-        if !answered && let Some(ReadEvent::Record(command)) = events.get_mut(index) {
-            command.flags.injected = true;
-            if let RolloutItem::ResponseItem(item) = &mut command.line.item {
-                item.set_injected(true);
-            }
-        }
-    }
-}
-
-fn user_message_of(event: &ReadEvent) -> Option<(&ResponseItem, RecordFlags)> {
-    let ReadEvent::Record(record) = event else {
-        return None;
-    };
-    let item = record.response_item()?;
-    (item.role() == Some("user")).then_some((item, record.flags))
-}
-
-/// What the model writes in a response (the importer produces no other model items).
-fn is_model_output(item: &ResponseItem) -> bool {
-    item.role() == Some("assistant")
-        || matches!(
-            item,
-            ResponseItem::Reasoning { .. } | ResponseItem::FunctionCall { .. }
-        )
 }
 
 /// Appends text to the last item when it is an assistant message, else starts one.

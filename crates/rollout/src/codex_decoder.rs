@@ -1,4 +1,5 @@
-//! Decoding of Codex rollout lines, current envelope and legacy bare lines.
+//! Decoding of legacy Codex rollout lines (bare items); lines in the current envelope are read
+//! lazily ([`agentctx_protocol::LazyRolloutLine`]).
 
 use std::collections::BTreeMap;
 
@@ -13,21 +14,6 @@ use crate::record::ReadEvent;
 use crate::record::RecordFlags;
 use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
-
-/// A line in the `{timestamp, type, payload}` envelope.
-pub(crate) fn decode_envelope(line_number: usize, value: Value) -> ReadEvent {
-    match RolloutLine::from_value(value) {
-        Ok(line) => ReadEvent::Record(RolloutRecord {
-            line_number,
-            line,
-            flags: RecordFlags::default(),
-        }),
-        Err(err) => ReadEvent::Skipped(SkippedLine {
-            line_number,
-            reason: err.to_string(),
-        }),
-    }
-}
 
 /// A line of a legacy rollout: the bare session object, a bare response item, or a
 /// `record_type` bookkeeping line (counted in `ignored`, not an error).

@@ -5,8 +5,10 @@
 //! (a Codex rollout in the current `{timestamp, type, payload}` envelope, an older Codex rollout of
 //! bare lines, or a Claude Code transcript), the reader yields the same [`RolloutLine`]s, so
 //! `agentctx replay` and the memory pipeline work on either agent's history. Corrupt lines are
-//! skipped and reported with their line number; reading never panics on input. The formats and
-//! the import rules are described in docs/design/rollout-formats.md.
+//! skipped and reported with their line number; reading never panics on input. Reading is lazy
+//! underneath ([`RolloutReader::lazy`]): a [`LazyRecord`] types its payload only when asked, and
+//! a Claude Code transcript read from a file takes two passes so its memory stays bounded. The
+//! formats and the import rules are described in docs/design/rollout-formats.md.
 //!
 //! ```
 //! use agentctx_protocol::ResponseItem;
@@ -28,6 +30,18 @@
 //! assert_eq!(file.format, RolloutFormat::Codex);
 //! assert_eq!(file.items().count(), 1);
 //! assert!(file.skipped.is_empty());
+//!
+//! // Lazily: look at kinds and payload types, type only what is needed.
+//! let mut reader = agentctx_rollout::RolloutReader::open(&sessions[0].path)?;
+//! let mut messages = Vec::new();
+//! for event in reader.lazy() {
+//!     if let agentctx_rollout::LazyReadEvent::Record(record) = event? {
+//!         if record.payload_type() == Some("message") {
+//!             messages.push(record.into_record());
+//!         }
+//!     }
+//! }
+//! assert_eq!(messages.len(), 1);
 //! # Ok(())
 //! # }
 //! ```
@@ -50,9 +64,12 @@ pub use discovery::SessionFile;
 pub use discovery::discover_sessions;
 pub use error::RolloutError;
 pub use format::RolloutFormat;
+pub use reader::LazyEvents;
 pub use reader::RolloutFile;
 pub use reader::RolloutReader;
 pub use reader::read_rollout;
+pub use record::LazyReadEvent;
+pub use record::LazyRecord;
 pub use record::ReadEvent;
 pub use record::RecordFlags;
 pub use record::RolloutRecord;

@@ -8,26 +8,40 @@
 //! line of the wrong shape). It never panics on input; only I/O failures end it early, as typed
 //! errors naming the file. [`read_rollout`] collects a whole file into a [`RolloutFile`].
 //!
+//! The reading itself is lazy ([`RolloutReader::next_lazy`], [`RolloutReader::lazy`]): a Codex
+//! line is read as a [`agentctx_protocol::LazyRolloutLine`], its payload typed only when asked,
+//! and the typed events are those lazy events typed, so there is one implementation of line
+//! reading, skipping, format detection and numbering.
+//!
 //! Codex rollouts stream record by record. A Claude Code transcript is a tree whose abandoned
-//! branches are only known at its end, so its records are yielded once the file is read.
+//! branches are only known at its end. From a seekable source (a file, [`RolloutReader::open`]
+//! or [`RolloutReader::seekable`]) it is read twice: a first pass reads only what the tree
+//! needs, a second streams the records, so memory does not grow with the file. From any other
+//! source ([`RolloutReader::new`]) its records are held until the end of the file.
 
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::BufRead;
 use std::io::BufReader;
+use std::io::Seek;
+use std::io::SeekFrom;
 use std::path::Path;
 use std::path::PathBuf;
 
+use agentctx_protocol::LazyRolloutLine;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
 use serde_json::Value;
 
+use crate::claude_import;
 use crate::claude_import::ClaudeImporter;
 use crate::codex_decoder;
 use crate::error::RolloutError;
 use crate::format::RolloutFormat;
+use crate::record::LazyReadEvent;
+use crate::record::LazyRecord;
 use crate::record::ReadEvent;
 use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
@@ -109,15 +123,50 @@ pub fn read_rollout(path: &Path) -> Result<RolloutFile, RolloutError> {
 pub struct RolloutReader<R = BufReader<File>> {
     path: PathBuf,
     source: R,
+    /// Moves a seekable source; `None` for a source read once.
+    seeker: Option<Seeker<R>>,
     buffer: Vec<u8>,
     line_number: usize,
     bytes_read: u64,
     decoder: Option<Decoder>,
-    pending: VecDeque<ReadEvent>,
-    scratch: Vec<ReadEvent>,
+    /// A Claude Code transcript was recognised at the line just read, and the source can seek:
+    /// the first pass runs before anything else.
+    first_pass: bool,
+    /// After a first pass: the bytes it saw. The second pass stops there, so a file that grows
+    /// while it is read (a live session) is read as far as the tree knows it.
+    read_limit: Option<u64>,
+    pending: VecDeque<LazyReadEvent>,
     ignored: BTreeMap<String, usize>,
     finished: bool,
     max_line_bytes: usize,
+}
+
+/// How a seekable source tells and sets its position.
+struct Seeker<R> {
+    position: fn(&mut R) -> std::io::Result<u64>,
+    seek_to: fn(&mut R, u64) -> std::io::Result<u64>,
+}
+
+impl<R> Clone for Seeker<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R> Copy for Seeker<R> {}
+
+impl<R> std::fmt::Debug for Seeker<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Seeker")
+    }
+}
+
+fn stream_position<R: Seek>(source: &mut R) -> std::io::Result<u64> {
+    source.stream_position()
+}
+
+fn seek_to<R: Seek>(source: &mut R, position: u64) -> std::io::Result<u64> {
+    source.seek(SeekFrom::Start(position))
 }
 
 /// What one bounded line read found.
@@ -138,31 +187,51 @@ enum Decoder {
 }
 
 impl RolloutReader<BufReader<File>> {
-    /// Opens a file for reading.
+    /// Opens a file for reading. A Claude Code transcript is read in two passes (see
+    /// [`RolloutReader::seekable`]).
     pub fn open(path: &Path) -> Result<Self, RolloutError> {
         let file = File::open(path).map_err(|source| RolloutError::Open {
             path: path.to_path_buf(),
             source,
         })?;
-        Ok(Self::new(
+        Ok(Self::seekable(
             path,
             BufReader::with_capacity(READ_BUFFER_BYTES, file),
         ))
     }
 }
 
+impl<R: BufRead + Seek> RolloutReader<R> {
+    /// Reads from a buffered source that can seek; `path` names it in errors. A Claude Code
+    /// transcript is read twice, so its memory stays bounded whatever its size: a first pass
+    /// over its records' heads builds the conversation tree, then a second streams the records
+    /// (see docs/design/rollout-formats.md, "Two passes over a Claude Code transcript").
+    pub fn seekable(path: &Path, source: R) -> Self {
+        let mut reader = Self::new(path, source);
+        reader.seeker = Some(Seeker {
+            position: stream_position::<R>,
+            seek_to: seek_to::<R>,
+        });
+        reader
+    }
+}
+
 impl<R: BufRead> RolloutReader<R> {
-    /// Reads from any buffered source; `path` names it in errors.
+    /// Reads from any buffered source, once; `path` names it in errors. A Claude Code
+    /// transcript read this way is held in memory until its end, when its abandoned branches
+    /// are known; use [`RolloutReader::seekable`] where the source can seek.
     pub fn new(path: &Path, source: R) -> Self {
         Self {
             path: path.to_path_buf(),
             source,
+            seeker: None,
             buffer: Vec::new(),
             line_number: 0,
             bytes_read: 0,
             decoder: None,
+            first_pass: false,
+            read_limit: None,
             pending: VecDeque::new(),
-            scratch: Vec::new(),
             ignored: BTreeMap::new(),
             finished: false,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
@@ -205,111 +274,14 @@ impl<R: BufRead> RolloutReader<R> {
         &self.ignored
     }
 
-    fn handle_line(&mut self) {
-        let line_number = self.line_number;
-        let text = self.buffer.trim_ascii();
-        if text.is_empty() {
-            return;
-        }
-        let value = match serde_json::from_slice::<Value>(text) {
-            Ok(value) => value,
-            Err(err) => {
-                let reason = if std::str::from_utf8(text).is_err() {
-                    "invalid utf-8".to_string()
-                } else {
-                    format!("invalid json: {err}")
-                };
-                self.skip(line_number, reason);
-                return;
-            }
-        };
-        let Value::Object(object) = &value else {
-            self.skip(line_number, "not a json object".to_string());
-            return;
-        };
-        if self.decoder.is_none() {
-            self.decoder = match RolloutFormat::detect(object) {
-                Some(RolloutFormat::Codex) => Some(Decoder::Codex),
-                Some(RolloutFormat::CodexLegacy) => Some(Decoder::CodexLegacy),
-                Some(RolloutFormat::ClaudeCode) => Some(Decoder::ClaudeCode(Box::default())),
-                None => {
-                    self.skip(
-                        line_number,
-                        "record of unknown shape before the format was recognised".to_string(),
-                    );
-                    return;
-                }
-            };
-        }
-        match &mut self.decoder {
-            Some(Decoder::Codex) => self
-                .pending
-                .push_back(codex_decoder::decode_envelope(line_number, value)),
-            Some(Decoder::CodexLegacy) => {
-                if let Some(event) =
-                    codex_decoder::decode_legacy(line_number, value, &mut self.ignored)
-                {
-                    self.pending.push_back(event);
-                }
-            }
-            Some(Decoder::ClaudeCode(importer)) => {
-                importer.decode(line_number, value, &mut self.ignored);
-            }
-            None => {}
-        }
+    /// The lazy events: records typed on demand ([`LazyRecord`]) and skipped lines. The reader
+    /// stays usable afterwards for [`RolloutReader::format`], [`RolloutReader::ignored`], ...
+    pub fn lazy(&mut self) -> LazyEvents<'_, R> {
+        LazyEvents { reader: self }
     }
 
-    /// Reads one line into the buffer, keeping at most `max_line_bytes` of it; the rest of a
-    /// longer line is consumed and dropped.
-    fn read_line_bounded(&mut self) -> std::io::Result<LineRead> {
-        self.buffer.clear();
-        let mut total = 0usize;
-        loop {
-            let available = match self.source.fill_buf() {
-                Ok(available) => available,
-                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(err),
-            };
-            if available.is_empty() {
-                return Ok(match total {
-                    0 => LineRead::End,
-                    n if n > self.max_line_bytes => LineRead::TooLong(n),
-                    n => LineRead::Line(n),
-                });
-            }
-            let (chunk, done) = match available.iter().position(|byte| *byte == b'\n') {
-                Some(index) => (index + 1, true),
-                None => (available.len(), false),
-            };
-            let room = self.max_line_bytes.saturating_sub(self.buffer.len());
-            if let Some(kept) = available.get(..chunk.min(room)) {
-                self.buffer.extend_from_slice(kept);
-            }
-            self.source.consume(chunk);
-            total = total.saturating_add(chunk);
-            if done {
-                return Ok(if total > self.max_line_bytes {
-                    LineRead::TooLong(total)
-                } else {
-                    LineRead::Line(total)
-                });
-            }
-        }
-    }
-
-    fn skip(&mut self, line_number: usize, reason: String) {
-        tracing::debug!(path = %self.path.display(), line_number, %reason, "skipping rollout line");
-        self.pending.push_back(ReadEvent::Skipped(SkippedLine {
-            line_number,
-            reason,
-        }));
-    }
-}
-
-impl<R: BufRead> Iterator for RolloutReader<R> {
-    type Item = Result<ReadEvent, RolloutError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The next lazy event, `None` at the end of the input.
+    pub fn next_lazy(&mut self) -> Option<Result<LazyReadEvent, RolloutError>> {
         loop {
             if let Some(event) = self.pending.pop_front() {
                 return Some(Ok(event));
@@ -317,18 +289,28 @@ impl<R: BufRead> Iterator for RolloutReader<R> {
             if self.finished {
                 return None;
             }
-            match self.read_line_bounded() {
+            let line = match self.read_limit {
+                Some(limit) if self.bytes_read >= limit => Ok(LineRead::End),
+                Some(_) | None => self.read_line_bounded(),
+            };
+            match line {
                 Ok(LineRead::End) => {
                     self.finished = true;
                     if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
-                        importer.finish(&mut self.scratch, &mut self.ignored);
-                        self.pending.extend(self.scratch.drain(..));
+                        importer.finish(&mut self.pending, &mut self.ignored);
                     }
                 }
                 Ok(LineRead::Line(read)) => {
                     self.line_number += 1;
                     self.bytes_read = self.bytes_read.saturating_add(read as u64);
                     self.handle_line();
+                    if self.first_pass {
+                        self.first_pass = false;
+                        if let Err(err) = self.claude_first_pass(read) {
+                            self.finished = true;
+                            return Some(Err(err));
+                        }
+                    }
                 }
                 Ok(LineRead::TooLong(read)) => {
                     self.line_number += 1;
@@ -350,5 +332,206 @@ impl<R: BufRead> Iterator for RolloutReader<R> {
                 }
             }
         }
+    }
+
+    fn handle_line(&mut self) {
+        let line_number = self.line_number;
+        let text = self.buffer.trim_ascii();
+        if text.is_empty() {
+            return;
+        }
+        if let Some(Decoder::Codex) = self.decoder {
+            // The common case, kept off the JSON tree: the envelope is read, the payload kept.
+            match LazyRolloutLine::parse(text) {
+                Ok(line) => self
+                    .pending
+                    .push_back(LazyReadEvent::Record(LazyRecord::raw(line_number, line))),
+                Err(err) => self.skip(line_number, err.to_string()),
+            }
+            return;
+        }
+        // The line is checked to be UTF-8 once, so serde_json need not check string by string
+        // (a line that is not UTF-8 is never JSON: it was skipped with this reason before too).
+        let Ok(text) = std::str::from_utf8(text) else {
+            self.skip(line_number, "invalid utf-8".to_string());
+            return;
+        };
+        // Past the first line of a Claude Code transcript, only the members the import reads
+        // are built.
+        let pruned = match self.decoder {
+            Some(Decoder::ClaudeCode(_)) => claude_import::read_record(text),
+            Some(Decoder::Codex | Decoder::CodexLegacy) | None => None,
+        };
+        let parsed = match pruned {
+            Some(value) => Ok(value),
+            None => serde_json::from_str::<Value>(text),
+        };
+        let value = match parsed {
+            Ok(value) => value,
+            Err(err) => {
+                self.skip(line_number, format!("invalid json: {err}"));
+                return;
+            }
+        };
+        let Value::Object(object) = &value else {
+            self.skip(line_number, "not a json object".to_string());
+            return;
+        };
+        if self.decoder.is_none() {
+            self.decoder = match RolloutFormat::detect(object) {
+                Some(RolloutFormat::Codex) => Some(Decoder::Codex),
+                Some(RolloutFormat::CodexLegacy) => Some(Decoder::CodexLegacy),
+                Some(RolloutFormat::ClaudeCode) => {
+                    if self.seeker.is_some() {
+                        // The line is read again by both passes, from its start.
+                        self.first_pass = true;
+                        self.decoder = Some(Decoder::ClaudeCode(Box::default()));
+                        return;
+                    }
+                    Some(Decoder::ClaudeCode(Box::default()))
+                }
+                None => {
+                    self.skip(
+                        line_number,
+                        "record of unknown shape before the format was recognised".to_string(),
+                    );
+                    return;
+                }
+            };
+        }
+        match &mut self.decoder {
+            Some(Decoder::Codex) => match LazyRolloutLine::parse(text.as_bytes()) {
+                Ok(line) => self
+                    .pending
+                    .push_back(LazyReadEvent::Record(LazyRecord::raw(line_number, line))),
+                Err(err) => self.skip(line_number, err.to_string()),
+            },
+            Some(Decoder::CodexLegacy) => {
+                if let Some(event) =
+                    codex_decoder::decode_legacy(line_number, value, &mut self.ignored)
+                {
+                    self.pending.push_back(LazyReadEvent::from(event));
+                }
+            }
+            Some(Decoder::ClaudeCode(importer)) => {
+                importer.decode(line_number, value, &mut self.ignored);
+                importer.drain_ready(&mut self.pending);
+            }
+            None => {}
+        }
+    }
+
+    /// The first pass over a Claude Code transcript, from the line just read (`read` bytes,
+    /// the first recognised one) to the end: each record's head goes into the conversation
+    /// tree. The source is then put back at the start of that line, and reading goes on as the
+    /// second pass, which streams.
+    fn claude_first_pass(&mut self, read: usize) -> Result<(), RolloutError> {
+        let Some(seeker) = self.seeker else {
+            return Ok(());
+        };
+        let path = self.path.clone();
+        let line_number = self.line_number;
+        let io_error = |line: usize| {
+            let path = path.clone();
+            move |source| RolloutError::Read { path, line, source }
+        };
+        let start = (seeker.position)(&mut self.source)
+            .map_err(io_error(line_number))?
+            .saturating_sub(read as u64);
+        (seeker.seek_to)(&mut self.source, start).map_err(io_error(line_number - 1))?;
+        let mut line = line_number - 1;
+        let mut seen = 0u64;
+        loop {
+            match self.read_line_bounded().map_err(io_error(line))? {
+                LineRead::End => break,
+                LineRead::TooLong(read) => seen = seen.saturating_add(read as u64),
+                LineRead::Line(read) => {
+                    seen = seen.saturating_add(read as u64);
+                    if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
+                        importer.observe_head(self.buffer.trim_ascii());
+                    }
+                }
+            }
+            line += 1;
+        }
+        if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
+            importer.start_streaming();
+        }
+        (seeker.seek_to)(&mut self.source, start).map_err(io_error(line_number - 1))?;
+        // The recognised line is read again, now by the second pass.
+        self.line_number = line_number - 1;
+        self.bytes_read = self.bytes_read.saturating_sub(read as u64);
+        self.read_limit = Some(self.bytes_read.saturating_add(seen));
+        self.buffer.clear();
+        Ok(())
+    }
+
+    /// Reads one line into the buffer, keeping at most `max_line_bytes` of it; the rest of a
+    /// longer line is consumed and dropped.
+    fn read_line_bounded(&mut self) -> std::io::Result<LineRead> {
+        self.buffer.clear();
+        let mut total = 0usize;
+        loop {
+            let available = match self.source.fill_buf() {
+                Ok(available) => available,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            };
+            if available.is_empty() {
+                return Ok(match total {
+                    0 => LineRead::End,
+                    n if n > self.max_line_bytes => LineRead::TooLong(n),
+                    n => LineRead::Line(n),
+                });
+            }
+            let (chunk, done) = match memchr::memchr(b'\n', available) {
+                Some(index) => (index + 1, true),
+                None => (available.len(), false),
+            };
+            let room = self.max_line_bytes.saturating_sub(self.buffer.len());
+            if let Some(kept) = available.get(..chunk.min(room)) {
+                self.buffer.extend_from_slice(kept);
+            }
+            self.source.consume(chunk);
+            total = total.saturating_add(chunk);
+            if done {
+                return Ok(if total > self.max_line_bytes {
+                    LineRead::TooLong(total)
+                } else {
+                    LineRead::Line(total)
+                });
+            }
+        }
+    }
+
+    fn skip(&mut self, line_number: usize, reason: String) {
+        tracing::debug!(path = %self.path.display(), line_number, %reason, "skipping rollout line");
+        self.pending.push_back(LazyReadEvent::Skipped(SkippedLine {
+            line_number,
+            reason,
+        }));
+    }
+}
+
+impl<R: BufRead> Iterator for RolloutReader<R> {
+    type Item = Result<ReadEvent, RolloutError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_lazy()
+            .map(|event| event.map(LazyReadEvent::into_typed))
+    }
+}
+
+/// The lazy events of a [`RolloutReader`] ([`RolloutReader::lazy`]).
+#[derive(Debug)]
+pub struct LazyEvents<'a, R> {
+    reader: &'a mut RolloutReader<R>,
+}
+
+impl<R: BufRead> Iterator for LazyEvents<'_, R> {
+    type Item = Result<LazyReadEvent, RolloutError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.reader.next_lazy()
     }
 }

@@ -1,12 +1,17 @@
 //! What the reader yields: records with their source line and flags, and skipped lines.
 
+use std::borrow::Cow;
 use std::fmt;
 
+use agentctx_protocol::EventMsg;
+use agentctx_protocol::LazyRolloutLine;
+use agentctx_protocol::PayloadFidelity;
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
 use serde::Serialize;
+use serde_json::Value;
 
 /// One rollout line read from a file, in the Codex envelope whatever the source format.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,4 +77,174 @@ pub enum ReadEvent {
     Record(RolloutRecord),
     /// A line that was skipped.
     Skipped(SkippedLine),
+}
+
+/// One record read lazily: its line number, flags, kind and payload type are known, and its
+/// payload is typed only when asked ([`LazyRecord::item`], [`LazyRecord::into_record`]).
+///
+/// Codex rollout lines in the current envelope stay JSON text until then
+/// ([`LazyRolloutLine`]); records of other formats (legacy Codex lines, imported Claude Code
+/// records) are typed as they are read. See docs/design/rollout-formats.md, "Lazy lines".
+#[derive(Debug, Clone, PartialEq)]
+pub struct LazyRecord {
+    /// The 1-based line of the source file the record comes from (for records merged from
+    /// several lines, the first of them).
+    pub line_number: usize,
+    /// What the source said about the record beyond the item itself.
+    pub flags: RecordFlags,
+    line: LazyLine,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum LazyLine {
+    Raw(LazyRolloutLine),
+    /// Boxed: typed lines come from the rarer formats, and a `RolloutLine` is three times the
+    /// size of a lazy one.
+    Typed(Box<RolloutLine>),
+}
+
+impl LazyRecord {
+    pub(crate) fn raw(line_number: usize, line: LazyRolloutLine) -> Self {
+        Self {
+            line_number,
+            flags: RecordFlags::default(),
+            line: LazyLine::Raw(line),
+        }
+    }
+
+    pub(crate) fn typed(record: RolloutRecord) -> Self {
+        Self {
+            line_number: record.line_number,
+            flags: record.flags,
+            line: LazyLine::Typed(Box::new(record.line)),
+        }
+    }
+
+    /// The line's `type` (`response_item`, `event_msg`, ...).
+    pub fn kind(&self) -> &str {
+        match &self.line {
+            LazyLine::Raw(line) => line.kind(),
+            LazyLine::Typed(line) => line.item.kind(),
+        }
+    }
+
+    /// The payload's own `type` when it has a string one: the item type of a `response_item`
+    /// (`message`, `function_call`, ...), the event of an `event_msg` (`token_count`, ...).
+    pub fn payload_type(&self) -> Option<&str> {
+        match &self.line {
+            LazyLine::Raw(line) => line.payload_type(),
+            LazyLine::Typed(line) => typed_payload_type(&line.item),
+        }
+    }
+
+    /// The line's timestamp (empty when it had none).
+    pub fn timestamp(&self) -> &str {
+        match &self.line {
+            LazyLine::Raw(line) => line.timestamp(),
+            LazyLine::Typed(line) => &line.timestamp,
+        }
+    }
+
+    /// The lazy line, when the record is one (a Codex line in the current envelope).
+    pub fn lazy_line(&self) -> Option<&LazyRolloutLine> {
+        match &self.line {
+            LazyLine::Raw(line) => Some(line),
+            LazyLine::Typed(_) => None,
+        }
+    }
+
+    /// The typed item, without the fidelity record a rewrite needs: for readers that never
+    /// write the record back. Equal to the item of [`LazyRecord::into_record`] for any payload
+    /// without duplicate member names (see [`LazyRolloutLine::item`]).
+    pub fn item(&self) -> Cow<'_, RolloutItem> {
+        match &self.line {
+            LazyLine::Raw(line) => Cow::Owned(line.item()),
+            LazyLine::Typed(line) => Cow::Borrowed(&line.item),
+        }
+    }
+
+    /// The record typed without the fidelity record a rewrite needs: equal to
+    /// [`LazyRecord::into_record`] except that its line's `fidelity` is empty, so writing it
+    /// back may differ from the file. For readers that look at items and never write them.
+    pub fn into_read_only_record(self) -> RolloutRecord {
+        let line = match self.line {
+            LazyLine::Raw(line) => RolloutLine {
+                timestamp: line.timestamp().to_string(),
+                item: line.item(),
+                extra: line.extra().clone(),
+                fidelity: PayloadFidelity::default(),
+            },
+            LazyLine::Typed(line) => *line,
+        };
+        RolloutRecord {
+            line_number: self.line_number,
+            line,
+            flags: self.flags,
+        }
+    }
+
+    /// The typed record, exactly as the typed reader yields it (fidelity included).
+    pub fn into_record(self) -> RolloutRecord {
+        let line = match self.line {
+            LazyLine::Raw(line) => line.into_line(),
+            LazyLine::Typed(line) => *line,
+        };
+        RolloutRecord {
+            line_number: self.line_number,
+            line,
+            flags: self.flags,
+        }
+    }
+}
+
+/// The payload type of a typed item, as [`LazyRolloutLine::payload_type`] reads it from the text.
+fn typed_payload_type(item: &RolloutItem) -> Option<&str> {
+    match item {
+        RolloutItem::ResponseItem(ResponseItem::Other(value))
+        | RolloutItem::EventMsg(EventMsg::Other(value))
+        | RolloutItem::Unknown { payload: value, .. } => value.get("type").and_then(Value::as_str),
+        RolloutItem::ResponseItem(item) => Some(item.type_name()),
+        RolloutItem::EventMsg(event) => Some(match event {
+            EventMsg::TokenCount(_) => "token_count",
+            EventMsg::ContextCompacted(_) => "context_compacted",
+            EventMsg::UserMessage(_) => "user_message",
+            EventMsg::AgentMessage(_) => "agent_message",
+            EventMsg::AgentReasoning(_) => "agent_reasoning",
+            EventMsg::AgentReasoningRawContent(_) => "agent_reasoning_raw_content",
+            EventMsg::TurnAborted(_) => "turn_aborted",
+            EventMsg::ThreadRolledBack(_) => "thread_rolled_back",
+            EventMsg::Other(_) => return None,
+        }),
+        RolloutItem::SessionMeta(_) | RolloutItem::Compacted(_) | RolloutItem::TurnContext(_) => {
+            None
+        }
+    }
+}
+
+/// One step of reading a file lazily.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LazyReadEvent {
+    /// A usable record, typed on demand.
+    Record(LazyRecord),
+    /// A line that was skipped.
+    Skipped(SkippedLine),
+}
+
+impl LazyReadEvent {
+    /// The event as the typed reader yields it.
+    pub fn into_typed(self) -> ReadEvent {
+        match self {
+            Self::Record(record) => ReadEvent::Record(record.into_record()),
+            Self::Skipped(line) => ReadEvent::Skipped(line),
+        }
+    }
+}
+
+impl From<ReadEvent> for LazyReadEvent {
+    fn from(event: ReadEvent) -> Self {
+        match event {
+            ReadEvent::Record(record) => Self::Record(LazyRecord::typed(record)),
+            ReadEvent::Skipped(line) => Self::Skipped(line),
+        }
+    }
 }

@@ -21,4 +21,5 @@ mod suite {
     mod reader_edges;
     mod recorder;
     mod render;
+    mod same_as_before;
 }

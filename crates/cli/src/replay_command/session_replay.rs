@@ -14,7 +14,8 @@ use agentctx_protocol::EventMsg;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
-use agentctx_rollout::ReadEvent;
+use agentctx_rollout::LazyReadEvent;
+use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RequestSegmenter;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::RolloutFormat;
@@ -160,10 +161,10 @@ pub(crate) fn replay_reader_with<R: BufRead>(
     let mut builder = SessionReplayBuilder::new(estimator);
     builder.reminders = reminders;
     builder.usage = UsageReplay::new(usage);
-    for event in reader.by_ref() {
+    for event in reader.lazy() {
         match event? {
-            ReadEvent::Record(record) => builder.observe(&record),
-            ReadEvent::Skipped(skipped) => builder.skipped.push(skipped),
+            LazyReadEvent::Record(record) => builder.observe_lazy(record),
+            LazyReadEvent::Skipped(skipped) => builder.skipped.push(skipped),
         }
     }
     let format = reader
@@ -253,6 +254,19 @@ impl<'a> SessionReplayBuilder<'a> {
             model_output_seen: false,
             user_events_seen: false,
             event_turn: None,
+        }
+    }
+
+    /// Takes one record read lazily into account, typing it only when the replay reads it: the
+    /// session header, conversation items, compactions, and the `token_count`, `user_message`
+    /// and `thread_rolled_back` events. Any other record (turn settings, other events, unknown
+    /// lines) has only the effect [`SessionReplayBuilder::observe`] gives every record: it ends
+    /// the wait of the held user messages once the session is under way.
+    pub(crate) fn observe_lazy(&mut self, record: LazyRecord) {
+        if replay_reads(&record) {
+            self.observe(&record.into_read_only_record());
+        } else if self.model_output_seen || self.user_events_seen {
+            self.release_held(None);
         }
     }
 
@@ -557,6 +571,18 @@ impl<'a> SessionReplayBuilder<'a> {
             usage_prediction_error: PredictionError::over(self.usage.requests()),
             requests: self.usage.requests().to_vec(),
         }
+    }
+}
+
+/// The records whose typed payload the replay reads (see [`SessionReplayBuilder::observe`]).
+fn replay_reads(record: &LazyRecord) -> bool {
+    match record.kind() {
+        "session_meta" | "response_item" | "compacted" => true,
+        "event_msg" => matches!(
+            record.payload_type(),
+            Some("token_count" | "user_message" | "thread_rolled_back")
+        ),
+        _ => false,
     }
 }
 

@@ -3,15 +3,21 @@ use std::io::Cursor;
 use std::path::Path;
 
 use agentctx_compact::ThresholdLevel;
+use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::ResponseItem;
+use agentctx_reminders::SystemReminderConfig;
+use agentctx_rollout::ReadEvent;
 use agentctx_rollout::RolloutFormat;
 use agentctx_rollout::RolloutReader;
 use pretty_assertions::assert_eq;
 
+use super::super::reminder_replay::ReminderReplay;
 use super::super::usage_prediction::PredictionBasis;
 use super::super::usage_prediction::RequestUsage;
 use super::super::usage_prediction::TierTrigger;
+use super::super::usage_prediction::UsageOptions;
+use super::super::usage_prediction::UsageReplay;
 use super::ReplayTurn;
 use super::replay_reader;
 
@@ -315,4 +321,109 @@ fn claude_code_harness_records_do_not_start_turns() {
     );
     // The notification's response is a request of the first turn.
     assert_eq!(replay.turns[0].requests, 2);
+}
+
+/// The replay of a file with every record typed (fidelity included), as before lazy reading.
+fn replay_typed(path: &Path, reminders: bool) -> super::SessionReplay {
+    let mut reader = RolloutReader::open(path).unwrap();
+    let mut builder = super::SessionReplayBuilder::new(&ApproxTokenEstimator);
+    builder.usage = UsageReplay::new(UsageOptions::default());
+    builder.reminders =
+        reminders.then(|| ReminderReplay::new(SystemReminderConfig::default()).unwrap());
+    for event in reader.by_ref() {
+        match event.unwrap() {
+            ReadEvent::Record(record) => builder.observe(&record),
+            ReadEvent::Skipped(skipped) => builder.skipped.push(skipped),
+        }
+    }
+    builder.finish(
+        path.to_path_buf(),
+        reader.format().unwrap(),
+        reader.lines_read(),
+        reader.bytes_read(),
+        reader.ignored().clone(),
+    )
+}
+
+/// Replaying lazily, typing only the records the replay reads, gives the replay of every
+/// record typed: on the sample sessions (a Codex rollout with turn settings and agent events,
+/// a Claude Code transcript and its sub-agent's), with and without reminders.
+#[test]
+fn the_lazy_replay_equals_the_replay_of_every_record_typed() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
+    let files = [
+        samples.join("rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"),
+        samples.join("claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl"),
+        samples.join(
+            "claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865/subagents/agent-5c1e9a07.jsonl",
+        ),
+    ];
+    for file in &files {
+        for reminders in [false, true] {
+            let lazy = super::replay_file(
+                file,
+                &ApproxTokenEstimator,
+                reminders.then(|| ReminderReplay::new(SystemReminderConfig::default()).unwrap()),
+                UsageOptions::default(),
+            )
+            .unwrap();
+            assert!(!lazy.turns.is_empty(), "{}", file.display());
+            assert_eq!(lazy, replay_typed(file, reminders), "{}", file.display());
+        }
+    }
+}
+
+/// The sample sessions read the same from a file (a Claude Code transcript in two passes) as
+/// from a source read once (every record held to the end).
+#[test]
+fn the_samples_read_the_same_in_two_passes_as_in_one() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
+    let files = [
+        samples.join("rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"),
+        samples.join("claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl"),
+        samples.join(
+            "claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865/subagents/agent-5c1e9a07.jsonl",
+        ),
+    ];
+    for file in &files {
+        let read = |mut reader: RolloutReader<Box<dyn std::io::BufRead>>| {
+            let mut records = Vec::new();
+            let mut skipped = Vec::new();
+            for event in reader.by_ref() {
+                match event.unwrap() {
+                    ReadEvent::Record(record) => records.push(record),
+                    ReadEvent::Skipped(line) => skipped.push(line),
+                }
+            }
+            (
+                records,
+                skipped,
+                reader.ignored().clone(),
+                reader.lines_read(),
+            )
+        };
+        let bytes = std::fs::read(file).unwrap();
+        let one_pass = read(RolloutReader::new(file, Box::new(Cursor::new(bytes))));
+        let mut two_passes = RolloutReader::open(file).unwrap();
+        let mut records = Vec::new();
+        let mut skipped = Vec::new();
+        for event in two_passes.by_ref() {
+            match event.unwrap() {
+                ReadEvent::Record(record) => records.push(record),
+                ReadEvent::Skipped(line) => skipped.push(line),
+            }
+        }
+        assert!(!records.is_empty());
+        assert_eq!(
+            one_pass,
+            (
+                records,
+                skipped,
+                two_passes.ignored().clone(),
+                two_passes.lines_read()
+            ),
+            "{}",
+            file.display()
+        );
+    }
 }

@@ -14,116 +14,316 @@
 //! path. Records whose ancestry never reaches the path (their parent is not in the file) are kept:
 //! nothing proves them abandoned. Sidechain records of a main transcript are kept whole; in a
 //! sub-agent transcript (every record a sidechain) the sidechain records are the conversation.
+//!
+//! The tree is built from [`RecordHead`]s, the few fields of a record it needs, read without
+//! building the record's body, and it holds numbers, not strings: a uuid is interned once (as
+//! 16 bytes when it is a canonical UUID) and a node is a few bytes. Its memory grows with the
+//! number of records (about 150 to 200 bytes each at its largest, hash-table growth included),
+//! never with their size; once resolved it keeps only the abandoned uuids. That is what lets the
+//! two-pass import read a transcript of any size in bounded memory (see
+//! docs/design/rollout-formats.md, "Two passes over a Claude Code transcript").
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::HashSet;
+use std::fmt;
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde::Deserializer;
+use serde::de::IgnoredAny;
+use serde::de::MapAccess;
+use serde::de::SeqAccess;
+use serde::de::Visitor;
+
+/// Visitor methods that accept every scalar, giving `$value`.
+macro_rules! scalars_are {
+    ($value:expr) => {
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
+
+/// What the tree needs of one record.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct RecordHead<'a> {
+    /// `type`, when it is a string.
+    pub(crate) kind: Option<Cow<'a, str>>,
+    uuid: Option<Cow<'a, str>>,
+    parent_uuid: Option<Cow<'a, str>>,
+    logical_parent_uuid: Option<Cow<'a, str>>,
+    is_sidechain: bool,
+    is_meta: bool,
+    is_compact_summary: bool,
+    /// `message.id`, when `message` is an object and the id a string.
+    message_id: Option<Cow<'a, str>>,
+    /// `message.content` is a non-empty array of `tool_result` blocks and nothing else.
+    only_tool_results: bool,
+}
+
+impl<'a> RecordHead<'a> {
+    /// Reads the head of a JSON line; `None` when the line is not a JSON object (the bodies are
+    /// skipped, and validated, without being built).
+    pub(crate) fn read(line: &'a [u8]) -> Option<Self> {
+        // One UTF-8 check of the line, rather than serde_json's string by string.
+        serde_json::from_str(std::str::from_utf8(line).ok()?).ok()
+    }
+
+    /// The head of a record already read as a tree.
+    pub(crate) fn of_value(value: &'a serde_json::Value) -> Option<Self> {
+        Self::deserialize(value).ok()
+    }
+
+    /// The record's `uuid`, when it is a string.
+    pub(crate) fn uuid(&self) -> Option<&str> {
+        self.uuid.as_deref()
+    }
+
+    fn role(&self) -> Role {
+        match self.kind.as_deref() {
+            Some("assistant") => Role::Assistant(None),
+            Some("user") if self.is_meta || self.is_compact_summary || self.only_tool_results => {
+                Role::Attached
+            }
+            Some("user") => Role::Prompt,
+            _ => Role::Other,
+        }
+    }
+}
+
+/// A uuid as a key: 16 bytes for a canonical (lower-case, hyphenated) UUID, the text otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Uuid(u128),
+    Text(Box<str>),
+}
+
+impl Key {
+    fn of(text: &str) -> Self {
+        if text.len() == uuid::fmt::Hyphenated::LENGTH
+            && let Ok(parsed) = uuid::Uuid::try_parse(text)
+        {
+            let mut canonical = [0u8; uuid::fmt::Hyphenated::LENGTH];
+            if parsed.hyphenated().encode_lower(&mut canonical).as_bytes() == text.as_bytes() {
+                return Self::Uuid(parsed.as_u128());
+            }
+        }
+        Self::Text(text.into())
+    }
+}
 
 /// What a record contributes to the conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
     /// A user record typed by the user (not only tool results, not `isMeta`).
     Prompt,
     /// A user record that carries only tool results, or injected (`isMeta`) context.
     Attached,
-    /// An assistant record with its `message.id`.
-    Assistant(Option<String>),
+    /// An assistant record with its interned `message.id`.
+    Assistant(Option<u32>),
     /// Not conversation (`progress`, `system`, …).
     Other,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct Node {
-    parent: Option<String>,
+    parent: Option<u32>,
     role: Role,
     sidechain: bool,
 }
 
-/// The uuid links of one transcript, collected record by record.
+/// The uuid links of one transcript, collected record by record, then resolved once.
 #[derive(Debug, Default)]
 pub(crate) struct ConversationTree {
-    nodes: HashMap<String, Node>,
+    /// Every canonical uuid seen (of a record or as a parent) and its number.
+    uuid_ids: HashMap<u128, u32>,
+    /// Every other uuid seen and its number.
+    text_ids: HashMap<Box<str>, u32>,
+    /// The record of each number, `None` for a uuid seen only as a parent.
+    nodes: Vec<Option<Node>>,
+    /// Interned `message.id`s.
+    messages: HashMap<Box<str>, u32>,
     /// Conversation records (user or assistant), in file order.
-    conversation: Vec<String>,
+    conversation: Vec<u32>,
+    /// After [`ConversationTree::resolve`], which frees everything above: the uuids of the
+    /// records on abandoned branches.
+    abandoned: HashSet<Key>,
 }
 
 impl ConversationTree {
-    /// Adds a record; returns its uuid when it has one.
-    pub(crate) fn add(&mut self, record: &Value) -> Option<String> {
-        let uuid = record.get("uuid").and_then(Value::as_str)?.to_string();
-        let link = |name: &str| record.get(name).and_then(Value::as_str).map(str::to_string);
-        let parent = link("parentUuid").or_else(|| link("logicalParentUuid"));
-        let role = role_of(record);
+    /// Adds a record; returns its number when it has a uuid.
+    pub(crate) fn add(&mut self, head: &RecordHead<'_>) -> Option<u32> {
+        let uuid = head.uuid.as_deref()?;
+        let id = self.intern(uuid);
+        let parent = head
+            .parent_uuid
+            .as_deref()
+            .or(head.logical_parent_uuid.as_deref())
+            .map(|parent| self.intern(parent));
+        let role = match head.role() {
+            Role::Assistant(_) => Role::Assistant(head.message_id.as_deref().map(|message| {
+                let next = u32::try_from(self.messages.len()).unwrap_or(u32::MAX);
+                *self.messages.entry(message.into()).or_insert(next)
+            })),
+            other => other,
+        };
         if role != Role::Other {
-            self.conversation.push(uuid.clone());
+            self.conversation.push(id);
         }
-        let sidechain = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        self.nodes.insert(
-            uuid.clone(),
-            Node {
+        if let Some(slot) = usize::try_from(id)
+            .ok()
+            .and_then(|index| self.nodes.get_mut(index))
+        {
+            *slot = Some(Node {
                 parent,
                 role,
-                sidechain,
-            },
-        );
-        Some(uuid)
+                sidechain: head.is_sidechain,
+            });
+        }
+        Some(id)
     }
 
-    /// The uuids of records on abandoned branches.
-    pub(crate) fn abandoned(&self) -> HashSet<String> {
+    fn intern(&mut self, uuid: &str) -> u32 {
+        let next = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        let id = match Key::of(uuid) {
+            Key::Uuid(uuid) => *self.uuid_ids.entry(uuid).or_insert(next),
+            Key::Text(text) => *self.text_ids.entry(text).or_insert(next),
+        };
+        if id == next {
+            self.nodes.push(None);
+        }
+        id
+    }
+
+    fn node(&self, id: u32) -> Option<&Node> {
+        self.nodes
+            .get(usize::try_from(id).ok()?)
+            .and_then(Option::as_ref)
+    }
+
+    /// True when the record with this uuid is on an abandoned branch (known once the tree is
+    /// resolved).
+    pub(crate) fn is_abandoned(&self, uuid: &str) -> bool {
+        !self.abandoned.is_empty() && self.abandoned.contains(&Key::of(uuid))
+    }
+
+    /// Decides, once every record is in, which records lie on abandoned branches, keeps their
+    /// uuids and frees the tree.
+    pub(crate) fn resolve(&mut self) {
+        let abandoned = self.abandoned_numbers();
+        let is_abandoned = |id: &u32| {
+            usize::try_from(*id)
+                .ok()
+                .and_then(|index| abandoned.get(index))
+                .copied()
+                .unwrap_or(false)
+        };
+        let uuid_ids = std::mem::take(&mut self.uuid_ids);
+        let text_ids = std::mem::take(&mut self.text_ids);
+        self.abandoned = uuid_ids
+            .into_iter()
+            .filter(|(_, id)| is_abandoned(id))
+            .map(|(uuid, _)| Key::Uuid(uuid))
+            .chain(
+                text_ids
+                    .into_iter()
+                    .filter(|(_, id)| is_abandoned(id))
+                    .map(|(text, _)| Key::Text(text)),
+            )
+            .collect();
+        self.nodes = Vec::new();
+        self.messages = HashMap::new();
+        self.conversation = Vec::new();
+    }
+
+    /// Per number: the record is on an abandoned branch.
+    fn abandoned_numbers(&self) -> Vec<bool> {
+        let mut abandoned = vec![false; self.nodes.len()];
         let leaf = self
             .conversation
             .iter()
             .rev()
-            .find(|uuid| self.nodes.get(*uuid).is_some_and(|node| !node.sidechain))
-            .or_else(|| self.conversation.last());
+            .find(|id| self.node(**id).is_some_and(|node| !node.sidechain))
+            .or_else(|| self.conversation.last())
+            .copied();
         let Some(leaf) = leaf else {
-            return HashSet::new();
+            return abandoned;
         };
-        let main_is_sidechain = self.nodes.get(leaf).is_some_and(|node| node.sidechain);
-        let path = self.ancestry(leaf);
-        let path_messages: HashSet<&str> = path
-            .iter()
-            .filter_map(|uuid| match &self.nodes.get(*uuid)?.role {
-                Role::Assistant(Some(id)) => Some(id.as_str()),
+        let main_is_sidechain = self.node(leaf).is_some_and(|node| node.sidechain);
+        let on_path = self.ancestry(leaf);
+        let is_on_path = |id: u32| {
+            usize::try_from(id)
+                .ok()
+                .and_then(|index| on_path.get(index))
+                .copied()
+                .unwrap_or(false)
+        };
+        let path_messages: HashSet<u32> = (0..self.nodes.len())
+            .filter_map(|index| u32::try_from(index).ok())
+            .filter(|id| is_on_path(*id))
+            .filter_map(|id| match self.node(id)?.role {
+                Role::Assistant(Some(message)) => Some(message),
                 Role::Assistant(None) | Role::Prompt | Role::Attached | Role::Other => None,
             })
             .collect();
-        let starts_branch = |node: &Node| match &node.role {
+        let starts_branch = |node: &Node| match node.role {
             Role::Prompt => true,
-            Role::Assistant(Some(id)) => !path_messages.contains(id.as_str()),
+            Role::Assistant(Some(message)) => !path_messages.contains(&message),
             Role::Assistant(None) => true,
             Role::Attached | Role::Other => false,
         };
         // For every node off the path: does its branch reach the path, and is it abandoned?
-        let mut verdicts: HashMap<&str, Verdict> = HashMap::new();
-        for uuid in &self.conversation {
-            let Some(node) = self.nodes.get(uuid) else {
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; self.nodes.len()];
+        // The walk in which a node was last seen (1-based), so a cycle ends a walk.
+        let mut seen_in_walk: Vec<u32> = vec![0; self.nodes.len()];
+        let mut chain: Vec<u32> = Vec::new();
+        for (walk, id) in self.conversation.iter().enumerate() {
+            let walk = u32::try_from(walk + 1).unwrap_or(u32::MAX);
+            let Some(node) = self.node(*id) else {
                 continue;
             };
-            if node.sidechain != main_is_sidechain || path.contains(uuid.as_str()) {
+            if node.sidechain != main_is_sidechain || is_on_path(*id) {
                 continue;
             }
             // Walk up to the path, a known verdict or the end of the ancestry.
-            let mut chain: Vec<&str> = Vec::new();
-            let mut seen: HashSet<&str> = HashSet::new();
-            let mut current = uuid.as_str();
+            chain.clear();
+            let mut current = *id;
             let base = loop {
-                if path.contains(current) {
+                if is_on_path(current) {
                     break Verdict::Kept;
                 }
-                if let Some(verdict) = verdicts.get(current) {
+                let index = usize::try_from(current).unwrap_or(usize::MAX);
+                if let Some(Some(verdict)) = verdicts.get(index) {
                     break *verdict;
                 }
-                if !seen.insert(current) {
-                    break Verdict::Disconnected;
+                match seen_in_walk.get_mut(index) {
+                    Some(seen) if *seen == walk => break Verdict::Disconnected,
+                    Some(seen) => *seen = walk,
+                    None => break Verdict::Disconnected,
                 }
-                let Some(node) = self.nodes.get(current) else {
+                let Some(node) = self.node(current) else {
                     break Verdict::Disconnected;
                 };
                 chain.push(current);
-                match node.parent.as_deref() {
+                match node.parent {
                     Some(parent) => current = parent,
                     None => break Verdict::Disconnected,
                 }
@@ -131,28 +331,36 @@ impl ConversationTree {
             // Fill the chain from the top down: a branch start abandons everything below it.
             let mut verdict = base;
             for id in chain.iter().rev() {
-                if verdict == Verdict::Kept && self.nodes.get(*id).is_some_and(&starts_branch) {
+                if verdict == Verdict::Kept && self.node(*id).is_some_and(&starts_branch) {
                     verdict = Verdict::Abandoned;
                 }
-                verdicts.insert(id, verdict);
+                if let Some(slot) = usize::try_from(*id)
+                    .ok()
+                    .and_then(|index| verdicts.get_mut(index))
+                {
+                    *slot = Some(verdict);
+                }
             }
         }
-        verdicts
-            .into_iter()
-            .filter(|(_, verdict)| *verdict == Verdict::Abandoned)
-            .map(|(uuid, _)| uuid.to_string())
-            .collect()
+        for (abandoned, verdict) in abandoned.iter_mut().zip(verdicts) {
+            *abandoned = verdict == Some(Verdict::Abandoned);
+        }
+        abandoned
     }
 
-    /// `uuid` and its ancestors.
-    fn ancestry<'a>(&'a self, uuid: &'a str) -> HashSet<&'a str> {
-        let mut path = HashSet::new();
-        let mut current = Some(uuid);
+    /// Per number: `leaf` or one of its ancestors.
+    fn ancestry(&self, leaf: u32) -> Vec<bool> {
+        let mut path = vec![false; self.nodes.len()];
+        let mut current = Some(leaf);
         while let Some(id) = current {
-            if !path.insert(id) {
-                break;
+            match usize::try_from(id)
+                .ok()
+                .and_then(|index| path.get_mut(index))
+            {
+                Some(slot) if !*slot => *slot = true,
+                Some(_) | None => break,
             }
-            current = self.nodes.get(id).and_then(|node| node.parent.as_deref());
+            current = self.node(id).and_then(|node| node.parent);
         }
         path
     }
@@ -168,33 +376,249 @@ enum Verdict {
     Disconnected,
 }
 
-fn role_of(record: &Value) -> Role {
-    match record.get("type").and_then(Value::as_str) {
-        Some("assistant") => Role::Assistant(
-            record
-                .pointer("/message/id")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        ),
-        Some("user") => {
-            let injected = record.get("isMeta").and_then(Value::as_bool) == Some(true)
-                || record.get("isCompactSummary").and_then(Value::as_bool) == Some(true);
-            let only_tool_results = match record.pointer("/message/content") {
-                Some(Value::Array(blocks)) => {
-                    !blocks.is_empty()
-                        && blocks.iter().all(|block| {
-                            block.get("type").and_then(Value::as_str) == Some("tool_result")
-                        })
+impl<'de> Deserialize<'de> for RecordHead<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct HeadVisitor;
+        impl<'de> Visitor<'de> for HeadVisitor {
+            type Value = RecordHead<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a claude code record")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                // As in a JSON tree, the last of duplicate members wins.
+                let mut head = RecordHead::default();
+                while let Some(key) = map.next_key::<Loose<'de>>()? {
+                    let Some(key) = key.0 else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    match key.as_ref() {
+                        "type" => head.kind = map.next_value::<Loose<'de>>()?.0,
+                        "uuid" => head.uuid = map.next_value::<Loose<'de>>()?.0,
+                        "parentUuid" => head.parent_uuid = map.next_value::<Loose<'de>>()?.0,
+                        "logicalParentUuid" => {
+                            head.logical_parent_uuid = map.next_value::<Loose<'de>>()?.0;
+                        }
+                        "isSidechain" => head.is_sidechain = map.next_value::<IsTrue>()?.0,
+                        "isMeta" => head.is_meta = map.next_value::<IsTrue>()?.0,
+                        "isCompactSummary" => {
+                            head.is_compact_summary = map.next_value::<IsTrue>()?.0;
+                        }
+                        "message" => {
+                            let message = map.next_value::<MessageHead<'de>>()?;
+                            head.message_id = message.id;
+                            head.only_tool_results = message.only_tool_results;
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
                 }
-                _ => false,
-            };
-            if injected || only_tool_results {
-                Role::Attached
-            } else {
-                Role::Prompt
+                Ok(head)
             }
         }
-        _ => Role::Other,
+        deserializer.deserialize_map(HeadVisitor)
+    }
+}
+
+/// `message` read for its `id` and the shape of its `content`.
+#[derive(Default)]
+struct MessageHead<'a> {
+    id: Option<Cow<'a, str>>,
+    only_tool_results: bool,
+}
+
+impl<'de> Deserialize<'de> for MessageHead<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MessageVisitor;
+        impl<'de> Visitor<'de> for MessageVisitor {
+            type Value = MessageHead<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut message = MessageHead::default();
+                while let Some(key) = map.next_key::<Loose<'de>>()? {
+                    match key.0.as_deref() {
+                        Some("id") => message.id = map.next_value::<Loose<'de>>()?.0,
+                        Some("content") => {
+                            message.only_tool_results = map.next_value::<ToolResultsOnly>()?.0;
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(message)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(MessageHead::default())
+            }
+            scalars_are!(MessageHead::default());
+        }
+        deserializer.deserialize_any(MessageVisitor)
+    }
+}
+
+/// Content that is a non-empty array of `tool_result` blocks and nothing else.
+struct ToolResultsOnly(bool);
+
+impl<'de> Deserialize<'de> for ToolResultsOnly {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = ToolResultsOnly;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = 0usize;
+                let mut all = true;
+                while let Some(block) = seq.next_element::<BlockType<'de>>()? {
+                    blocks += 1;
+                    all &= block.0.as_deref() == Some("tool_result");
+                }
+                Ok(ToolResultsOnly(blocks > 0 && all))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(ToolResultsOnly(false))
+            }
+            scalars_are!(ToolResultsOnly(false));
+        }
+        deserializer.deserialize_any(ContentVisitor)
+    }
+}
+
+/// A content block read for its `type` only.
+struct BlockType<'a>(Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for BlockType<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BlockVisitor;
+        impl<'de> Visitor<'de> for BlockVisitor {
+            type Value = BlockType<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut kind = None;
+                while let Some(key) = map.next_key::<Loose<'de>>()? {
+                    if key.0.as_deref() == Some("type") {
+                        kind = map.next_value::<Loose<'de>>()?.0;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(BlockType(kind))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(BlockType(None))
+            }
+            scalars_are!(BlockType(None));
+        }
+        deserializer.deserialize_any(BlockVisitor)
+    }
+}
+
+/// Any value, kept only when it is a string (as `Value::as_str` reads a member).
+struct Loose<'a>(Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for Loose<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LooseVisitor;
+        impl<'de> Visitor<'de> for LooseVisitor {
+            type Value = Loose<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(Loose(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Loose(Some(Cow::Owned(v.to_string()))))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Loose(Some(Cow::Owned(v))))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Loose(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Loose(None))
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+        }
+        deserializer.deserialize_any(LooseVisitor)
+    }
+}
+
+/// Any value, true only when it is the boolean `true` (as `Value::as_bool(..) == Some(true)`).
+struct IsTrue(bool);
+
+impl<'de> Deserialize<'de> for IsTrue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BoolVisitor;
+        impl<'de> Visitor<'de> for BoolVisitor {
+            type Value = IsTrue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(IsTrue(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IsTrue(false))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(IsTrue(false))
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(IsTrue(false))
+            }
+        }
+        deserializer.deserialize_any(BoolVisitor)
     }
 }
 

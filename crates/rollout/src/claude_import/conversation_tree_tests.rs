@@ -5,6 +5,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::ConversationTree;
+use super::RecordHead;
 
 fn prompt(uuid: &str, parent: Option<&str>) -> Value {
     json!({"type": "user", "uuid": uuid, "parentUuid": parent,
@@ -24,9 +25,17 @@ fn assistant(uuid: &str, parent: &str, message_id: &str) -> Value {
 fn abandoned(records: &[Value]) -> Vec<String> {
     let mut tree = ConversationTree::default();
     for record in records {
-        tree.add(record);
+        tree.add(&RecordHead::of_value(record).unwrap());
     }
-    let mut out: Vec<String> = tree.abandoned().into_iter().collect();
+    tree.resolve();
+    let mut out: Vec<String> = records
+        .iter()
+        .filter_map(|record| record.get("uuid").and_then(Value::as_str))
+        .filter(|uuid| tree.is_abandoned(uuid))
+        .map(str::to_string)
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
     out.sort();
     out
 }

@@ -122,3 +122,52 @@ fn blank_and_whitespace_lines_are_not_skipped_lines() {
     std::fs::write(&path, &text).unwrap();
     assert_eq!(read_rollout(&path).unwrap().format, RolloutFormat::Codex);
 }
+
+/// A source that grows once its reader seeks back to a start a second time: a live Claude Code
+/// transcript written to between the two passes of its import.
+struct GrowingSource {
+    data: Cursor<Vec<u8>>,
+    starts: usize,
+    appended: Vec<u8>,
+}
+
+impl std::io::Read for GrowingSource {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.data.read(buf)
+    }
+}
+
+impl std::io::Seek for GrowingSource {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        if let std::io::SeekFrom::Start(_) = pos {
+            self.starts += 1;
+            if self.starts == 2 {
+                let appended = std::mem::take(&mut self.appended);
+                self.data.get_mut().extend_from_slice(&appended);
+            }
+        }
+        self.data.seek(pos)
+    }
+}
+
+#[test]
+fn a_transcript_that_grows_between_the_two_passes_is_read_as_far_as_the_first_pass_saw() {
+    let transcript = include_str!("../fixtures/claude_rewind.jsonl");
+    let appended = r#"{"type":"user","uuid":"late","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"written while the file was read"}}"#;
+    let source = GrowingSource {
+        data: Cursor::new(transcript.as_bytes().to_vec()),
+        starts: 0,
+        appended: format!("{appended}\n").into_bytes(),
+    };
+    let mut reader =
+        RolloutReader::seekable(Path::new("live.jsonl"), std::io::BufReader::new(source));
+    let records: Vec<_> = reader.by_ref().map(Result::unwrap).collect();
+    let expected: Vec<_> = RolloutReader::new(
+        Path::new("live.jsonl"),
+        Cursor::new(transcript.as_bytes().to_vec()),
+    )
+    .map(Result::unwrap)
+    .collect();
+    assert_eq!(records, expected);
+    assert_eq!(reader.lines_read(), transcript.lines().count());
+}

@@ -1,0 +1,559 @@
+//! A rollout line whose envelope is read and whose payload is kept as JSON text, typed on demand.
+//!
+//! Reading a rollout into [`RolloutLine`]s builds every payload twice: once as a JSON tree and
+//! once as its type, and then proves [`PayloadFidelity`] by serializing the typed payload again.
+//! Most readers need a fraction of that: the line's kind, the payload's own `type` (to pick the
+//! `token_count` events, say), and the typed payload of a few kinds. [`LazyRolloutLine::parse`]
+//! reads the envelope (`timestamp`, `type`, the other envelope fields) in one pass over the line,
+//! keeps the payload as the JSON text it was read from, and notes the payload's own `type` on
+//! the way, without building it. The payload is typed only when asked:
+//!
+//! - [`LazyRolloutLine::item`] types it without the fidelity record, for readers that never write
+//!   the line back;
+//! - [`LazyRolloutLine::into_line`] gives the [`RolloutLine`] that [`RolloutLine::from_value`]
+//!   gives for the same line, fidelity included.
+//!
+//! The line is still checked to be JSON when it is parsed (serde_json validates what it skips),
+//! so a lazy line is never a corrupt one. See docs/design/rollout-formats.md, "Lazy lines".
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::Deserializer;
+use serde::de::IgnoredAny;
+use serde::de::MapAccess;
+use serde::de::SeqAccess;
+use serde::de::Visitor;
+use serde_json::Value;
+
+use crate::models::ExtraFields;
+use crate::payload_fidelity::PayloadFidelity;
+use crate::rollout::RolloutItem;
+use crate::rollout::RolloutLine;
+use crate::rollout::RolloutLineError;
+
+/// One line of a rollout in the `{timestamp, type, payload}` envelope, its payload untyped.
+///
+/// ```
+/// use agentctx_protocol::EventMsg;
+/// use agentctx_protocol::LazyRolloutLine;
+/// use agentctx_protocol::RolloutItem;
+/// use agentctx_protocol::RolloutLine;
+///
+/// let text = r#"{"timestamp":"2025-10-01T10:00:00.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}"#;
+/// let line = LazyRolloutLine::parse(text.as_bytes())?;
+/// assert_eq!((line.kind(), line.payload_type()), ("event_msg", Some("token_count")));
+/// assert!(matches!(line.item(), RolloutItem::EventMsg(EventMsg::TokenCount(_))));
+/// // Typed with its fidelity record, it is the line the typed reading gives.
+/// let typed = RolloutLine::from_value(serde_json::from_str(text)?)?;
+/// assert_eq!(line.into_line(), typed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct LazyRolloutLine {
+    /// The line as read (surrounding whitespace aside); the spans below point into it.
+    text: Box<str>,
+    timestamp: Text,
+    kind: Text,
+    /// Byte span of the payload's JSON in `text`.
+    payload: (usize, usize),
+    /// The payload's own `type` when it is a string.
+    payload_type: Option<Text>,
+    extra: ExtraFields,
+}
+
+/// A string of the line: a span of the line's text, or decoded when it held escapes.
+#[derive(Debug, Clone, PartialEq)]
+enum Text {
+    Span(usize, usize),
+    Owned(Box<str>),
+}
+
+impl Text {
+    fn resolve<'a>(&'a self, text: &'a str) -> &'a str {
+        match self {
+            Self::Span(start, end) => text.get(*start..*end).unwrap_or_default(),
+            Self::Owned(owned) => owned,
+        }
+    }
+
+    fn of(string: Cow<'_, str>, text: &str) -> Self {
+        match string {
+            Cow::Borrowed(borrowed) => match span_in(borrowed, text) {
+                Some((start, end)) => Self::Span(start, end),
+                None => Self::Owned(borrowed.into()),
+            },
+            Cow::Owned(owned) => Self::Owned(owned.into_boxed_str()),
+        }
+    }
+
+    const EMPTY: Self = Self::Span(0, 0);
+}
+
+/// Where `part`, a slice borrowed from `text`, lies in it.
+fn span_in(part: &str, text: &str) -> Option<(usize, usize)> {
+    let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (text.get(start..end).map(str::as_ptr) == Some(part.as_ptr())).then_some((start, end))
+}
+
+/// Why a line could not be read as a lazy rollout line.
+#[derive(Debug, thiserror::Error)]
+pub enum LazyLineError {
+    /// The bytes are not UTF-8.
+    #[error("invalid utf-8")]
+    InvalidUtf8,
+    /// The line is not JSON; the error is serde_json's for the whole line.
+    #[error("invalid json: {0}")]
+    InvalidJson(serde_json::Error),
+    /// The line is JSON but not an object.
+    #[error("not a json object")]
+    NotAnObject,
+    /// The object is not in the envelope (no string `type`, or no `payload`).
+    #[error(transparent)]
+    Envelope(RolloutLineError),
+}
+
+impl LazyRolloutLine {
+    /// Reads the envelope of one line (surrounding ASCII whitespace is ignored). Fails as the
+    /// typed reading would: not UTF-8, not JSON (with serde_json's error for the whole line),
+    /// not an object, or not in the envelope.
+    pub fn parse(line: &[u8]) -> Result<Self, LazyLineError> {
+        let trimmed = line.trim_ascii();
+        let Ok(text) = std::str::from_utf8(trimmed) else {
+            return Err(LazyLineError::InvalidUtf8);
+        };
+        match scan_envelope(text) {
+            Some(Ok(scanned)) => Ok(scanned.into_line(text)),
+            Some(Err(envelope)) => Err(LazyLineError::Envelope(envelope)),
+            // The scan stops at anything unusual; the JSON tree decides and names the error.
+            None => match serde_json::from_str::<Value>(text) {
+                Err(err) => Err(LazyLineError::InvalidJson(err)),
+                Ok(value @ Value::Object(_)) => {
+                    Self::from_value(value).map_err(LazyLineError::Envelope)
+                }
+                Ok(_) => Err(LazyLineError::NotAnObject),
+            },
+        }
+    }
+
+    /// The lazy line of a JSON object in the envelope (its payload written back as JSON text).
+    pub fn from_value(value: Value) -> Result<Self, RolloutLineError> {
+        let Value::Object(mut object) = value else {
+            return Err(RolloutLineError::NotAnObject);
+        };
+        let kind = match object.remove("type") {
+            Some(Value::String(kind)) => kind,
+            Some(_) | None => return Err(RolloutLineError::MissingType),
+        };
+        let Some(payload) = object.remove("payload") else {
+            return Err(RolloutLineError::MissingPayload(kind));
+        };
+        let timestamp = match object.remove("timestamp") {
+            Some(Value::String(timestamp)) => timestamp,
+            Some(other) => {
+                object.insert("timestamp".to_string(), other);
+                String::new()
+            }
+            None => String::new(),
+        };
+        let payload_type = payload
+            .get("type")
+            .and_then(Value::as_str)
+            .map(|kind| Text::Owned(kind.into()));
+        let text = payload.to_string();
+        let payload = (0, text.len());
+        Ok(Self {
+            text: text.into_boxed_str(),
+            timestamp: Text::Owned(timestamp.into_boxed_str()),
+            kind: Text::Owned(kind.into_boxed_str()),
+            payload,
+            payload_type,
+            extra: object,
+        })
+    }
+
+    /// The line's `timestamp`; empty when it had none (or a non-string one, kept in
+    /// [`LazyRolloutLine::extra`]).
+    pub fn timestamp(&self) -> &str {
+        self.timestamp.resolve(&self.text)
+    }
+
+    /// The line's `type` (`response_item`, `event_msg`, ...).
+    pub fn kind(&self) -> &str {
+        self.kind.resolve(&self.text)
+    }
+
+    /// The payload's own `type` when it is a string: the item type of a `response_item`
+    /// (`message`, `function_call`, ...), the event of an `event_msg` (`token_count`, ...).
+    pub fn payload_type(&self) -> Option<&str> {
+        self.payload_type
+            .as_ref()
+            .map(|payload_type| payload_type.resolve(&self.text))
+    }
+
+    /// The payload's JSON text, as read.
+    pub fn payload_json(&self) -> &str {
+        self.text
+            .get(self.payload.0..self.payload.1)
+            .unwrap_or_default()
+    }
+
+    /// Envelope fields other than `timestamp`, `type` and `payload`.
+    pub fn extra(&self) -> &ExtraFields {
+        &self.extra
+    }
+
+    /// The payload as a JSON tree.
+    pub fn payload_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.payload_json())
+    }
+
+    /// The typed payload, without the fidelity record, for readers that never write the line
+    /// back: equal to the item of [`LazyRolloutLine::into_line`] for any payload without
+    /// duplicate member names (see [`RolloutItem::from_payload_json`]).
+    pub fn item(&self) -> RolloutItem {
+        RolloutItem::from_payload_json(self.kind(), self.payload_json())
+    }
+
+    /// The typed line, fidelity included: what [`RolloutLine::from_value`] gives for the line.
+    pub fn to_line(&self) -> RolloutLine {
+        let (item, fidelity) = match self.payload_value() {
+            Ok(payload) => RolloutItem::from_parts_with_fidelity(self.kind(), payload),
+            // The payload was checked to be JSON when the line was parsed; should that ever
+            // change, the text is kept rather than lost.
+            Err(_) => (
+                RolloutItem::Unknown {
+                    kind: self.kind().to_string(),
+                    payload: Value::String(self.payload_json().to_string()),
+                },
+                PayloadFidelity::default(),
+            ),
+        };
+        RolloutLine {
+            timestamp: self.timestamp().to_string(),
+            item,
+            extra: self.extra.clone(),
+            fidelity,
+        }
+    }
+
+    /// [`LazyRolloutLine::to_line`], consuming the line.
+    pub fn into_line(self) -> RolloutLine {
+        self.to_line()
+    }
+}
+
+/// The span of a payload in the line, and the payload's own `type` when it is a string.
+type ScannedPayload<'a> = ((usize, usize), Option<Cow<'a, str>>);
+
+/// What the scan of an envelope found.
+struct Scanned<'a> {
+    timestamp: Option<StringOrValue<'a>>,
+    kind: Option<StringOrValue<'a>>,
+    /// The payload's span and its own `type`.
+    payload: Option<ScannedPayload<'a>>,
+    extra: ExtraFields,
+}
+
+impl Scanned<'_> {
+    fn into_line(self, text: &str) -> LazyRolloutLine {
+        let mut extra = self.extra;
+        let timestamp = match self.timestamp {
+            Some(StringOrValue::String(timestamp)) => Text::of(timestamp, text),
+            Some(StringOrValue::Value(other)) => {
+                extra.insert("timestamp".to_string(), other);
+                Text::EMPTY
+            }
+            None => Text::EMPTY,
+        };
+        let (kind, payload) = match (self.kind, self.payload) {
+            (Some(StringOrValue::String(kind)), Some(payload)) => (kind, payload),
+            // `scan_envelope` returns an error for these.
+            _ => (Cow::Borrowed(""), ((0, 0), None)),
+        };
+        let (span, payload_type) = payload;
+        LazyRolloutLine {
+            text: text.into(),
+            timestamp,
+            kind: Text::of(kind, text),
+            payload: span,
+            payload_type: payload_type.map(|payload_type| Text::of(payload_type, text)),
+            extra,
+        }
+    }
+}
+
+/// Reads the top-level object of `text` key by key, each value with serde_json (which validates
+/// it and says where it ends). `None` when the text is not a well-formed object or anything is
+/// unusual; the caller then parses the whole line as a JSON tree. As in a tree, the last of
+/// duplicate keys wins.
+fn scan_envelope(text: &str) -> Option<Result<Scanned<'_>, RolloutLineError>> {
+    let bytes = text.as_bytes();
+    let mut scanned = Scanned {
+        timestamp: None,
+        kind: None,
+        payload: None,
+        extra: ExtraFields::new(),
+    };
+    let mut at = skip_whitespace(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    at = skip_whitespace(bytes, at + 1);
+    if bytes.get(at) == Some(&b'}') {
+        at += 1;
+    } else {
+        loop {
+            if bytes.get(at) != Some(&b'"') {
+                return None;
+            }
+            let (key, end) = match plain_string(text, at) {
+                Some((key, end)) => (JsonString(Cow::Borrowed(key)), end),
+                None => next_value::<JsonString<'_>>(text, at)?,
+            };
+            at = skip_whitespace(bytes, end);
+            if bytes.get(at) != Some(&b':') {
+                return None;
+            }
+            at = skip_whitespace(bytes, at + 1);
+            let end = match key.0.as_ref() {
+                "payload" => {
+                    let (head, end) = next_value::<PayloadHead<'_>>(text, at)?;
+                    scanned.payload = Some(((at, end), head.0));
+                    end
+                }
+                "type" => {
+                    let (kind, end) = string_or_value(text, at)?;
+                    scanned.kind = Some(kind);
+                    end
+                }
+                "timestamp" => {
+                    let (timestamp, end) = string_or_value(text, at)?;
+                    scanned.timestamp = Some(timestamp);
+                    end
+                }
+                other => {
+                    let (value, end) = next_value::<Value>(text, at)?;
+                    scanned.extra.insert(other.to_string(), value);
+                    end
+                }
+            };
+            at = skip_whitespace(bytes, end);
+            match bytes.get(at) {
+                Some(b',') => at = skip_whitespace(bytes, at + 1),
+                Some(b'}') => {
+                    at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    if skip_whitespace(bytes, at) != bytes.len() {
+        return None;
+    }
+    Some(match (&scanned.kind, &scanned.payload) {
+        (Some(StringOrValue::String(_)), Some(_)) => Ok(scanned),
+        (Some(StringOrValue::String(kind)), None) => {
+            Err(RolloutLineError::MissingPayload(kind.to_string()))
+        }
+        _ => Err(RolloutLineError::MissingType),
+    })
+}
+
+/// JSON's whitespace (as serde_json reads it).
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\t' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The string starting with the quote at `at` when it holds no escape and no control character
+/// (the envelope's keys, timestamp and type always do): the text between the quotes and the
+/// offset after the closing one, found without a deserializer. `None` sends the caller to
+/// serde_json, which reads (or rejects) any other string.
+fn plain_string(text: &str, at: usize) -> Option<(&str, usize)> {
+    if text.as_bytes().get(at) != Some(&b'"') {
+        return None;
+    }
+    let start = at.checked_add(1)?;
+    let rest = text.as_bytes().get(start..)?;
+    let close = rest
+        .iter()
+        .position(|byte| *byte == b'"' || *byte == b'\\')?;
+    let content = rest.get(..close)?;
+    if rest.get(close) != Some(&b'"') || content.iter().any(|byte| *byte < 0x20) {
+        return None;
+    }
+    let end = start.checked_add(close)?;
+    Some((text.get(start..end)?, end.checked_add(1)?))
+}
+
+/// A member value: a plain string read by hand, anything else through serde_json.
+fn string_or_value(text: &str, at: usize) -> Option<(StringOrValue<'_>, usize)> {
+    match plain_string(text, at) {
+        Some((string, end)) => Some((StringOrValue::String(Cow::Borrowed(string)), end)),
+        None => next_value::<StringOrValue<'_>>(text, at),
+    }
+}
+
+/// Deserializes one value starting at `at`; returns it and the offset just after it.
+fn next_value<'a, T: Deserialize<'a>>(text: &'a str, at: usize) -> Option<(T, usize)> {
+    let rest = text.get(at..)?;
+    let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<T>();
+    let value = stream.next()?.ok()?;
+    Some((value, at.checked_add(stream.byte_offset())?))
+}
+
+/// A JSON string, borrowed from the line when it holds no escapes.
+struct JsonString<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for JsonString<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct StringVisitor;
+        impl<'de> Visitor<'de> for StringVisitor {
+            type Value = JsonString<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(JsonString(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(JsonString(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(JsonString(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(StringVisitor)
+    }
+}
+
+/// A member that is usually a string (borrowed when it can be), kept as a tree otherwise.
+enum StringOrValue<'a> {
+    String(Cow<'a, str>),
+    Value(Value),
+}
+
+impl<'de> Deserialize<'de> for StringOrValue<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Peeking is not possible through serde; a string is by far the common case, so it is
+        // tried first through a visitor that also accepts every other shape as a tree.
+        struct AnyVisitor;
+        impl<'de> Visitor<'de> for AnyVisitor {
+            type Value = StringOrValue<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(StringOrValue::String(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(StringOrValue::String(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(StringOrValue::String(Cow::Owned(v)))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(StringOrValue::Value(Value::Bool(v)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(StringOrValue::Value(Value::from(v)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(StringOrValue::Value(Value::from(v)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                // As serde_json's own tree: a non-finite float is null.
+                Ok(StringOrValue::Value(
+                    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+                ))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(StringOrValue::Value(Value::Null))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(StringOrValue::Value(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                let value = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(StringOrValue::Value(value))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let value = Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(StringOrValue::Value(value))
+            }
+        }
+        deserializer.deserialize_any(AnyVisitor)
+    }
+}
+
+/// The payload read for its own `type` only (the last one, as in a tree); the rest is skipped
+/// (and validated) without being built.
+struct PayloadHead<'a>(Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for PayloadHead<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct HeadVisitor;
+        impl<'de> Visitor<'de> for HeadVisitor {
+            type Value = PayloadHead<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut kind = None;
+                while let Some(key) = map.next_key::<JsonString<'de>>()? {
+                    if key.0 == "type" {
+                        kind = match map.next_value::<StringOrValue<'de>>()? {
+                            StringOrValue::String(kind) => Some(kind),
+                            StringOrValue::Value(_) => None,
+                        };
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(PayloadHead(kind))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(PayloadHead(None))
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(PayloadHead(None))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(PayloadHead(None))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(PayloadHead(None))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(PayloadHead(None))
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(PayloadHead(None))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(PayloadHead(None))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(PayloadHead(None))
+            }
+        }
+        deserializer.deserialize_any(HeadVisitor)
+    }
+}
+
+#[cfg(test)]
+#[path = "lazy_rollout_line_tests.rs"]
+mod tests;

@@ -1,0 +1,146 @@
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+use serde_json::Value;
+
+use super::LazyLineError;
+use super::LazyRolloutLine;
+use crate::rollout::RolloutLine;
+
+const EVERY_KIND: &str = include_str!("../tests/fixtures/every_kind.jsonl");
+
+/// What the typed reading of a line gives: the tree, then the line (or the same errors).
+fn typed(line: &str) -> Result<RolloutLine, String> {
+    let value: Value =
+        serde_json::from_str(line.trim()).map_err(|err| format!("invalid json: {err}"))?;
+    if !value.is_object() {
+        return Err("not a json object".to_string());
+    }
+    RolloutLine::from_value(value).map_err(|err| err.to_string())
+}
+
+fn lazy(line: &str) -> Result<LazyRolloutLine, String> {
+    LazyRolloutLine::parse(line.as_bytes()).map_err(|err| err.to_string())
+}
+
+/// The lazy line types to exactly the typed line, and its peeks agree with it.
+fn assert_same(line: &str) {
+    let expected = typed(line);
+    let parsed = lazy(line);
+    match (&expected, &parsed) {
+        (Ok(expected), Ok(parsed)) => {
+            assert_eq!(&parsed.to_line(), expected, "{line}");
+            assert_eq!(&parsed.item(), &expected.item, "{line}");
+            assert_eq!(parsed.kind(), expected.item.kind(), "{line}");
+            assert_eq!(parsed.timestamp(), expected.timestamp, "{line}");
+            assert_eq!(parsed.extra(), &expected.extra, "{line}");
+            let payload: Value = serde_json::from_str(line.trim()).unwrap();
+            let payload = &payload["payload"];
+            assert_eq!(parsed.payload_value().unwrap(), *payload, "{line}");
+            assert_eq!(
+                parsed.payload_type(),
+                payload.get("type").and_then(Value::as_str),
+                "{line}"
+            );
+        }
+        (Err(expected), Err(parsed)) => assert_eq!(parsed, expected, "{line}"),
+        _ => panic!("{line}: typed {expected:?}, lazy {parsed:?}"),
+    }
+}
+
+#[test]
+fn every_fixture_line_types_to_the_line_the_typed_reader_gives() {
+    let mut lines = 0;
+    for line in EVERY_KIND.lines().filter(|line| !line.trim().is_empty()) {
+        assert_same(line);
+        lines += 1;
+    }
+    assert!(lines > 40);
+}
+
+#[test]
+fn odd_envelopes_read_as_the_json_tree_reads_them() {
+    for line in [
+        // Escapes in keys and strings, whitespace everywhere, members in any order.
+        r#"  { "payload" : {"type":"agent_message","message":"a\"b"} , "typ\u0065":"event_msg", "timestamp":"t\n1" , "ordinal": 7 }  "#,
+        // Duplicate members: the last wins, as in a tree.
+        r#"{"type":"event_msg","type":"response_item","payload":{"type":"token_count"},"payload":{"type":"message","role":"user","content":[],"type":"reasoning"}}"#,
+        // A timestamp that is not a string is kept with the envelope's other fields.
+        r#"{"timestamp":12.5,"type":"turn_context","payload":{"cwd":"/x"}}"#,
+        r#"{"timestamp":null,"type":"turn_context","payload":{"cwd":"/x"},"extra":[1,{"a":null}]}"#,
+        // Payloads that are not objects, or have no string type.
+        r#"{"type":"event_msg","payload":[1,2]}"#,
+        r#"{"type":"event_msg","payload":{"type":5,"x":1}}"#,
+        r#"{"type":"future_kind","payload":"text"}"#,
+        r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"no","success":false}}"#,
+        // Not in the envelope.
+        r#"{"payload":{}}"#,
+        r#"{"type":3,"payload":{}}"#,
+        r#"{"type":"event_msg"}"#,
+        r#"{}"#,
+        // Not an object, not JSON.
+        r#"[1,2]"#,
+        r#""text""#,
+        r#"{"type":"event_msg","payload":{}"#,
+        r#"{"type":"event_msg","payload":{}} x"#,
+        r#"{"type":"event_msg","payload":{},}"#,
+        "{\"type\":\"event_msg\",\"payload\":{\"a\":\"\u{1}\"}}",
+        r#"{"type":"event_msg","payload":{"a":tru}}"#,
+        // Raw control characters in a key or a string member, escaped quotes in a key.
+        "{\"timestamp\":\"a\u{1}b\",\"type\":\"x\",\"payload\":1}",
+        "{\"ty\u{1}pe\":\"x\",\"payload\":1}",
+        r#"{"a\"b":1,"type":"x","payload":1,"type\\":2}"#,
+        r#"{"type":"x\u0000y","payload":1}"#,
+    ] {
+        assert_same(line);
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_reported_as_such() {
+    let error =
+        LazyRolloutLine::parse(b"{\"type\":\"event_msg\",\"payload\":\"\xff\"}").unwrap_err();
+    assert!(matches!(error, LazyLineError::InvalidUtf8), "{error}");
+}
+
+#[test]
+fn the_payload_text_is_kept_as_read() {
+    let line = LazyRolloutLine::parse(
+        br#"{"timestamp":"t","type":"event_msg","payload": { "type" : "token_count" , "info":null } }"#,
+    )
+    .unwrap();
+    assert_eq!(
+        line.payload_json(),
+        r#"{ "type" : "token_count" , "info":null }"#
+    );
+    assert_eq!(line.payload_type(), Some("token_count"));
+}
+
+fn json_leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        "[a-z\"\\\\\n é]{0,8}".prop_map(Value::String),
+    ]
+}
+
+proptest! {
+    /// Any envelope of tree-shaped members reads lazily as it reads through the tree.
+    #[test]
+    fn generated_envelopes_agree(
+        kind in prop_oneof![Just("response_item"), Just("event_msg"), Just("compacted"), Just("x")],
+        payload_type in prop_oneof![Just("message"), Just("token_count"), Just("reasoning"), Just("user_message")],
+        member in json_leaf(),
+        extra in json_leaf(),
+        timestamp in json_leaf(),
+    ) {
+        let line = serde_json::json!({
+            "timestamp": timestamp,
+            "type": kind,
+            "payload": {"type": payload_type, "role": "user", "message": member, "content": []},
+            "extra": extra,
+        })
+        .to_string();
+        assert_same(&line);
+    }
+}

@@ -1,0 +1,185 @@
+//! Every fixture reads to exactly what the reader gave before lazy lines and the two-pass
+//! Claude Code import: the snapshots were taken with the one-pass reader that typed every line
+//! and held a whole Claude Code transcript (its `Debug` output, fidelity records included).
+
+use std::fmt::Write as _;
+use std::io::BufReader;
+use std::io::Cursor;
+use std::path::Path;
+
+use agentctx_rollout::LazyReadEvent;
+use agentctx_rollout::ReadEvent;
+use agentctx_rollout::RolloutReader;
+use agentctx_rollout::read_rollout;
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+
+const FIXTURES: [&str; 6] = [
+    "claude_1x.jsonl",
+    "claude_2x.jsonl",
+    // claude_rewind.jsonl with lines that are not JSON, not objects, without a type or a
+    // message, and an orphan record whose parent is not in the file.
+    "claude_odd_lines.jsonl",
+    "claude_rewind.jsonl",
+    "codex_current.jsonl",
+    "codex_legacy.jsonl",
+];
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Everything a read of `path` yields, one record per line: through [`read_rollout`] (a file,
+/// so a Claude Code transcript is read in two passes), and the same from a source that cannot
+/// seek (one pass, every record held), which must agree.
+pub(crate) fn describe(path: &Path) -> String {
+    let file = read_rollout(path).unwrap();
+    let mut out = String::new();
+    writeln!(out, "format: {:?}", file.format).unwrap();
+    writeln!(out, "lines: {}", file.lines).unwrap();
+    writeln!(out, "ignored: {:?}", file.ignored).unwrap();
+    // A one-pass Claude Code read reported the importer's skips at the end of the file, after
+    // the lines that were not JSON; the two-pass read reports every skip in file order.
+    let mut skipped = file.skipped.clone();
+    skipped.sort_by_key(|line| line.line_number);
+    for skipped in &skipped {
+        writeln!(out, "skipped: {skipped:?}").unwrap();
+    }
+    for record in &file.records {
+        writeln!(out, "{record:?}").unwrap();
+    }
+    let bytes = std::fs::read(path).unwrap();
+    let mut one_pass = RolloutReader::new(path, BufReader::new(Cursor::new(bytes)));
+    let mut records = Vec::new();
+    let mut one_pass_skipped = Vec::new();
+    for event in one_pass.by_ref() {
+        match event.unwrap() {
+            ReadEvent::Record(record) => records.push(record),
+            ReadEvent::Skipped(line) => one_pass_skipped.push(line),
+        }
+    }
+    one_pass_skipped.sort_by_key(|line| line.line_number);
+    assert_eq!(records, file.records, "{}", path.display());
+    assert_eq!(one_pass_skipped, skipped, "{}", path.display());
+    assert_eq!(one_pass.ignored(), &file.ignored, "{}", path.display());
+    assert_eq!(one_pass.lines_read(), file.lines, "{}", path.display());
+    out
+}
+
+#[test]
+fn every_fixture_reads_as_before() {
+    for name in FIXTURES {
+        insta::assert_snapshot!(name, describe(&fixture(name)));
+    }
+}
+
+/// The lazy records of every fixture type to the typed reader's records, with or without the
+/// fidelity record, and their cheap peeks (kind, payload type, timestamp) agree with the types.
+#[test]
+fn lazy_records_type_to_the_typed_records() {
+    for name in FIXTURES {
+        let path = fixture(name);
+        let typed = read_rollout(&path).unwrap();
+        let mut reader = RolloutReader::open(&path).unwrap();
+        let mut lazy = Vec::new();
+        for event in reader.lazy() {
+            if let LazyReadEvent::Record(record) = event.unwrap() {
+                lazy.push(record);
+            }
+        }
+        assert_eq!(lazy.len(), typed.records.len(), "{name}");
+        for (record, expected) in lazy.into_iter().zip(&typed.records) {
+            assert_eq!(record.kind(), expected.line.item.kind(), "{name}");
+            assert_eq!(record.timestamp(), expected.line.timestamp, "{name}");
+            let payload = expected.line.item.payload_value().unwrap();
+            let payload_type = payload.get("type").and_then(serde_json::Value::as_str);
+            if record.lazy_line().is_some() || payload_type.is_some() {
+                assert_eq!(record.payload_type(), payload_type, "{name}");
+            }
+            assert_eq!(record.item().as_ref(), &expected.line.item, "{name}");
+            let read_only = record.clone().into_read_only_record();
+            assert_eq!(read_only.line.item, expected.line.item, "{name}");
+            assert_eq!(read_only.line.extra, expected.line.extra, "{name}");
+            assert_eq!(&record.into_record(), expected, "{name}");
+        }
+    }
+}
+
+/// Records, sorted skips, ignored counts, and line and byte counts of a read.
+type ReadOutcome = (
+    Vec<agentctx_rollout::RolloutRecord>,
+    Vec<agentctx_rollout::SkippedLine>,
+    std::collections::BTreeMap<String, usize>,
+    (usize, u64),
+);
+
+/// What a read gives ([`ReadOutcome`]).
+fn read_with(mut reader: RolloutReader<Cursor<Vec<u8>>>) -> ReadOutcome {
+    let mut records = Vec::new();
+    let mut skipped = Vec::new();
+    for event in reader.by_ref() {
+        match event.unwrap() {
+            ReadEvent::Record(record) => records.push(record),
+            ReadEvent::Skipped(line) => skipped.push(line),
+        }
+    }
+    skipped.sort_by_key(|line| line.line_number);
+    (
+        records,
+        skipped,
+        reader.ignored().clone(),
+        (reader.lines_read(), reader.bytes_read()),
+    )
+}
+
+/// Lines of the Claude Code fixtures, lines that are not JSON objects, and records of generated
+/// trees (prompts, split responses, tool results, slash commands, sidechains, forks).
+fn claude_line() -> impl Strategy<Value = String> {
+    let fixture_lines: Vec<String> = FIXTURES
+        .iter()
+        .filter(|name| name.starts_with("claude"))
+        .flat_map(|name| {
+            std::fs::read_to_string(fixture(name))
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let generated = (0u8..6, 0usize..12, 0usize..12, any::<bool>()).prop_map(
+        |(kind, uuid, parent, sidechain)| {
+            let head = format!(
+                r#""sessionId":"s","uuid":"u{uuid}","parentUuid":"u{parent}","isSidechain":{sidechain}"#
+            );
+            match kind {
+                0 => format!(r#"{{"type":"user",{head},"message":{{"role":"user","content":"prompt {uuid}"}}}}"#),
+                1 => format!(r#"{{"type":"assistant",{head},"message":{{"id":"m{}","role":"assistant","content":[{{"type":"text","text":"answer"}}],"usage":{{"input_tokens":5,"output_tokens":{uuid}}}}}}}"#, parent % 3),
+                2 => format!(r#"{{"type":"assistant",{head},"message":{{"id":"m{}","role":"assistant","content":[{{"type":"tool_use","id":"t{uuid}","name":"Read","input":{{}}}}]}}}}"#, parent % 3),
+                3 => format!(r#"{{"type":"user",{head},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{parent}","content":"ok"}}]}}}}"#),
+                4 => format!(r#"{{"type":"user",{head},"message":{{"role":"user","content":"<command-name>/model</command-name>"}}}}"#),
+                _ => format!(r#"{{"type":"progress",{head}}}"#),
+            }
+        },
+    );
+    prop_oneof![
+        3 => prop::sample::select(fixture_lines),
+        4 => generated,
+        1 => prop::sample::select(vec!["not json".to_string(), "[1]".to_string(), String::new(), r#"{"type":7}"#.to_string()]),
+    ]
+}
+
+proptest! {
+    /// Read in two passes or held in one, any mix of Claude Code lines gives the same records,
+    /// skips, ignored counts, and line and byte counts.
+    #[test]
+    fn two_passes_read_any_transcript_as_one_pass_does(
+        lines in proptest::collection::vec(claude_line(), 1..40),
+    ) {
+        let bytes = lines.join("\n").into_bytes();
+        let one_pass = read_with(RolloutReader::new(Path::new("t.jsonl"), Cursor::new(bytes.clone())));
+        let two_passes = read_with(RolloutReader::seekable(Path::new("t.jsonl"), Cursor::new(bytes)));
+        prop_assert_eq!(one_pass, two_passes);
+    }
+}
