@@ -17,13 +17,14 @@ use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
 use agentctx_compact::InitialContextInjection;
 use agentctx_compact::LastRequestUsage;
+use agentctx_compact::MicroCompactIndex;
 use agentctx_compact::SUMMARIZATION_PROMPT;
 use agentctx_compact::ThresholdLevel;
 use agentctx_compact::build_compacted_history;
 use agentctx_compact::collect_user_message_texts;
 use agentctx_compact::filter_for_summarization;
-use agentctx_compact::plan_micro_compact;
 use agentctx_compact::summarize_offline;
+use agentctx_context::ItemSize;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::FunctionCallOutputBody;
@@ -203,6 +204,14 @@ fn nearest_rank(sorted: &[f64], percent: usize) -> Option<f64> {
 pub(crate) struct UsageReplay {
     options: UsageOptions,
     items: Vec<ResponseItem>,
+    /// The size of each item of `items` measured so far (a prefix of it), each measured once.
+    sizes: Vec<ItemSize>,
+    /// Bumped whenever `items` changes other than by an append (a compaction, a rollback,
+    /// micro-compaction's clears), for `micro_index`.
+    version: u64,
+    /// What the micro-compaction decision knows of `items`, so each request looks only at the
+    /// items added since the previous one (see docs/design/performance.md, "`agentctx replay`").
+    micro_index: MicroCompactIndex,
     /// Indices in `items` of the items that start a user turn (for rollbacks).
     turn_starts: Vec<usize>,
     instructions_tokens: u64,
@@ -225,6 +234,9 @@ impl UsageReplay {
         Self {
             options,
             items: Vec::new(),
+            sizes: Vec::new(),
+            version: 0,
+            micro_index: MicroCompactIndex::new(),
             turn_starts: Vec::new(),
             instructions_tokens: 0,
             recorded_window: None,
@@ -268,32 +280,8 @@ impl UsageReplay {
                 PredictionBasis::WholeHistory,
             ),
         };
+        let micro_compact = self.micro_compact(predicted_tokens, estimator);
         let config = &self.options.config;
-        let micro_compact = if config.micro_compact_enabled() {
-            let plan = plan_micro_compact(
-                &self.items,
-                &config.micro,
-                CompactionMode::Normal,
-                Path::new(PLAN_HOME),
-                estimator,
-            );
-            let trigger = plan.worthwhile.then(|| TierTrigger {
-                tokens_before: predicted_tokens,
-                tokens_after: predicted_tokens.saturating_sub(plan.tokens_saved),
-            });
-            if plan.worthwhile {
-                // Our copy of the history takes the clears, so a result is cleared once and the
-                // next trigger needs new material (and later plans read the short markers).
-                for clear in &plan.clears {
-                    if let Some(item) = self.items.get_mut(clear.index) {
-                        replace_output(item, &clear.replacement);
-                    }
-                }
-            }
-            trigger
-        } else {
-            None
-        };
         let used = micro_compact.map_or(predicted_tokens, |micro| micro.tokens_after);
         let level = thresholds.level(used);
         let triggers = thresholds.should_auto_compact(used, self.items.len(), config);
@@ -317,6 +305,65 @@ impl UsageReplay {
         self.open_request_len = Some(self.items.len());
         self.requests.push(request.clone());
         request
+    }
+
+    /// Micro-compaction before a request whose usage is `predicted_tokens`: decided on the
+    /// sizes measured once per item and the index (only the items added since the previous
+    /// request are looked at), planned only when it triggers. Our copy of the history takes
+    /// the clears, so a result is cleared once and the next trigger needs new material (and
+    /// later decisions read the short markers).
+    fn micro_compact(
+        &mut self,
+        predicted_tokens: u64,
+        estimator: &dyn TokenEstimator,
+    ) -> Option<TierTrigger> {
+        let config = &self.options.config;
+        if !config.micro_compact_enabled() {
+            return None;
+        }
+        for item in self.items.get(self.sizes.len()..).unwrap_or_default() {
+            self.sizes.push(estimator.estimate_item_size(item));
+        }
+        let home = Path::new(PLAN_HOME);
+        let decision = self.micro_index.decide(
+            &self.items,
+            &self.sizes,
+            self.version,
+            &config.micro,
+            CompactionMode::Normal,
+            home,
+            estimator,
+        );
+        if !decision.worthwhile {
+            return None;
+        }
+        let plan = self.micro_index.plan(
+            &self.items,
+            &self.sizes,
+            self.version,
+            &config.micro,
+            CompactionMode::Normal,
+            home,
+            estimator,
+        );
+        if !plan.worthwhile {
+            // The decision and the plan agree (the compact crate tests it); never apply a
+            // plan that is not worth it.
+            return None;
+        }
+        for clear in &plan.clears {
+            if let Some(item) = self.items.get_mut(clear.index) {
+                replace_output(item, &clear.replacement);
+                if let Some(size) = self.sizes.get_mut(clear.index) {
+                    *size = estimator.estimate_item_size(item);
+                }
+            }
+        }
+        self.version += 1;
+        Some(TierTrigger {
+            tokens_before: predicted_tokens,
+            tokens_after: predicted_tokens.saturating_sub(plan.tokens_saved),
+        })
     }
 
     /// The open request recorded its usage (`input_tokens`, cached included) and the window.
@@ -351,6 +398,7 @@ impl UsageReplay {
             ),
         };
         self.turn_starts.clear();
+        self.sizes.clear();
         self.history_rewritten();
         self.compacted_since_request = true;
         self.over_trigger = false;
@@ -367,12 +415,14 @@ impl UsageReplay {
         let keep = self.turn_starts.len().saturating_sub(from_end);
         if let Some(&cut) = self.turn_starts.get(keep) {
             self.items.truncate(cut);
+            self.sizes.truncate(cut);
             self.turn_starts.truncate(keep);
         }
         self.history_rewritten();
     }
 
     fn history_rewritten(&mut self) {
+        self.version += 1;
         self.rewritten = true;
         self.open_request_len = None;
     }
