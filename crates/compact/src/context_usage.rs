@@ -2,6 +2,7 @@
 //! the compaction events and the agent-visible token-usage reminder all read it, so they never
 //! disagree (see docs/design/compaction.md, "Thresholds, context usage and switches").
 
+use agentctx_context::ItemSize;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
@@ -66,6 +67,34 @@ impl ContextUsage {
                 }
             }
             Some(_) | None => Self::from_history(history, window, estimator),
+        }
+    }
+
+    /// [`ContextUsage::measure`] from the sizes of the history's items (`sizes[i]` the size of
+    /// item `i`, measured once when it entered, as `ContextManager::item_sizes` keeps them):
+    /// the same usage without measuring an item again.
+    pub fn measure_sizes(
+        sizes: &[ItemSize],
+        last_request: Option<LastRequestUsage>,
+        window: ContextWindow,
+    ) -> Self {
+        let tokens = |sizes: &[ItemSize]| {
+            sizes
+                .iter()
+                .map(|size| size.tokens)
+                .fold(0, u64::saturating_add)
+        };
+        match last_request {
+            Some(last) if last.history_len <= sizes.len() => Self {
+                measured_tokens: Some(last.input_tokens),
+                estimated_tokens: tokens(sizes.get(last.history_len..).unwrap_or_default()),
+                window,
+            },
+            Some(_) | None => Self {
+                measured_tokens: None,
+                estimated_tokens: tokens(sizes),
+                window,
+            },
         }
     }
 

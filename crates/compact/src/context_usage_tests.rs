@@ -108,3 +108,35 @@ fn percentages_are_of_the_effective_window_and_clamped() {
         100
     );
 }
+
+#[test]
+fn measuring_from_sizes_gives_the_usage_measuring_the_items_gives() {
+    let history = history();
+    let estimator = ApproxTokenEstimator;
+    let sizes: Vec<ItemSize> = history
+        .iter()
+        .map(|item| estimator.estimate_item_size(item))
+        .collect();
+    for last in [
+        None,
+        Some(LastRequestUsage {
+            input_tokens: 50_000,
+            history_len: 2,
+        }),
+        Some(LastRequestUsage {
+            input_tokens: 50_000,
+            history_len: 4,
+        }),
+        // Longer than the history: the measure is of items that are gone.
+        Some(LastRequestUsage {
+            input_tokens: 50_000,
+            history_len: 9,
+        }),
+    ] {
+        assert_eq!(
+            ContextUsage::measure_sizes(&sizes, last, window()),
+            ContextUsage::measure(&history, last, window(), &estimator),
+            "{last:?}"
+        );
+    }
+}

@@ -305,7 +305,7 @@ impl<'a> SessionReplayBuilder<'a> {
             RolloutItem::Compacted(compacted) => {
                 if main {
                     self.history.compact(compacted, self.estimator);
-                    self.usage.compacted(compacted);
+                    self.usage.compacted(compacted, self.estimator);
                     self.requests.history_rewritten();
                     self.compactions += 1;
                     if let Some(turn) = &mut self.current {
@@ -506,9 +506,11 @@ impl<'a> SessionReplayBuilder<'a> {
                 turn.max_estimated_prompt_tokens = turn.max_estimated_prompt_tokens.max(prompt);
             }
         }
-        self.usage.push_item(item, turn != ItemTurn::Within);
+        // Measured once, for the prompt figures and the usage prediction alike.
+        let size = self.estimator.estimate_item_size(item);
+        self.usage.push_item(item, size, turn != ItemTurn::Within);
         self.history.record(
-            self.estimator.estimate_item(item),
+            size.tokens,
             history_item_kind(item, turn != ItemTurn::Within),
         );
         let tool_name = item.is_tool_call().then(|| tool_name(item));

@@ -204,7 +204,7 @@ fn nearest_rank(sorted: &[f64], percent: usize) -> Option<f64> {
 pub(crate) struct UsageReplay {
     options: UsageOptions,
     items: Vec<ResponseItem>,
-    /// The size of each item of `items` measured so far (a prefix of it), each measured once.
+    /// The size of each item of `items`, each measured once.
     sizes: Vec<ItemSize>,
     /// Bumped whenever `items` changes other than by an append (a compaction, a rollback,
     /// micro-compaction's clears), for `micro_index`.
@@ -255,12 +255,14 @@ impl UsageReplay {
         self.instructions_tokens = tokens;
     }
 
-    /// An item added to the main thread's history.
-    pub(crate) fn push_item(&mut self, item: &ResponseItem, starts_turn: bool) {
+    /// An item added to the main thread's history, with its size (measured once by the caller,
+    /// which counts it too).
+    pub(crate) fn push_item(&mut self, item: &ResponseItem, size: ItemSize, starts_turn: bool) {
         if starts_turn {
             self.turn_starts.push(self.items.len());
         }
         self.items.push(item.clone());
+        self.sizes.push(size);
     }
 
     /// A model request starts with the history as it is now; returns how we judge it.
@@ -272,7 +274,7 @@ impl UsageReplay {
         let window = self.window();
         let thresholds = self.thresholds(estimator);
         let last = self.last_measured.filter(|_| !self.rewritten);
-        let usage = ContextUsage::measure(&self.items, last, window, estimator);
+        let usage = ContextUsage::measure_sizes(&self.sizes, last, window);
         let (predicted_tokens, basis) = match usage.measured_tokens {
             Some(_) => (usage.used_tokens(), PredictionBasis::PreviousRequest),
             None => (
@@ -320,9 +322,6 @@ impl UsageReplay {
         let config = &self.options.config;
         if !config.micro_compact_enabled() {
             return None;
-        }
-        for item in self.items.get(self.sizes.len()..).unwrap_or_default() {
-            self.sizes.push(estimator.estimate_item_size(item));
         }
         let home = Path::new(PLAN_HOME);
         let decision = self.micro_index.decide(
@@ -386,7 +385,7 @@ impl UsageReplay {
 
     /// A recorded compaction replaced the history: with the recorded replacement, or codex's
     /// rebuild (recent user messages and the summary) when the rollout has none.
-    pub(crate) fn compacted(&mut self, compacted: &CompactedItem) {
+    pub(crate) fn compacted(&mut self, compacted: &CompactedItem, estimator: &dyn TokenEstimator) {
         self.items = match &compacted.replacement_history {
             Some(items) => items.clone(),
             None => build_compacted_history(
@@ -398,7 +397,11 @@ impl UsageReplay {
             ),
         };
         self.turn_starts.clear();
-        self.sizes.clear();
+        self.sizes = self
+            .items
+            .iter()
+            .map(|item| estimator.estimate_item_size(item))
+            .collect();
         self.history_rewritten();
         self.compacted_since_request = true;
         self.over_trigger = false;
