@@ -1,9 +1,11 @@
 //! Conversion of Anthropic Messages content blocks into response-item parts.
 
 use agentctx_protocol::ContentItem;
+use agentctx_protocol::ExtraFields;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputContentItem;
 use agentctx_protocol::FunctionCallOutputPayload;
+use agentctx_protocol::ResponseItem;
 use serde_json::Value;
 
 /// The URL of an `image` block: a `data:` URL for base64 sources, the URL itself for URL sources.
@@ -42,6 +44,35 @@ pub(crate) fn user_part(block: &Value) -> ContentItem {
         },
         _ => ContentItem::Other(block.clone()),
     }
+}
+
+/// The `function_call_output` item of a `tool_result` block.
+pub(crate) fn tool_result_item(block: &Value) -> ResponseItem {
+    let call_id = block
+        .get("tool_use_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    ResponseItem::FunctionCallOutput {
+        call_id,
+        output: tool_result_output(block),
+        extra: ExtraFields::new(),
+    }
+}
+
+/// The `function_call` item of a `tool_use` block: arguments are the JSON of `input`, the call
+/// id is `id`.
+pub(crate) fn tool_use_item(block: &Value) -> ResponseItem {
+    let text_field = |name: &str| block.get(name).and_then(Value::as_str).map(str::to_string);
+    let arguments = block
+        .get("input")
+        .map(Value::to_string)
+        .unwrap_or_else(|| "{}".to_string());
+    ResponseItem::function_call(
+        text_field("id").unwrap_or_default(),
+        text_field("name").unwrap_or_default(),
+        arguments,
+    )
 }
 
 /// The `content` of a `tool_result` block (a string, a list of blocks, or absent) as an output.
