@@ -71,8 +71,7 @@ use local_commands::LocalCommands;
 use record_view::RecordView;
 use record_view::as_bool;
 use record_view::as_str;
-use record_view::block_type;
-use record_view::starts_with;
+use record_view::Content;
 use record_view::to_value;
 
 use crate::record::LazyRecord;
@@ -134,7 +133,7 @@ struct PendingAssistant {
     timestamp: String,
     flags: RecordFlags,
     items: Vec<PendingItem>,
-    usage: Option<Value>,
+    usage: Option<Box<RawValue>>,
 }
 
 #[derive(Debug)]
@@ -340,15 +339,29 @@ impl ClaudeImporter {
     }
 
     fn user(&mut self, line_number: usize, source: Option<String>, view: &RecordView<'_>) {
-        if view.message.is_none() {
+        let Some(message) = &view.message else {
             self.skip(line_number, "claude code user record without `message`");
             return;
-        }
-        let content = view.message().content;
+        };
+        let content = &message.content;
         let timestamp = timestamp_of(view);
         let flags = flags_of(view);
         if view.is_compact_summary.and_then(as_bool) == Some(true) {
-            let summary = content_blocks::content_text(&content.map(to_value).unwrap_or_default());
+            let summary = match content {
+                Some(Content::Text(text)) => text.to_string(),
+                Some(Content::Blocks(blocks)) => blocks
+                    .iter()
+                    .filter(|block| block.is("text"))
+                    .filter_map(|block| {
+                        to_value(block.raw)
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                Some(Content::Null | Content::Other(_)) | None => String::new(),
+            };
             let boundary = self.pending_boundary.take();
             let metadata = boundary
                 .map(|boundary| boundary.metadata)
@@ -372,22 +385,14 @@ impl ClaudeImporter {
         self.flush_boundary();
         let mut parts: Vec<ContentItem> = Vec::new();
         match content {
-            None => {
+            None | Some(Content::Null) => {
                 self.skip(line_number, "claude code user message without `content`");
                 return;
             }
-            Some(content) if content.get() == "null" => {
-                self.skip(line_number, "claude code user message without `content`");
-                return;
-            }
-            Some(content) if starts_with(content, '"') => {
-                if let Some(text) = as_str(content) {
-                    parts.push(ContentItem::input_text(text.into_owned()));
-                }
-            }
-            Some(content) if starts_with(content, '[') => {
-                for block in blocks_of(content) {
-                    if block_type(block).as_deref() == Some("tool_result") {
+            Some(Content::Text(text)) => parts.push(ContentItem::input_text(text.to_string())),
+            Some(Content::Blocks(blocks)) => {
+                for block in blocks {
+                    if block.is("tool_result") {
                         if let Some(event) =
                             user_parts_record(&mut parts, line_number, &timestamp, flags)
                         {
@@ -399,14 +404,14 @@ impl ClaudeImporter {
                             line_number,
                             timestamp.clone(),
                             flags,
-                            LazyBlock::ToolResult(block.to_owned()),
+                            LazyBlock::ToolResult(block.raw.to_owned()),
                         );
                     } else {
-                        parts.push(content_blocks::user_part(&to_value(block)));
+                        parts.push(content_blocks::user_part(&to_value(block.raw)));
                     }
                 }
             }
-            Some(other) => parts.push(ContentItem::Other(to_value(other))),
+            Some(Content::Other(other)) => parts.push(ContentItem::Other(other.clone())),
         }
         if let Some(event) = user_parts_record(&mut parts, line_number, &timestamp, flags) {
             self.hold(source, event);
@@ -414,11 +419,10 @@ impl ClaudeImporter {
     }
 
     fn assistant(&mut self, line_number: usize, source: Option<String>, view: &RecordView<'_>) {
-        if view.message.is_none() {
+        let Some(message) = &view.message else {
             self.skip(line_number, "claude code assistant record without `message`");
             return;
-        }
-        let message = view.message();
+        };
         // One API response: the records share `message.id` (Claude Code 2.x writes one content
         // block per record) and `requestId`; the id of a record without `message.id` is its
         // request's.
@@ -448,28 +452,25 @@ impl ClaudeImporter {
             });
         // Each part repeats the response's usage as it stood when the part was written; the
         // last part's is the final one (its output tokens cover the whole response).
-        if let Some(usage) = message.usage.filter(|usage| starts_with(usage, '{')) {
-            pending.usage = Some(to_value(usage));
+        // Kept as text until the response is complete: only the last part's is read.
+        if let Some(usage) = message.usage.filter(|usage| usage.get().starts_with('{')) {
+            pending.usage = Some(usage.to_owned());
         }
-        match message.content {
-            Some(content) if starts_with(content, '"') => {
-                if let Some(text) = as_str(content) {
-                    push_assistant_text(&mut pending.items, &text);
-                }
-            }
-            Some(content) if starts_with(content, '[') => {
-                for block in blocks_of(content) {
-                    if block_type(block).as_deref() == Some("tool_use") {
+        match &message.content {
+            Some(Content::Text(text)) => push_assistant_text(&mut pending.items, text),
+            Some(Content::Blocks(blocks)) => {
+                for block in blocks {
+                    if block.is("tool_use") {
                         // The call is typed when it is read (see `lazy_item`).
                         pending
                             .items
-                            .push(PendingItem::Untyped(LazyBlock::ToolUse(block.to_owned())));
+                            .push(PendingItem::Untyped(LazyBlock::ToolUse(block.raw.to_owned())));
                     } else {
-                        push_assistant_block(&mut pending.items, &to_value(block));
+                        push_assistant_block(&mut pending.items, &to_value(block.raw));
                     }
                 }
             }
-            Some(_) | None => {}
+            Some(Content::Null | Content::Other(_)) | None => {}
         }
     }
 
@@ -503,7 +504,7 @@ impl ClaudeImporter {
                 ),
             }
         }
-        let Some(usage) = pending.usage else {
+        let Some(usage) = pending.usage.as_deref().map(to_value) else {
             return;
         };
         if let Some(id) = &pending.response_id
@@ -622,21 +623,12 @@ fn holds_only_tool_results(view: &RecordView<'_>) -> bool {
     if view.is_compact_summary.and_then(as_bool) == Some(true) {
         return false;
     }
-    match view.message().content {
-        Some(content) if starts_with(content, '[') => {
-            let blocks = blocks_of(content);
-            !blocks.is_empty()
-                && blocks
-                    .iter()
-                    .all(|block| block_type(block).as_deref() == Some("tool_result"))
+    match view.message.as_ref().and_then(|message| message.content.as_ref()) {
+        Some(Content::Blocks(blocks)) => {
+            !blocks.is_empty() && blocks.iter().all(|block| block.is("tool_result"))
         }
         _ => false,
     }
-}
-
-/// The blocks of an array content, each as its JSON text.
-fn blocks_of(content: &RawValue) -> Vec<&RawValue> {
-    serde_json::from_str(content.get()).unwrap_or_default()
 }
 
 /// Appends text to the last item when it is an assistant message, else starts one.

@@ -113,17 +113,3 @@ fn tool_result_part(part: &Value) -> FunctionCallOutputContentItem {
         _ => FunctionCallOutputContentItem::Other(part.clone()),
     }
 }
-
-/// The text of a message content (string, or the text blocks joined by newlines).
-pub(crate) fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|block| block.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}

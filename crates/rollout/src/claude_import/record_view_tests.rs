@@ -1,10 +1,10 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
+use super::Content;
 use super::RecordView;
 use super::as_bool;
 use super::as_str;
-use super::block_type;
 use super::to_value;
 
 #[test]
@@ -19,28 +19,53 @@ fn lines_that_are_not_objects_have_no_view() {
 #[test]
 fn members_read_as_a_json_tree_reads_them() {
     let view = RecordView::parse(
-        r#"{"type":"user","toolUseResult":{"stdout":"big"},"isMeta":"yes","type":"assi\u0073tant","isSidechain":true,"uuid":7,"message":{"content":[{"type":"tool_result","content":"x"},"text"],"id":null}}"#,
+        r#"{"type":"user","toolUseResult":{"stdout":"big"},"isMeta":"yes","type":"assi\u0073tant","isSidechain":true,"uuid":7,"message":{"content":"x","content":[{"type":"tool_result","content":"x"},"text",{"type":1}],"id":null}}"#,
     )
     .unwrap();
     assert_eq!(view.kind.and_then(as_str).as_deref(), Some("assistant"));
     assert_eq!(view.is_meta.and_then(as_bool), None);
     assert_eq!(view.is_sidechain.and_then(as_bool), Some(true));
     assert_eq!(view.uuid.and_then(as_str), None);
-    let message = view.message();
+    let message = view.message.unwrap();
     assert_eq!(message.id.map(|id| id.get()), Some("null"));
-    let blocks: Vec<&serde_json::value::RawValue> =
-        serde_json::from_str(message.content.unwrap().get()).unwrap();
-    let types: Vec<_> = blocks.iter().map(|block| block_type(block)).collect();
-    assert_eq!(types, [Some("tool_result".into()), None]);
+    let Some(Content::Blocks(blocks)) = message.content else {
+        panic!("blocks expected");
+    };
+    let types: Vec<_> = blocks.iter().map(|block| block.kind.as_deref()).collect();
+    assert_eq!(types, [Some("tool_result"), None, None]);
     assert_eq!(
-        to_value(blocks[0]),
+        to_value(blocks[0].raw),
         json!({"type": "tool_result", "content": "x"})
     );
 }
 
 #[test]
 fn a_message_that_is_not_an_object_has_no_members() {
-    let view = RecordView::parse(r#"{"type":"user","message":"hi"}"#).unwrap();
-    assert!(view.message.is_some());
-    assert!(view.message().content.is_none());
+    for message in ["\"hi\"", "[1, {}]", "null", "3", "true"] {
+        let line = format!(r#"{{"type":"user","message":{message}}}"#);
+        let view = RecordView::parse(&line).unwrap();
+        let message = view.message.unwrap();
+        assert!(message.content.is_none() && message.id.is_none() && message.usage.is_none());
+    }
+}
+
+#[test]
+fn contents_of_every_json_type_are_read() {
+    let content = |json: &str| {
+        let line = format!(r#"{{"message":{{"content":{json}}}}}"#);
+        let content = RecordView::parse(&line).unwrap().message.unwrap().content;
+        match content {
+            Some(Content::Null) => "null".to_string(),
+            Some(Content::Text(text)) => format!("text {text}"),
+            Some(Content::Blocks(blocks)) => format!("{} blocks", blocks.len()),
+            Some(Content::Other(value)) => format!("other {value}"),
+            None => "none".to_string(),
+        }
+    };
+    assert_eq!(content("null"), "null");
+    assert_eq!(content(r#""a\nb""#), "text a\nb");
+    assert_eq!(content("[]"), "0 blocks");
+    for other in ["1", "-1", "1.5", "false", r#"{"a":[1]}"#] {
+        assert_eq!(content(other), format!("other {other}"));
+    }
 }
