@@ -65,13 +65,13 @@ use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
 use conversation_tree::ConversationTree;
 use conversation_tree::RecordHead;
-pub(crate) use lazy_item::LazyClaudeItem;
 use lazy_item::LazyBlock;
+pub(crate) use lazy_item::LazyClaudeItem;
 use local_commands::LocalCommands;
+use record_view::Content;
 use record_view::RecordView;
 use record_view::as_bool;
 use record_view::as_str;
-use record_view::Content;
 use record_view::to_value;
 
 use crate::record::LazyRecord;
@@ -420,7 +420,10 @@ impl ClaudeImporter {
 
     fn assistant(&mut self, line_number: usize, source: Option<String>, view: &RecordView<'_>) {
         let Some(message) = &view.message else {
-            self.skip(line_number, "claude code assistant record without `message`");
+            self.skip(
+                line_number,
+                "claude code assistant record without `message`",
+            );
             return;
         };
         // One API response: the records share `message.id` (Claude Code 2.x writes one content
@@ -462,9 +465,9 @@ impl ClaudeImporter {
                 for block in blocks {
                     if block.is("tool_use") {
                         // The call is typed when it is read (see `lazy_item`).
-                        pending
-                            .items
-                            .push(PendingItem::Untyped(LazyBlock::ToolUse(block.raw.to_owned())));
+                        pending.items.push(PendingItem::Untyped(LazyBlock::ToolUse(
+                            block.raw.to_owned(),
+                        )));
                     } else {
                         push_assistant_block(&mut pending.items, &to_value(block.raw));
                     }
@@ -623,7 +626,11 @@ fn holds_only_tool_results(view: &RecordView<'_>) -> bool {
     if view.is_compact_summary.and_then(as_bool) == Some(true) {
         return false;
     }
-    match view.message.as_ref().and_then(|message| message.content.as_ref()) {
+    match view
+        .message
+        .as_ref()
+        .and_then(|message| message.content.as_ref())
+    {
         Some(Content::Blocks(blocks)) => {
             !blocks.is_empty() && blocks.iter().all(|block| block.is("tool_result"))
         }

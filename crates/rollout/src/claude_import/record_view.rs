@@ -16,8 +16,8 @@ use serde::Deserializer;
 use serde::de::IgnoredAny;
 use serde::de::MapAccess;
 use serde::de::SeqAccess;
-use serde::de::value::MapAccessDeserializer;
 use serde::de::Visitor;
+use serde::de::value::MapAccessDeserializer;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -118,7 +118,6 @@ pub(crate) fn to_value(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
-
 /// The members of a content block the import needs before the block is typed.
 #[derive(Default)]
 struct BlockView<'a> {
@@ -199,7 +198,8 @@ struct MessageMembers<'a> {
 impl<'de> Deserialize<'de> for MessageView<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         // As a JSON tree reads it: a `message` that is not an object has no members.
-        let Some(members) = deserializer.deserialize_any(ObjectOrNot::<MessageMembers<'de>>::new())?
+        let Some(members) =
+            deserializer.deserialize_any(ObjectOrNot::<MessageMembers<'de>>::new())?
         else {
             return Ok(MessageView::default());
         };
