@@ -10,9 +10,11 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
 use serde::Deserializer;
+use serde::de::DeserializeSeed;
 use serde::de::IgnoredAny;
 use serde::de::MapAccess;
 use serde::de::SeqAccess;
@@ -27,6 +29,9 @@ pub(crate) struct RecordView<'a> {
     pub(crate) kind: Option<&'a RawValue>,
     pub(crate) subtype: Option<&'a RawValue>,
     pub(crate) uuid: Option<&'a RawValue>,
+    /// Read by the conversation tree from the heads; here only checked as the other members.
+    parent_uuid: Option<&'a RawValue>,
+    logical_parent_uuid: Option<&'a RawValue>,
     pub(crate) session_id: Option<&'a RawValue>,
     pub(crate) cwd: Option<&'a RawValue>,
     pub(crate) version: Option<&'a RawValue>,
@@ -45,8 +50,41 @@ pub(crate) struct RecordView<'a> {
 impl<'a> RecordView<'a> {
     /// The view of a line; `None` when the line is not a JSON object (the caller then parses it
     /// whole, which decides and names what is wrong with it).
+    ///
+    /// The view accepts what a JSON tree of the members it reads accepts, no more: a member
+    /// whose tree would not parse (a number out of range, a lone surrogate escape, nesting past
+    /// serde_json's limit) gives `None` too, and the whole parse names the error as before.
     pub(crate) fn parse(text: &'a str) -> Option<Self> {
-        serde_json::from_str(text).ok()
+        let view: Self = serde_json::from_str(text).ok()?;
+        let members = [
+            view.kind,
+            view.subtype,
+            view.uuid,
+            view.parent_uuid,
+            view.logical_parent_uuid,
+            view.session_id,
+            view.cwd,
+            view.version,
+            view.git_branch,
+            view.timestamp,
+            view.request_id,
+            view.is_meta,
+            view.is_sidechain,
+            view.is_compact_summary,
+            view.permission_mode,
+            view.compact_metadata,
+        ];
+        let message = view.message.as_ref();
+        let message_members = message.map_or([None, None], |message| [message.id, message.usage]);
+        let valid = members
+            .into_iter()
+            .flatten()
+            .all(|raw| Validate::check(raw, IN_RECORD))
+            && message_members
+                .into_iter()
+                .flatten()
+                .all(|raw| Validate::check(raw, IN_MESSAGE));
+        valid.then_some(view)
     }
 }
 
@@ -78,12 +116,19 @@ pub(crate) struct Block<'a> {
 }
 
 impl<'a> Block<'a> {
-    fn of(raw: &'a RawValue) -> Self {
-        let kind = serde_json::from_str::<BlockView<'_>>(raw.get())
-            .ok()
-            .and_then(|view| view.kind)
-            .and_then(as_str);
-        Self { raw, kind }
+    /// `None` when the block would not parse as a JSON tree (see [`RecordView::parse`]).
+    fn of(raw: &'a RawValue) -> Option<Self> {
+        if !raw.get().starts_with('{') {
+            return Validate::check(raw, IN_CONTENT).then_some(Self { raw, kind: None });
+        }
+        let view = serde_json::from_str::<BlockView<'_>>(raw.get()).ok()?;
+        if let Some(kind) = view.kind
+            && !Validate::check(kind, IN_BLOCK)
+        {
+            return None;
+        }
+        let kind = view.kind.and_then(as_str);
+        Some(Self { raw, kind })
     }
 
     pub(crate) fn is(&self, kind: &str) -> bool {
@@ -127,7 +172,7 @@ struct BlockView<'a> {
 /// A visitor over the members of an object that keeps the named ones, each read as its field's
 /// type (raw JSON, or the message's own view).
 macro_rules! members_visitor {
-    ($view:ident, $expecting:literal, { $($name:literal => $field:ident),* $(,)? }) => {
+    ($view:ident, $expecting:literal, $skip:expr, { $($name:literal => $field:ident),* $(,)? }) => {
         impl<'de> Deserialize<'de> for $view<'de> {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 struct MembersVisitor;
@@ -146,7 +191,7 @@ macro_rules! members_visitor {
                             match key.0.as_ref() {
                                 $($name => view.$field = Some(map.next_value()?),)*
                                 _ => {
-                                    map.next_value::<IgnoredAny>()?;
+                                    map.next_value_seed($skip)?;
                                 }
                             }
                         }
@@ -159,10 +204,14 @@ macro_rules! members_visitor {
     };
 }
 
-members_visitor!(RecordView, "a claude code record", {
+// The members the import never reads are skipped (and validated) as before; within `message`,
+// which was read whole as a tree, every member is checked as its tree would be.
+members_visitor!(RecordView, "a claude code record", PhantomData::<IgnoredAny>, {
     "type" => kind,
     "subtype" => subtype,
     "uuid" => uuid,
+    "parentUuid" => parent_uuid,
+    "logicalParentUuid" => logical_parent_uuid,
     "sessionId" => session_id,
     "cwd" => cwd,
     "version" => version,
@@ -177,13 +226,13 @@ members_visitor!(RecordView, "a claude code record", {
     "compactMetadata" => compact_metadata,
 });
 
-members_visitor!(MessageMembers, "a claude code message", {
+members_visitor!(MessageMembers, "a claude code message", Validate(IN_MESSAGE), {
     "id" => id,
     "content" => content,
     "usage" => usage,
 });
 
-members_visitor!(BlockView, "a content block", {
+members_visitor!(BlockView, "a content block", Validate(IN_BLOCK), {
     "type" => kind,
 });
 
@@ -212,11 +261,11 @@ impl<'de> Deserialize<'de> for MessageView<'de> {
 }
 
 /// Reads any JSON value: an object as `T`, anything else skipped as `None`.
-struct ObjectOrNot<T>(std::marker::PhantomData<T>);
+struct ObjectOrNot<T>(PhantomData<T>);
 
 impl<T> ObjectOrNot<T> {
     fn new() -> Self {
-        Self(std::marker::PhantomData)
+        Self(PhantomData)
     }
 }
 
@@ -229,7 +278,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectOrNot<T> {
         T::deserialize(MapAccessDeserializer::new(map)).map(Some)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        while seq.next_element_seed(Validate(IN_MESSAGE))?.is_some() {}
         Ok(None)
     }
     fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
@@ -275,7 +324,10 @@ impl<'de> Deserialize<'de> for Content<'de> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut blocks = Vec::new();
                 while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-                    blocks.push(Block::of(raw));
+                    let block = Block::of(raw).ok_or_else(|| {
+                        serde::de::Error::custom("a content block that is not valid as a tree")
+                    })?;
+                    blocks.push(block);
                 }
                 Ok(Content::Blocks(blocks))
             }
@@ -299,6 +351,86 @@ impl<'de> Deserialize<'de> for Content<'de> {
             }
         }
         deserializer.deserialize_any(ContentVisitor)
+    }
+}
+
+/// How many more arrays and objects a JSON tree may open inside a member of the record, of
+/// `message`, of `message.content` and of a content block: serde_json's tree parse allows 127
+/// nested ones in a line, and the record, the message, the content array and the block each take
+/// one.
+const IN_RECORD: usize = 126;
+const IN_MESSAGE: usize = IN_RECORD - 1;
+const IN_CONTENT: usize = IN_MESSAGE - 1;
+const IN_BLOCK: usize = IN_CONTENT - 1;
+
+/// Checks a value as serde_json's parse into a tree checks it (numbers in range, string escapes,
+/// the nesting limit), without building it. The field is the nesting still allowed.
+#[derive(Clone, Copy)]
+struct Validate(usize);
+
+impl Validate {
+    fn check(raw: &RawValue, depth: usize) -> bool {
+        // Most members are plain strings (uuids, timestamps) or booleans: valid JSON text with
+        // no escape to decode is valid as a tree (the line was checked to be UTF-8).
+        let text = raw.get();
+        if matches!(text, "true" | "false" | "null")
+            || (text.starts_with('"') && memchr::memchr(b'\\', text.as_bytes()).is_none())
+        {
+            return true;
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(raw.get());
+        Validate(depth).deserialize(&mut deserializer).is_ok()
+    }
+
+    fn enter<E: serde::de::Error>(self) -> Result<Self, E> {
+        self.0
+            .checked_sub(1)
+            .map(Validate)
+            .ok_or_else(|| E::custom("recursion limit exceeded"))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Validate {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Validate {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let inner = self.enter()?;
+        while map.next_key::<MemberName<'de>>()?.is_some() {
+            map.next_value_seed(inner)?;
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let inner = self.enter()?;
+        while seq.next_element_seed(inner)?.is_some() {}
+        Ok(())
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
     }
 }
 

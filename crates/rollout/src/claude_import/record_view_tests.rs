@@ -27,7 +27,10 @@ fn members_read_as_a_json_tree_reads_them() {
     assert_eq!(view.is_sidechain.and_then(as_bool), Some(true));
     assert_eq!(view.uuid.and_then(as_str), None);
     let message = view.message.unwrap();
-    assert_eq!(message.id.map(serde_json::value::RawValue::get), Some("null"));
+    assert_eq!(
+        message.id.map(serde_json::value::RawValue::get),
+        Some("null")
+    );
     let Some(Content::Blocks(blocks)) = message.content else {
         panic!("blocks expected");
     };
@@ -68,4 +71,48 @@ fn contents_of_every_json_type_are_read() {
     for other in ["1", "-1", "1.5", "false", r#"{"a":[1]}"#] {
         assert_eq!(content(other), format!("other {other}"));
     }
+}
+
+/// Where the members the import reads hold what a JSON tree refuses (nesting past serde_json's
+/// limit, a number out of range, a lone surrogate), the view refuses the line as the tree parse
+/// does, at the same nesting; what the import never reads is only skipped, as before.
+#[test]
+fn the_view_refuses_what_the_tree_of_the_read_members_refuses() {
+    let templates = [
+        r#"{"type":"user","message":{"content":[{"type":"text","x":NEST}]}}"#,
+        r#"{"type":"user","message":{"content":[NEST]}}"#,
+        r#"{"type":"user","message":{"content":[{"type":NEST}]}}"#,
+        r#"{"type":"assistant","message":{"usage":NEST,"content":[]}}"#,
+        r#"{"type":"assistant","message":{"model":NEST,"content":[]}}"#,
+        r#"{"type":"user","message":{"content":{"x":NEST}}}"#,
+        r#"{"type":"user","message":[NEST]}"#,
+        r#"{"type":"system","compactMetadata":NEST}"#,
+        r#"{"type":"user","parentUuid":NEST}"#,
+    ];
+    for template in templates {
+        let mut flips = 0;
+        for depth in 118..132 {
+            let nest = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+            let line = template.replace("NEST", &nest);
+            let tree = serde_json::from_str::<serde_json::Value>(&line).is_ok();
+            assert_eq!(
+                RecordView::parse(&line).is_some(),
+                tree,
+                "{template} at {depth}"
+            );
+            flips += usize::from(!tree);
+        }
+        assert!(flips > 0 && flips < 14, "{template}");
+    }
+    for value in ["1e400", r#""\ud800""#] {
+        for template in &templates[..8] {
+            let line = template.replace("NEST", value);
+            assert!(serde_json::from_str::<serde_json::Value>(&line).is_err());
+            assert!(RecordView::parse(&line).is_none(), "{line}");
+        }
+    }
+    let nest = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let unread =
+        format!(r#"{{"type":"user","toolUseResult":{nest},"message":{{"content":"hi"}}}}"#);
+    assert!(RecordView::parse(&unread).is_some());
 }
