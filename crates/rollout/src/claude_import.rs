@@ -31,9 +31,11 @@
 
 mod content_blocks;
 mod conversation_tree;
+mod lazy_item;
 mod local_commands;
-mod record_members;
+mod record_view;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::collections::HashSet;
 use std::collections::VecDeque;
@@ -54,6 +56,7 @@ use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::record::LazyReadEvent;
 use crate::record::ReadEvent;
@@ -62,8 +65,16 @@ use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
 use conversation_tree::ConversationTree;
 use conversation_tree::RecordHead;
+use lazy_item::LazyBlock;
+pub(crate) use lazy_item::LazyClaudeItem;
 use local_commands::LocalCommands;
-pub(crate) use record_members::read_record;
+use record_view::Content;
+use record_view::RecordView;
+use record_view::as_bool;
+use record_view::as_str;
+use record_view::to_value;
+
+use crate::record::LazyRecord;
 
 /// The `originator` written into the session header of an imported transcript.
 pub const CLAUDE_CODE_ORIGINATOR: &str = "claude_code";
@@ -103,7 +114,14 @@ pub(crate) struct ClaudeImporter {
 #[derive(Debug)]
 struct HeldEvent {
     source: Option<String>,
-    event: ReadEvent,
+    event: LazyReadEvent,
+}
+
+/// An item of a response being gathered: typed, or a tool call kept as its block.
+#[derive(Debug)]
+enum PendingItem {
+    Typed(ResponseItem),
+    Untyped(LazyBlock),
 }
 
 #[derive(Debug)]
@@ -114,8 +132,8 @@ struct PendingAssistant {
     line_number: usize,
     timestamp: String,
     flags: RecordFlags,
-    items: Vec<ResponseItem>,
-    usage: Option<Value>,
+    items: Vec<PendingItem>,
+    usage: Option<Box<RawValue>>,
 }
 
 #[derive(Debug)]
@@ -154,75 +172,70 @@ impl ClaudeImporter {
         }
     }
 
-    /// Imports one record; what it yields is held until it is complete (streaming) or until
-    /// [`ClaudeImporter::finish`].
+    /// Imports one record (a JSON object line); what it yields is held until it is complete
+    /// (streaming) or until [`ClaudeImporter::finish`]. `false`, and nothing imported, when the
+    /// line is not a JSON object: the caller parses it whole to say why.
     pub(crate) fn decode(
         &mut self,
         line_number: usize,
-        value: Value,
+        text: &str,
         ignored: &mut BTreeMap<String, usize>,
-    ) {
-        let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            self.hold(
-                None,
-                ReadEvent::Skipped(SkippedLine {
-                    line_number,
-                    reason: "claude code record without a string `type`".to_string(),
-                }),
-            );
-            return;
+    ) -> bool {
+        let Some(view) = RecordView::parse(text) else {
+            return false;
         };
-        let kind = kind.to_string();
+        let Some(kind) = view.kind.and_then(as_str) else {
+            self.skip(line_number, "claude code record without a string `type`");
+            return true;
+        };
         let source = if self.streaming {
-            value
-                .get("uuid")
-                .and_then(Value::as_str)
-                .map(str::to_string)
+            view.uuid.and_then(as_str).map(Cow::into_owned)
         } else {
-            RecordHead::of_value(&value).and_then(|head| {
+            // Read in one pass, the tree gets each head here (the head of a record is read as
+            // the first pass reads it).
+            RecordHead::read(text.as_bytes()).and_then(|head| {
                 self.tree.add(&head)?;
                 head.uuid().map(str::to_string)
             })
         };
         if !self.meta_emitted && (kind == "user" || kind == "assistant" || kind == "system") {
-            self.emit_meta(line_number, &value);
+            self.emit_meta(line_number, &view);
         }
-        match kind.as_str() {
-            "assistant" => self.assistant(line_number, source, &value),
-            "user" if self.pending_assistant.is_some() && holds_only_tool_results(&value) => {
+        match kind.as_ref() {
+            "assistant" => self.assistant(line_number, source, &view),
+            "user" if self.pending_assistant.is_some() && holds_only_tool_results(&view) => {
                 // Claude Code writes a tool's result as soon as the tool ran, while later parts
                 // of the same response (more calls) are still to come. The model produced the
                 // whole response before any result: the results wait for it.
                 let start = self.held.len();
-                self.user(line_number, source, &value);
+                self.user(line_number, source, &view);
                 let results = self.held.split_off(start);
                 self.deferred.extend(results);
             }
             "user" => {
                 self.flush_assistant();
-                self.user(line_number, source, &value);
+                self.user(line_number, source, &view);
             }
             "system" => {
-                let subtype = value
-                    .get("subtype")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown");
+                let subtype = view.subtype.and_then(as_str);
+                let subtype = subtype.as_deref().unwrap_or("unknown");
                 if subtype == "compact_boundary" {
                     self.flush_assistant();
                     self.flush_boundary();
                     self.pending_boundary = Some(PendingBoundary {
                         source,
                         line_number,
-                        timestamp: timestamp_of(&value),
-                        flags: flags_of(&value),
-                        metadata: compact_metadata(&value),
+                        timestamp: timestamp_of(&view),
+                        flags: flags_of(&view),
+                        metadata: compact_metadata(&view),
                     });
                 } else {
                     *ignored.entry(format!("system:{subtype}")).or_default() += 1;
                 }
             }
-            _ => *ignored.entry(kind).or_default() += 1,
+            other => *ignored.entry(other.to_string()).or_default() += 1,
         }
+        true
     }
 
     /// Completes what is pending at the end of the file and pushes every event not yet
@@ -264,28 +277,53 @@ impl ClaudeImporter {
     }
 
     fn hold(&mut self, source: Option<String>, event: ReadEvent) {
-        self.held.push(HeldEvent { source, event });
+        self.held.push(HeldEvent {
+            source,
+            event: LazyReadEvent::from(event),
+        });
     }
 
-    fn emit_meta(&mut self, line_number: usize, value: &Value) {
-        let Some(session_id) = value.get("sessionId").and_then(Value::as_str) else {
+    fn hold_untyped(
+        &mut self,
+        source: Option<String>,
+        line_number: usize,
+        timestamp: String,
+        flags: RecordFlags,
+        block: LazyBlock,
+    ) {
+        let item = LazyClaudeItem::new(timestamp, block);
+        self.held.push(HeldEvent {
+            source,
+            event: LazyReadEvent::Record(LazyRecord::claude(line_number, flags, item)),
+        });
+    }
+
+    fn skip(&mut self, line_number: usize, reason: &str) {
+        self.hold(
+            None,
+            ReadEvent::Skipped(SkippedLine {
+                line_number,
+                reason: reason.to_string(),
+            }),
+        );
+    }
+
+    fn emit_meta(&mut self, line_number: usize, view: &RecordView<'_>) {
+        let Some(session_id) = view.session_id.and_then(as_str) else {
             return;
         };
         self.meta_emitted = true;
         let mut extra = ExtraFields::new();
-        if let Some(branch) = value.get("gitBranch") {
-            extra.insert("git_branch".to_string(), branch.clone());
+        if let Some(branch) = view.git_branch {
+            extra.insert("git_branch".to_string(), to_value(branch));
         }
-        let timestamp = timestamp_of(value);
+        let timestamp = timestamp_of(view);
         let meta = SessionMetaLine {
-            id: session_id.to_string(),
+            id: session_id.into_owned(),
             timestamp: Some(timestamp.clone()).filter(|t| !t.is_empty()),
-            cwd: value.get("cwd").and_then(Value::as_str).map(str::to_string),
+            cwd: view.cwd.and_then(as_str).map(Cow::into_owned),
             originator: Some(CLAUDE_CODE_ORIGINATOR.to_string()),
-            cli_version: value
-                .get("version")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            cli_version: view.version.and_then(as_str).map(Cow::into_owned),
             extra,
             ..SessionMetaLine::default()
         };
@@ -300,22 +338,30 @@ impl ClaudeImporter {
         );
     }
 
-    fn user(&mut self, line_number: usize, source: Option<String>, value: &Value) {
-        let Some(message) = value.get("message") else {
-            self.hold(
-                None,
-                ReadEvent::Skipped(SkippedLine {
-                    line_number,
-                    reason: "claude code user record without `message`".to_string(),
-                }),
-            );
+    fn user(&mut self, line_number: usize, source: Option<String>, view: &RecordView<'_>) {
+        let Some(message) = &view.message else {
+            self.skip(line_number, "claude code user record without `message`");
             return;
         };
-        let content = message.get("content").unwrap_or(&Value::Null);
-        let timestamp = timestamp_of(value);
-        let flags = flags_of(value);
-        if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
-            let summary = content_blocks::content_text(content);
+        let content = &message.content;
+        let timestamp = timestamp_of(view);
+        let flags = flags_of(view);
+        if view.is_compact_summary.and_then(as_bool) == Some(true) {
+            let summary = match content {
+                Some(Content::Text(text)) => text.to_string(),
+                Some(Content::Blocks(blocks)) => blocks
+                    .iter()
+                    .filter(|block| block.is("text"))
+                    .filter_map(|block| {
+                        to_value(block.raw)
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                Some(Content::Null | Content::Other(_)) | None => String::new(),
+            };
             let boundary = self.pending_boundary.take();
             let metadata = boundary
                 .map(|boundary| boundary.metadata)
@@ -339,64 +385,44 @@ impl ClaudeImporter {
         self.flush_boundary();
         let mut parts: Vec<ContentItem> = Vec::new();
         match content {
-            Value::String(text) => parts.push(ContentItem::input_text(text.clone())),
-            Value::Array(blocks) => {
+            None | Some(Content::Null) => {
+                self.skip(line_number, "claude code user message without `content`");
+                return;
+            }
+            Some(Content::Text(text)) => parts.push(ContentItem::input_text(text.to_string())),
+            Some(Content::Blocks(blocks)) => {
                 for block in blocks {
-                    if block.get("type").and_then(Value::as_str) == Some("tool_result") {
+                    if block.is("tool_result") {
                         if let Some(event) =
                             user_parts_record(&mut parts, line_number, &timestamp, flags)
                         {
                             self.hold(source.clone(), event);
                         }
-                        let call_id = block
-                            .get("tool_use_id")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string();
-                        let item = ResponseItem::FunctionCallOutput {
-                            call_id,
-                            output: content_blocks::tool_result_output(block),
-                            extra: ExtraFields::new(),
-                        };
-                        self.hold(
+                        // The result is typed when it is read (see `lazy_item`).
+                        self.hold_untyped(
                             source.clone(),
-                            record(
-                                line_number,
-                                timestamp.clone(),
-                                RolloutItem::ResponseItem(item),
-                                flags,
-                            ),
+                            line_number,
+                            timestamp.clone(),
+                            flags,
+                            LazyBlock::ToolResult(block.raw.to_owned()),
                         );
                     } else {
-                        parts.push(content_blocks::user_part(block));
+                        parts.push(content_blocks::user_part(&to_value(block.raw)));
                     }
                 }
             }
-            Value::Null => {
-                self.hold(
-                    None,
-                    ReadEvent::Skipped(SkippedLine {
-                        line_number,
-                        reason: "claude code user message without `content`".to_string(),
-                    }),
-                );
-                return;
-            }
-            other => parts.push(ContentItem::Other(other.clone())),
+            Some(Content::Other(other)) => parts.push(ContentItem::Other(other.clone())),
         }
         if let Some(event) = user_parts_record(&mut parts, line_number, &timestamp, flags) {
             self.hold(source, event);
         }
     }
 
-    fn assistant(&mut self, line_number: usize, source: Option<String>, value: &Value) {
-        let Some(message) = value.get("message") else {
-            self.hold(
-                None,
-                ReadEvent::Skipped(SkippedLine {
-                    line_number,
-                    reason: "claude code assistant record without `message`".to_string(),
-                }),
+    fn assistant(&mut self, line_number: usize, source: Option<String>, view: &RecordView<'_>) {
+        let Some(message) = &view.message else {
+            self.skip(
+                line_number,
+                "claude code assistant record without `message`",
             );
             return;
         };
@@ -404,10 +430,10 @@ impl ClaudeImporter {
         // block per record) and `requestId`; the id of a record without `message.id` is its
         // request's.
         let response_id = message
-            .get("id")
-            .or_else(|| value.get("requestId"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+            .id
+            .or(view.request_id)
+            .and_then(as_str)
+            .map(Cow::into_owned);
         let continues = matches!(
             (&self.pending_assistant, &response_id),
             (Some(pending), Some(id)) if pending.response_id.as_deref() == Some(id.as_str())
@@ -422,24 +448,32 @@ impl ClaudeImporter {
                 source,
                 response_id,
                 line_number,
-                timestamp: timestamp_of(value),
-                flags: flags_of(value),
+                timestamp: timestamp_of(view),
+                flags: flags_of(view),
                 items: Vec::new(),
                 usage: None,
             });
         // Each part repeats the response's usage as it stood when the part was written; the
         // last part's is the final one (its output tokens cover the whole response).
-        if let Some(usage) = message.get("usage").filter(|usage| usage.is_object()) {
-            pending.usage = Some(usage.clone());
+        // Kept as text until the response is complete: only the last part's is read.
+        if let Some(usage) = message.usage.filter(|usage| usage.get().starts_with('{')) {
+            pending.usage = Some(usage.to_owned());
         }
-        match message.get("content") {
-            Some(Value::String(text)) => push_assistant_text(&mut pending.items, text),
-            Some(Value::Array(blocks)) => {
+        match &message.content {
+            Some(Content::Text(text)) => push_assistant_text(&mut pending.items, text),
+            Some(Content::Blocks(blocks)) => {
                 for block in blocks {
-                    push_assistant_block(&mut pending.items, block);
+                    if block.is("tool_use") {
+                        // The call is typed when it is read (see `lazy_item`).
+                        pending.items.push(PendingItem::Untyped(LazyBlock::ToolUse(
+                            block.raw.to_owned(),
+                        )));
+                    } else {
+                        push_assistant_block(&mut pending.items, &to_value(block.raw));
+                    }
                 }
             }
-            Some(_) | None => {}
+            Some(Content::Null | Content::Other(_)) | None => {}
         }
     }
 
@@ -454,17 +488,26 @@ impl ClaudeImporter {
             return;
         };
         for item in pending.items {
-            self.hold(
-                pending.source.clone(),
-                record(
+            match item {
+                PendingItem::Typed(item) => self.hold(
+                    pending.source.clone(),
+                    record(
+                        pending.line_number,
+                        pending.timestamp.clone(),
+                        RolloutItem::ResponseItem(item),
+                        pending.flags,
+                    ),
+                ),
+                PendingItem::Untyped(block) => self.hold_untyped(
+                    pending.source.clone(),
                     pending.line_number,
                     pending.timestamp.clone(),
-                    RolloutItem::ResponseItem(item),
                     pending.flags,
+                    block,
                 ),
-            );
+            }
         }
-        let Some(usage) = pending.usage else {
+        let Some(usage) = pending.usage.as_deref().map(to_value) else {
             return;
         };
         if let Some(id) = &pending.response_id
@@ -579,44 +622,43 @@ fn is_harness_text(text: &str) -> bool {
 }
 
 /// True for a `user` record whose content is tool results and nothing else.
-fn holds_only_tool_results(value: &Value) -> bool {
-    if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+fn holds_only_tool_results(view: &RecordView<'_>) -> bool {
+    if view.is_compact_summary.and_then(as_bool) == Some(true) {
         return false;
     }
-    match value
-        .get("message")
-        .and_then(|message| message.get("content"))
+    match view
+        .message
+        .as_ref()
+        .and_then(|message| message.content.as_ref())
     {
-        Some(Value::Array(blocks)) => {
-            !blocks.is_empty()
-                && blocks
-                    .iter()
-                    .all(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
+        Some(Content::Blocks(blocks)) => {
+            !blocks.is_empty() && blocks.iter().all(|block| block.is("tool_result"))
         }
         _ => false,
     }
 }
 
 /// Appends text to the last item when it is an assistant message, else starts one.
-fn push_assistant_text(items: &mut Vec<ResponseItem>, text: &str) {
-    if let Some(ResponseItem::Message { role, content, .. }) = items.last_mut()
+fn push_assistant_text(items: &mut Vec<PendingItem>, text: &str) {
+    if let Some(PendingItem::Typed(ResponseItem::Message { role, content, .. })) = items.last_mut()
         && role == "assistant"
     {
         content.push(ContentItem::output_text(text));
         return;
     }
-    items.push(ResponseItem::assistant_text(text));
+    items.push(PendingItem::Typed(ResponseItem::assistant_text(text)));
 }
 
-fn push_assistant_block(items: &mut Vec<ResponseItem>, block: &Value) {
+fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Value) {
     let text_field = |name: &str| block.get(name).and_then(Value::as_str).map(str::to_string);
-    match block.get("type").and_then(Value::as_str) {
+    let item = match block.get("type").and_then(Value::as_str) {
         Some("text") => {
             if let Some(text) = text_field("text") {
                 push_assistant_text(items, &text);
             }
+            return;
         }
-        Some("thinking") => items.push(ResponseItem::Reasoning {
+        Some("thinking") => ResponseItem::Reasoning {
             id: None,
             summary: Vec::new(),
             content: Some(vec![ReasoningContent::ReasoningText {
@@ -624,52 +666,42 @@ fn push_assistant_block(items: &mut Vec<ResponseItem>, block: &Value) {
             }]),
             encrypted_content: None,
             extra: ExtraFields::new(),
-        }),
-        Some("redacted_thinking") => items.push(ResponseItem::Reasoning {
+        },
+        Some("redacted_thinking") => ResponseItem::Reasoning {
             id: None,
             summary: Vec::new(),
             content: None,
             encrypted_content: text_field("data"),
             extra: ExtraFields::new(),
-        }),
-        Some("tool_use") => {
-            let arguments = block
-                .get("input")
-                .map(Value::to_string)
-                .unwrap_or_else(|| "{}".to_string());
-            items.push(ResponseItem::function_call(
-                text_field("id").unwrap_or_default(),
-                text_field("name").unwrap_or_default(),
-                arguments,
-            ));
-        }
-        _ => items.push(ResponseItem::Other(block.clone())),
-    }
+        },
+        Some("tool_use") => content_blocks::tool_use_item(block),
+        _ => ResponseItem::Other(block.clone()),
+    };
+    items.push(PendingItem::Typed(item));
 }
 
-fn timestamp_of(value: &Value) -> String {
-    value
-        .get("timestamp")
-        .and_then(Value::as_str)
+fn timestamp_of(view: &RecordView<'_>) -> String {
+    view.timestamp
+        .and_then(as_str)
+        .map(Cow::into_owned)
         .unwrap_or_default()
-        .to_string()
 }
 
-fn flags_of(value: &Value) -> RecordFlags {
-    let flag = |name: &str| value.get(name).and_then(Value::as_bool) == Some(true);
+fn flags_of(view: &RecordView<'_>) -> RecordFlags {
+    let flag = |member: Option<&RawValue>| member.and_then(as_bool) == Some(true);
     RecordFlags {
-        injected: flag("isMeta"),
-        sidechain: flag("isSidechain"),
+        injected: flag(view.is_meta),
+        sidechain: flag(view.is_sidechain),
         // Unknown modes of newer releases are left out rather than guessed.
-        permission_mode: value
-            .get("permissionMode")
-            .and_then(|mode| PermissionMode::deserialize(mode).ok()),
+        permission_mode: view
+            .permission_mode
+            .and_then(|mode| PermissionMode::deserialize(&to_value(mode)).ok()),
     }
 }
 
-fn compact_metadata(value: &Value) -> ExtraFields {
+fn compact_metadata(view: &RecordView<'_>) -> ExtraFields {
     let mut metadata = ExtraFields::new();
-    if let Some(Value::Object(fields)) = value.get("compactMetadata") {
+    if let Some(Value::Object(fields)) = view.compact_metadata.map(to_value) {
         if let Some(trigger) = fields.get("trigger") {
             metadata.insert("trigger".to_string(), trigger.clone());
         }

@@ -35,7 +35,6 @@ use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
 use serde_json::Value;
 
-use crate::claude_import;
 use crate::claude_import::ClaudeImporter;
 use crate::codex_decoder;
 use crate::error::RolloutError;
@@ -356,17 +355,16 @@ impl<R: BufRead> RolloutReader<R> {
             self.skip(line_number, "invalid utf-8".to_string());
             return;
         };
-        // Past the first line of a Claude Code transcript, only the members the import reads
-        // are built.
-        let pruned = match self.decoder {
-            Some(Decoder::ClaudeCode(_)) => claude_import::read_record(text),
-            Some(Decoder::Codex | Decoder::CodexLegacy) | None => None,
-        };
-        let parsed = match pruned {
-            Some(value) => Ok(value),
-            None => serde_json::from_str::<Value>(text),
-        };
-        let value = match parsed {
+        // Past the first line of a Claude Code transcript, the import reads the line borrowed,
+        // without a JSON tree; a line that is not a JSON object is parsed whole below, which
+        // names what is wrong with it.
+        if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder
+            && importer.decode(line_number, text, &mut self.ignored)
+        {
+            importer.drain_ready(&mut self.pending);
+            return;
+        }
+        let value = match serde_json::from_str::<Value>(text) {
             Ok(value) => value,
             Err(err) => {
                 self.skip(line_number, format!("invalid json: {err}"));
@@ -414,7 +412,9 @@ impl<R: BufRead> RolloutReader<R> {
                 }
             }
             Some(Decoder::ClaudeCode(importer)) => {
-                importer.decode(line_number, value, &mut self.ignored);
+                // The first line of a transcript read in one pass (a JSON object: it was just
+                // recognised).
+                importer.decode(line_number, text, &mut self.ignored);
                 importer.drain_ready(&mut self.pending);
             }
             None => {}

@@ -13,6 +13,8 @@ use agentctx_protocol::RolloutLine;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::claude_import::LazyClaudeItem;
+
 /// One rollout line read from a file, in the Codex envelope whatever the source format.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RolloutRecord {
@@ -83,8 +85,9 @@ pub enum ReadEvent {
 /// payload is typed only when asked ([`LazyRecord::item`], [`LazyRecord::into_record`]).
 ///
 /// Codex rollout lines in the current envelope stay JSON text until then
-/// ([`LazyRolloutLine`]); records of other formats (legacy Codex lines, imported Claude Code
-/// records) are typed as they are read. See docs/design/rollout-formats.md, "Lazy lines".
+/// ([`LazyRolloutLine`]), and so do the tool calls and tool results of a Claude Code transcript
+/// (the content block they come from); the other records of those formats (legacy Codex lines,
+/// imported messages, reasoning, usage) are typed as they are read. See docs/design/rollout-formats.md, "Lazy lines".
 #[derive(Debug, Clone, PartialEq)]
 pub struct LazyRecord {
     /// The 1-based line of the source file the record comes from (for records merged from
@@ -101,6 +104,8 @@ enum LazyLine {
     /// Boxed: typed lines come from the rarer formats, and a `RolloutLine` is three times the
     /// size of a lazy one.
     Typed(Box<RolloutLine>),
+    /// A Claude Code tool call or tool result, typed from its content block when asked.
+    Claude(LazyClaudeItem),
 }
 
 impl LazyRecord {
@@ -120,11 +125,44 @@ impl LazyRecord {
         }
     }
 
+    pub(crate) fn claude(line_number: usize, flags: RecordFlags, item: LazyClaudeItem) -> Self {
+        Self {
+            line_number,
+            flags,
+            line: LazyLine::Claude(item),
+        }
+    }
+
+    /// The typed line, when the record was typed as it was read.
+    pub(crate) fn typed_line(&self) -> Option<&RolloutLine> {
+        match &self.line {
+            LazyLine::Typed(line) => Some(line),
+            LazyLine::Raw(_) | LazyLine::Claude(_) => None,
+        }
+    }
+
+    /// See [`LazyRecord::typed_line`].
+    pub(crate) fn typed_line_mut(&mut self) -> Option<&mut RolloutLine> {
+        match &mut self.line {
+            LazyLine::Typed(line) => Some(line),
+            LazyLine::Raw(_) | LazyLine::Claude(_) => None,
+        }
+    }
+
+    /// The Claude Code content block, when the record is one kept untyped.
+    pub(crate) fn claude_item(&self) -> Option<&LazyClaudeItem> {
+        match &self.line {
+            LazyLine::Claude(item) => Some(item),
+            LazyLine::Raw(_) | LazyLine::Typed(_) => None,
+        }
+    }
+
     /// The line's `type` (`response_item`, `event_msg`, ...).
     pub fn kind(&self) -> &str {
         match &self.line {
             LazyLine::Raw(line) => line.kind(),
             LazyLine::Typed(line) => line.item.kind(),
+            LazyLine::Claude(_) => "response_item",
         }
     }
 
@@ -134,6 +172,7 @@ impl LazyRecord {
         match &self.line {
             LazyLine::Raw(line) => line.payload_type(),
             LazyLine::Typed(line) => typed_payload_type(&line.item),
+            LazyLine::Claude(item) => Some(item.payload_type()),
         }
     }
 
@@ -142,6 +181,7 @@ impl LazyRecord {
         match &self.line {
             LazyLine::Raw(line) => line.timestamp(),
             LazyLine::Typed(line) => &line.timestamp,
+            LazyLine::Claude(item) => item.timestamp(),
         }
     }
 
@@ -149,7 +189,7 @@ impl LazyRecord {
     pub fn lazy_line(&self) -> Option<&LazyRolloutLine> {
         match &self.line {
             LazyLine::Raw(line) => Some(line),
-            LazyLine::Typed(_) => None,
+            LazyLine::Typed(_) | LazyLine::Claude(_) => None,
         }
     }
 
@@ -160,6 +200,7 @@ impl LazyRecord {
         match &self.line {
             LazyLine::Raw(line) => Cow::Owned(line.item()),
             LazyLine::Typed(line) => Cow::Borrowed(&line.item),
+            LazyLine::Claude(item) => Cow::Owned(item.item()),
         }
     }
 
@@ -175,6 +216,7 @@ impl LazyRecord {
                 fidelity: PayloadFidelity::default(),
             },
             LazyLine::Typed(line) => *line,
+            LazyLine::Claude(item) => item.into_line(),
         };
         RolloutRecord {
             line_number: self.line_number,
@@ -188,6 +230,7 @@ impl LazyRecord {
         let line = match self.line {
             LazyLine::Raw(line) => line.into_line(),
             LazyLine::Typed(line) => *line,
+            LazyLine::Claude(item) => item.into_line(),
         };
         RolloutRecord {
             line_number: self.line_number,

@@ -1,9 +1,11 @@
 //! Conversion of Anthropic Messages content blocks into response-item parts.
 
 use agentctx_protocol::ContentItem;
+use agentctx_protocol::ExtraFields;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputContentItem;
 use agentctx_protocol::FunctionCallOutputPayload;
+use agentctx_protocol::ResponseItem;
 use serde_json::Value;
 
 /// The URL of an `image` block: a `data:` URL for base64 sources, the URL itself for URL sources.
@@ -44,6 +46,35 @@ pub(crate) fn user_part(block: &Value) -> ContentItem {
     }
 }
 
+/// The `function_call_output` item of a `tool_result` block.
+pub(crate) fn tool_result_item(block: &Value) -> ResponseItem {
+    let call_id = block
+        .get("tool_use_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    ResponseItem::FunctionCallOutput {
+        call_id,
+        output: tool_result_output(block),
+        extra: ExtraFields::new(),
+    }
+}
+
+/// The `function_call` item of a `tool_use` block: arguments are the JSON of `input`, the call
+/// id is `id`.
+pub(crate) fn tool_use_item(block: &Value) -> ResponseItem {
+    let text_field = |name: &str| block.get(name).and_then(Value::as_str).map(str::to_string);
+    let arguments = block
+        .get("input")
+        .map(Value::to_string)
+        .unwrap_or_else(|| "{}".to_string());
+    ResponseItem::function_call(
+        text_field("id").unwrap_or_default(),
+        text_field("name").unwrap_or_default(),
+        arguments,
+    )
+}
+
 /// The `content` of a `tool_result` block (a string, a list of blocks, or absent) as an output.
 pub(crate) fn tool_result_output(block: &Value) -> FunctionCallOutputPayload {
     let is_error = block
@@ -80,19 +111,5 @@ fn tool_result_part(part: &Value) -> FunctionCallOutputContentItem {
             None => FunctionCallOutputContentItem::Other(part.clone()),
         },
         _ => FunctionCallOutputContentItem::Other(part.clone()),
-    }
-}
-
-/// The text of a message content (string, or the text blocks joined by newlines).
-pub(crate) fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|block| block.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }

@@ -88,6 +88,7 @@ impl<'a> RecordHead<'a> {
     }
 
     /// The head of a record already read as a tree.
+    #[cfg(test)]
     pub(crate) fn of_value(value: &'a serde_json::Value) -> Option<Self> {
         Self::deserialize(value).ok()
     }

@@ -17,15 +17,16 @@ use agentctx_protocol::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 
+use super::lazy_item::LazyClaudeItem;
+
 use crate::record::LazyReadEvent;
-use crate::record::ReadEvent;
-use crate::record::RolloutRecord;
+use crate::record::LazyRecord;
 
 /// The kept events, in order, with the commands not yet decided.
 #[derive(Debug, Default)]
 pub(super) struct LocalCommands {
     /// Events not yet passed on; the first undecided command is among them.
-    queue: VecDeque<ReadEvent>,
+    queue: VecDeque<LazyReadEvent>,
     /// Events passed on so far (the queue's first event has this number).
     passed: usize,
     /// Undecided commands: the event's number and its thread (sidechain or not).
@@ -34,14 +35,21 @@ pub(super) struct LocalCommands {
 
 impl LocalCommands {
     /// Takes the next kept event.
-    pub(super) fn push(&mut self, event: ReadEvent) {
-        if let ReadEvent::Record(record) = &event
-            && let Some(item) = record.response_item()
+    pub(super) fn push(&mut self, event: LazyReadEvent) {
+        if let LazyReadEvent::Record(record) = &event
             && !self.undecided.is_empty()
+            && let Some(item) = ItemView::of(record)
         {
             let sidechain = record.flags.sidechain;
-            let answered = is_model_output(item);
-            let typed_prompt = !answered && is_typed_prompt(record, item);
+            // A tool call or result kept untyped is a `function_call` or a
+            // `function_call_output`: never a user message.
+            let (answered, typed_prompt) = match item {
+                ItemView::Typed(item) => {
+                    let answered = is_model_output(item);
+                    (answered, !answered && is_typed_prompt(record, item))
+                }
+                ItemView::Untyped(item) => (item.is_model_output(), false),
+            };
             if answered || typed_prompt {
                 let (decided, undecided): (Vec<_>, Vec<_>) = self
                     .undecided
@@ -56,7 +64,7 @@ impl LocalCommands {
             }
         }
         let number = self.passed + self.queue.len();
-        if let ReadEvent::Record(record) = &event
+        if let LazyReadEvent::Record(record) = &event
             && is_command(record)
         {
             self.undecided.push((number, record.flags.sidechain));
@@ -77,7 +85,7 @@ impl LocalCommands {
                 break;
             };
             self.passed += 1;
-            out.push_back(LazyReadEvent::from(event));
+            out.push_back(event);
         }
     }
 
@@ -90,22 +98,24 @@ impl LocalCommands {
     }
 
     fn mark_injected(&mut self, number: usize) {
-        let Some(ReadEvent::Record(command)) = number
+        let Some(LazyReadEvent::Record(command)) = number
             .checked_sub(self.passed)
             .and_then(|index| self.queue.get_mut(index))
         else {
             return;
         };
         command.flags.injected = true;
-        if let RolloutItem::ResponseItem(item) = &mut command.line.item {
+        if let Some(line) = command.typed_line_mut()
+            && let RolloutItem::ResponseItem(item) = &mut line.item
+        {
             item.set_injected(true);
         }
     }
 }
 
 /// A user message that is a slash command and not already harness text.
-fn is_command(record: &RolloutRecord) -> bool {
-    record.response_item().is_some_and(|item| {
+fn is_command(record: &LazyRecord) -> bool {
+    typed_response_item(record).is_some_and(|item| {
         item.role() == Some("user")
             && !record.flags.injected
             && item
@@ -115,7 +125,7 @@ fn is_command(record: &RolloutRecord) -> bool {
 }
 
 /// A prompt the user typed: a user message, not harness text, not a slash command.
-fn is_typed_prompt(record: &RolloutRecord, item: &ResponseItem) -> bool {
+fn is_typed_prompt(record: &LazyRecord, item: &ResponseItem) -> bool {
     item.role() == Some("user")
         && !record.flags.injected
         && !item
@@ -138,4 +148,30 @@ fn is_model_output(item: &ResponseItem) -> bool {
             item,
             ResponseItem::Reasoning { .. } | ResponseItem::FunctionCall { .. }
         )
+}
+
+/// The response item of a record, typed or kept untyped.
+enum ItemView<'a> {
+    Typed(&'a ResponseItem),
+    Untyped(&'a LazyClaudeItem),
+}
+
+impl<'a> ItemView<'a> {
+    fn of(record: &'a LazyRecord) -> Option<Self> {
+        match record.claude_item() {
+            Some(item) => Some(Self::Untyped(item)),
+            None => typed_response_item(record).map(Self::Typed),
+        }
+    }
+}
+
+fn typed_response_item(record: &LazyRecord) -> Option<&ResponseItem> {
+    match &record.typed_line()?.item {
+        RolloutItem::ResponseItem(item) => Some(item),
+        RolloutItem::SessionMeta(_)
+        | RolloutItem::Compacted(_)
+        | RolloutItem::TurnContext(_)
+        | RolloutItem::EventMsg(_)
+        | RolloutItem::Unknown { .. } => None,
+    }
 }
