@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use crate::models::ExtraFields;
 use crate::payload_fidelity::PayloadFidelity;
+use crate::rollout::Envelope;
 use crate::rollout::RolloutItem;
 use crate::rollout::RolloutLine;
 use crate::rollout::RolloutLineError;
@@ -140,24 +141,12 @@ impl LazyRolloutLine {
 
     /// The lazy line of a JSON object in the envelope (its payload written back as JSON text).
     pub fn from_value(value: Value) -> Result<Self, RolloutLineError> {
-        let Value::Object(mut object) = value else {
-            return Err(RolloutLineError::NotAnObject);
-        };
-        let kind = match object.remove("type") {
-            Some(Value::String(kind)) => kind,
-            Some(_) | None => return Err(RolloutLineError::MissingType),
-        };
-        let Some(payload) = object.remove("payload") else {
-            return Err(RolloutLineError::MissingPayload(kind));
-        };
-        let timestamp = match object.remove("timestamp") {
-            Some(Value::String(timestamp)) => timestamp,
-            Some(other) => {
-                object.insert("timestamp".to_string(), other);
-                String::new()
-            }
-            None => String::new(),
-        };
+        let Envelope {
+            kind,
+            payload,
+            timestamp,
+            extra: object,
+        } = Envelope::split(value)?;
         let payload_type = payload
             .get("type")
             .and_then(Value::as_str)

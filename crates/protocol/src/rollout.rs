@@ -34,6 +34,48 @@ pub struct RolloutLine {
     pub fidelity: PayloadFidelity,
 }
 
+/// A line's JSON object taken apart into the envelope's members: the one reading of the
+/// envelope that [`RolloutLine::from_value`] and `LazyRolloutLine::from_value` share.
+pub(crate) struct Envelope {
+    /// The `type`.
+    pub(crate) kind: String,
+    /// The `payload`.
+    pub(crate) payload: Value,
+    /// The `timestamp`; empty when missing or not a string (a non-string one stays in `extra`).
+    pub(crate) timestamp: String,
+    /// Every other member.
+    pub(crate) extra: ExtraFields,
+}
+
+impl Envelope {
+    pub(crate) fn split(value: Value) -> Result<Self, RolloutLineError> {
+        let Value::Object(mut object) = value else {
+            return Err(RolloutLineError::NotAnObject);
+        };
+        let kind = match object.remove("type") {
+            Some(Value::String(kind)) => kind,
+            Some(_) | None => return Err(RolloutLineError::MissingType),
+        };
+        let Some(payload) = object.remove("payload") else {
+            return Err(RolloutLineError::MissingPayload(kind));
+        };
+        let timestamp = match object.remove("timestamp") {
+            Some(Value::String(timestamp)) => timestamp,
+            Some(other) => {
+                object.insert("timestamp".to_string(), other);
+                String::new()
+            }
+            None => String::new(),
+        };
+        Ok(Self {
+            kind,
+            payload,
+            timestamp,
+            extra: object,
+        })
+    }
+}
+
 /// What a rollout line records.
 #[derive(Debug, Clone, PartialEq, JsonSchema)]
 pub enum RolloutItem {
@@ -256,33 +298,17 @@ impl RolloutLine {
 
     /// Reads a line in the `{timestamp, type, payload}` envelope.
     pub fn from_value(value: Value) -> Result<Self, RolloutLineError> {
-        let Value::Object(mut object) = value else {
-            return Err(RolloutLineError::NotAnObject);
-        };
-        let kind = match object.remove("type") {
-            Some(Value::String(kind)) => kind,
-            Some(other) => {
-                object.insert("type".to_string(), other);
-                return Err(RolloutLineError::MissingType);
-            }
-            None => return Err(RolloutLineError::MissingType),
-        };
-        let Some(payload) = object.remove("payload") else {
-            return Err(RolloutLineError::MissingPayload(kind));
-        };
-        let timestamp = match object.remove("timestamp") {
-            Some(Value::String(timestamp)) => timestamp,
-            Some(other) => {
-                object.insert("timestamp".to_string(), other);
-                String::new()
-            }
-            None => String::new(),
-        };
+        let Envelope {
+            kind,
+            payload,
+            timestamp,
+            extra,
+        } = Envelope::split(value)?;
         let (item, fidelity) = RolloutItem::from_parts_with_fidelity(&kind, payload);
         Ok(Self {
             timestamp,
             item,
-            extra: object,
+            extra,
             fidelity,
         })
     }
