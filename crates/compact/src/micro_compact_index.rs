@@ -225,6 +225,31 @@ impl MicroCompactIndex {
         )
     }
 
+    /// What a host runs before every request: [`MicroCompactIndex::decide`], and the plan
+    /// only when the answer is yes (`Some`, a plan that is worthwhile).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the decision's inputs, as decide takes them"
+    )]
+    pub fn plan_when_worthwhile(
+        &mut self,
+        history: &[ResponseItem],
+        sizes: &[ItemSize],
+        version: u64,
+        config: &MicroCompactConfig,
+        mode: CompactionMode,
+        home: &Path,
+        estimator: &dyn TokenEstimator,
+    ) -> (MicroCompactDecision, Option<MicroCompactPlan>) {
+        let decision = self.decide(history, sizes, version, config, mode, home, estimator);
+        if !decision.worthwhile {
+            return (decision, None);
+        }
+        let plan = self.plan(history, sizes, version, config, mode, home, estimator);
+        // The walks agree (property-tested); never hand out a plan that is not worth it.
+        (decision, plan.worthwhile.then_some(plan))
+    }
+
     #[allow(clippy::too_many_arguments, reason = "see decide and plan")]
     fn plan_with(
         &mut self,

@@ -158,7 +158,10 @@ proptest! {
                 let decision = index.decide(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
                 prop_assert_eq!(decision, fresh_decision);
                 let plan = index.plan(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
-                prop_assert_eq!(plan, fresh_plan);
+                prop_assert_eq!(&plan, &fresh_plan);
+                let (decision, worthwhile_plan) = index.plan_when_worthwhile(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
+                prop_assert_eq!(decision, fresh_decision);
+                prop_assert_eq!(worthwhile_plan, fresh_plan.worthwhile.then_some(fresh_plan));
             }
         }
     }

@@ -262,7 +262,7 @@ impl Compactor {
         let mode = self.thrash_guard.next_mode(Instant::now());
         // Before every request only the decision runs (it stops as soon as the answer is
         // known); the plan is built on the request that clears.
-        let decision = self.micro_index.decide(
+        let (decision, plan) = self.micro_index.plan_when_worthwhile(
             history,
             sizes,
             version,
@@ -271,26 +271,14 @@ impl Compactor {
             &self.home,
             &self.estimator,
         );
-        if !decision.worthwhile {
+        let Some(plan) = plan.filter(|plan| !plan.clears.is_empty()) else {
             tracing::trace!(
                 clears = decision.planned_clears,
                 would_save = decision.tokens_saved,
                 "micro-compaction skipped"
             );
             return None;
-        }
-        let plan = self.micro_index.plan(
-            history,
-            sizes,
-            version,
-            &self.config.micro,
-            mode,
-            &self.home,
-            &self.estimator,
-        );
-        if plan.clears.is_empty() || !plan.worthwhile {
-            return None;
-        }
+        };
         let mut items = history.to_vec();
         match apply_micro_compact(&mut items, &plan) {
             Ok(outcome) => Some((items, outcome.loop_event(), outcome.cleared_count())),

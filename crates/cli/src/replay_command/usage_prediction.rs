@@ -323,33 +323,16 @@ impl UsageReplay {
         if !config.micro_compact_enabled() {
             return None;
         }
-        let home = Path::new(PLAN_HOME);
-        let decision = self.micro_index.decide(
+        let (_, plan) = self.micro_index.plan_when_worthwhile(
             &self.items,
             &self.sizes,
             self.version,
             &config.micro,
             CompactionMode::Normal,
-            home,
+            Path::new(PLAN_HOME),
             estimator,
         );
-        if !decision.worthwhile {
-            return None;
-        }
-        let plan = self.micro_index.plan(
-            &self.items,
-            &self.sizes,
-            self.version,
-            &config.micro,
-            CompactionMode::Normal,
-            home,
-            estimator,
-        );
-        if !plan.worthwhile {
-            // The decision and the plan agree (the compact crate tests it); never apply a
-            // plan that is not worth it.
-            return None;
-        }
+        let plan = plan?;
         for clear in &plan.clears {
             if let Some(item) = self.items.get_mut(clear.index) {
                 replace_output(item, &clear.replacement);
