@@ -27,6 +27,7 @@ use dashmap::DashMap;
 use dashmap::DashSet;
 
 use crate::file_content::MAX_READ_BYTES;
+use crate::file_system::FileSystemKind;
 
 /// A stamp taken less than this after the file's mtime is not trusted.
 pub(crate) const RACY_STAMP_MARGIN: Duration = Duration::from_secs(2);
@@ -72,6 +73,9 @@ pub struct ReadFileState {
     /// the read ([`FileTracker::forget_reads_in_context`]). Change detection still diffs against
     /// `content`; only the already-read skip of `@` mentions needs the content in context.
     pub in_context: bool,
+    /// The file system the file was on when it was tracked: whether an idle check may `stat` it
+    /// inline ([`FileTracker::unchanged_by_local_stamps`]).
+    pub file_system: FileSystemKind,
 }
 
 impl ReadFileState {
@@ -163,6 +167,7 @@ impl FileTracker {
             offset,
             limit,
             in_context: true,
+            file_system: FileSystemKind::of(&path),
         };
         let is_full = !state.is_partial();
         // A partial read of a file whose full content the model already saw, unchanged since,
@@ -185,6 +190,7 @@ impl FileTracker {
         let path = path.into();
         let stamp = FileStamp::of(&path).ok();
         let content = content.into();
+        let file_system = FileSystemKind::of(&path);
         self.files.insert(
             path,
             ReadFileState {
@@ -196,6 +202,7 @@ impl FileTracker {
                 offset: None,
                 limit: None,
                 in_context: true,
+                file_system,
             },
         );
     }
@@ -239,6 +246,31 @@ impl FileTracker {
             Ok(CheckOutcome::Unchanged { .. }) => true,
             Ok(CheckOutcome::Changed(_)) | Err(_) => false,
         }
+    }
+
+    /// Whether every fully read file is on a local file system and unchanged by its stamp (same
+    /// mtime and size as when the model read it, the stamp trusted): what an idle turn finds,
+    /// known from one `stat` per file and no read. True when nothing is tracked.
+    ///
+    /// False as soon as one file needs more: it changed, was deleted or cannot be stat'ed, its
+    /// stamp is too close to its mtime to be trusted, or it is on a file system whose `stat` can
+    /// hang (network, FUSE, unknown; see [`FileSystemKind`]), which is looked at before any
+    /// `stat` is made. The caller then runs [`FileTracker::detect_changes`] where a hang is
+    /// harmless (the `changed_files` generator: on the blocking pool, under its timeout).
+    /// Nothing is updated.
+    pub fn unchanged_by_local_stamps(&self) -> bool {
+        let all_local = self
+            .files
+            .iter()
+            .all(|entry| entry.is_partial() || entry.file_system.is_local());
+        all_local
+            && self.files.iter().all(|entry| {
+                let state = entry.value();
+                state.is_partial()
+                    || FileStamp::of(entry.key()).is_ok_and(|stamp| {
+                        state.stamp == Some(stamp) && is_trusted(stamp, state.stamped_at)
+                    })
+            })
     }
 
     /// The fully read files whose content differs from what the model saw, or that were
@@ -351,6 +383,15 @@ impl FileTracker {
         self.files.clear();
         self.lock_triggers().clear();
         self.loaded_memory_files.clear();
+    }
+
+    /// Sets the file system `path` is on, as if it had been tracked there (tests of the checks
+    /// that depend on it run on whatever file system holds the temporary directory).
+    #[cfg(test)]
+    pub(crate) fn set_file_system(&self, path: &Path, file_system: FileSystemKind) {
+        if let Some(mut entry) = self.files.get_mut(path) {
+            entry.file_system = file_system;
+        }
     }
 
     fn lock_triggers(&self) -> std::sync::MutexGuard<'_, BTreeSet<PathBuf>> {

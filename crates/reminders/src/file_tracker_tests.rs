@@ -261,3 +261,81 @@ fn changes_come_sorted_by_path_whatever_the_tracking_order() {
     expected.sort();
     assert_eq!(changed, expected);
 }
+
+/// A tracker with `a.txt` read in full, on disk an hour before (its stamp trusted), and marked as
+/// lying on `file_system` whatever file system holds the temporary directory.
+fn tracked_on(file_system: FileSystemKind) -> (tempfile::TempDir, PathBuf, FileTracker) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    write(&path, "x\n");
+    age(&path, 3_600);
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "x\n", 1, None, None);
+    tracker.set_file_system(&path, file_system);
+    (dir, path, tracker)
+}
+
+#[test]
+fn files_are_tracked_with_the_file_system_they_are_on() {
+    let (_dir, path, _) = tracked_on(FileSystemKind::Local);
+    let tracker = FileTracker::new();
+    tracker.track_read(&path, "x\n", 1, None, None);
+    assert_eq!(
+        tracker.get(&path).unwrap().file_system,
+        FileSystemKind::of(&path)
+    );
+    tracker.track_write(&path, "y\n", 2);
+    assert_eq!(
+        tracker.get(&path).unwrap().file_system,
+        FileSystemKind::of(&path)
+    );
+}
+
+#[test]
+fn an_idle_check_of_local_files_is_answered_by_their_stamps() {
+    assert!(
+        FileTracker::new().unchanged_by_local_stamps(),
+        "nothing tracked"
+    );
+    let (_dir, path, tracker) = tracked_on(FileSystemKind::Local);
+    assert!(tracker.unchanged_by_local_stamps());
+    // A partial read of another file is not looked at, as `detect_changes` skips it.
+    let partial = path.with_file_name("partial.txt");
+    tracker.track_read(&partial, "line 2\n", 1, Some(2), Some(1));
+    assert!(tracker.unchanged_by_local_stamps());
+}
+
+#[test]
+fn an_idle_check_leaves_changed_deleted_and_racy_files_to_the_full_check() {
+    let (_dir, path, tracker) = tracked_on(FileSystemKind::Local);
+    write(&path, "changed\n");
+    assert!(!tracker.unchanged_by_local_stamps(), "changed");
+    assert_eq!(tracker.detect_changes().len(), 1);
+
+    let (_dir, path, tracker) = tracked_on(FileSystemKind::Local);
+    fs::remove_file(&path).unwrap();
+    assert!(!tracker.unchanged_by_local_stamps(), "deleted");
+
+    // Read right after it was written: the stamp is not trusted yet.
+    let dir = tempfile::tempdir().unwrap();
+    let racy = dir.path().join("racy.txt");
+    write(&racy, "x\n");
+    let tracker = FileTracker::new();
+    tracker.track_read(&racy, "x\n", 1, None, None);
+    tracker.set_file_system(&racy, FileSystemKind::Local);
+    assert!(!tracker.unchanged_by_local_stamps(), "racy stamp");
+}
+
+#[test]
+fn files_whose_stat_can_hang_are_never_checked_by_the_idle_check() {
+    let (_dir, path, tracker) = tracked_on(FileSystemKind::Other);
+    assert!(!tracker.unchanged_by_local_stamps());
+    // One such file among local ones is enough: the whole check goes where a hang is harmless.
+    let local = path.with_file_name("local.txt");
+    write(&local, "y\n");
+    age(&local, 3_600);
+    tracker.track_read(&local, "y\n", 1, None, None);
+    tracker.set_file_system(&local, FileSystemKind::Local);
+    assert!(!tracker.unchanged_by_local_stamps());
+    assert_eq!(tracker.detect_changes(), Vec::new());
+}

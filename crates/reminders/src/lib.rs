@@ -51,6 +51,7 @@ mod blocking;
 mod config;
 mod diff;
 mod file_content;
+mod file_system;
 mod file_tracker;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -76,6 +77,7 @@ pub use config::ReminderPlacement;
 pub use config::SystemReminderConfig;
 pub use diff::DiffOptions;
 pub use diff::unified_diff_with_line_numbers;
+pub use file_system::FileSystemKind;
 pub use file_tracker::FileChange;
 pub use file_tracker::FileChangeKind;
 pub use file_tracker::FileStamp;

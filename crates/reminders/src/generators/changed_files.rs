@@ -117,9 +117,11 @@ impl AttachmentGenerator for ChangedFilesGenerator {
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        // Nothing tracked, nothing to detect: skip the hop to the blocking pool, which costs
-        // more than the whole of an idle turn's other work.
-        if ctx.file_tracker.is_empty() {
+        // An idle turn (nothing tracked, or every file on a local disk with its stamp unchanged)
+        // is known from a `stat` per file, which on a local file system answers at once: checked
+        // inline, without the hop to the blocking pool, which costs more than those `stat`s.
+        // Files on network or FUSE mounts, whose `stat` can hang, are never looked at here.
+        if ctx.file_tracker.unchanged_by_local_stamps() {
             return Ok(None);
         }
         // Detecting and diffing reads files: off the async worker, so the timeout holds. The

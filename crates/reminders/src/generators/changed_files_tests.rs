@@ -181,3 +181,65 @@ fn render_without_changes_is_none() {
         None
     );
 }
+
+/// `fx` with `a.txt` read in full an hour after it was written (its stamp trusted), marked as
+/// lying on `file_system`.
+fn read_long_ago(fx: &Fixture, file_system: crate::FileSystemKind) {
+    let path = fx.path("a.txt");
+    fs::write(&path, "x\n").unwrap();
+    let file = fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3_600))
+        .unwrap();
+    fx.ctx.file_tracker.track_read(&path, "x\n", 1, None, None);
+    fx.ctx.file_tracker.set_file_system(&path, file_system);
+}
+
+/// Runs the generator on a runtime whose only blocking thread is kept busy until the generator
+/// has been polled once, so work sent to the blocking pool cannot be done by then. Gives whether
+/// it answered on that first poll (inline), and its answer.
+fn first_poll_and_answer(fx: &Fixture) -> (bool, Option<String>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (release, stuck) = std::sync::mpsc::channel::<()>();
+        let busy = tokio::task::spawn_blocking(move || stuck.recv().is_ok());
+        let generator = ChangedFilesGenerator::default();
+        let mut generate = std::pin::pin!(generator.generate(&fx.ctx));
+        let first = futures::poll!(generate.as_mut());
+        release.send(()).unwrap();
+        assert!(busy.await.unwrap());
+        let inline = first.is_ready();
+        let answer = match first {
+            std::task::Poll::Ready(answer) => answer,
+            std::task::Poll::Pending => generate.await,
+        };
+        (inline, answer.unwrap().map(|reminder| reminder.content))
+    })
+}
+
+#[test]
+fn an_idle_turn_on_local_files_is_checked_inline() {
+    let fx = Fixture::new();
+    read_long_ago(&fx, crate::FileSystemKind::Local);
+    assert_eq!(first_poll_and_answer(&fx), (true, None));
+}
+
+#[test]
+fn files_whose_stat_can_hang_are_checked_on_the_blocking_pool() {
+    let fx = Fixture::new();
+    read_long_ago(&fx, crate::FileSystemKind::Other);
+    assert_eq!(first_poll_and_answer(&fx), (false, None));
+}
+
+#[test]
+fn a_changed_local_file_is_read_and_diffed_on_the_blocking_pool() {
+    let fx = Fixture::new();
+    read_long_ago(&fx, crate::FileSystemKind::Local);
+    fx.edit("a.txt", "y\n");
+    let (inline, answer) = first_poll_and_answer(&fx);
+    assert!(!inline, "waits for the blocking pool");
+    let content = answer.unwrap();
+    assert!(content.contains("+y"), "{content}");
+}
