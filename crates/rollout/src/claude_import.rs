@@ -33,6 +33,7 @@ mod content_blocks;
 mod conversation_tree;
 mod lazy_item;
 mod local_commands;
+mod record_scan;
 mod record_view;
 
 use std::borrow::Cow;
@@ -56,7 +57,6 @@ use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::record::LazyReadEvent;
 use crate::record::ReadEvent;
@@ -133,7 +133,8 @@ struct PendingAssistant {
     timestamp: String,
     flags: RecordFlags,
     items: Vec<PendingItem>,
-    usage: Option<Box<RawValue>>,
+    /// The last part's `usage`, as its JSON text.
+    usage: Option<Box<str>>,
 }
 
 #[derive(Debug)]
@@ -150,10 +151,15 @@ impl ClaudeImporter {
     /// not JSON objects with a string `type` are left out, as [`ClaudeImporter::decode`] leaves
     /// them out.
     pub(crate) fn observe_head(&mut self, line: &[u8]) {
-        if let Some(head) = RecordHead::read(line)
-            && head.kind.is_some()
+        // The line is read as the second pass reads it, so a line the second pass refuses
+        // never shapes the tree.
+        if let Ok(text) = std::str::from_utf8(line)
+            && let Some(view) = RecordView::parse(text)
         {
-            self.tree.add(&head);
+            let head = RecordHead::of_view(&view);
+            if head.kind.is_some() {
+                self.tree.add(&head);
+            }
         }
     }
 
@@ -193,10 +199,8 @@ impl ClaudeImporter {
         } else {
             // Read in one pass, the tree gets each head here (the head of a record is read as
             // the first pass reads it).
-            RecordHead::read(text.as_bytes()).and_then(|head| {
-                self.tree.add(&head)?;
-                head.uuid().map(str::to_string)
-            })
+            let head = RecordHead::of_view(&view);
+            self.tree.add(&head).and(head.uuid().map(str::to_string))
         };
         if !self.meta_emitted && (kind == "user" || kind == "assistant" || kind == "system") {
             self.emit_meta(line_number, &view);
@@ -404,7 +408,7 @@ impl ClaudeImporter {
                             line_number,
                             timestamp.clone(),
                             flags,
-                            LazyBlock::ToolResult(block.raw.to_owned()),
+                            LazyBlock::ToolResult(block.raw.into()),
                         );
                     } else {
                         parts.push(content_blocks::user_part(&to_value(block.raw)));
@@ -456,8 +460,8 @@ impl ClaudeImporter {
         // Each part repeats the response's usage as it stood when the part was written; the
         // last part's is the final one (its output tokens cover the whole response).
         // Kept as text until the response is complete: only the last part's is read.
-        if let Some(usage) = message.usage.filter(|usage| usage.get().starts_with('{')) {
-            pending.usage = Some(usage.to_owned());
+        if let Some(usage) = message.usage.filter(|usage| usage.starts_with('{')) {
+            pending.usage = Some(usage.into());
         }
         match &message.content {
             Some(Content::Text(text)) => push_assistant_text(&mut pending.items, text),
@@ -465,9 +469,9 @@ impl ClaudeImporter {
                 for block in blocks {
                     if block.is("tool_use") {
                         // The call is typed when it is read (see `lazy_item`).
-                        pending.items.push(PendingItem::Untyped(LazyBlock::ToolUse(
-                            block.raw.to_owned(),
-                        )));
+                        pending
+                            .items
+                            .push(PendingItem::Untyped(LazyBlock::ToolUse(block.raw.into())));
                     } else {
                         push_assistant_block(&mut pending.items, &to_value(block.raw));
                     }
@@ -688,7 +692,7 @@ fn timestamp_of(view: &RecordView<'_>) -> String {
 }
 
 fn flags_of(view: &RecordView<'_>) -> RecordFlags {
-    let flag = |member: Option<&RawValue>| member.and_then(as_bool) == Some(true);
+    let flag = |member: Option<&str>| member.and_then(as_bool) == Some(true);
     RecordFlags {
         injected: flag(view.is_meta),
         sidechain: flag(view.is_sidechain),

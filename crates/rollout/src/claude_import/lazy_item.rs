@@ -8,7 +8,6 @@
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
-use serde_json::value::RawValue;
 
 use super::content_blocks;
 use super::record_view;
@@ -22,17 +21,17 @@ pub(crate) struct LazyClaudeItem {
 
 #[derive(Debug, Clone)]
 pub(crate) enum LazyBlock {
-    /// A `tool_result` block: a `function_call_output` item.
-    ToolResult(Box<RawValue>),
-    /// A `tool_use` block: a `function_call` item.
-    ToolUse(Box<RawValue>),
+    /// A `tool_result` block (its JSON text): a `function_call_output` item.
+    ToolResult(Box<str>),
+    /// A `tool_use` block (its JSON text): a `function_call` item.
+    ToolUse(Box<str>),
 }
 
 impl PartialEq for LazyBlock {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Self::ToolResult(a), Self::ToolResult(b)) | (Self::ToolUse(a), Self::ToolUse(b)) => {
-                a.get() == b.get()
+                a == b
             }
             (Self::ToolResult(_), Self::ToolUse(_)) | (Self::ToolUse(_), Self::ToolResult(_)) => {
                 false
