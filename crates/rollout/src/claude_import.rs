@@ -38,7 +38,6 @@ mod record_view;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::collections::HashSet;
 use std::collections::VecDeque;
 
 use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
@@ -55,6 +54,7 @@ use agentctx_protocol::SessionMetaLine;
 use agentctx_protocol::TokenCountEvent;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
+use foldhash::HashSet;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -68,6 +68,7 @@ use conversation_tree::RecordHead;
 use lazy_item::LazyBlock;
 pub(crate) use lazy_item::LazyClaudeItem;
 use local_commands::LocalCommands;
+use record_view::Block;
 use record_view::Content;
 use record_view::RecordView;
 use record_view::as_bool;
@@ -153,8 +154,9 @@ impl ClaudeImporter {
     pub(crate) fn observe_head(&mut self, line: &[u8]) {
         // The line is read as the second pass reads it, so a line the second pass refuses
         // never shapes the tree.
+        let mut view = RecordView::default();
         if let Ok(text) = std::str::from_utf8(line)
-            && let Some(view) = RecordView::parse(text)
+            && view.read(text)
         {
             let head = RecordHead::of_view(&view);
             if head.kind.is_some() {
@@ -187,9 +189,10 @@ impl ClaudeImporter {
         text: &str,
         ignored: &mut BTreeMap<String, usize>,
     ) -> bool {
-        let Some(view) = RecordView::parse(text) else {
+        let mut view = RecordView::default();
+        if !view.read(text) {
             return false;
-        };
+        }
         let Some(kind) = view.kind.and_then(as_str) else {
             self.skip(line_number, "claude code record without a string `type`");
             return true;
@@ -234,10 +237,10 @@ impl ClaudeImporter {
                         metadata: compact_metadata(&view),
                     });
                 } else {
-                    *ignored.entry(format!("system:{subtype}")).or_default() += 1;
+                    count(ignored, &format!("system:{subtype}"));
                 }
             }
-            other => *ignored.entry(other.to_string()).or_default() += 1,
+            other => count(ignored, other),
         }
         true
     }
@@ -411,7 +414,7 @@ impl ClaudeImporter {
                             LazyBlock::ToolResult(block.raw.into()),
                         );
                     } else {
-                        parts.push(content_blocks::user_part(&to_value(block.raw)));
+                        parts.push(user_part(block));
                     }
                 }
             }
@@ -473,7 +476,7 @@ impl ClaudeImporter {
                             .items
                             .push(PendingItem::Untyped(LazyBlock::ToolUse(block.raw.into())));
                     } else {
-                        push_assistant_block(&mut pending.items, &to_value(block.raw));
+                        push_assistant_block(&mut pending.items, block);
                     }
                 }
             }
@@ -569,6 +572,16 @@ impl ClaudeImporter {
     }
 }
 
+/// Counts one more record of `kind` in `ignored` (allocating the key only the first time).
+fn count(ignored: &mut BTreeMap<String, usize>, kind: &str) {
+    match ignored.get_mut(kind) {
+        Some(count) => *count += 1,
+        None => {
+            ignored.insert(kind.to_string(), 1);
+        }
+    }
+}
+
 fn record(
     line_number: usize,
     timestamp: String,
@@ -653,7 +666,61 @@ fn push_assistant_text(items: &mut Vec<PendingItem>, text: &str) {
     items.push(PendingItem::Typed(ResponseItem::assistant_text(text)));
 }
 
-fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Value) {
+/// The string member `name` of a content block, read from the block's JSON text: `Some(None)`
+/// when it has none or it is not a string, `None` when the scan leaves the block to serde_json.
+fn block_text<'a>(block: &Block<'a>, name: &str) -> Option<Option<Cow<'a, str>>> {
+    record_scan::member(block.raw, name).map(|raw| raw.and_then(as_str))
+}
+
+/// A user content block that is not a tool result, as a message part: a text block is read
+/// from its JSON text, any other block as a JSON tree.
+fn user_part(block: &Block<'_>) -> ContentItem {
+    if block.is("text")
+        && let Some(Some(text)) = block_text(block, "text")
+    {
+        return ContentItem::input_text(text);
+    }
+    content_blocks::user_part(&to_value(block.raw))
+}
+
+/// Appends an assistant content block that is not a tool call: text and thinking blocks are
+/// read from their JSON text, any other block as a JSON tree.
+fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Block<'_>) {
+    match block.kind.as_deref() {
+        Some("text") => {
+            if let Some(text) = block_text(block, "text") {
+                if let Some(text) = text {
+                    push_assistant_text(items, &text);
+                }
+                return;
+            }
+        }
+        Some("thinking") => {
+            if let Some(text) = block_text(block, "thinking") {
+                items.push(PendingItem::Typed(reasoning_text(
+                    text.map(Cow::into_owned).unwrap_or_default(),
+                )));
+                return;
+            }
+        }
+        _ => {}
+    }
+    push_assistant_value(items, &to_value(block.raw));
+}
+
+/// The reasoning item of a thinking block.
+fn reasoning_text(text: String) -> ResponseItem {
+    ResponseItem::Reasoning {
+        id: None,
+        summary: Vec::new(),
+        content: Some(vec![ReasoningContent::ReasoningText { text }]),
+        encrypted_content: None,
+        extra: ExtraFields::new(),
+    }
+}
+
+/// Appends an assistant content block read as a JSON tree.
+fn push_assistant_value(items: &mut Vec<PendingItem>, block: &Value) {
     let text_field = |name: &str| block.get(name).and_then(Value::as_str).map(str::to_string);
     let item = match block.get("type").and_then(Value::as_str) {
         Some("text") => {
@@ -662,15 +729,7 @@ fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Value) {
             }
             return;
         }
-        Some("thinking") => ResponseItem::Reasoning {
-            id: None,
-            summary: Vec::new(),
-            content: Some(vec![ReasoningContent::ReasoningText {
-                text: text_field("thinking").unwrap_or_default(),
-            }]),
-            encrypted_content: None,
-            extra: ExtraFields::new(),
-        },
+        Some("thinking") => reasoning_text(text_field("thinking").unwrap_or_default()),
         Some("redacted_thinking") => ResponseItem::Reasoning {
             id: None,
             summary: Vec::new(),

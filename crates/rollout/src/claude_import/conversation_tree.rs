@@ -111,22 +111,40 @@ impl Key {
 /// The value of a canonical UUID: 36 bytes, lower-case hexadecimal digits with hyphens after
 /// the 8th, 12th, 16th and 20th.
 fn canonical_uuid(text: &[u8]) -> Option<u128> {
-    if text.len() != 36 {
+    const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+    if text.len() != 36 || HYPHENS.iter().any(|at| text.get(*at) != Some(&b'-')) {
         return None;
     }
+    // Without a branch per digit: a byte that is not a lower-case hexadecimal digit sets a
+    // high bit in `invalid`.
     let mut value = 0u128;
+    let mut invalid = 0u8;
     for (index, byte) in text.iter().enumerate() {
-        let digit = match (index, byte) {
-            (8 | 13 | 18 | 23, b'-') => continue,
-            (8 | 13 | 18 | 23, _) => return None,
-            (_, b'0'..=b'9') => byte - b'0',
-            (_, b'a'..=b'f') => byte - b'a' + 10,
-            _ => return None,
-        };
-        value = value << 4 | u128::from(digit);
+        if HYPHENS.contains(&index) {
+            continue;
+        }
+        let digit = HEX_DIGITS[usize::from(*byte)];
+        invalid |= digit;
+        value = value << 4 | u128::from(digit & 0x0f);
     }
-    Some(value)
+    (invalid & 0xf0 == 0).then_some(value)
 }
+
+/// The value of each lower-case hexadecimal digit, `0xff` for every other byte.
+const HEX_DIGITS: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut digit = 0;
+    while digit < 16 {
+        let byte = if digit < 10 {
+            b'0' + digit
+        } else {
+            b'a' + digit - 10
+        };
+        table[byte as usize] = digit;
+        digit += 1;
+    }
+    table
+};
 
 /// What a record contributes to the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,7 +30,17 @@ const MAX_NESTING: usize = 64;
 const MAX_NUMBER_BYTES: usize = 40;
 
 /// The view of a line, `None` when the scan gives up (see the module documentation).
+#[cfg(test)]
 pub(crate) fn scan(text: &str) -> Option<RecordView<'_>> {
+    let mut view = RecordView::default();
+    scan_into(text, &mut view)?;
+    Some(view)
+}
+
+/// Reads the view of a line into `view`, which must be empty (the view is large: it is filled
+/// in place rather than moved); `None` when the scan gives up (see the module documentation),
+/// and `view` is then partly filled.
+pub(crate) fn scan_into<'a>(text: &'a str, view: &mut RecordView<'a>) -> Option<()> {
     let mut scan = Scan {
         text,
         bytes: text.as_bytes(),
@@ -40,7 +50,6 @@ pub(crate) fn scan(text: &str) -> Option<RecordView<'_>> {
     if scan.peek()? != b'{' {
         return None;
     }
-    let mut view = RecordView::default();
     scan.members(MAX_NESTING, |scan, name, depth| {
         let field = match name {
             "type" => &mut view.kind,
@@ -69,7 +78,29 @@ pub(crate) fn scan(text: &str) -> Option<RecordView<'_>> {
         Some(())
     })?;
     scan.skip_whitespace();
-    (scan.at == scan.bytes.len()).then_some(view)
+    (scan.at == scan.bytes.len()).then_some(())
+}
+
+/// The JSON text of the last member `name` of an object, given as valid JSON text: `Some(None)`
+/// when the object has no such member, `None` when the scan gives up (see the module
+/// documentation) and the caller reads the object with serde_json.
+pub(crate) fn member<'a>(object: &'a str, name: &str) -> Option<Option<&'a str>> {
+    let mut scan = Scan {
+        text: object,
+        bytes: object.as_bytes(),
+        at: 0,
+    };
+    let mut found = None;
+    scan.members(MAX_NESTING, |scan, member, depth| {
+        if member == name {
+            found = Some(scan.raw_value(depth)?);
+            Some(())
+        } else {
+            scan.value(depth)
+        }
+    })?;
+    scan.skip_whitespace();
+    (scan.at == scan.bytes.len()).then_some(found)
 }
 
 /// A walk over one line.

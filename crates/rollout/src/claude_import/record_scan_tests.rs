@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 
+use super::member;
 use super::plain_prefix;
 use super::scan;
 use crate::claude_import::record_view::RecordView;
@@ -110,6 +111,18 @@ fn lines_that_are_not_json_are_not_scanned() {
             "{line}"
         );
     }
+}
+
+/// A member is read as a JSON tree reads it (the last duplicate wins), or left to serde_json.
+#[test]
+fn members_of_a_block_are_read_from_its_text() {
+    let block = r#"{"type":"text","text":"a","x":{"text":"inner"},"text":"b\n"}"#;
+    assert_eq!(member(block, "text"), Some(Some(r#""b\n""#)));
+    assert_eq!(member(block, "type"), Some(Some(r#""text""#)));
+    assert_eq!(member(block, "thinking"), Some(None));
+    assert_eq!(member(r#"{"t\u0065xt":"a"}"#, "text"), None);
+    assert_eq!(member(r#"{"text":1e5}"#, "text"), None);
+    assert_eq!(member("[1]", "text"), None);
 }
 
 #[test]

@@ -60,8 +60,25 @@ impl<'a> RecordView<'a> {
     /// The view accepts what a JSON tree of the members it reads accepts, no more: a member
     /// whose tree would not parse (a number out of range, a lone surrogate escape, nesting past
     /// serde_json's limit) gives `None` too, and the whole parse names the error as before.
+    #[cfg(test)]
     pub(crate) fn parse(text: &'a str) -> Option<Self> {
-        record_scan::scan(text).or_else(|| Self::parse_with_serde_json(text))
+        let mut view = Self::default();
+        view.read(text).then_some(view)
+    }
+
+    /// [`RecordView::parse`] into an empty view, in place: `false` when the line is not read
+    /// (the view is then left partly filled).
+    pub(crate) fn read(&mut self, text: &'a str) -> bool {
+        if record_scan::scan_into(text, self).is_some() {
+            return true;
+        }
+        match Self::parse_with_serde_json(text) {
+            Some(view) => {
+                *self = view;
+                true
+            }
+            None => false,
+        }
     }
 
     /// [`RecordView::parse`] by serde_json alone: the reading of the lines the scan gives up on.
