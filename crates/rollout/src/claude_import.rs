@@ -43,7 +43,6 @@ use std::collections::VecDeque;
 use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
-use agentctx_protocol::EventMsg;
 use agentctx_protocol::ExtraFields;
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ReasoningContent;
@@ -51,9 +50,7 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
 use agentctx_protocol::SessionMetaLine;
-use agentctx_protocol::TokenCountEvent;
 use agentctx_protocol::TokenUsage;
-use agentctx_protocol::TokenUsageInfo;
 use foldhash::HashSet;
 use serde::Deserialize;
 use serde_json::Value;
@@ -67,6 +64,7 @@ use conversation_tree::ConversationTree;
 use conversation_tree::RecordHead;
 use lazy_item::LazyBlock;
 pub(crate) use lazy_item::LazyClaudeItem;
+use lazy_item::LazyTokenCount;
 use local_commands::LocalCommands;
 use record_view::Block;
 use record_view::Content;
@@ -514,7 +512,7 @@ impl ClaudeImporter {
                 ),
             }
         }
-        let Some(usage) = pending.usage.as_deref().map(to_value) else {
+        let Some(usage) = pending.usage else {
             return;
         };
         if let Some(id) = &pending.response_id
@@ -522,31 +520,23 @@ impl ClaudeImporter {
         {
             return;
         }
-        let last = usage_of(&usage);
+        let last = usage_counts(&usage);
         if last.input_tokens == 0 && last.output_tokens == 0 {
             return;
         }
         self.total_usage = add_usage(self.total_usage, last);
-        let mut extra = ExtraFields::new();
-        extra.insert("claude_usage".to_string(), usage);
-        let event = TokenCountEvent {
-            info: Some(TokenUsageInfo {
-                total_token_usage: self.total_usage,
-                last_token_usage: last,
-                model_context_window: None,
-                extra: ExtraFields::new(),
-            }),
-            rate_limits: None,
-            extra,
+        // The event is built when the record is typed (see `lazy_item`).
+        let count = LazyTokenCount {
+            usage,
+            last,
+            total: self.total_usage,
         };
-        self.hold(
+        self.hold_untyped(
             pending.source,
-            record(
-                pending.line_number,
-                pending.timestamp,
-                RolloutItem::EventMsg(EventMsg::TokenCount(event)),
-                pending.flags,
-            ),
+            pending.line_number,
+            pending.timestamp,
+            pending.flags,
+            LazyBlock::TokenCount(Box::new(count)),
         );
     }
 
@@ -775,15 +765,46 @@ fn compact_metadata(view: &RecordView<'_>) -> ExtraFields {
     metadata
 }
 
+/// The counts of a usage object given as JSON text (see [`usage_of`]), read from the text, or
+/// from its JSON tree when the scan leaves the object to serde_json.
+fn usage_counts(usage: &str) -> TokenUsage {
+    const NAMES: [&str; 4] = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+    ];
+    let Some([input, cache_creation, cache_read, output]) = record_scan::members(usage, NAMES)
+    else {
+        return usage_of(&to_value(usage));
+    };
+    // As `Value::as_i64` reads them: an integer in range, else 0 (the scan leaves exponents
+    // to serde_json; a fraction or an integer out of range does not parse).
+    let field = |raw: Option<&str>| raw.and_then(|raw| raw.parse::<i64>().ok()).unwrap_or(0);
+    token_usage(
+        field(input),
+        field(cache_creation),
+        field(cache_read),
+        field(output),
+    )
+}
+
 /// Claude usage as a codex `TokenUsage`: `input_tokens` is the occupancy of the request
 /// (input + cache creation + cache read), `cached_input_tokens` the cache reads.
 fn usage_of(usage: &Value) -> TokenUsage {
     let field = |name: &str| usage.get(name).and_then(Value::as_i64).unwrap_or(0);
-    let cache_read = field("cache_read_input_tokens");
-    let input = field("input_tokens")
-        .saturating_add(field("cache_creation_input_tokens"))
+    token_usage(
+        field("input_tokens"),
+        field("cache_creation_input_tokens"),
+        field("cache_read_input_tokens"),
+        field("output_tokens"),
+    )
+}
+
+fn token_usage(input: i64, cache_creation: i64, cache_read: i64, output: i64) -> TokenUsage {
+    let input = input
+        .saturating_add(cache_creation)
         .saturating_add(cache_read);
-    let output = field("output_tokens");
     TokenUsage {
         input_tokens: input,
         cached_input_tokens: cache_read,
@@ -804,3 +825,7 @@ fn add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage {
         total_tokens: a.total_tokens.saturating_add(b.total_tokens),
     }
 }
+
+#[cfg(test)]
+#[path = "claude_import_tests.rs"]
+mod tests;

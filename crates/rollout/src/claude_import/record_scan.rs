@@ -85,18 +85,30 @@ pub(crate) fn scan_into<'a>(text: &'a str, view: &mut RecordView<'a>) -> Option<
 /// when the object has no such member, `None` when the scan gives up (see the module
 /// documentation) and the caller reads the object with serde_json.
 pub(crate) fn member<'a>(object: &'a str, name: &str) -> Option<Option<&'a str>> {
+    members(object, [name]).map(|[found]| found)
+}
+
+/// [`member`] for several names at once.
+pub(crate) fn members<'a, const N: usize>(
+    object: &'a str,
+    names: [&str; N],
+) -> Option<[Option<&'a str>; N]> {
     let mut scan = Scan {
         text: object,
         bytes: object.as_bytes(),
         at: 0,
     };
-    let mut found = None;
+    let mut found = [None; N];
     scan.members(MAX_NESTING, |scan, member, depth| {
-        if member == name {
-            found = Some(scan.raw_value(depth)?);
-            Some(())
-        } else {
-            scan.value(depth)
+        match names.iter().position(|name| *name == member) {
+            Some(index) => {
+                let value = scan.raw_value(depth)?;
+                if let Some(slot) = found.get_mut(index) {
+                    *slot = Some(value);
+                }
+                Some(())
+            }
+            None => scan.value(depth),
         }
     })?;
     scan.skip_whitespace();
