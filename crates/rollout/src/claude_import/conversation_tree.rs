@@ -112,6 +112,7 @@ impl Key {
 /// the 8th, 12th, 16th and 20th.
 fn canonical_uuid(text: &[u8]) -> Option<u128> {
     const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+    const DIGITS: [std::ops::Range<usize>; 5] = [0..8, 9..13, 14..18, 19..23, 24..36];
     if text.len() != 36 || HYPHENS.iter().any(|at| text.get(*at) != Some(&b'-')) {
         return None;
     }
@@ -119,13 +120,12 @@ fn canonical_uuid(text: &[u8]) -> Option<u128> {
     // high bit in `invalid`.
     let mut value = 0u128;
     let mut invalid = 0u8;
-    for (index, byte) in text.iter().enumerate() {
-        if HYPHENS.contains(&index) {
-            continue;
+    for digits in DIGITS {
+        for byte in text.get(digits)? {
+            let digit = HEX_DIGITS[usize::from(*byte)];
+            invalid |= digit;
+            value = value << 4 | u128::from(digit & 0x0f);
         }
-        let digit = HEX_DIGITS[usize::from(*byte)];
-        invalid |= digit;
-        value = value << 4 | u128::from(digit & 0x0f);
     }
     (invalid & 0xf0 == 0).then_some(value)
 }
@@ -196,8 +196,13 @@ impl ConversationTree {
             .map(|parent| self.intern(parent));
         let role = match head.role() {
             Role::Assistant(_) => Role::Assistant(head.message_id.as_deref().map(|message| {
+                // The id is copied only the first time (a response spans several records).
+                if let Some(number) = self.messages.get(message) {
+                    return *number;
+                }
                 let next = u32::try_from(self.messages.len()).unwrap_or(u32::MAX);
-                *self.messages.entry(message.into()).or_insert(next)
+                self.messages.insert(message.into(), next);
+                next
             })),
             other => other,
         };
