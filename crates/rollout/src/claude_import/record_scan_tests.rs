@@ -145,7 +145,19 @@ fn plain_prefixes_stop_at_quotes_backslashes_and_control_characters() {
 
 /// JSON-ish text: mostly valid, with the near misses a scanner gets wrong.
 fn json_ish(depth: u32) -> BoxedStrategy<String> {
-    let name = prop::sample::select(vec![
+    json_text(depth, 1)
+}
+
+/// Valid JSON text, escapes and odd spacing included, without what the scan leaves to
+/// serde_json (escaped member names, surrogate escapes).
+fn valid_json(depth: u32) -> BoxedStrategy<String> {
+    json_text(depth, 0)
+}
+
+/// JSON text with near misses, escaped member names and surrogate escapes weighted `odd` (0:
+/// none).
+fn json_text(depth: u32, odd: u32) -> BoxedStrategy<String> {
+    let plain_name = prop::sample::select(vec![
         "type",
         "uuid",
         "parentUuid",
@@ -157,57 +169,72 @@ fn json_ish(depth: u32) -> BoxedStrategy<String> {
         "isSidechain",
         "text",
         "toolUseResult",
-        "typ\\u0065",
-        "a\\\"b",
         "",
-    ])
-    .prop_map(|name| format!("\"{name}\""));
-    let string = prop::collection::vec(
-        prop::sample::select(vec![
-            "a",
-            "é",
-            " ",
-            "tool_result",
-            "user",
-            "\\n",
-            "\\\"",
-            "\\\\",
-            "\\/",
-            "\\u00e9",
-            "\\u0041",
-            "\\ud83d\\ude00",
-            "\\ud800",
-            "\\udc00",
-            "\\x",
-            "\\u12",
-            "\t",
-            "\u{1}",
-            "\u{7f}",
-        ]),
-        0..6,
-    )
-    .prop_map(|parts| format!("\"{}\"", parts.concat()));
+    ]);
+    let escaped_name = prop::sample::select(vec!["typ\\u0065", "a\\\"b"]);
+    let name =
+        prop_oneof![12 => plain_name, odd => escaped_name].prop_map(|name| format!("\"{name}\""));
+    let plain_part = prop::sample::select(vec![
+        "a",
+        "é",
+        " ",
+        "tool_result",
+        "user",
+        "\\n",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\u00e9",
+        "\\u0041",
+        "\u{7f}",
+    ]);
+    let valid_part = prop_oneof![12 => plain_part, odd => Just("\\ud83d\\ude00")];
+    let broken_part =
+        prop::sample::select(vec!["\\ud800", "\\udc00", "\\x", "\\u12", "\t", "\u{1}"]);
+    let string = prop::collection::vec(prop_oneof![12 => valid_part, odd => broken_part], 0..6)
+        .prop_map(|parts| format!("\"{}\"", parts.concat()));
+    let valid_scalar = prop::sample::select(vec![
+        "true",
+        "false",
+        "null",
+        "0",
+        "-0",
+        "1.5",
+        "-12",
+        "1234567890123",
+    ]);
+    let broken_scalar = prop::sample::select(vec![
+        "tru", "nul", "01", "1.", "1e5", "2E-3", "1e400", "-", ".5", "+1",
+    ]);
     let scalar = prop_oneof![
-        string,
-        prop::sample::select(vec![
-            "true", "false", "null", "tru", "nul", "0", "-0", "01", "1.", "1.5", "-12", "1e5",
-            "2E-3", "1e400", "-", ".5", "+1",
-        ])
-        .prop_map(str::to_string),
-        "[0-9]{1,50}",
+        6 => string,
+        4 => valid_scalar.prop_map(str::to_string),
+        odd => broken_scalar.prop_map(str::to_string),
+        odd => "[0-9]{1,50}",
     ];
-    let space = prop::sample::select(vec!["", "", "", " ", "\n", "\t", "\r", "\u{c}"]);
+    let space = if odd == 0 {
+        prop::sample::select(vec!["", "", " ", "\n", "\t", "\r"])
+    } else {
+        prop::sample::select(vec!["", "", "", "", " ", "\n", "\t", "\r", "\u{c}"])
+    };
     if depth == 0 {
         return scalar.boxed();
     }
-    let inner = json_ish(depth - 1);
+    let inner = json_text(depth - 1, odd);
     let member = (name, space.clone(), inner.clone())
         .prop_map(|(name, space, value)| format!("{name}{space}:{space}{value}"));
-    let separator = prop::sample::select(vec![",", ",", ",", ", ", ",,", ""]);
+    let (separator, trailing) = if odd == 0 {
+        (prop::sample::select(vec![",", ", "]), Just(false).boxed())
+    } else {
+        (
+            prop::sample::select(vec![",", ",", ",", ",", ",", ", ", ",,", ""]),
+            prop::sample::select(vec![false, false, false, false, false, true]).boxed(),
+        )
+    };
     let object = (
         prop::collection::vec(member, 0..5),
         separator.clone(),
-        any::<bool>(),
+        trailing,
     )
         .prop_map(|(members, separator, trailing)| {
             let comma = if trailing { separator } else { "" };
@@ -218,9 +245,24 @@ fn json_ish(depth: u32) -> BoxedStrategy<String> {
     prop_oneof![2 => scalar, 3 => object, 2 => array].boxed()
 }
 
+/// Content blocks as Claude Code writes them, with JSON-ish members.
+fn content_ish() -> impl Strategy<Value = String> {
+    let block = (
+        prop::sample::select(vec!["text", "tool_use", "tool_result", "thinking", "image"]),
+        prop_oneof![valid_json(2), json_ish(2)],
+    )
+        .prop_map(|(kind, value)| format!(r#"{{"type":"{kind}","text":{value}}}"#));
+    prop_oneof![
+        2 => prop::collection::vec(block, 0..3).prop_map(|blocks| format!("[{}]", blocks.join(","))),
+        1 => valid_json(3),
+        1 => json_ish(3),
+    ]
+}
+
 /// A record-like line: an object of the members the import reads.
 fn record_line() -> impl Strategy<Value = String> {
-    (json_ish(3), json_ish(2), json_ish(2), json_ish(1)).prop_map(
+    let member = || prop_oneof![3 => valid_json(2), 1 => json_ish(2)];
+    (content_ish(), member(), member(), member()).prop_map(
         |(content, id, other, kind)| {
             format!(
                 r#"{{"type":{kind},"uuid":"u1","message":{{"id":{id},"content":{content},"x":{other}}},"toolUseResult":{other}}}"#
@@ -230,6 +272,8 @@ fn record_line() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
     /// Whatever the line, the scan gives serde_json's view or leaves the line to it, and never
     /// gives a view of a line a JSON tree refuses.
     #[test]
