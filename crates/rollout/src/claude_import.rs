@@ -149,9 +149,9 @@ struct PendingBoundary {
 }
 
 impl ClaudeImporter {
-    /// First pass: gives the tree the head of one line (read without its body). Lines that are
-    /// not JSON objects with a string `type` are left out, as [`ClaudeImporter::decode`] leaves
-    /// them out.
+    /// First pass: gives the tree the head of one line (its view, without its body). Lines
+    /// [`ClaudeImporter::decode`] refuses or skips (not JSON objects, read members a JSON tree
+    /// refuses, no string `type`) are left out, as it leaves them out.
     pub(crate) fn observe_head(&mut self, line: &[u8]) {
         // The line is read as the second pass reads it, so a line the second pass refuses
         // never shapes the tree.
