@@ -33,17 +33,17 @@ mod content_blocks;
 mod conversation_tree;
 mod lazy_item;
 mod local_commands;
+mod record_scan;
 mod record_view;
+mod usage;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::collections::HashSet;
 use std::collections::VecDeque;
 
 use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
-use agentctx_protocol::EventMsg;
 use agentctx_protocol::ExtraFields;
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ReasoningContent;
@@ -51,12 +51,10 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
 use agentctx_protocol::SessionMetaLine;
-use agentctx_protocol::TokenCountEvent;
 use agentctx_protocol::TokenUsage;
-use agentctx_protocol::TokenUsageInfo;
+use foldhash::HashSet;
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::record::LazyReadEvent;
 use crate::record::ReadEvent;
@@ -67,12 +65,16 @@ use conversation_tree::ConversationTree;
 use conversation_tree::RecordHead;
 use lazy_item::LazyBlock;
 pub(crate) use lazy_item::LazyClaudeItem;
+use lazy_item::LazyTokenCount;
 use local_commands::LocalCommands;
+use record_view::Block;
 use record_view::Content;
 use record_view::RecordView;
 use record_view::as_bool;
 use record_view::as_str;
 use record_view::to_value;
+use usage::add_usage;
+use usage::usage_counts;
 
 use crate::record::LazyRecord;
 
@@ -133,7 +135,8 @@ struct PendingAssistant {
     timestamp: String,
     flags: RecordFlags,
     items: Vec<PendingItem>,
-    usage: Option<Box<RawValue>>,
+    /// The last part's `usage`, as its JSON text.
+    usage: Option<Box<str>>,
 }
 
 #[derive(Debug)]
@@ -146,14 +149,20 @@ struct PendingBoundary {
 }
 
 impl ClaudeImporter {
-    /// First pass: gives the tree the head of one line (read without its body). Lines that are
-    /// not JSON objects with a string `type` are left out, as [`ClaudeImporter::decode`] leaves
-    /// them out.
+    /// First pass: gives the tree the head of one line (its view, without its body). Lines
+    /// [`ClaudeImporter::decode`] refuses or skips (not JSON objects, read members a JSON tree
+    /// refuses, no string `type`) are left out, as it leaves them out.
     pub(crate) fn observe_head(&mut self, line: &[u8]) {
-        if let Some(head) = RecordHead::read(line)
-            && head.kind.is_some()
+        // The line is read as the second pass reads it, so a line the second pass refuses
+        // never shapes the tree.
+        let mut view = RecordView::default();
+        if let Ok(text) = std::str::from_utf8(line)
+            && view.read(text)
         {
-            self.tree.add(&head);
+            let head = RecordHead::of_view(&view);
+            if head.kind.is_some() {
+                self.tree.add(&head);
+            }
         }
     }
 
@@ -181,9 +190,10 @@ impl ClaudeImporter {
         text: &str,
         ignored: &mut BTreeMap<String, usize>,
     ) -> bool {
-        let Some(view) = RecordView::parse(text) else {
+        let mut view = RecordView::default();
+        if !view.read(text) {
             return false;
-        };
+        }
         let Some(kind) = view.kind.and_then(as_str) else {
             self.skip(line_number, "claude code record without a string `type`");
             return true;
@@ -193,10 +203,8 @@ impl ClaudeImporter {
         } else {
             // Read in one pass, the tree gets each head here (the head of a record is read as
             // the first pass reads it).
-            RecordHead::read(text.as_bytes()).and_then(|head| {
-                self.tree.add(&head)?;
-                head.uuid().map(str::to_string)
-            })
+            let head = RecordHead::of_view(&view);
+            self.tree.add(&head).and(head.uuid().map(str::to_string))
         };
         if !self.meta_emitted && (kind == "user" || kind == "assistant" || kind == "system") {
             self.emit_meta(line_number, &view);
@@ -230,10 +238,10 @@ impl ClaudeImporter {
                         metadata: compact_metadata(&view),
                     });
                 } else {
-                    *ignored.entry(format!("system:{subtype}")).or_default() += 1;
+                    count(ignored, &format!("system:{subtype}"));
                 }
             }
-            other => *ignored.entry(other.to_string()).or_default() += 1,
+            other => count(ignored, other),
         }
         true
     }
@@ -404,10 +412,10 @@ impl ClaudeImporter {
                             line_number,
                             timestamp.clone(),
                             flags,
-                            LazyBlock::ToolResult(block.raw.to_owned()),
+                            LazyBlock::ToolResult(block.raw.into()),
                         );
                     } else {
-                        parts.push(content_blocks::user_part(&to_value(block.raw)));
+                        parts.push(user_part(block));
                     }
                 }
             }
@@ -456,8 +464,8 @@ impl ClaudeImporter {
         // Each part repeats the response's usage as it stood when the part was written; the
         // last part's is the final one (its output tokens cover the whole response).
         // Kept as text until the response is complete: only the last part's is read.
-        if let Some(usage) = message.usage.filter(|usage| usage.get().starts_with('{')) {
-            pending.usage = Some(usage.to_owned());
+        if let Some(usage) = message.usage.filter(|usage| usage.starts_with('{')) {
+            pending.usage = Some(usage.into());
         }
         match &message.content {
             Some(Content::Text(text)) => push_assistant_text(&mut pending.items, text),
@@ -465,11 +473,11 @@ impl ClaudeImporter {
                 for block in blocks {
                     if block.is("tool_use") {
                         // The call is typed when it is read (see `lazy_item`).
-                        pending.items.push(PendingItem::Untyped(LazyBlock::ToolUse(
-                            block.raw.to_owned(),
-                        )));
+                        pending
+                            .items
+                            .push(PendingItem::Untyped(LazyBlock::ToolUse(block.raw.into())));
                     } else {
-                        push_assistant_block(&mut pending.items, &to_value(block.raw));
+                        push_assistant_block(&mut pending.items, block);
                     }
                 }
             }
@@ -507,7 +515,7 @@ impl ClaudeImporter {
                 ),
             }
         }
-        let Some(usage) = pending.usage.as_deref().map(to_value) else {
+        let Some(usage) = pending.usage else {
             return;
         };
         if let Some(id) = &pending.response_id
@@ -515,31 +523,23 @@ impl ClaudeImporter {
         {
             return;
         }
-        let last = usage_of(&usage);
+        let last = usage_counts(&usage);
         if last.input_tokens == 0 && last.output_tokens == 0 {
             return;
         }
         self.total_usage = add_usage(self.total_usage, last);
-        let mut extra = ExtraFields::new();
-        extra.insert("claude_usage".to_string(), usage);
-        let event = TokenCountEvent {
-            info: Some(TokenUsageInfo {
-                total_token_usage: self.total_usage,
-                last_token_usage: last,
-                model_context_window: None,
-                extra: ExtraFields::new(),
-            }),
-            rate_limits: None,
-            extra,
+        // The event is built when the record is typed (see `lazy_item`).
+        let count = LazyTokenCount {
+            usage,
+            last,
+            total: self.total_usage,
         };
-        self.hold(
+        self.hold_untyped(
             pending.source,
-            record(
-                pending.line_number,
-                pending.timestamp,
-                RolloutItem::EventMsg(EventMsg::TokenCount(event)),
-                pending.flags,
-            ),
+            pending.line_number,
+            pending.timestamp,
+            pending.flags,
+            LazyBlock::TokenCount(Box::new(count)),
         );
     }
 
@@ -562,6 +562,16 @@ impl ClaudeImporter {
                 boundary.flags,
             ),
         );
+    }
+}
+
+/// Counts one more record of `kind` in `ignored` (allocating the key only the first time).
+fn count(ignored: &mut BTreeMap<String, usize>, kind: &str) {
+    match ignored.get_mut(kind) {
+        Some(count) => *count += 1,
+        None => {
+            ignored.insert(kind.to_string(), 1);
+        }
     }
 }
 
@@ -649,7 +659,61 @@ fn push_assistant_text(items: &mut Vec<PendingItem>, text: &str) {
     items.push(PendingItem::Typed(ResponseItem::assistant_text(text)));
 }
 
-fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Value) {
+/// The string member `name` of a content block, read from the block's JSON text: `Some(None)`
+/// when it has none or it is not a string, `None` when the scan leaves the block to serde_json.
+fn block_text<'a>(block: &Block<'a>, name: &str) -> Option<Option<Cow<'a, str>>> {
+    record_scan::member(block.raw, name).map(|raw| raw.and_then(as_str))
+}
+
+/// A user content block that is not a tool result, as a message part: a text block is read
+/// from its JSON text, any other block as a JSON tree.
+fn user_part(block: &Block<'_>) -> ContentItem {
+    if block.is("text")
+        && let Some(Some(text)) = block_text(block, "text")
+    {
+        return ContentItem::input_text(text);
+    }
+    content_blocks::user_part(&to_value(block.raw))
+}
+
+/// Appends an assistant content block that is not a tool call: text and thinking blocks are
+/// read from their JSON text, any other block as a JSON tree.
+fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Block<'_>) {
+    match block.kind.as_deref() {
+        Some("text") => {
+            if let Some(text) = block_text(block, "text") {
+                if let Some(text) = text {
+                    push_assistant_text(items, &text);
+                }
+                return;
+            }
+        }
+        Some("thinking") => {
+            if let Some(text) = block_text(block, "thinking") {
+                items.push(PendingItem::Typed(reasoning_text(
+                    text.map(Cow::into_owned).unwrap_or_default(),
+                )));
+                return;
+            }
+        }
+        _ => {}
+    }
+    push_assistant_value(items, &to_value(block.raw));
+}
+
+/// The reasoning item of a thinking block.
+fn reasoning_text(text: String) -> ResponseItem {
+    ResponseItem::Reasoning {
+        id: None,
+        summary: Vec::new(),
+        content: Some(vec![ReasoningContent::ReasoningText { text }]),
+        encrypted_content: None,
+        extra: ExtraFields::new(),
+    }
+}
+
+/// Appends an assistant content block read as a JSON tree.
+fn push_assistant_value(items: &mut Vec<PendingItem>, block: &Value) {
     let text_field = |name: &str| block.get(name).and_then(Value::as_str).map(str::to_string);
     let item = match block.get("type").and_then(Value::as_str) {
         Some("text") => {
@@ -658,15 +722,7 @@ fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Value) {
             }
             return;
         }
-        Some("thinking") => ResponseItem::Reasoning {
-            id: None,
-            summary: Vec::new(),
-            content: Some(vec![ReasoningContent::ReasoningText {
-                text: text_field("thinking").unwrap_or_default(),
-            }]),
-            encrypted_content: None,
-            extra: ExtraFields::new(),
-        },
+        Some("thinking") => reasoning_text(text_field("thinking").unwrap_or_default()),
         Some("redacted_thinking") => ResponseItem::Reasoning {
             id: None,
             summary: Vec::new(),
@@ -688,7 +744,7 @@ fn timestamp_of(view: &RecordView<'_>) -> String {
 }
 
 fn flags_of(view: &RecordView<'_>) -> RecordFlags {
-    let flag = |member: Option<&RawValue>| member.and_then(as_bool) == Some(true);
+    let flag = |member: Option<&str>| member.and_then(as_bool) == Some(true);
     RecordFlags {
         injected: flag(view.is_meta),
         sidechain: flag(view.is_sidechain),
@@ -710,34 +766,4 @@ fn compact_metadata(view: &RecordView<'_>) -> ExtraFields {
         }
     }
     metadata
-}
-
-/// Claude usage as a codex `TokenUsage`: `input_tokens` is the occupancy of the request
-/// (input + cache creation + cache read), `cached_input_tokens` the cache reads.
-fn usage_of(usage: &Value) -> TokenUsage {
-    let field = |name: &str| usage.get(name).and_then(Value::as_i64).unwrap_or(0);
-    let cache_read = field("cache_read_input_tokens");
-    let input = field("input_tokens")
-        .saturating_add(field("cache_creation_input_tokens"))
-        .saturating_add(cache_read);
-    let output = field("output_tokens");
-    TokenUsage {
-        input_tokens: input,
-        cached_input_tokens: cache_read,
-        output_tokens: output,
-        reasoning_output_tokens: 0,
-        total_tokens: input.saturating_add(output),
-    }
-}
-
-fn add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage {
-    TokenUsage {
-        input_tokens: a.input_tokens.saturating_add(b.input_tokens),
-        cached_input_tokens: a.cached_input_tokens.saturating_add(b.cached_input_tokens),
-        output_tokens: a.output_tokens.saturating_add(b.output_tokens),
-        reasoning_output_tokens: a
-            .reasoning_output_tokens
-            .saturating_add(b.reasoning_output_tokens),
-        total_tokens: a.total_tokens.saturating_add(b.total_tokens),
-    }
 }

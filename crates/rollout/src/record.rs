@@ -162,7 +162,7 @@ impl LazyRecord {
         match &self.line {
             LazyLine::Raw(line) => line.kind(),
             LazyLine::Typed(line) => line.item.kind(),
-            LazyLine::Claude(_) => "response_item",
+            LazyLine::Claude(item) => item.kind(),
         }
     }
 

@@ -15,8 +15,8 @@
 //! nothing proves them abandoned. Sidechain records of a main transcript are kept whole; in a
 //! sub-agent transcript (every record a sidechain) the sidechain records are the conversation.
 //!
-//! The tree is built from [`RecordHead`]s, the few fields of a record it needs, read without
-//! building the record's body, and it holds numbers, not strings: a uuid is interned once (as
+//! The tree is built from [`RecordHead`]s, the few fields of a record it needs, taken from the
+//! record's view (the members the import reads, without the record's body), and it holds numbers, not strings: a uuid is interned once (as
 //! 16 bytes when it is a canonical UUID) and a node is a few bytes. Its memory grows with the
 //! number of records (about 150 to 200 bytes each at its largest, hash-table growth included),
 //! never with their size; once resolved it keeps only the abandoned uuids. That is what lets the
@@ -24,43 +24,15 @@
 //! docs/design/rollout-formats.md, "Two passes over a Claude Code transcript").
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::collections::HashSet;
-use std::fmt;
 
-use serde::Deserialize;
-use serde::Deserializer;
-use serde::de::IgnoredAny;
-use serde::de::MapAccess;
-use serde::de::SeqAccess;
-use serde::de::Visitor;
+use foldhash::HashMap;
+use foldhash::HashMapExt;
+use foldhash::HashSet;
 
-/// Visitor methods that accept every scalar, giving `$value`.
-macro_rules! scalars_are {
-    ($value:expr) => {
-        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-    };
-}
+use super::record_view::Content;
+use super::record_view::RecordView;
+use super::record_view::as_bool;
+use super::record_view::as_str;
 
 /// What the tree needs of one record.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -80,17 +52,27 @@ pub(crate) struct RecordHead<'a> {
 }
 
 impl<'a> RecordHead<'a> {
-    /// Reads the head of a JSON line; `None` when the line is not a JSON object (the bodies are
-    /// skipped, and validated, without being built).
-    pub(crate) fn read(line: &'a [u8]) -> Option<Self> {
-        // One UTF-8 check of the line, rather than serde_json's string by string.
-        serde_json::from_str(std::str::from_utf8(line).ok()?).ok()
-    }
-
-    /// The head of a record already read as a tree.
-    #[cfg(test)]
-    pub(crate) fn of_value(value: &'a serde_json::Value) -> Option<Self> {
-        Self::deserialize(value).ok()
+    /// The head of a record read as a view (the tree reads a record as the import reads it).
+    pub(crate) fn of_view(view: &RecordView<'a>) -> Self {
+        let is_true = |member: Option<&str>| member.and_then(as_bool) == Some(true);
+        let message = view.message.as_ref();
+        let only_tool_results = match message.and_then(|message| message.content.as_ref()) {
+            Some(Content::Blocks(blocks)) => {
+                !blocks.is_empty() && blocks.iter().all(|block| block.is("tool_result"))
+            }
+            Some(Content::Null | Content::Text(_) | Content::Other(_)) | None => false,
+        };
+        Self {
+            kind: view.kind.and_then(as_str),
+            uuid: view.uuid.and_then(as_str),
+            parent_uuid: view.parent_uuid.and_then(as_str),
+            logical_parent_uuid: view.logical_parent_uuid.and_then(as_str),
+            is_sidechain: is_true(view.is_sidechain),
+            is_meta: is_true(view.is_meta),
+            is_compact_summary: is_true(view.is_compact_summary),
+            message_id: message.and_then(|message| message.id).and_then(as_str),
+            only_tool_results,
+        }
     }
 
     /// The record's `uuid`, when it is a string.
@@ -119,17 +101,50 @@ enum Key {
 
 impl Key {
     fn of(text: &str) -> Self {
-        if text.len() == uuid::fmt::Hyphenated::LENGTH
-            && let Ok(parsed) = uuid::Uuid::try_parse(text)
-        {
-            let mut canonical = [0u8; uuid::fmt::Hyphenated::LENGTH];
-            if parsed.hyphenated().encode_lower(&mut canonical).as_bytes() == text.as_bytes() {
-                return Self::Uuid(parsed.as_u128());
-            }
+        match canonical_uuid(text.as_bytes()) {
+            Some(uuid) => Self::Uuid(uuid),
+            None => Self::Text(text.into()),
         }
-        Self::Text(text.into())
     }
 }
+
+/// The value of a canonical UUID: 36 bytes, lower-case hexadecimal digits with hyphens after
+/// the 8th, 12th, 16th and 20th.
+fn canonical_uuid(text: &[u8]) -> Option<u128> {
+    const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+    const DIGITS: [std::ops::Range<usize>; 5] = [0..8, 9..13, 14..18, 19..23, 24..36];
+    if text.len() != 36 || HYPHENS.iter().any(|at| text.get(*at) != Some(&b'-')) {
+        return None;
+    }
+    // Without a branch per digit: a byte that is not a lower-case hexadecimal digit sets a
+    // high bit in `invalid`.
+    let mut value = 0u128;
+    let mut invalid = 0u8;
+    for digits in DIGITS {
+        for byte in text.get(digits)? {
+            let digit = HEX_DIGITS[usize::from(*byte)];
+            invalid |= digit;
+            value = value << 4 | u128::from(digit & 0x0f);
+        }
+    }
+    (invalid & 0xf0 == 0).then_some(value)
+}
+
+/// The value of each lower-case hexadecimal digit, `0xff` for every other byte.
+const HEX_DIGITS: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut digit = 0;
+    while digit < 16 {
+        let byte = if digit < 10 {
+            b'0' + digit
+        } else {
+            b'a' + digit - 10
+        };
+        table[byte as usize] = digit;
+        digit += 1;
+    }
+    table
+};
 
 /// What a record contributes to the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,8 +196,13 @@ impl ConversationTree {
             .map(|parent| self.intern(parent));
         let role = match head.role() {
             Role::Assistant(_) => Role::Assistant(head.message_id.as_deref().map(|message| {
+                // The id is copied only the first time (a response spans several records).
+                if let Some(number) = self.messages.get(message) {
+                    return *number;
+                }
                 let next = u32::try_from(self.messages.len()).unwrap_or(u32::MAX);
-                *self.messages.entry(message.into()).or_insert(next)
+                self.messages.insert(message.into(), next);
+                next
             })),
             other => other,
         };
@@ -375,252 +395,6 @@ enum Verdict {
     Abandoned,
     /// Never reaches the path.
     Disconnected,
-}
-
-impl<'de> Deserialize<'de> for RecordHead<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct HeadVisitor;
-        impl<'de> Visitor<'de> for HeadVisitor {
-            type Value = RecordHead<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a claude code record")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                // As in a JSON tree, the last of duplicate members wins.
-                let mut head = RecordHead::default();
-                while let Some(key) = map.next_key::<Loose<'de>>()? {
-                    let Some(key) = key.0 else {
-                        map.next_value::<IgnoredAny>()?;
-                        continue;
-                    };
-                    match key.as_ref() {
-                        "type" => head.kind = map.next_value::<Loose<'de>>()?.0,
-                        "uuid" => head.uuid = map.next_value::<Loose<'de>>()?.0,
-                        "parentUuid" => head.parent_uuid = map.next_value::<Loose<'de>>()?.0,
-                        "logicalParentUuid" => {
-                            head.logical_parent_uuid = map.next_value::<Loose<'de>>()?.0;
-                        }
-                        "isSidechain" => head.is_sidechain = map.next_value::<IsTrue>()?.0,
-                        "isMeta" => head.is_meta = map.next_value::<IsTrue>()?.0,
-                        "isCompactSummary" => {
-                            head.is_compact_summary = map.next_value::<IsTrue>()?.0;
-                        }
-                        "message" => {
-                            let message = map.next_value::<MessageHead<'de>>()?;
-                            head.message_id = message.id;
-                            head.only_tool_results = message.only_tool_results;
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(head)
-            }
-        }
-        deserializer.deserialize_map(HeadVisitor)
-    }
-}
-
-/// `message` read for its `id` and the shape of its `content`.
-#[derive(Default)]
-struct MessageHead<'a> {
-    id: Option<Cow<'a, str>>,
-    only_tool_results: bool,
-}
-
-impl<'de> Deserialize<'de> for MessageHead<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MessageVisitor;
-        impl<'de> Visitor<'de> for MessageVisitor {
-            type Value = MessageHead<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut message = MessageHead::default();
-                while let Some(key) = map.next_key::<Loose<'de>>()? {
-                    match key.0.as_deref() {
-                        Some("id") => message.id = map.next_value::<Loose<'de>>()?.0,
-                        Some("content") => {
-                            message.only_tool_results = map.next_value::<ToolResultsOnly>()?.0;
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(message)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MessageHead::default())
-            }
-            scalars_are!(MessageHead::default());
-        }
-        deserializer.deserialize_any(MessageVisitor)
-    }
-}
-
-/// Content that is a non-empty array of `tool_result` blocks and nothing else.
-struct ToolResultsOnly(bool);
-
-impl<'de> Deserialize<'de> for ToolResultsOnly {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = ToolResultsOnly;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = 0usize;
-                let mut all = true;
-                while let Some(block) = seq.next_element::<BlockType<'de>>()? {
-                    blocks += 1;
-                    all &= block.0.as_deref() == Some("tool_result");
-                }
-                Ok(ToolResultsOnly(blocks > 0 && all))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(ToolResultsOnly(false))
-            }
-            scalars_are!(ToolResultsOnly(false));
-        }
-        deserializer.deserialize_any(ContentVisitor)
-    }
-}
-
-/// A content block read for its `type` only.
-struct BlockType<'a>(Option<Cow<'a, str>>);
-
-impl<'de> Deserialize<'de> for BlockType<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct BlockVisitor;
-        impl<'de> Visitor<'de> for BlockVisitor {
-            type Value = BlockType<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut kind = None;
-                while let Some(key) = map.next_key::<Loose<'de>>()? {
-                    if key.0.as_deref() == Some("type") {
-                        kind = map.next_value::<Loose<'de>>()?.0;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(BlockType(kind))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(BlockType(None))
-            }
-            scalars_are!(BlockType(None));
-        }
-        deserializer.deserialize_any(BlockVisitor)
-    }
-}
-
-/// Any value, kept only when it is a string (as `Value::as_str` reads a member).
-struct Loose<'a>(Option<Cow<'a, str>>);
-
-impl<'de> Deserialize<'de> for Loose<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct LooseVisitor;
-        impl<'de> Visitor<'de> for LooseVisitor {
-            type Value = Loose<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> Result<Self::Value, E> {
-                Ok(Loose(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Loose(Some(Cow::Owned(v.to_string()))))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Loose(Some(Cow::Owned(v))))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Loose(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Loose(None))
-            }
-            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Loose(None))
-            }
-            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Loose(None))
-            }
-            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Loose(None))
-            }
-            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Loose(None))
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Loose(None))
-            }
-            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Loose(None))
-            }
-        }
-        deserializer.deserialize_any(LooseVisitor)
-    }
-}
-
-/// Any value, true only when it is the boolean `true` (as `Value::as_bool(..) == Some(true)`).
-struct IsTrue(bool);
-
-impl<'de> Deserialize<'de> for IsTrue {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct BoolVisitor;
-        impl<'de> Visitor<'de> for BoolVisitor {
-            type Value = IsTrue;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
-                Ok(IsTrue(v))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(IsTrue(false))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(IsTrue(false))
-            }
-            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(IsTrue(false))
-            }
-        }
-        deserializer.deserialize_any(BoolVisitor)
-    }
 }
 
 #[cfg(test)]

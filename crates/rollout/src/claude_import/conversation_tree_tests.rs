@@ -6,6 +6,8 @@ use serde_json::json;
 
 use super::ConversationTree;
 use super::RecordHead;
+use super::canonical_uuid;
+use crate::claude_import::record_view::RecordView;
 
 fn prompt(uuid: &str, parent: Option<&str>) -> Value {
     json!({"type": "user", "uuid": uuid, "parentUuid": parent,
@@ -24,8 +26,9 @@ fn assistant(uuid: &str, parent: &str, message_id: &str) -> Value {
 
 fn abandoned(records: &[Value]) -> Vec<String> {
     let mut tree = ConversationTree::default();
-    for record in records {
-        tree.add(&RecordHead::of_value(record).unwrap());
+    let lines: Vec<String> = records.iter().map(Value::to_string).collect();
+    for line in &lines {
+        tree.add(&RecordHead::of_view(&RecordView::parse(line).unwrap()));
     }
     tree.resolve();
     let mut out: Vec<String> = records
@@ -150,4 +153,31 @@ fn cycles_and_records_without_uuid_do_not_hang_or_count() {
     ];
     let found: HashSet<String> = abandoned(&records).into_iter().collect();
     assert_eq!(found, HashSet::new());
+}
+
+/// A uuid is kept as its 16 bytes exactly when it is a canonical (lower-case, hyphenated) UUID.
+#[test]
+fn canonical_uuids_are_read_as_the_uuid_crate_reads_them() {
+    let canonical = "0b6a3f9e-2d41-4c8a-b1f7-6e90a2c5d813";
+    let candidates = [
+        canonical.to_string(),
+        canonical.to_uppercase(),
+        canonical.replace('-', ""),
+        format!("{{{canonical}}}"),
+        format!("urn:uuid:{canonical}"),
+        canonical.replacen('-', "x", 1),
+        canonical.replacen('b', "g", 1),
+        "00000000-0000-0000-0000-000000000000".to_string(),
+        "ffffffff-ffff-ffff-ffff-ffffffffffff".to_string(),
+        "0b6a3f9e-2d41-4c8a-b1f7-6e90a2c5d8131".to_string(),
+        "0b6a3f9e2-d41-4c8a-b1f7-6e90a2c5d813".to_string(),
+        "é".repeat(18),
+    ];
+    for text in candidates {
+        let expected = uuid::Uuid::try_parse(&text)
+            .ok()
+            .filter(|parsed| parsed.hyphenated().to_string() == text)
+            .map(|parsed| parsed.as_u128());
+        assert_eq!(canonical_uuid(text.as_bytes()), expected, "{text}");
+    }
 }

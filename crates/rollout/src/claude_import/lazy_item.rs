@@ -3,12 +3,17 @@
 //! Tool calls and tool results carry most of a transcript's bytes (a tool's output, a call's
 //! arguments), and the import's rules never look inside them: the block is kept as it was read
 //! and converted into its item only when a reader types the record (see
-//! docs/design/rollout-formats.md, "Lazy lines").
+//! docs/design/rollout-formats.md, "Lazy lines"). A response's usage is kept the same way: the
+//! token counts the import adds up are read from it, and the `token_count` event, which keeps
+//! the whole usage object, is built only when typed.
 
-use agentctx_protocol::ResponseItem;
+use agentctx_protocol::EventMsg;
+use agentctx_protocol::ExtraFields;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
-use serde_json::value::RawValue;
+use agentctx_protocol::TokenCountEvent;
+use agentctx_protocol::TokenUsage;
+use agentctx_protocol::TokenUsageInfo;
 
 use super::content_blocks;
 use super::record_view;
@@ -22,21 +27,33 @@ pub(crate) struct LazyClaudeItem {
 
 #[derive(Debug, Clone)]
 pub(crate) enum LazyBlock {
-    /// A `tool_result` block: a `function_call_output` item.
-    ToolResult(Box<RawValue>),
-    /// A `tool_use` block: a `function_call` item.
-    ToolUse(Box<RawValue>),
+    /// A `tool_result` block (its JSON text): a `function_call_output` item.
+    ToolResult(Box<str>),
+    /// A `tool_use` block (its JSON text): a `function_call` item.
+    ToolUse(Box<str>),
+    /// A response's final usage: a `token_count` event.
+    TokenCount(Box<LazyTokenCount>),
+}
+
+/// A response's final usage, as its JSON text, with the counts the import read from it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LazyTokenCount {
+    /// The usage object's JSON text, kept whole in the event as `claude_usage`.
+    pub(crate) usage: Box<str>,
+    /// The request's counts.
+    pub(crate) last: TokenUsage,
+    /// The session's counts so far, this request's included.
+    pub(crate) total: TokenUsage,
 }
 
 impl PartialEq for LazyBlock {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Self::ToolResult(a), Self::ToolResult(b)) | (Self::ToolUse(a), Self::ToolUse(b)) => {
-                a.get() == b.get()
+                a == b
             }
-            (Self::ToolResult(_), Self::ToolUse(_)) | (Self::ToolUse(_), Self::ToolResult(_)) => {
-                false
-            }
+            (Self::TokenCount(a), Self::TokenCount(b)) => a == b,
+            _ => false,
         }
     }
 }
@@ -56,11 +73,20 @@ impl LazyClaudeItem {
         &self.timestamp
     }
 
-    /// The type of the item the block becomes.
+    /// The kind of the line the block becomes (`response_item`, `event_msg`).
+    pub(crate) fn kind(&self) -> &'static str {
+        match self.block {
+            LazyBlock::ToolResult(_) | LazyBlock::ToolUse(_) => "response_item",
+            LazyBlock::TokenCount(_) => "event_msg",
+        }
+    }
+
+    /// The type of the item or event the block becomes.
     pub(crate) fn payload_type(&self) -> &'static str {
         match self.block {
             LazyBlock::ToolResult(_) => "function_call_output",
             LazyBlock::ToolUse(_) => "function_call",
+            LazyBlock::TokenCount(_) => "token_count",
         }
     }
 
@@ -70,7 +96,17 @@ impl LazyClaudeItem {
     }
 
     pub(crate) fn item(&self) -> RolloutItem {
-        RolloutItem::ResponseItem(self.block.item())
+        match &self.block {
+            LazyBlock::ToolResult(raw) => RolloutItem::ResponseItem(
+                content_blocks::tool_result_item(&record_view::to_value(raw)),
+            ),
+            LazyBlock::ToolUse(raw) => RolloutItem::ResponseItem(content_blocks::tool_use_item(
+                &record_view::to_value(raw),
+            )),
+            LazyBlock::TokenCount(count) => {
+                RolloutItem::EventMsg(EventMsg::TokenCount(count.event()))
+            }
+        }
     }
 
     pub(crate) fn into_line(self) -> RolloutLine {
@@ -79,11 +115,23 @@ impl LazyClaudeItem {
     }
 }
 
-impl LazyBlock {
-    fn item(&self) -> ResponseItem {
-        match self {
-            Self::ToolResult(raw) => content_blocks::tool_result_item(&record_view::to_value(raw)),
-            Self::ToolUse(raw) => content_blocks::tool_use_item(&record_view::to_value(raw)),
+impl LazyTokenCount {
+    /// The `token_count` event: the counts, and the original usage object as `claude_usage`.
+    pub(crate) fn event(&self) -> TokenCountEvent {
+        let mut extra = ExtraFields::new();
+        extra.insert(
+            "claude_usage".to_string(),
+            record_view::to_value(&self.usage),
+        );
+        TokenCountEvent {
+            info: Some(TokenUsageInfo {
+                total_token_usage: self.total,
+                last_token_usage: self.last,
+                model_context_window: None,
+                extra: ExtraFields::new(),
+            }),
+            rate_limits: None,
+            extra,
         }
     }
 }

@@ -42,7 +42,8 @@ impl LocalCommands {
         {
             let sidechain = record.flags.sidechain;
             // A tool call or result kept untyped is a `function_call` or a
-            // `function_call_output`: never a user message.
+            // `function_call_output`, a usage kept untyped a `token_count` event: never a user
+            // message.
             let (answered, typed_prompt) = match item {
                 ItemView::Typed(item) => {
                     let answered = is_model_output(item);

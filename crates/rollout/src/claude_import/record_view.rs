@@ -1,6 +1,10 @@
 //! A Claude Code line read borrowed: the members the import reads, each kept as the raw JSON
 //! text of its value, and read only when the import looks at it.
 //!
+//! A line is read by a hand-written scan first (`record_scan`), which checks the line as it
+//! goes and gives up on anything unusual; serde_json reads the lines it gave up on, and decides
+//! and names what is wrong with them.
+//!
 //! Building every record as a JSON tree cost as much as typing it; most of a record is never
 //! read (`toolUseResult`, which repeats a tool's output, the message's `model`, ...), and the
 //! bulk of what is read, the content blocks of tool calls and results, is only carried along.
@@ -23,28 +27,30 @@ use serde::de::value::MapAccessDeserializer;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-/// The members of a Claude Code record the import reads, as raw JSON.
-#[derive(Debug, Default, Clone)]
+use super::record_scan;
+
+/// The members of a Claude Code record the import reads, each as the JSON text of its value
+/// (valid JSON: checked when the line was read).
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct RecordView<'a> {
-    pub(crate) kind: Option<&'a RawValue>,
-    pub(crate) subtype: Option<&'a RawValue>,
-    pub(crate) uuid: Option<&'a RawValue>,
-    /// Read by the conversation tree from the heads; here only checked as the other members.
-    parent_uuid: Option<&'a RawValue>,
-    logical_parent_uuid: Option<&'a RawValue>,
-    pub(crate) session_id: Option<&'a RawValue>,
-    pub(crate) cwd: Option<&'a RawValue>,
-    pub(crate) version: Option<&'a RawValue>,
-    pub(crate) git_branch: Option<&'a RawValue>,
-    pub(crate) timestamp: Option<&'a RawValue>,
+    pub(crate) kind: Option<&'a str>,
+    pub(crate) subtype: Option<&'a str>,
+    pub(crate) uuid: Option<&'a str>,
+    pub(crate) parent_uuid: Option<&'a str>,
+    pub(crate) logical_parent_uuid: Option<&'a str>,
+    pub(crate) session_id: Option<&'a str>,
+    pub(crate) cwd: Option<&'a str>,
+    pub(crate) version: Option<&'a str>,
+    pub(crate) git_branch: Option<&'a str>,
+    pub(crate) timestamp: Option<&'a str>,
     /// `message`, read in the same pass as the record (an empty view when it is not an object).
     pub(crate) message: Option<MessageView<'a>>,
-    pub(crate) request_id: Option<&'a RawValue>,
-    pub(crate) is_meta: Option<&'a RawValue>,
-    pub(crate) is_sidechain: Option<&'a RawValue>,
-    pub(crate) is_compact_summary: Option<&'a RawValue>,
-    pub(crate) permission_mode: Option<&'a RawValue>,
-    pub(crate) compact_metadata: Option<&'a RawValue>,
+    pub(crate) request_id: Option<&'a str>,
+    pub(crate) is_meta: Option<&'a str>,
+    pub(crate) is_sidechain: Option<&'a str>,
+    pub(crate) is_compact_summary: Option<&'a str>,
+    pub(crate) permission_mode: Option<&'a str>,
+    pub(crate) compact_metadata: Option<&'a str>,
 }
 
 impl<'a> RecordView<'a> {
@@ -54,7 +60,29 @@ impl<'a> RecordView<'a> {
     /// The view accepts what a JSON tree of the members it reads accepts, no more: a member
     /// whose tree would not parse (a number out of range, a lone surrogate escape, nesting past
     /// serde_json's limit) gives `None` too, and the whole parse names the error as before.
+    #[cfg(test)]
     pub(crate) fn parse(text: &'a str) -> Option<Self> {
+        let mut view = Self::default();
+        view.read(text).then_some(view)
+    }
+
+    /// [`RecordView::parse`] into an empty view, in place: `false` when the line is not read
+    /// (the view is then left partly filled).
+    pub(crate) fn read(&mut self, text: &'a str) -> bool {
+        if record_scan::scan_into(text, self).is_some() {
+            return true;
+        }
+        match Self::parse_with_serde_json(text) {
+            Some(view) => {
+                *self = view;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// [`RecordView::parse`] by serde_json alone: the reading of the lines the scan gives up on.
+    pub(crate) fn parse_with_serde_json(text: &'a str) -> Option<Self> {
         let view: Self = serde_json::from_str(text).ok()?;
         let members = [
             view.kind,
@@ -89,15 +117,15 @@ impl<'a> RecordView<'a> {
 }
 
 /// The members of a record's `message` the import reads (none when it is not an object).
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct MessageView<'a> {
-    pub(crate) id: Option<&'a RawValue>,
+    pub(crate) id: Option<&'a str>,
     pub(crate) content: Option<Content<'a>>,
-    pub(crate) usage: Option<&'a RawValue>,
+    pub(crate) usage: Option<&'a str>,
 }
 
 /// A message's `content`, read in the same pass as the record.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Content<'a> {
     Null,
     Text(Cow<'a, str>),
@@ -109,19 +137,19 @@ pub(crate) enum Content<'a> {
 
 /// A content block as its JSON text, with its `type` when the block is an object and its
 /// `type` a string.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Block<'a> {
-    pub(crate) raw: &'a RawValue,
+    pub(crate) raw: &'a str,
     pub(crate) kind: Option<Cow<'a, str>>,
 }
 
 impl<'a> Block<'a> {
     /// `None` when the block would not parse as a JSON tree (see [`RecordView::parse`]).
-    fn of(raw: &'a RawValue) -> Option<Self> {
-        if !raw.get().starts_with('{') {
+    fn of(raw: &'a str) -> Option<Self> {
+        if !raw.starts_with('{') {
             return Validate::check(raw, IN_CONTENT).then_some(Self { raw, kind: None });
         }
-        let view = serde_json::from_str::<BlockView<'_>>(raw.get()).ok()?;
+        let view = serde_json::from_str::<BlockView<'_>>(raw).ok()?;
         if let Some(kind) = view.kind
             && !Validate::check(kind, IN_BLOCK)
         {
@@ -137,20 +165,18 @@ impl<'a> Block<'a> {
 }
 
 /// A string value, borrowed when it holds no escape; `None` for any other JSON value.
-pub(crate) fn as_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    let text = raw.get();
-    if !text.starts_with('"') {
-        return None;
+pub(crate) fn as_str(raw: &str) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    // The text is valid JSON: a string without a backslash is its own value.
+    if memchr::memchr(b'\\', inner.as_bytes()).is_none() {
+        return Some(Cow::Borrowed(inner));
     }
-    match serde_json::from_str::<&str>(text) {
-        Ok(text) => Some(Cow::Borrowed(text)),
-        Err(_) => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
-    }
+    serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
 }
 
 /// A boolean value; `None` for any other JSON value.
-pub(crate) fn as_bool(raw: &RawValue) -> Option<bool> {
-    match raw.get() {
+pub(crate) fn as_bool(raw: &str) -> Option<bool> {
+    match raw {
         "true" => Some(true),
         "false" => Some(false),
         _ => None,
@@ -159,14 +185,38 @@ pub(crate) fn as_bool(raw: &RawValue) -> Option<bool> {
 
 /// The JSON tree of a value. The text was validated as JSON when the line was read, so the
 /// `Null` of a failed parse is not reached.
-pub(crate) fn to_value(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+pub(crate) fn to_value(raw: &str) -> Value {
+    serde_json::from_str(raw).unwrap_or(Value::Null)
 }
 
 /// The members of a content block the import needs before the block is typed.
 #[derive(Default)]
 struct BlockView<'a> {
-    kind: Option<&'a RawValue>,
+    kind: Option<&'a str>,
+}
+
+/// A member the views keep, read from the value of an object's member.
+trait Member<'de>: Sized {
+    fn next<A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error>;
+}
+
+/// Raw JSON text, as serde_json checked and delimited it.
+impl<'de> Member<'de> for &'de str {
+    fn next<A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        map.next_value::<&'de RawValue>().map(RawValue::get)
+    }
+}
+
+impl<'de> Member<'de> for MessageView<'de> {
+    fn next<A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        map.next_value()
+    }
+}
+
+impl<'de> Member<'de> for Content<'de> {
+    fn next<A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        map.next_value()
+    }
 }
 
 /// A visitor over the members of an object that keeps the named ones, each read as its field's
@@ -189,7 +239,7 @@ macro_rules! members_visitor {
                         let mut view = $view::default();
                         while let Some(key) = map.next_key::<MemberName<'de>>()? {
                             match key.0.as_ref() {
-                                $($name => view.$field = Some(map.next_value()?),)*
+                                $($name => view.$field = Some(Member::next(&mut map)?),)*
                                 _ => {
                                     map.next_value_seed($skip)?;
                                 }
@@ -239,9 +289,9 @@ members_visitor!(BlockView, "a content block", Validate(IN_BLOCK), {
 /// The members of a message object (the view is built from them).
 #[derive(Default)]
 struct MessageMembers<'a> {
-    id: Option<&'a RawValue>,
+    id: Option<&'a str>,
     content: Option<Content<'a>>,
-    usage: Option<&'a RawValue>,
+    usage: Option<&'a str>,
 }
 
 impl<'de> Deserialize<'de> for MessageView<'de> {
@@ -324,7 +374,7 @@ impl<'de> Deserialize<'de> for Content<'de> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut blocks = Vec::new();
                 while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-                    let block = Block::of(raw).ok_or_else(|| {
+                    let block = Block::of(raw.get()).ok_or_else(|| {
                         serde::de::Error::custom("a content block that is not valid as a tree")
                     })?;
                     blocks.push(block);
@@ -369,16 +419,15 @@ const IN_BLOCK: usize = IN_CONTENT - 1;
 struct Validate(usize);
 
 impl Validate {
-    fn check(raw: &RawValue, depth: usize) -> bool {
+    fn check(text: &str, depth: usize) -> bool {
         // Most members are plain strings (uuids, timestamps) or booleans: valid JSON text with
         // no escape to decode is valid as a tree (the line was checked to be UTF-8).
-        let text = raw.get();
         if matches!(text, "true" | "false" | "null")
             || (text.starts_with('"') && memchr::memchr(b'\\', text.as_bytes()).is_none())
         {
             return true;
         }
-        let mut deserializer = serde_json::Deserializer::from_str(raw.get());
+        let mut deserializer = serde_json::Deserializer::from_str(text);
         Validate(depth).deserialize(&mut deserializer).is_ok()
     }
 

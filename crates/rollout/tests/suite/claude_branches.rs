@@ -64,3 +64,44 @@ fn a_subagent_transcript_in_its_folder_is_found_and_read_as_its_own_conversation
     );
     assert_eq!(file.ignored.get("abandoned-branch"), Some(&1));
 }
+
+/// A line the import refuses (here a prompt whose `message.model` is a number out of range,
+/// which its JSON tree refuses) never shapes the tree: the answer hanging below it has no known
+/// parent, so nothing proves it abandoned, read in two passes as in one.
+#[test]
+fn a_refused_line_does_not_shape_the_tree() {
+    let lines = [
+        r#"{"parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"first prompt"},"uuid":"u1","timestamp":"2025-12-05T09:00:00.000Z"}"#,
+        r#"{"parentUuid":"u1","sessionId":"s","type":"user","message":{"model":1e400,"role":"user","content":"refused prompt"},"uuid":"u2","timestamp":"2025-12-05T09:00:01.000Z"}"#,
+        r#"{"parentUuid":"u2","sessionId":"s","type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"answer below the refused line"}]},"uuid":"a1","timestamp":"2025-12-05T09:00:02.000Z"}"#,
+        r#"{"parentUuid":"u1","sessionId":"s","type":"assistant","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"answer on the path"}]},"uuid":"a2","timestamp":"2025-12-05T09:00:03.000Z"}"#,
+    ];
+    let text = lines.join("\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let two_passes = read_rollout(&path).unwrap();
+    let mut one_pass = agentctx_rollout::RolloutReader::new(
+        &path,
+        std::io::BufReader::new(std::io::Cursor::new(text.into_bytes())),
+    );
+    let mut records = Vec::new();
+    for event in one_pass.by_ref() {
+        if let agentctx_rollout::ReadEvent::Record(record) = event.unwrap() {
+            records.push(record);
+        }
+    }
+    assert_eq!(records, two_passes.records);
+    assert_eq!(one_pass.ignored(), &two_passes.ignored);
+    assert_eq!(two_passes.skipped.len(), 1);
+    assert_eq!(two_passes.ignored.get("abandoned-branch"), None);
+    assert_eq!(
+        render::records(&two_passes.records),
+        vec![
+            "L1 -- session_meta s claude_code -",
+            "L1 -- message/user: first prompt",
+            "L3 -- message/assistant: answer below the refused line",
+            "L4 -- message/assistant: answer on the path",
+        ]
+    );
+}
