@@ -8,6 +8,8 @@
 //! - `read_rollout/codex_lazy` and `read_rollout/claude_lazy`: `RolloutReader::open` over the
 //!   file, every lazy event consumed with its kind and payload type looked at (the records a
 //!   pipeline gets before it types what it needs): the target's figure;
+//! - `read_rollout/claude_lazy_one_pass`: the Claude Code read from a source that cannot seek,
+//!   in one pass, its records held until the end of the file (what the second pass costs);
 //! - `read_rollout/codex` and `read_rollout/claude`: the same read typed, every record with its
 //!   payload fidelity (what every reader paid before lazy lines);
 //! - `read_rollout/raw_read_codex` and `read_rollout/raw_read_claude`: the yardstick, the same
@@ -116,6 +118,20 @@ fn read_lazy(path: &Path) -> usize {
     seen
 }
 
+/// [`read_lazy`] in one pass, the records held until the end of the file (a source that cannot
+/// seek).
+fn read_lazy_one_pass(path: &Path) -> usize {
+    let file = std::fs::File::open(path).unwrap();
+    let mut reader = RolloutReader::new(path, std::io::BufReader::with_capacity(256 * 1024, file));
+    let mut seen = 0;
+    for event in reader.lazy() {
+        if let Ok(LazyReadEvent::Record(record)) = event {
+            seen += record.kind().len() + record.payload_type().map_or(0, str::len);
+        }
+    }
+    seen
+}
+
 /// The yardstick: the file's bytes from the page cache, newlines counted so the read is used.
 fn raw_read(path: &Path) -> usize {
     let mut file = std::fs::File::open(path).unwrap();
@@ -158,6 +174,11 @@ fn bench_read(c: &mut Criterion) {
         group.bench_function(format!("{name}_lazy"), |b| {
             b.iter(|| read_lazy(black_box(&path)));
         });
+        if fresh_uuids {
+            group.bench_function(format!("{name}_lazy_one_pass"), |b| {
+                b.iter(|| read_lazy_one_pass(black_box(&path)));
+            });
+        }
         group.bench_function(name, |b| b.iter(|| read_typed(black_box(&path))));
         group.bench_function(format!("raw_read_{name}"), |b| {
             b.iter(|| raw_read(black_box(&path)));

@@ -180,6 +180,17 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 4,
+        what: "Claude Code transcript reading, one pass, records held to the end (vs raw read)",
+        figure: Measure::Throughput(
+            "read_rollout",
+            "claude_lazy_one_pass",
+            "rollout_claude_bytes",
+        ),
+        yardstick: Measure::Throughput("read_rollout", "raw_read_claude", "rollout_claude_bytes"),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 4,
         what: "Codex rollout reading, every record typed with its fidelity (vs raw read)",
         figure: Measure::Throughput("read_rollout", "codex", "rollout_codex_bytes"),
         yardstick: Measure::Throughput("read_rollout", "raw_read_codex", "rollout_codex_bytes"),
