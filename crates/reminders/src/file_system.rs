@@ -9,7 +9,8 @@
 //! the hop to the pool (a thread wake-up each way) costs more than the 50 `stat`s of a
 //! typical session together; those files are checked inline.
 //!
-//! The kind is read once, when the file is tracked, from `statfs(2)`'s `f_type` on Linux: an
+//! The kind is looked up once per read, by the first full check after it (on the blocking pool,
+//! since a `statfs` can hang where a `stat` can), from `statfs(2)`'s `f_type` on Linux: an
 //! allow-list of local disk and memory file systems is [`FileSystemKind::Local`], anything else
 //! (network and FUSE file systems, and any type this list does not know) is
 //! [`FileSystemKind::Other`]. On other operating systems every file is `Other`, so every check

@@ -73,9 +73,11 @@ pub struct ReadFileState {
     /// the read ([`FileTracker::forget_reads_in_context`]). Change detection still diffs against
     /// `content`; only the already-read skip of `@` mentions needs the content in context.
     pub in_context: bool,
-    /// The file system the file was on when it was tracked: whether an idle check may `stat` it
-    /// inline ([`FileTracker::unchanged_by_local_stamps`]).
-    pub file_system: FileSystemKind,
+    /// The file system the file is on: whether an idle check may `stat` it inline
+    /// ([`FileTracker::unchanged_by_local_stamps`]). `None` until [`FileTracker::detect_changes`]
+    /// (which the `changed_files` generator runs on the blocking pool) looks it up: tracking a
+    /// read makes no system call of its own on the caller's thread, which may be an async worker.
+    pub file_system: Option<FileSystemKind>,
 }
 
 impl ReadFileState {
@@ -167,7 +169,7 @@ impl FileTracker {
             offset,
             limit,
             in_context: true,
-            file_system: FileSystemKind::of(&path),
+            file_system: None,
         };
         let is_full = !state.is_partial();
         // A partial read of a file whose full content the model already saw, unchanged since,
@@ -190,7 +192,6 @@ impl FileTracker {
         let path = path.into();
         let stamp = FileStamp::of(&path).ok();
         let content = content.into();
-        let file_system = FileSystemKind::of(&path);
         self.files.insert(
             path,
             ReadFileState {
@@ -202,7 +203,7 @@ impl FileTracker {
                 offset: None,
                 limit: None,
                 in_context: true,
-                file_system,
+                file_system: None,
             },
         );
     }
@@ -254,15 +255,15 @@ impl FileTracker {
     ///
     /// False as soon as one file needs more: it changed, was deleted or cannot be stat'ed, its
     /// stamp is too close to its mtime to be trusted, or it is on a file system whose `stat` can
-    /// hang (network, FUSE, unknown; see [`FileSystemKind`]), which is looked at before any
-    /// `stat` is made. The caller then runs [`FileTracker::detect_changes`] where a hang is
+    /// hang (network, FUSE, unknown; see [`FileSystemKind`]) or not looked up yet, which is
+    /// looked at before any `stat` is made. The caller then runs [`FileTracker::detect_changes`] where a hang is
     /// harmless (the `changed_files` generator: on the blocking pool, under its timeout).
     /// Nothing is updated.
     pub fn unchanged_by_local_stamps(&self) -> bool {
         let all_local = self
             .files
             .iter()
-            .all(|entry| entry.is_partial() || entry.file_system.is_local());
+            .all(|entry| entry.is_partial() || entry.file_system == Some(FileSystemKind::Local));
         all_local
             && self.files.iter().all(|entry| {
                 let state = entry.value();
@@ -275,7 +276,8 @@ impl FileTracker {
 
     /// The fully read files whose content differs from what the model saw, or that were
     /// deleted, sorted by path. Partial reads are skipped. Nothing is updated except the stamp
-    /// of files that were touched without a content change.
+    /// of files that were touched without a content change, and the file system of files
+    /// whose file system was not looked up yet (`statfs`: this can block where a `stat` can).
     pub fn detect_changes(&self) -> Vec<FileChange> {
         let mut changes = Vec::new();
         // Checked in any order and only the changes sorted: sorting every tracked path by its
@@ -288,6 +290,11 @@ impl FileTracker {
         for (path, state) in tracked {
             if state.is_partial() {
                 continue;
+            }
+            if state.file_system.is_none()
+                && let Some(mut entry) = self.files.get_mut(&path)
+            {
+                entry.file_system = Some(FileSystemKind::of(&path));
             }
             match Self::check(&path, &state) {
                 Ok(CheckOutcome::Unchanged { refreshed: None }) => {}
@@ -390,7 +397,7 @@ impl FileTracker {
     #[cfg(test)]
     pub(crate) fn set_file_system(&self, path: &Path, file_system: FileSystemKind) {
         if let Some(mut entry) = self.files.get_mut(path) {
-            entry.file_system = file_system;
+            entry.file_system = Some(file_system);
         }
     }
 

@@ -276,19 +276,30 @@ fn tracked_on(file_system: FileSystemKind) -> (tempfile::TempDir, PathBuf, FileT
 }
 
 #[test]
-fn files_are_tracked_with_the_file_system_they_are_on() {
+fn the_file_system_is_looked_up_by_the_full_check_not_when_tracked() {
     let (_dir, path, _) = tracked_on(FileSystemKind::Local);
     let tracker = FileTracker::new();
+    // Tracking makes no system call of its own: the caller may be an async worker.
     tracker.track_read(&path, "x\n", 1, None, None);
+    assert_eq!(tracker.get(&path).unwrap().file_system, None);
+    assert!(
+        !tracker.unchanged_by_local_stamps(),
+        "not known to be local yet"
+    );
+    assert_eq!(tracker.detect_changes(), Vec::new());
     assert_eq!(
         tracker.get(&path).unwrap().file_system,
-        FileSystemKind::of(&path)
+        Some(FileSystemKind::of(&path))
     );
-    tracker.track_write(&path, "y\n", 2);
-    assert_eq!(
-        tracker.get(&path).unwrap().file_system,
-        FileSystemKind::of(&path)
-    );
+    // A write is a new baseline, looked up again.
+    tracker.track_write(&path, "x\n", 2);
+    assert_eq!(tracker.get(&path).unwrap().file_system, None);
+    // A partial read is never checked, so never looked up.
+    let partial = path.with_file_name("partial.txt");
+    write(&partial, "a\nb\n");
+    tracker.track_read(&partial, "b\n", 1, Some(2), Some(1));
+    tracker.detect_changes();
+    assert_eq!(tracker.get(&partial).unwrap().file_system, None);
 }
 
 #[test]

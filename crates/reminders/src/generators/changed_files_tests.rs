@@ -234,6 +234,20 @@ fn files_whose_stat_can_hang_are_checked_on_the_blocking_pool() {
 }
 
 #[test]
+fn the_file_system_of_a_new_read_is_looked_up_on_the_blocking_pool() {
+    let fx = Fixture::new();
+    read_long_ago(&fx, crate::FileSystemKind::Local);
+    let path = fx.path("a.txt");
+    // Read again: tracked with its file system not looked up yet.
+    fx.ctx.file_tracker.track_read(&path, "x\n", 2, None, None);
+    assert_eq!(first_poll_and_answer(&fx), (false, None));
+    assert_eq!(
+        fx.ctx.file_tracker.get(&path).unwrap().file_system,
+        Some(crate::FileSystemKind::of(&path))
+    );
+}
+
+#[test]
 fn a_changed_local_file_is_read_and_diffed_on_the_blocking_pool() {
     let fx = Fixture::new();
     read_long_ago(&fx, crate::FileSystemKind::Local);
