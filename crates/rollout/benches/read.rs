@@ -8,6 +8,10 @@
 //! - `read_rollout/codex_lazy` and `read_rollout/claude_lazy`: `RolloutReader::open` over the
 //!   file, every lazy event consumed with its kind and payload type looked at (the records a
 //!   pipeline gets before it types what it needs): the target's figure;
+//! - `read_rollout/claude_tool_output_lazy` and `read_rollout/raw_read_claude_tool_output`: the
+//!   lazy read and its yardstick over the Claude Code fixture whose two tool results each carry
+//!   about 7 KB of output (in the block and in `toolUseResult`, as Claude Code writes it), so
+//!   tool output is most of the file, as in a working session's transcript;
 //! - `read_rollout/claude_lazy_one_pass`: the Claude Code read from a source that cannot seek,
 //!   in one pass, its records held until the end of the file (what the second pass costs);
 //! - `read_rollout/codex` and `read_rollout/claude`: the same read typed, every record with its
@@ -118,6 +122,60 @@ fn read_lazy(path: &Path) -> usize {
     seen
 }
 
+/// The tool output every tool result of [`with_long_tool_outputs`] carries: 120 numbered lines
+/// of code (about 7 KB), with the tabs and quotes a file read has.
+fn long_tool_output() -> String {
+    (1..=120)
+        .map(|n| {
+            format!("{n:>6}\t    let value_{n} = compute(\"item {n}\", &config)?; // step {n}\n")
+        })
+        .collect()
+}
+
+/// `fixture` with every tool result carrying [`long_tool_output`], in its block and in the
+/// record's `toolUseResult` (Claude Code writes a tool's output twice), so tool output is most
+/// of the bytes, as in a working session's transcript. Other lines stay as they are.
+fn with_long_tool_outputs(fixture: &str) -> String {
+    use serde_json::Value;
+    let output = Value::String(long_tool_output());
+    let mut out = String::new();
+    for line in fixture.lines() {
+        let mut record: Value = match serde_json::from_str(line) {
+            Ok(record) => record,
+            Err(_) => {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+        };
+        let mut changed = false;
+        if let Some(blocks) = record
+            .pointer_mut("/message/content")
+            .and_then(Value::as_array_mut)
+        {
+            for block in blocks {
+                if block.get("type").and_then(Value::as_str) == Some("tool_result") {
+                    block["content"] = output.clone();
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            if let Some(result) = record
+                .get_mut("toolUseResult")
+                .and_then(Value::as_object_mut)
+            {
+                result.insert("content".to_string(), output.clone());
+            }
+            out.push_str(&serde_json::to_string(&record).unwrap());
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// [`read_lazy`] in one pass, the records held until the end of the file (a source that cannot
 /// seek).
 fn read_lazy_one_pass(path: &Path) -> usize {
@@ -184,6 +242,19 @@ fn bench_read(c: &mut Criterion) {
             b.iter(|| raw_read(black_box(&path)));
         });
     }
+    // The Claude Code transcript again, its tool results long (the lazy read and its yardstick).
+    let bytes = session(&with_long_tool_outputs(CLAUDE_TURN), COPIES, true);
+    let path = dir.path().join("claude_tool_output.jsonl");
+    std::fs::write(&path, &bytes).unwrap();
+    record("rollout_claude_tool_output_bytes", bytes.len() as f64);
+    assert!(read_typed(&path) > COPIES);
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function("claude_tool_output_lazy", |b| {
+        b.iter(|| read_lazy(black_box(&path)));
+    });
+    group.bench_function("raw_read_claude_tool_output", |b| {
+        b.iter(|| raw_read(black_box(&path)));
+    });
     group.finish();
 
     let codex = session(CODEX_TURN, COPIES, false);

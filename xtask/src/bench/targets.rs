@@ -180,6 +180,21 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 4,
+        what: "Claude Code transcript with long tool outputs, two passes, lazy (vs raw read)",
+        figure: Measure::Throughput(
+            "read_rollout",
+            "claude_tool_output_lazy",
+            "rollout_claude_tool_output_bytes",
+        ),
+        yardstick: Measure::Throughput(
+            "read_rollout",
+            "raw_read_claude_tool_output",
+            "rollout_claude_tool_output_bytes",
+        ),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 4,
         what: "Claude Code transcript reading, one pass, records held to the end (vs raw read)",
         figure: Measure::Throughput(
             "read_rollout",
