@@ -260,10 +260,9 @@ impl FileTracker {
     /// harmless (the `changed_files` generator: on the blocking pool, under its timeout).
     /// Nothing is updated.
     pub fn unchanged_by_local_stamps(&self) -> bool {
-        let all_local = self
-            .files
-            .iter()
-            .all(|entry| entry.is_partial() || entry.file_system == Some(FileSystemKind::Local));
+        let all_local = self.files.iter().all(|entry| {
+            entry.is_partial() || entry.file_system.is_some_and(FileSystemKind::is_local)
+        });
         all_local
             && self.files.iter().all(|entry| {
                 let state = entry.value();

@@ -108,43 +108,17 @@ impl Key {
     }
 }
 
-/// The value of a canonical UUID: 36 bytes, lower-case hexadecimal digits with hyphens after
-/// the 8th, 12th, 16th and 20th.
+/// The value of a canonical UUID: the hyphenated form (36 bytes) in lower case. The `uuid`
+/// crate reads the digits; of the forms it accepts, only the hyphenated one is 36 bytes long,
+/// and upper-case digits are refused here, so one UUID has one key.
 fn canonical_uuid(text: &[u8]) -> Option<u128> {
-    const HYPHENS: [usize; 4] = [8, 13, 18, 23];
-    const DIGITS: [std::ops::Range<usize>; 5] = [0..8, 9..13, 14..18, 19..23, 24..36];
-    if text.len() != 36 || HYPHENS.iter().any(|at| text.get(*at) != Some(&b'-')) {
+    if text.len() != uuid::fmt::Hyphenated::LENGTH || text.iter().any(u8::is_ascii_uppercase) {
         return None;
     }
-    // Without a branch per digit: a byte that is not a lower-case hexadecimal digit sets a
-    // high bit in `invalid`.
-    let mut value = 0u128;
-    let mut invalid = 0u8;
-    for digits in DIGITS {
-        for byte in text.get(digits)? {
-            let digit = HEX_DIGITS[usize::from(*byte)];
-            invalid |= digit;
-            value = value << 4 | u128::from(digit & 0x0f);
-        }
-    }
-    (invalid & 0xf0 == 0).then_some(value)
+    uuid::Uuid::try_parse_ascii(text)
+        .ok()
+        .map(|parsed| parsed.as_u128())
 }
-
-/// The value of each lower-case hexadecimal digit, `0xff` for every other byte.
-const HEX_DIGITS: [u8; 256] = {
-    let mut table = [0xff; 256];
-    let mut digit = 0;
-    while digit < 16 {
-        let byte = if digit < 10 {
-            b'0' + digit
-        } else {
-            b'a' + digit - 10
-        };
-        table[byte as usize] = digit;
-        digit += 1;
-    }
-    table
-};
 
 /// What a record contributes to the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
