@@ -633,19 +633,7 @@ fn is_harness_text(text: &str) -> bool {
 
 /// True for a `user` record whose content is tool results and nothing else.
 fn holds_only_tool_results(view: &RecordView<'_>) -> bool {
-    if view.is_compact_summary.and_then(as_bool) == Some(true) {
-        return false;
-    }
-    match view
-        .message
-        .as_ref()
-        .and_then(|message| message.content.as_ref())
-    {
-        Some(Content::Blocks(blocks)) => {
-            !blocks.is_empty() && blocks.iter().all(|block| block.is("tool_result"))
-        }
-        _ => false,
-    }
+    view.is_compact_summary.and_then(as_bool) != Some(true) && view.content_is_only_tool_results()
 }
 
 /// Appends text to the last item when it is an assistant message, else starts one.

@@ -16,8 +16,9 @@
 //! sub-agent transcript (every record a sidechain) the sidechain records are the conversation.
 //!
 //! The tree is built from [`RecordHead`]s, the few fields of a record it needs, taken from the
-//! record's view (the members the import reads, without the record's body), and it holds numbers, not strings: a uuid is interned once (as
-//! 16 bytes when it is a canonical UUID) and a node is a few bytes. Its memory grows with the
+//! record's view (the members the import reads, without the record's body), and it holds
+//! numbers, not strings: a uuid is interned once (as 16 bytes when it is a canonical UUID) and a
+//! node is a few bytes. Its memory grows with the
 //! number of records (about 150 to 200 bytes each at its largest, hash-table growth included),
 //! never with their size; once resolved it keeps only the abandoned uuids. That is what lets the
 //! two-pass import read a transcript of any size in bounded memory (see
@@ -29,7 +30,6 @@ use foldhash::HashMap;
 use foldhash::HashMapExt;
 use foldhash::HashSet;
 
-use super::record_view::Content;
 use super::record_view::RecordView;
 use super::record_view::as_bool;
 use super::record_view::as_str;
@@ -56,12 +56,6 @@ impl<'a> RecordHead<'a> {
     pub(crate) fn of_view(view: &RecordView<'a>) -> Self {
         let is_true = |member: Option<&str>| member.and_then(as_bool) == Some(true);
         let message = view.message.as_ref();
-        let only_tool_results = match message.and_then(|message| message.content.as_ref()) {
-            Some(Content::Blocks(blocks)) => {
-                !blocks.is_empty() && blocks.iter().all(|block| block.is("tool_result"))
-            }
-            Some(Content::Null | Content::Text(_) | Content::Other(_)) | None => false,
-        };
         Self {
             kind: view.kind.and_then(as_str),
             uuid: view.uuid.and_then(as_str),
@@ -71,7 +65,7 @@ impl<'a> RecordHead<'a> {
             is_meta: is_true(view.is_meta),
             is_compact_summary: is_true(view.is_compact_summary),
             message_id: message.and_then(|message| message.id).and_then(as_str),
-            only_tool_results,
+            only_tool_results: view.content_is_only_tool_results(),
         }
     }
 

@@ -81,6 +81,21 @@ impl<'a> RecordView<'a> {
         }
     }
 
+    /// Whether `message.content` is a non-empty array of `tool_result` blocks and nothing else
+    /// (a user record that only carries tool results).
+    pub(crate) fn content_is_only_tool_results(&self) -> bool {
+        match self
+            .message
+            .as_ref()
+            .and_then(|message| message.content.as_ref())
+        {
+            Some(Content::Blocks(blocks)) => {
+                !blocks.is_empty() && blocks.iter().all(|block| block.is("tool_result"))
+            }
+            Some(Content::Null | Content::Text(_) | Content::Other(_)) | None => false,
+        }
+    }
+
     /// [`RecordView::parse`] by serde_json alone: the reading of the lines the scan gives up on.
     pub(crate) fn parse_with_serde_json(text: &'a str) -> Option<Self> {
         let view: Self = serde_json::from_str(text).ok()?;
