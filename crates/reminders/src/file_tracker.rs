@@ -255,22 +255,19 @@ impl FileTracker {
     ///
     /// False as soon as one file needs more: it changed, was deleted or cannot be stat'ed, its
     /// stamp is too close to its mtime to be trusted, or it is on a file system whose `stat` can
-    /// hang (network, FUSE, unknown; see [`FileSystemKind`]) or not looked up yet, which is
-    /// looked at before any `stat` is made. The caller then runs [`FileTracker::detect_changes`] where a hang is
-    /// harmless (the `changed_files` generator: on the blocking pool, under its timeout).
-    /// Nothing is updated.
+    /// hang (network, FUSE, unknown; see [`FileSystemKind`]) or not looked up yet. A file's
+    /// file system is looked at before its `stat`, so no file of the second kind is stat'ed. The
+    /// caller then runs [`FileTracker::detect_changes`] where a hang is harmless (the
+    /// `changed_files` generator: on the blocking pool, under its timeout). Nothing is updated.
     pub fn unchanged_by_local_stamps(&self) -> bool {
-        let all_local = self.files.iter().all(|entry| {
-            entry.is_partial() || entry.file_system.is_some_and(FileSystemKind::is_local)
-        });
-        all_local
-            && self.files.iter().all(|entry| {
-                let state = entry.value();
-                state.is_partial()
-                    || FileStamp::of(entry.key()).is_ok_and(|stamp| {
+        self.files.iter().all(|entry| {
+            let state = entry.value();
+            state.is_partial()
+                || (state.file_system.is_some_and(FileSystemKind::is_local)
+                    && FileStamp::of(entry.key()).is_ok_and(|stamp| {
                         state.stamp == Some(stamp) && is_trusted(stamp, state.stamped_at)
-                    })
-            })
+                    }))
+        })
     }
 
     /// The fully read files whose content differs from what the model saw, or that were
