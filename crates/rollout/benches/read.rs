@@ -81,15 +81,8 @@ fn with_copy_uuids(line: &str, copy: usize) -> String {
     let mut at = 0;
     let mut copied = 0;
     while at + 36 <= bytes.len() {
-        let candidate = &bytes[at..at + 36];
-        let is_uuid = candidate
-            .iter()
-            .enumerate()
-            .all(|(index, byte)| match index {
-                8 | 13 | 18 | 23 => *byte == b'-',
-                _ => byte.is_ascii_hexdigit(),
-            });
-        if is_uuid {
+        // Of the forms the `uuid` crate reads, only the hyphenated one is 36 bytes long.
+        if uuid::Uuid::try_parse_ascii(&bytes[at..at + 36]).is_ok() {
             out.push_str(&line[copied..at + 24]);
             out.push_str(&format!("{copy:012x}"));
             at += 36;
