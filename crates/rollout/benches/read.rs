@@ -12,6 +12,8 @@
 //!   lazy read and its yardstick over the Claude Code fixture whose two tool results each carry
 //!   about 7 KB of output (in the block and in `toolUseResult`, as Claude Code writes it), so
 //!   tool output is most of the file, as in a working session's transcript;
+//! - `read_rollout/claude_lazy_no_helper`: the same two-pass read without the helper thread
+//!   (`RolloutReader::with_helper_thread(false)`): each pass reads every line, on one thread;
 //! - `read_rollout/claude_lazy_one_pass`: the Claude Code read from a source that cannot seek,
 //!   in one pass, its records held until the end of the file (what the second pass costs);
 //! - `read_rollout/codex` and `read_rollout/claude`: the same read typed, every record with its
@@ -106,6 +108,18 @@ fn read_typed(path: &Path) -> usize {
 /// Every lazy record, its kind and payload type looked at (as a pipeline choosing what to type).
 fn read_lazy(path: &Path) -> usize {
     let mut reader = RolloutReader::open(path).unwrap();
+    let mut seen = 0;
+    for event in reader.lazy() {
+        if let Ok(LazyReadEvent::Record(record)) = event {
+            seen += record.kind().len() + record.payload_type().map_or(0, str::len);
+        }
+    }
+    seen
+}
+
+/// [`read_lazy`] without the helper thread: both passes read every line, on this thread.
+fn read_lazy_without_helper(path: &Path) -> usize {
+    let mut reader = RolloutReader::open(path).unwrap().with_helper_thread(false);
     let mut seen = 0;
     for event in reader.lazy() {
         if let Ok(LazyReadEvent::Record(record)) = event {
@@ -226,6 +240,9 @@ fn bench_read(c: &mut Criterion) {
             b.iter(|| read_lazy(black_box(&path)));
         });
         if fresh_uuids {
+            group.bench_function(format!("{name}_lazy_no_helper"), |b| {
+                b.iter(|| read_lazy_without_helper(black_box(&path)));
+            });
             group.bench_function(format!("{name}_lazy_one_pass"), |b| {
                 b.iter(|| read_lazy_one_pass(black_box(&path)));
             });

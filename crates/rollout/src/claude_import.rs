@@ -31,6 +31,7 @@
 
 mod content_blocks;
 mod conversation_tree;
+mod first_pass;
 mod lazy_item;
 mod local_commands;
 mod record_scan;
@@ -61,8 +62,12 @@ use crate::record::ReadEvent;
 use crate::record::RecordFlags;
 use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
-use conversation_tree::ConversationTree;
+pub(crate) use conversation_tree::ConversationTree;
 use conversation_tree::RecordHead;
+pub(crate) use first_pass::ReadLine;
+pub(crate) use first_pass::add_head;
+pub(crate) use first_pass::observe_head;
+pub(crate) use first_pass::read_line;
 use lazy_item::LazyBlock;
 pub(crate) use lazy_item::LazyClaudeItem;
 use lazy_item::LazyTokenCount;
@@ -87,7 +92,7 @@ pub const CLAUDE_CODE_ORIGINATOR: &str = "claude_code";
 /// Which branch a record is on is only known once every record is seen (a later record can fork
 /// from any earlier one). Read in one pass, the importer holds its records until
 /// [`ClaudeImporter::finish`]. Read in two passes, the first gives the tree every record's head
-/// ([`ClaudeImporter::observe_head`]), and the second streams: each event is released as soon
+/// ([`observe_head`]), and the second streams: each event is released as soon
 /// as it is complete (see docs/design/rollout-formats.md, "Two passes over a Claude Code
 /// transcript").
 #[derive(Debug, Default)]
@@ -95,6 +100,10 @@ pub(crate) struct ClaudeImporter {
     tree: ConversationTree,
     /// The tree is complete (a first pass gave it every record): events stream.
     streaming: bool,
+    /// The records are imported ahead of a first pass that builds the tree apart (see
+    /// [`ClaudeImporter::ahead_of_first_pass`]): their heads are not added here, and their
+    /// events are held until the tree is given.
+    tree_apart: bool,
     /// Events not yet released, in order.
     held: Vec<HeldEvent>,
     /// Released events, held back only while a slash command before them is undecided.
@@ -149,20 +158,14 @@ struct PendingBoundary {
 }
 
 impl ClaudeImporter {
-    /// First pass: gives the tree the head of one line (its view, without its body). Lines
-    /// [`ClaudeImporter::decode`] refuses or skips (not JSON objects, read members a JSON tree
-    /// refuses, no string `type`) are left out, as it leaves them out.
-    pub(crate) fn observe_head(&mut self, line: &[u8]) {
-        // The line is read as the second pass reads it, so a line the second pass refuses
-        // never shapes the tree.
-        let mut view = RecordView::default();
-        if let Ok(text) = std::str::from_utf8(line)
-            && view.read(text)
-        {
-            let head = RecordHead::of_view(&view);
-            if head.kind.is_some() {
-                self.tree.add(&head);
-            }
+    /// An importer for the records at the start of a transcript read in two passes, imported
+    /// while the same lines' heads go into a tree apart (the first pass, see the reader's
+    /// helper thread): their events are held until [`ClaudeImporter::start_streaming_with`]
+    /// gives it the complete tree.
+    pub(crate) fn ahead_of_first_pass() -> Self {
+        Self {
+            tree_apart: true,
+            ..Self::default()
         }
     }
 
@@ -172,12 +175,18 @@ impl ClaudeImporter {
         self.streaming = true;
     }
 
+    /// [`ClaudeImporter::start_streaming`] with the tree a first pass built apart.
+    pub(crate) fn start_streaming_with(&mut self, tree: ConversationTree) {
+        self.tree = tree;
+        self.tree_apart = false;
+        self.start_streaming();
+    }
+
     /// Moves the events that are complete to `out` (only while streaming; read in one pass,
     /// every event waits for [`ClaudeImporter::finish`]).
     pub(crate) fn drain_ready(&mut self, out: &mut VecDeque<LazyReadEvent>) {
         if self.streaming {
-            self.release();
-            self.commands.drain_ready(out);
+            self.release(out);
         }
     }
 
@@ -194,35 +203,56 @@ impl ClaudeImporter {
         if !view.read(text) {
             return false;
         }
+        self.import(line_number, &view, ignored);
+        true
+    }
+
+    /// [`ClaudeImporter::decode`] of a line read once for both passes ([`read_line`]).
+    pub(crate) fn import_read(
+        &mut self,
+        line_number: usize,
+        line: &ReadLine<'_>,
+        ignored: &mut BTreeMap<String, usize>,
+    ) {
+        self.import(line_number, line.view(), ignored);
+    }
+
+    /// Imports the record of a view.
+    fn import(
+        &mut self,
+        line_number: usize,
+        view: &RecordView<'_>,
+        ignored: &mut BTreeMap<String, usize>,
+    ) {
         let Some(kind) = view.kind.and_then(as_str) else {
             self.skip(line_number, "claude code record without a string `type`");
-            return true;
+            return;
         };
-        let source = if self.streaming {
+        let source = if self.streaming || self.tree_apart {
             view.uuid.and_then(as_str).map(Cow::into_owned)
         } else {
             // Read in one pass, the tree gets each head here (the head of a record is read as
             // the first pass reads it).
-            let head = RecordHead::of_view(&view);
+            let head = RecordHead::of_view(view);
             self.tree.add(&head).and(head.uuid().map(str::to_string))
         };
         if !self.meta_emitted && (kind == "user" || kind == "assistant" || kind == "system") {
-            self.emit_meta(line_number, &view);
+            self.emit_meta(line_number, view);
         }
         match kind.as_ref() {
-            "assistant" => self.assistant(line_number, source, &view),
-            "user" if self.pending_assistant.is_some() && holds_only_tool_results(&view) => {
+            "assistant" => self.assistant(line_number, source, view),
+            "user" if self.pending_assistant.is_some() && holds_only_tool_results(view) => {
                 // Claude Code writes a tool's result as soon as the tool ran, while later parts
                 // of the same response (more calls) are still to come. The model produced the
                 // whole response before any result: the results wait for it.
                 let start = self.held.len();
-                self.user(line_number, source, &view);
+                self.user(line_number, source, view);
                 let results = self.held.split_off(start);
                 self.deferred.extend(results);
             }
             "user" => {
                 self.flush_assistant();
-                self.user(line_number, source, &view);
+                self.user(line_number, source, view);
             }
             "system" => {
                 let subtype = view.subtype.and_then(as_str);
@@ -233,9 +263,9 @@ impl ClaudeImporter {
                     self.pending_boundary = Some(PendingBoundary {
                         source,
                         line_number,
-                        timestamp: timestamp_of(&view),
-                        flags: flags_of(&view),
-                        metadata: compact_metadata(&view),
+                        timestamp: timestamp_of(view),
+                        flags: flags_of(view),
+                        metadata: compact_metadata(view),
                     });
                 } else {
                     count(ignored, &format!("system:{subtype}"));
@@ -243,7 +273,6 @@ impl ClaudeImporter {
             }
             other => count(ignored, other),
         }
-        true
     }
 
     /// Completes what is pending at the end of the file and pushes every event not yet
@@ -259,7 +288,7 @@ impl ClaudeImporter {
         if !self.streaming {
             self.tree.resolve();
         }
-        self.release();
+        self.release(out);
         self.commands.finish(out);
         if !self.dropped.is_empty() {
             tracing::debug!(
@@ -271,15 +300,19 @@ impl ClaudeImporter {
         }
     }
 
-    /// Passes the held events on, dropping those of abandoned branches; the tree must be
-    /// resolved.
-    fn release(&mut self) {
+    /// Passes the held events on to `out`, dropping those of abandoned branches (the tree must
+    /// be resolved). Each goes on as soon as no command before it is undecided, so the events
+    /// of the start of a transcript, all held until its first pass ended, are not queued twice.
+    fn release(&mut self, out: &mut VecDeque<LazyReadEvent>) {
         for held in self.held.drain(..) {
             match held.source {
                 Some(source) if self.tree.is_abandoned(&source) => {
                     self.dropped.insert(source);
                 }
-                Some(_) | None => self.commands.push(held.event),
+                Some(_) | None => {
+                    self.commands.push(held.event);
+                    self.commands.drain_ready(out);
+                }
             }
         }
     }

@@ -24,6 +24,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::BufRead;
 use std::io::BufReader;
+use std::io::Read;
 use std::io::Seek;
 use std::io::SeekFrom;
 use std::path::Path;
@@ -35,7 +36,9 @@ use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
 use serde_json::Value;
 
+use crate::claude_import;
 use crate::claude_import::ClaudeImporter;
+use crate::claude_import::ConversationTree;
 use crate::codex_decoder;
 use crate::error::RolloutError;
 use crate::format::RolloutFormat;
@@ -45,12 +48,26 @@ use crate::record::ReadEvent;
 use crate::record::RolloutRecord;
 use crate::record::SkippedLine;
 
+mod overlap;
+
+use overlap::Overlap;
+use overlap::lines_of;
+
 /// Buffer size of the reader: large enough for typical tool-output lines in one read.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
 
 /// Longest line the reader holds in memory by default; a longer line is skipped (and reported)
 /// without being buffered whole.
 pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
+
+/// The most bytes at the start of a Claude Code transcript read once for both passes (see
+/// [`RolloutReader::with_helper_thread`]): held with their records' events (about twice the
+/// bytes) until the first pass ends, well inside the memory the reader is allowed.
+const AHEAD_BYTES: usize = 8 * 1024 * 1024;
+
+/// Below this, a transcript's start is read without the helper thread (starting one costs
+/// about as much as reading this many bytes): both passes read it, one after the other.
+const AHEAD_MIN_BYTES: usize = 256 * 1024;
 
 /// A whole session file, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +155,11 @@ pub struct RolloutReader<R = BufReader<File>> {
     ignored: BTreeMap<String, usize>,
     finished: bool,
     max_line_bytes: usize,
+    /// The most bytes at the start of a Claude Code transcript read once for both passes;
+    /// `None`: no helper thread, each pass reads every line.
+    ahead_bytes: Option<usize>,
+    /// The fewest bytes worth a helper thread.
+    ahead_min_bytes: usize,
 }
 
 /// How a seekable source tells and sets its position.
@@ -234,6 +256,8 @@ impl<R: BufRead> RolloutReader<R> {
             ignored: BTreeMap::new(),
             finished: false,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            ahead_bytes: Some(AHEAD_BYTES),
+            ahead_min_bytes: AHEAD_MIN_BYTES,
         }
     }
 
@@ -241,6 +265,17 @@ impl<R: BufRead> RolloutReader<R> {
     /// lines are skipped with their number and length.
     pub fn with_max_line_bytes(mut self, max_line_bytes: usize) -> Self {
         self.max_line_bytes = max_line_bytes.max(1);
+        self
+    }
+
+    /// Whether a Claude Code transcript read in two passes (see [`RolloutReader::seekable`])
+    /// has the start of it (its first 8 MiB, in whole lines) read once for both: each line is
+    /// read on this thread for the first pass, and a helper thread gives its head to the tree
+    /// and imports its record, the events held until the first pass ends. On by default; the
+    /// events are the same either way. Off, no thread is started and each pass reads every
+    /// line, which takes more time and less memory.
+    pub fn with_helper_thread(mut self, enabled: bool) -> Self {
+        self.ahead_bytes = enabled.then_some(AHEAD_BYTES);
         self
     }
 
@@ -425,10 +460,22 @@ impl<R: BufRead> RolloutReader<R> {
     /// the first recognised one) to the end: each record's head goes into the conversation
     /// tree. The source is then put back at the start of that line, and reading goes on as the
     /// second pass, which streams.
+    ///
+    /// The start of the transcript (whole lines, up to 8 MiB; see
+    /// [`RolloutReader::with_helper_thread`]) is read into memory first and read once for both
+    /// passes ([`Overlap`]); the first pass goes on over the rest of the file, and the second
+    /// then streams from the end of that start. Should a line of the start need the reader's
+    /// own handling (not UTF-8, not a JSON object, too long), its import is dropped and the
+    /// second pass reads it again, from its first line, as without the helper.
     fn claude_first_pass(&mut self, read: usize) -> Result<(), RolloutError> {
         let Some(seeker) = self.seeker else {
             return Ok(());
         };
+        if !matches!(self.decoder, Some(Decoder::ClaudeCode(_))) {
+            return Ok(());
+        }
+        // The first pass starts at the first record: the tree starts empty.
+        let tree = ConversationTree::default();
         let path = self.path.clone();
         let line_number = self.line_number;
         let io_error = |line: usize| {
@@ -439,31 +486,95 @@ impl<R: BufRead> RolloutReader<R> {
             .map_err(io_error(line_number))?
             .saturating_sub(read as u64);
         (seeker.seek_to)(&mut self.source, start).map_err(io_error(line_number - 1))?;
-        let mut line = line_number - 1;
-        let mut seen = 0u64;
+        let ahead = self
+            .read_ahead_of_first_pass()
+            .map_err(io_error(line_number - 1))?;
+        let mut ahead_bytes = 0;
+        let mut ahead_lines = 0;
+        let (mut tree, imported) = match ahead {
+            Some(ahead) => {
+                ahead_bytes = ahead.bytes.len();
+                ahead_lines = lines_of(&ahead.bytes).count();
+                let overlap = Overlap {
+                    bytes: &ahead.bytes,
+                    first_line: line_number,
+                    max_line_bytes: self.max_line_bytes,
+                };
+                let (tree, imported) = if ahead_bytes >= self.ahead_min_bytes {
+                    overlap.run(tree)
+                } else {
+                    (overlap.heads_here(tree), None)
+                };
+                if ahead.cut {
+                    let rest = start.saturating_add(ahead_bytes as u64);
+                    (seeker.seek_to)(&mut self.source, rest).map_err(io_error(line_number - 1))?;
+                }
+                (tree, imported)
+            }
+            None => (tree, None),
+        };
+        let rest = start.saturating_add(ahead_bytes as u64);
+        let mut line = line_number - 1 + ahead_lines;
+        let mut seen = ahead_bytes as u64;
         loop {
             match self.read_line_bounded().map_err(io_error(line))? {
                 LineRead::End => break,
                 LineRead::TooLong(read) => seen = seen.saturating_add(read as u64),
                 LineRead::Line(read) => {
                     seen = seen.saturating_add(read as u64);
-                    if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
-                        importer.observe_head(self.buffer.trim_ascii());
-                    }
+                    claude_import::observe_head(&mut tree, self.buffer.trim_ascii());
                 }
             }
             line += 1;
         }
-        if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
-            importer.start_streaming();
-        }
-        (seeker.seek_to)(&mut self.source, start).map_err(io_error(line_number - 1))?;
-        // The recognised line is read again, now by the second pass.
-        self.line_number = line_number - 1;
-        self.bytes_read = self.bytes_read.saturating_sub(read as u64);
-        self.read_limit = Some(self.bytes_read.saturating_add(seen));
+        let bytes_before = self.bytes_read.saturating_sub(read as u64);
+        self.read_limit = Some(bytes_before.saturating_add(seen));
         self.buffer.clear();
+        match imported {
+            Some(imported) => {
+                // The second pass goes on after the lines imported beside the first.
+                (seeker.seek_to)(&mut self.source, rest).map_err(io_error(line_number - 1))?;
+                let (mut importer, ignored) = imported;
+                importer.start_streaming_with(tree);
+                importer.drain_ready(&mut self.pending);
+                self.decoder = Some(Decoder::ClaudeCode(Box::new(importer)));
+                for (kind, count) in ignored {
+                    *self.ignored.entry(kind).or_default() += count;
+                }
+                self.line_number = line_number - 1 + ahead_lines;
+                self.bytes_read = bytes_before.saturating_add(ahead_bytes as u64);
+            }
+            None => {
+                if let Some(Decoder::ClaudeCode(importer)) = &mut self.decoder {
+                    importer.start_streaming_with(tree);
+                }
+                (seeker.seek_to)(&mut self.source, start).map_err(io_error(line_number - 1))?;
+                // The recognised line is read again, now by the second pass.
+                self.line_number = line_number - 1;
+                self.bytes_read = bytes_before;
+            }
+        }
         Ok(())
+    }
+
+    /// The start of a Claude Code transcript, for both passes at once: whole lines, at most
+    /// [`AHEAD_BYTES`]; `None` when the helper thread is off.
+    fn read_ahead_of_first_pass(&mut self) -> std::io::Result<Option<Ahead>> {
+        let Some(limit) = self.ahead_bytes else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::with_capacity(limit);
+        (&mut self.source)
+            .take(limit as u64)
+            .read_to_end(&mut bytes)?;
+        let mut cut = false;
+        if bytes.len() == limit {
+            // The file may go on: the last line read may be cut, and is read again after.
+            let whole = memchr::memrchr(b'\n', &bytes).map_or(0, |newline| newline + 1);
+            cut = whole < bytes.len();
+            bytes.truncate(whole);
+        }
+        Ok(Some(Ahead { bytes, cut }))
     }
 
     /// Reads one line into the buffer, keeping at most `max_line_bytes` of it; the rest of a
@@ -535,3 +646,15 @@ impl<R: BufRead> Iterator for LazyEvents<'_, R> {
         self.reader.next_lazy()
     }
 }
+
+/// The start of a Claude Code transcript, read ahead of its first pass.
+struct Ahead {
+    /// Whole lines.
+    bytes: Vec<u8>,
+    /// More was read than these lines: the source is to be put back after them.
+    cut: bool,
+}
+
+#[cfg(test)]
+#[path = "reader_tests.rs"]
+mod tests;

@@ -170,7 +170,7 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 4,
-        what: "Claude Code transcript reading, two passes, lazy records (vs raw read)",
+        what: "Claude Code transcript reading, two passes, helper thread, lazy (vs raw read)",
         figure: Measure::Throughput("read_rollout", "claude_lazy", "rollout_claude_bytes"),
         yardstick: Measure::Throughput("read_rollout", "raw_read_claude", "rollout_claude_bytes"),
         goal: Goal::FigureOrRatioAtLeast {
@@ -191,6 +191,17 @@ pub(crate) const LINES: &[Line] = &[
             "raw_read_claude_tool_output",
             "rollout_claude_tool_output_bytes",
         ),
+        goal: Goal::Report,
+    },
+    Line {
+        target: 4,
+        what: "Claude Code transcript reading, two passes, one thread, lazy (vs raw read)",
+        figure: Measure::Throughput(
+            "read_rollout",
+            "claude_lazy_no_helper",
+            "rollout_claude_bytes",
+        ),
+        yardstick: Measure::Throughput("read_rollout", "raw_read_claude", "rollout_claude_bytes"),
         goal: Goal::Report,
     },
     Line {

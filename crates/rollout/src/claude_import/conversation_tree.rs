@@ -128,6 +128,7 @@ enum Role {
 }
 
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(test, derive(PartialEq))]
 struct Node {
     parent: Option<u32>,
     role: Role,
@@ -136,6 +137,7 @@ struct Node {
 
 /// The uuid links of one transcript, collected record by record, then resolved once.
 #[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub(crate) struct ConversationTree {
     /// Every canonical uuid seen (of a record or as a parent) and its number.
     uuid_ids: HashMap<u128, u32>,

@@ -1,0 +1,141 @@
+use std::collections::VecDeque;
+use std::io::Cursor;
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+
+use super::DEFAULT_MAX_LINE_BYTES;
+use super::RolloutReader;
+use super::overlap::AheadImport;
+use super::overlap::Overlap;
+use crate::claude_import::ConversationTree;
+use crate::record::LazyReadEvent;
+use crate::record::ReadEvent;
+
+/// The rewind fixture written `copies` times, each copy's uuids its own (one tree of many
+/// conversations, with abandoned branches), after `before` and with `every` put after each copy.
+fn transcript(copies: usize, every: &str) -> Vec<u8> {
+    let fixture = include_str!("../tests/fixtures/claude_rewind.jsonl");
+    let mut out = String::new();
+    for copy in 0..copies {
+        out.push_str(&fixture.replace("\"r-", &format!("\"c{copy}-")));
+        out.push_str(every);
+    }
+    out.into_bytes()
+}
+
+/// Everything a read gives: its events, what it ignored, and the lines it read.
+type Read = (Vec<ReadEvent>, Vec<(String, usize)>, usize);
+
+/// Reads `bytes` in two passes, the helper thread on for starts of at most `helper_bytes`
+/// (whatever their size), or off.
+fn read(bytes: &[u8], helper_bytes: Option<usize>) -> Read {
+    read_lines_of_at_most(bytes, helper_bytes, super::DEFAULT_MAX_LINE_BYTES)
+}
+
+/// [`read`], lines longer than `max_line_bytes` skipped.
+fn read_lines_of_at_most(bytes: &[u8], helper_bytes: Option<usize>, max_line_bytes: usize) -> Read {
+    let mut reader = RolloutReader::seekable(Path::new("t.jsonl"), Cursor::new(bytes.to_vec()))
+        .with_max_line_bytes(max_line_bytes);
+    reader.ahead_bytes = helper_bytes;
+    reader.ahead_min_bytes = 0;
+    let events = reader.by_ref().map(Result::unwrap).collect();
+    let ignored = reader.ignored().clone().into_iter().collect();
+    (events, ignored, reader.lines_read())
+}
+
+/// With the helper on, for starts of every size: the same read as with it off.
+fn assert_helper_changes_nothing(bytes: &[u8]) {
+    let without = read(bytes, None);
+    assert!(without.0.len() > 1);
+    for helper_bytes in [
+        1,
+        200,
+        4_000,
+        40_000,
+        bytes.len() / 2,
+        bytes.len(),
+        bytes.len() + 1,
+    ] {
+        assert_eq!(read(bytes, Some(helper_bytes)), without, "{helper_bytes}");
+    }
+}
+
+#[test]
+fn a_line_too_long_to_hold_changes_nothing_with_the_helper_either() {
+    let long = format!(
+        "{{\"type\":\"user\",\"uuid\":\"long\",\"message\":{{\"content\":\"{}\"}}}}\n",
+        "x".repeat(2_000)
+    );
+    let bytes = transcript(10, &long);
+    let without = read_lines_of_at_most(&bytes, None, 1_500);
+    assert!(
+        without
+            .0
+            .iter()
+            .any(|event| matches!(event, ReadEvent::Skipped(_)))
+    );
+    for helper_bytes in [5_000, 40_000, bytes.len()] {
+        let with = read_lines_of_at_most(&bytes, Some(helper_bytes), 1_500);
+        assert_eq!(with, without, "{helper_bytes}");
+    }
+}
+
+#[test]
+fn the_helper_thread_changes_nothing_of_the_read() {
+    assert_helper_changes_nothing(&transcript(40, ""));
+}
+
+#[test]
+fn a_line_the_reader_skips_itself_changes_nothing_with_the_helper_either() {
+    for odd in [
+        "not json\n",
+        "[1,2]\n",
+        "\n\n",
+        "{\"type\":\"user\",\"uuid\":\"x\",\"message\":{\"content\":\"\\ud800\"}}\n",
+    ] {
+        assert_helper_changes_nothing(&transcript(12, odd));
+    }
+    let mut not_utf8 = transcript(6, "");
+    not_utf8.extend_from_slice(b"{\"type\":\"user\",\"x\":\"\xff\"}\n");
+    not_utf8.extend(transcript(6, ""));
+    assert_helper_changes_nothing(&not_utf8);
+}
+
+/// What both passes over the start of a transcript give: the tree, and the import's events
+/// once the tree is complete (with the records it ignored).
+type BothPasses = (
+    ConversationTree,
+    Option<(Vec<LazyReadEvent>, Vec<(String, usize)>)>,
+);
+
+fn both_passes((tree, imported): (ConversationTree, Option<AheadImport>)) -> BothPasses {
+    let Some((mut importer, mut ignored)) = imported else {
+        return (tree, None);
+    };
+    importer.start_streaming_with(tree);
+    let mut events = VecDeque::new();
+    importer.finish(&mut events, &mut ignored);
+    let imported = (events.into(), ignored.into_iter().collect());
+    (ConversationTree::default(), Some(imported))
+}
+
+/// When no helper thread can be started, or it fails, both passes run on the reader's thread,
+/// one after the other, and give what the helper gives.
+#[test]
+fn without_a_helper_thread_both_passes_give_the_same() {
+    for (bytes, imported) in [
+        (transcript(20, ""), true),
+        (transcript(8, "\n"), true),
+        (transcript(8, "not json\n"), false),
+    ] {
+        let overlap = Overlap {
+            bytes: &bytes,
+            first_line: 3,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        };
+        let with_helper = both_passes(overlap.run(ConversationTree::default()));
+        assert_eq!(with_helper, both_passes(overlap.one_after_the_other()));
+        assert_eq!(with_helper.1.is_some(), imported);
+    }
+}
