@@ -7,7 +7,8 @@
 //! `agentctx replay` and the memory pipeline work on either agent's history. Corrupt lines are
 //! skipped and reported with their line number; reading never panics on input. Reading is lazy
 //! underneath ([`RolloutReader::lazy`]): a [`LazyRecord`] types its payload only when asked, and
-//! a Claude Code transcript read from a file takes two passes so its memory stays bounded. The
+//! a Claude Code transcript read from a file takes two passes so its memory stays bounded (its
+//! start read once for both, with a helper thread). The
 //! formats and the import rules are described in docs/design/rollout-formats.md.
 //!
 //! ```

@@ -16,8 +16,10 @@
 //! Codex rollouts stream record by record. A Claude Code transcript is a tree whose abandoned
 //! branches are only known at its end. From a seekable source (a file, [`RolloutReader::open`]
 //! or [`RolloutReader::seekable`]) it is read twice: a first pass reads only what the tree
-//! needs, a second streams the records, so memory does not grow with the file. From any other
-//! source ([`RolloutReader::new`]) its records are held until the end of the file.
+//! needs, a second streams the records, so memory does not grow with the file. Its start (the
+//! first 8 MiB) is read once for both passes, the work shared with a scoped helper thread
+//! ([`RolloutReader::with_helper_thread`]). From any other source ([`RolloutReader::new`]) its
+//! records are held until the end of the file.
 
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
