@@ -8,8 +8,8 @@
 //! skipped and reported with their line number; reading never panics on input. Reading is lazy
 //! underneath ([`RolloutReader::lazy`]): a [`LazyRecord`] types its payload only when asked, and
 //! a Claude Code transcript read from a file takes two passes so its memory stays bounded (its
-//! start read once for both, with a helper thread). The
-//! formats and the import rules are described in docs/design/rollout-formats.md.
+//! start read once for both, with a helper thread). The formats and the import rules are
+//! described in docs/design/rollout-formats.md.
 //!
 //! ```
 //! use agentctx_protocol::ResponseItem;
