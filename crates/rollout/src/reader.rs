@@ -67,9 +67,29 @@ pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 /// bytes) until the first pass ends, well inside the memory the reader is allowed.
 const AHEAD_BYTES: usize = 8 * 1024 * 1024;
 
-/// Below this, a transcript's start is read without the helper thread (starting one costs
-/// about as much as reading this many bytes): both passes read it, one after the other.
+/// Below this, a transcript's start is read on the reader's thread alone (starting a helper
+/// costs about as much as reading this many bytes), each line still read once.
 const AHEAD_MIN_BYTES: usize = 256 * 1024;
+
+/// When the start of a Claude Code transcript, read once for both passes, is read with a helper
+/// thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Helper {
+    /// When the start is at least [`AHEAD_MIN_BYTES`] and a second core can run the helper.
+    WhenWorthIt,
+    /// Always (tests of the helper, whatever the machine).
+    #[cfg_attr(not(test), allow(dead_code, reason = "chosen by tests"))]
+    Always,
+    /// Never (tests of the reader's thread alone).
+    #[cfg_attr(not(test), allow(dead_code, reason = "chosen by tests"))]
+    Never,
+}
+
+/// Whether a helper thread can run beside the reader's (on one core it only takes turns with
+/// it, and the reader's thread reads the start alone, as fast).
+fn two_cores() -> bool {
+    std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1)
+}
 
 /// A whole session file, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,8 +180,8 @@ pub struct RolloutReader<R = BufReader<File>> {
     /// The most bytes at the start of a Claude Code transcript read once for both passes;
     /// `None`: no helper thread, each pass reads every line.
     ahead_bytes: Option<usize>,
-    /// The fewest bytes worth a helper thread.
-    ahead_min_bytes: usize,
+    /// When the start is read with a helper thread.
+    helper: Helper,
 }
 
 /// How a seekable source tells and sets its position.
@@ -259,7 +279,7 @@ impl<R: BufRead> RolloutReader<R> {
             finished: false,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             ahead_bytes: Some(AHEAD_BYTES),
-            ahead_min_bytes: AHEAD_MIN_BYTES,
+            helper: Helper::WhenWorthIt,
         }
     }
 
@@ -502,10 +522,15 @@ impl<R: BufRead> RolloutReader<R> {
                     first_line: line_number,
                     max_line_bytes: self.max_line_bytes,
                 };
-                let (tree, imported) = if ahead_bytes >= self.ahead_min_bytes {
+                let with_helper = match self.helper {
+                    Helper::WhenWorthIt => ahead_bytes >= AHEAD_MIN_BYTES && two_cores(),
+                    Helper::Always => true,
+                    Helper::Never => false,
+                };
+                let (tree, imported) = if with_helper {
                     overlap.run(tree)
                 } else {
-                    (overlap.heads_here(tree), None)
+                    overlap.run_here(tree)
                 };
                 if ahead.cut {
                     let rest = start.saturating_add(ahead_bytes as u64);

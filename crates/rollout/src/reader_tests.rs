@@ -5,6 +5,7 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 
 use super::DEFAULT_MAX_LINE_BYTES;
+use super::Helper;
 use super::RolloutReader;
 use super::overlap::AheadImport;
 use super::overlap::Overlap;
@@ -27,28 +28,43 @@ fn transcript(copies: usize, every: &str) -> Vec<u8> {
 /// Everything a read gives: its events, what it ignored, and the lines it read.
 type Read = (Vec<ReadEvent>, Vec<(String, usize)>, usize);
 
-/// Reads `bytes` in two passes, the helper thread on for starts of at most `helper_bytes`
-/// (whatever their size), or off.
-fn read(bytes: &[u8], helper_bytes: Option<usize>) -> Read {
-    read_lines_of_at_most(bytes, helper_bytes, super::DEFAULT_MAX_LINE_BYTES)
+/// How the start of a transcript is read in a test.
+#[derive(Debug, Clone, Copy)]
+enum Start {
+    /// Not read once: each pass reads every line.
+    ReadTwice,
+    /// Read once, its first this many bytes at most, on the reader's thread alone.
+    Here(usize),
+    /// Read once, its first this many bytes at most, with the helper thread.
+    Helper(usize),
+}
+
+/// Reads `bytes` in two passes, the start read as `start` says (whatever its size and the
+/// machine's cores).
+fn read(bytes: &[u8], start: Start) -> Read {
+    read_lines_of_at_most(bytes, start, super::DEFAULT_MAX_LINE_BYTES)
 }
 
 /// [`read`], lines longer than `max_line_bytes` skipped.
-fn read_lines_of_at_most(bytes: &[u8], helper_bytes: Option<usize>, max_line_bytes: usize) -> Read {
+fn read_lines_of_at_most(bytes: &[u8], start: Start, max_line_bytes: usize) -> Read {
     let mut reader = RolloutReader::seekable(Path::new("t.jsonl"), Cursor::new(bytes.to_vec()))
         .with_max_line_bytes(max_line_bytes);
-    reader.ahead_bytes = helper_bytes;
-    reader.ahead_min_bytes = 0;
+    (reader.ahead_bytes, reader.helper) = match start {
+        Start::ReadTwice => (None, Helper::Never),
+        Start::Here(bytes) => (Some(bytes), Helper::Never),
+        Start::Helper(bytes) => (Some(bytes), Helper::Always),
+    };
     let events = reader.by_ref().map(Result::unwrap).collect();
     let ignored = reader.ignored().clone().into_iter().collect();
     (events, ignored, reader.lines_read())
 }
 
-/// With the helper on, for starts of every size: the same read as with it off.
+/// The start read once, with the helper or without, for starts of every size: the same read as
+/// each pass reading every line.
 fn assert_helper_changes_nothing(bytes: &[u8]) {
-    let without = read(bytes, None);
+    let without = read(bytes, Start::ReadTwice);
     assert!(without.0.len() > 1);
-    for helper_bytes in [
+    for ahead in [
         1,
         200,
         4_000,
@@ -57,7 +73,12 @@ fn assert_helper_changes_nothing(bytes: &[u8]) {
         bytes.len(),
         bytes.len() + 1,
     ] {
-        assert_eq!(read(bytes, Some(helper_bytes)), without, "{helper_bytes}");
+        assert_eq!(
+            read(bytes, Start::Helper(ahead)),
+            without,
+            "helper, {ahead}"
+        );
+        assert_eq!(read(bytes, Start::Here(ahead)), without, "here, {ahead}");
     }
 }
 
@@ -68,7 +89,7 @@ fn a_line_too_long_to_hold_changes_nothing_with_the_helper_either() {
         "x".repeat(2_000)
     );
     let bytes = transcript(10, &long);
-    let without = read_lines_of_at_most(&bytes, None, 1_500);
+    let without = read_lines_of_at_most(&bytes, Start::ReadTwice, 1_500);
     assert!(
         without
             .0
@@ -76,8 +97,10 @@ fn a_line_too_long_to_hold_changes_nothing_with_the_helper_either() {
             .any(|event| matches!(event, ReadEvent::Skipped(_)))
     );
     for helper_bytes in [5_000, 40_000, bytes.len()] {
-        let with = read_lines_of_at_most(&bytes, Some(helper_bytes), 1_500);
-        assert_eq!(with, without, "{helper_bytes}");
+        for start in [Start::Helper(helper_bytes), Start::Here(helper_bytes)] {
+            let with = read_lines_of_at_most(&bytes, start, 1_500);
+            assert_eq!(with, without, "{start:?}");
+        }
     }
 }
 
@@ -120,8 +143,8 @@ fn both_passes((tree, imported): (ConversationTree, Option<AheadImport>)) -> Bot
     (ConversationTree::default(), Some(imported))
 }
 
-/// When no helper thread can be started, or it fails, both passes run on the reader's thread,
-/// one after the other, and give what the helper gives.
+/// On the reader's thread alone (the start too short for a helper, one core, no thread could
+/// be started, or the helper failed), both passes give what the helper gives.
 #[test]
 fn without_a_helper_thread_both_passes_give_the_same() {
     for (bytes, imported) in [
@@ -135,7 +158,10 @@ fn without_a_helper_thread_both_passes_give_the_same() {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
         };
         let with_helper = both_passes(overlap.run(ConversationTree::default()));
-        assert_eq!(with_helper, both_passes(overlap.one_after_the_other()));
+        assert_eq!(
+            with_helper,
+            both_passes(overlap.run_here(ConversationTree::default()))
+        );
         assert_eq!(with_helper.1.is_some(), imported);
     }
 }
@@ -199,7 +225,9 @@ proptest::proptest! {
         cut in proptest::prelude::any::<proptest::sample::Index>(),
     ) {
         let bytes = lines.join("\n").into_bytes();
-        let helper_bytes = cut.index(bytes.len() + 2) + 1;
-        proptest::prop_assert_eq!(read(&bytes, Some(helper_bytes)), read(&bytes, None));
+        let ahead = cut.index(bytes.len() + 2) + 1;
+        let without = read(&bytes, Start::ReadTwice);
+        proptest::prop_assert_eq!(&read(&bytes, Start::Helper(ahead)), &without);
+        proptest::prop_assert_eq!(read(&bytes, Start::Here(ahead)), without);
     }
 }

@@ -35,18 +35,26 @@ impl<'a> Overlap<'a> {
     /// Both passes over the lines at once: this thread reads each line once and sends what it
     /// read to a helper thread, which gives the tree the line's head and imports its record.
     /// The import is `None` when a line needs the reader's own handling. Without a helper (none
-    /// could be started, or it failed), both passes run here, one after the other.
+    /// could be started, or it failed), the lines are read here ([`Overlap::run_here`]).
     pub(super) fn run(&self, tree: ConversationTree) -> (ConversationTree, Option<AheadImport>) {
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::channel::<ReadBatch<'a>>();
             let helper = std::thread::Builder::new()
                 .name("agentctx-rollout-import".to_string())
-                .spawn_scoped(scope, move || Self::heads_and_import(tree, &receiver));
+                .spawn_scoped(scope, move || {
+                    let mut both = BothPasses::new(tree);
+                    for batch in &receiver {
+                        for (line_number, read) in batch {
+                            both.take(line_number, read.as_ref());
+                        }
+                    }
+                    both.end()
+                });
             let helper = match helper {
                 Ok(helper) => helper,
                 Err(err) => {
                     tracing::debug!(%err, "no helper thread for the two passes");
-                    return self.one_after_the_other();
+                    return self.run_here(ConversationTree::default());
                 }
             };
             self.read_and_send(&sender);
@@ -56,100 +64,92 @@ impl<'a> Overlap<'a> {
                 Ok(both) => both,
                 Err(_) => {
                     tracing::debug!("the helper thread of the two passes failed; read here");
-                    self.one_after_the_other()
+                    self.run_here(ConversationTree::default())
                 }
             }
         })
     }
 
-    /// Both passes, on this thread.
-    pub(super) fn one_after_the_other(&self) -> (ConversationTree, Option<AheadImport>) {
-        (self.heads_here(ConversationTree::default()), self.import())
+    /// Both passes over the lines at once, on this thread: each line is read once, its head
+    /// given to the tree and its record imported.
+    pub(super) fn run_here(
+        &self,
+        tree: ConversationTree,
+    ) -> (ConversationTree, Option<AheadImport>) {
+        let mut both = BothPasses::new(tree);
+        for (line_number, read) in self.lines() {
+            both.take(line_number, read.as_ref());
+        }
+        both.end()
     }
 
     /// Reads each line for both passes and sends it to the helper in batches (until no one
     /// receives).
     fn read_and_send(&self, sender: &std::sync::mpsc::Sender<ReadBatch<'a>>) {
         let mut batch = Vec::with_capacity(READ_BATCH_LINES);
-        for (index, line) in lines_of(self.bytes).enumerate() {
-            let line_number = self.first_line + index;
-            let read = if line.len() > self.max_line_bytes {
-                None
-            } else {
-                let text = line.trim_ascii();
-                if text.is_empty() {
-                    continue;
-                }
-                claude_import::read_line(text)
-            };
-            batch.push((line_number, read));
+        for line in self.lines() {
+            batch.push(line);
             if batch.len() == READ_BATCH_LINES {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(READ_BATCH_LINES));
                 if sender.send(full).is_err() {
-                    // The helper failed: it is joined, and both passes run here.
+                    // The helper failed: it is joined, and the lines are read here.
                     return;
                 }
             }
         }
         if !batch.is_empty() {
-            // Should the helper have failed, both passes run here after it is joined.
+            // Should the helper have failed, the lines are read here after it is joined.
             let _ = sender.send(batch);
         }
     }
 
-    /// The helper's work: each line's head into the tree (every line, as the first pass), and
-    /// the records imported, their events held (until the first line the reader handles
-    /// itself: the import is then `None`).
-    fn heads_and_import(
-        mut tree: ConversationTree,
-        receiver: &std::sync::mpsc::Receiver<ReadBatch<'a>>,
-    ) -> (ConversationTree, Option<AheadImport>) {
-        let mut imported = Some((ClaudeImporter::ahead_of_first_pass(), BTreeMap::new()));
-        for batch in receiver {
-            for (line_number, read) in batch {
-                match &read {
-                    Some(read) => claude_import::add_head(&mut tree, read),
-                    None => imported = None,
+    /// Each line that is not blank, numbered, as read for both passes (`None`: too long, not
+    /// UTF-8 or not read, for the reader's own handling).
+    fn lines(&self) -> impl Iterator<Item = (usize, Option<ReadLine<'a>>)> {
+        let max_line_bytes = self.max_line_bytes;
+        let first_line = self.first_line;
+        lines_of(self.bytes)
+            .enumerate()
+            .filter_map(move |(index, line)| {
+                let line_number = first_line + index;
+                if line.len() > max_line_bytes {
+                    return Some((line_number, None));
                 }
-                if let (Some((importer, ignored)), Some(read)) = (&mut imported, &read) {
-                    importer.import_read(line_number, read, ignored);
-                }
-            }
+                let text = line.trim_ascii();
+                (!text.is_empty()).then(|| (line_number, claude_import::read_line(text)))
+            })
+    }
+}
+
+/// Both passes over lines read once: each line's head into the tree (every line, as the first
+/// pass), and its record imported, the events held, until the first line the reader handles
+/// itself (the import is then dropped).
+struct BothPasses {
+    tree: ConversationTree,
+    imported: Option<AheadImport>,
+}
+
+impl BothPasses {
+    fn new(tree: ConversationTree) -> Self {
+        Self {
+            tree,
+            imported: Some((ClaudeImporter::ahead_of_first_pass(), BTreeMap::new())),
         }
-        (tree, imported)
     }
 
-    /// The first pass over the lines, on this thread.
-    pub(super) fn heads_here(&self, mut tree: ConversationTree) -> ConversationTree {
-        for line in lines_of(self.bytes) {
-            if line.len() <= self.max_line_bytes {
-                claude_import::observe_head(&mut tree, line.trim_ascii());
-            }
+    fn take(&mut self, line_number: usize, read: Option<&ReadLine<'_>>) {
+        let Some(read) = read else {
+            self.imported = None;
+            return;
+        };
+        claude_import::add_head(&mut self.tree, read);
+        if let Some((importer, ignored)) = &mut self.imported {
+            importer.import_read(line_number, read, ignored);
         }
-        tree
     }
 
-    /// The second pass over the lines, on this thread, its events held; `None` when a line is
-    /// not UTF-8, not a JSON object, or too long (the reader's own handling, in order, is
-    /// needed).
-    fn import(&self) -> Option<AheadImport> {
-        let mut importer = ClaudeImporter::ahead_of_first_pass();
-        let mut ignored = BTreeMap::new();
-        for (index, line) in lines_of(self.bytes).enumerate() {
-            let line_number = self.first_line + index;
-            if line.len() > self.max_line_bytes {
-                return None;
-            }
-            let text = line.trim_ascii();
-            if text.is_empty() {
-                continue;
-            }
-            let text = std::str::from_utf8(text).ok()?;
-            if !importer.decode(line_number, text, &mut ignored) {
-                return None;
-            }
-        }
-        Some((importer, ignored))
+    fn end(self) -> (ConversationTree, Option<AheadImport>) {
+        (self.tree, self.imported)
     }
 }
 
