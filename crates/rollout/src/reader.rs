@@ -292,10 +292,11 @@ impl<R: BufRead> RolloutReader<R> {
 
     /// Whether a Claude Code transcript read in two passes (see [`RolloutReader::seekable`])
     /// has the start of it (its first 8 MiB, in whole lines) read once for both: each line is
-    /// read on this thread for the first pass, and a helper thread gives its head to the tree
-    /// and imports its record, the events held until the first pass ends. On by default; the
-    /// events are the same either way. Off, no thread is started and each pass reads every
-    /// line, which takes more time and less memory.
+    /// read on this thread, and a helper thread gives its head to the tree and imports its
+    /// record, the events held until the first pass ends (on one core, or for a start under
+    /// 256 KiB, this thread does both in turn). On by default; the events are the same either
+    /// way. Off, no thread is started and each pass reads every line, which takes more time and
+    /// less memory.
     pub fn with_helper_thread(mut self, enabled: bool) -> Self {
         self.ahead_bytes = enabled.then_some(AHEAD_BYTES);
         self
