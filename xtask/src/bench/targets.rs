@@ -170,7 +170,7 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 4,
-        what: "Claude Code transcript reading, two passes, helper thread, lazy (vs raw read)",
+        what: "Claude Code transcript reading, two passes, start read once, lazy (vs raw read)",
         figure: Measure::Throughput("read_rollout", "claude_lazy", "rollout_claude_bytes"),
         yardstick: Measure::Throughput("read_rollout", "raw_read_claude", "rollout_claude_bytes"),
         goal: Goal::FigureOrRatioAtLeast {
@@ -195,7 +195,7 @@ pub(crate) const LINES: &[Line] = &[
     },
     Line {
         target: 4,
-        what: "Claude Code transcript reading, two passes, one thread, lazy (vs raw read)",
+        what: "Claude Code transcript reading, each pass reading every line, lazy (vs raw read)",
         figure: Measure::Throughput(
             "read_rollout",
             "claude_lazy_no_helper",
