@@ -14,7 +14,7 @@ use crate::record::LazyReadEvent;
 use crate::record::ReadEvent;
 
 /// The rewind fixture written `copies` times, each copy's uuids its own (one tree of many
-/// conversations, with abandoned branches), after `before` and with `every` put after each copy.
+/// conversations, with abandoned branches), with `every` put after each copy.
 fn transcript(copies: usize, every: &str) -> Vec<u8> {
     let fixture = include_str!("../tests/fixtures/claude_rewind.jsonl");
     let mut out = String::new();
@@ -42,7 +42,7 @@ enum Start {
 /// Reads `bytes` in two passes, the start read as `start` says (whatever its size and the
 /// machine's cores).
 fn read(bytes: &[u8], start: Start) -> Read {
-    read_lines_of_at_most(bytes, start, super::DEFAULT_MAX_LINE_BYTES)
+    read_lines_of_at_most(bytes, start, DEFAULT_MAX_LINE_BYTES)
 }
 
 /// [`read`], lines longer than `max_line_bytes` skipped.

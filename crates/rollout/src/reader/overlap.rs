@@ -34,8 +34,9 @@ const READ_BATCH_LINES: usize = 256;
 impl<'a> Overlap<'a> {
     /// Both passes over the lines at once: this thread reads each line once and sends what it
     /// read to a helper thread, which gives the tree the line's head and imports its record.
-    /// The import is `None` when a line needs the reader's own handling. Without a helper (none
-    /// could be started, or it failed), the lines are read here ([`Overlap::run_here`]).
+    /// The import is `None` when a line needs the reader's own handling. `tree` is the first
+    /// pass's, empty (it starts with these lines). Without a helper (none could be started, or
+    /// it failed), the lines are read here ([`Overlap::run_here`]) into an empty tree.
     pub(super) fn run(&self, tree: ConversationTree) -> (ConversationTree, Option<AheadImport>) {
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::channel::<ReadBatch<'a>>();
