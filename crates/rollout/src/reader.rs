@@ -497,8 +497,6 @@ impl<R: BufRead> RolloutReader<R> {
         if !matches!(self.decoder, Some(Decoder::ClaudeCode(_))) {
             return Ok(());
         }
-        // The first pass starts at the first record: the tree starts empty.
-        let tree = ConversationTree::default();
         let path = self.path.clone();
         let line_number = self.line_number;
         let io_error = |line: usize| {
@@ -529,9 +527,9 @@ impl<R: BufRead> RolloutReader<R> {
                     Helper::Never => false,
                 };
                 let (tree, imported) = if with_helper {
-                    overlap.run(tree)
+                    overlap.run()
                 } else {
-                    overlap.run_here(tree)
+                    overlap.run_here()
                 };
                 if ahead.cut {
                     let rest = start.saturating_add(ahead_bytes as u64);
@@ -539,7 +537,7 @@ impl<R: BufRead> RolloutReader<R> {
                 }
                 (tree, imported)
             }
-            None => (tree, None),
+            None => (ConversationTree::default(), None),
         };
         let rest = start.saturating_add(ahead_bytes as u64);
         let mut line = line_number - 1 + ahead_lines;

@@ -157,11 +157,8 @@ fn without_a_helper_thread_both_passes_give_the_same() {
             first_line: 3,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
         };
-        let with_helper = both_passes(overlap.run(ConversationTree::default()));
-        assert_eq!(
-            with_helper,
-            both_passes(overlap.run_here(ConversationTree::default()))
-        );
+        let with_helper = both_passes(overlap.run());
+        assert_eq!(with_helper, both_passes(overlap.run_here()));
         assert_eq!(with_helper.1.is_some(), imported);
     }
 }

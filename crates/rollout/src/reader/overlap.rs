@@ -34,16 +34,16 @@ const READ_BATCH_LINES: usize = 256;
 impl<'a> Overlap<'a> {
     /// Both passes over the lines at once: this thread reads each line once and sends what it
     /// read to a helper thread, which gives the tree the line's head and imports its record.
-    /// The import is `None` when a line needs the reader's own handling. `tree` is the first
-    /// pass's, empty (it starts with these lines). Without a helper (none could be started, or
-    /// it failed), the lines are read here ([`Overlap::run_here`]) into an empty tree.
-    pub(super) fn run(&self, tree: ConversationTree) -> (ConversationTree, Option<AheadImport>) {
+    /// The import is `None` when a line needs the reader's own handling. The tree starts with
+    /// these lines (the first pass starts here). Without a helper (none could be started, or it
+    /// failed), the lines are read here ([`Overlap::run_here`]).
+    pub(super) fn run(&self) -> (ConversationTree, Option<AheadImport>) {
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::channel::<ReadBatch<'a>>();
             let helper = std::thread::Builder::new()
                 .name("agentctx-rollout-import".to_string())
                 .spawn_scoped(scope, move || {
-                    let mut both = BothPasses::new(tree);
+                    let mut both = BothPasses::new();
                     for batch in &receiver {
                         for (line_number, read) in batch {
                             both.take(line_number, read.as_ref());
@@ -55,7 +55,7 @@ impl<'a> Overlap<'a> {
                 Ok(helper) => helper,
                 Err(err) => {
                     tracing::debug!(%err, "no helper thread for the two passes");
-                    return self.run_here(ConversationTree::default());
+                    return self.run_here();
                 }
             };
             self.read_and_send(&sender);
@@ -65,7 +65,7 @@ impl<'a> Overlap<'a> {
                 Ok(both) => both,
                 Err(_) => {
                     tracing::debug!("the helper thread of the two passes failed; read here");
-                    self.run_here(ConversationTree::default())
+                    self.run_here()
                 }
             }
         })
@@ -73,11 +73,8 @@ impl<'a> Overlap<'a> {
 
     /// Both passes over the lines at once, on this thread: each line is read once, its head
     /// given to the tree and its record imported.
-    pub(super) fn run_here(
-        &self,
-        tree: ConversationTree,
-    ) -> (ConversationTree, Option<AheadImport>) {
-        let mut both = BothPasses::new(tree);
+    pub(super) fn run_here(&self) -> (ConversationTree, Option<AheadImport>) {
+        let mut both = BothPasses::new();
         for (line_number, read) in self.lines() {
             both.take(line_number, read.as_ref());
         }
@@ -131,9 +128,9 @@ struct BothPasses {
 }
 
 impl BothPasses {
-    fn new(tree: ConversationTree) -> Self {
+    fn new() -> Self {
         Self {
-            tree,
+            tree: ConversationTree::default(),
             imported: Some((ClaudeImporter::ahead_of_first_pass(), BTreeMap::new())),
         }
     }
