@@ -53,7 +53,7 @@ use crate::record::SkippedLine;
 mod overlap;
 
 use overlap::Overlap;
-use overlap::lines_of;
+use overlap::ReadOnce;
 
 /// Buffer size of the reader: large enough for typical tool-output lines in one read.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
@@ -511,11 +511,9 @@ impl<R: BufRead> RolloutReader<R> {
             .read_ahead_of_first_pass()
             .map_err(io_error(line_number - 1))?;
         let mut ahead_bytes = 0;
-        let mut ahead_lines = 0;
-        let (mut tree, imported) = match ahead {
+        let read_once = match ahead {
             Some(ahead) => {
                 ahead_bytes = ahead.bytes.len();
-                ahead_lines = lines_of(&ahead.bytes).count();
                 let overlap = Overlap {
                     bytes: &ahead.bytes,
                     first_line: line_number,
@@ -526,7 +524,7 @@ impl<R: BufRead> RolloutReader<R> {
                     Helper::Always => true,
                     Helper::Never => false,
                 };
-                let (tree, imported) = if with_helper {
+                let read_once = if with_helper {
                     overlap.run()
                 } else {
                     overlap.run_here()
@@ -535,10 +533,19 @@ impl<R: BufRead> RolloutReader<R> {
                     let rest = start.saturating_add(ahead_bytes as u64);
                     (seeker.seek_to)(&mut self.source, rest).map_err(io_error(line_number - 1))?;
                 }
-                (tree, imported)
+                read_once
             }
-            None => (ConversationTree::default(), None),
+            None => ReadOnce {
+                tree: ConversationTree::default(),
+                imported: None,
+                lines: 0,
+            },
         };
+        let ReadOnce {
+            mut tree,
+            imported,
+            lines: ahead_lines,
+        } = read_once;
         let rest = start.saturating_add(ahead_bytes as u64);
         let mut line = line_number - 1 + ahead_lines;
         let mut seen = ahead_bytes as u64;

@@ -7,8 +7,8 @@ use pretty_assertions::assert_eq;
 use super::DEFAULT_MAX_LINE_BYTES;
 use super::Helper;
 use super::RolloutReader;
-use super::overlap::AheadImport;
 use super::overlap::Overlap;
+use super::overlap::ReadOnce;
 use crate::claude_import::ConversationTree;
 use crate::record::LazyReadEvent;
 use crate::record::ReadEvent;
@@ -132,7 +132,7 @@ type BothPasses = (
     Option<(Vec<LazyReadEvent>, Vec<(String, usize)>)>,
 );
 
-fn both_passes((tree, imported): (ConversationTree, Option<AheadImport>)) -> BothPasses {
+fn both_passes(ReadOnce { tree, imported, .. }: ReadOnce) -> BothPasses {
     let Some((mut importer, mut ignored)) = imported else {
         return (tree, None);
     };

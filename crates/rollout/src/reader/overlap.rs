@@ -24,6 +24,16 @@ pub(super) struct Overlap<'a> {
 /// the records it ignored.
 pub(super) type AheadImport = (ClaudeImporter, BTreeMap<String, usize>);
 
+/// What both passes made of the lines of the start.
+pub(super) struct ReadOnce {
+    /// The first pass's tree, from these lines.
+    pub(super) tree: ConversationTree,
+    /// `None` when a line needs the reader's own handling.
+    pub(super) imported: Option<AheadImport>,
+    /// How many lines the start has (blank ones included).
+    pub(super) lines: usize,
+}
+
 /// Lines read for both passes, sent to the helper thread in batches: each line's number and
 /// what was read of it (`None`: the reader's own handling is needed).
 type ReadBatch<'a> = Vec<(usize, Option<ReadLine<'a>>)>;
@@ -37,7 +47,7 @@ impl<'a> Overlap<'a> {
     /// The import is `None` when a line needs the reader's own handling. The tree starts with
     /// these lines (the first pass starts here). Without a helper (none could be started, or it
     /// failed), the lines are read here ([`Overlap::run_here`]).
-    pub(super) fn run(&self) -> (ConversationTree, Option<AheadImport>) {
+    pub(super) fn run(&self) -> ReadOnce {
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::channel::<ReadBatch<'a>>();
             let helper = std::thread::Builder::new()
@@ -58,12 +68,16 @@ impl<'a> Overlap<'a> {
                     return self.run_here();
                 }
             };
-            self.read_and_send(&sender);
+            let lines = self.read_and_send(&sender);
             // The helper's work ends with the last batch.
             drop(sender);
-            match helper.join() {
-                Ok(both) => both,
-                Err(_) => {
+            match (helper.join(), lines) {
+                (Ok((tree, imported)), Some(lines)) => ReadOnce {
+                    tree,
+                    imported,
+                    lines,
+                },
+                (Err(_), _) | (Ok(_), None) => {
                     tracing::debug!("the helper thread of the two passes failed; read here");
                     self.run_here()
                 }
@@ -73,42 +87,52 @@ impl<'a> Overlap<'a> {
 
     /// Both passes over the lines at once, on this thread: each line is read once, its head
     /// given to the tree and its record imported.
-    pub(super) fn run_here(&self) -> (ConversationTree, Option<AheadImport>) {
+    pub(super) fn run_here(&self) -> ReadOnce {
         let mut both = BothPasses::new();
-        for (line_number, read) in self.lines() {
+        let mut lines = 0;
+        for (line_number, read) in self.lines(&mut lines) {
             both.take(line_number, read.as_ref());
         }
-        both.end()
+        let (tree, imported) = both.end();
+        ReadOnce {
+            tree,
+            imported,
+            lines,
+        }
     }
 
-    /// Reads each line for both passes and sends it to the helper in batches (until no one
-    /// receives).
-    fn read_and_send(&self, sender: &std::sync::mpsc::Sender<ReadBatch<'a>>) {
+    /// Reads each line for both passes and sends it to the helper in batches; the number of
+    /// lines, `None` when the helper stopped receiving.
+    fn read_and_send(&self, sender: &std::sync::mpsc::Sender<ReadBatch<'a>>) -> Option<usize> {
         let mut batch = Vec::with_capacity(READ_BATCH_LINES);
-        for line in self.lines() {
+        let mut lines = 0;
+        for line in self.lines(&mut lines) {
             batch.push(line);
             if batch.len() == READ_BATCH_LINES {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(READ_BATCH_LINES));
-                if sender.send(full).is_err() {
-                    // The helper failed: it is joined, and the lines are read here.
-                    return;
-                }
+                // The helper failed: it is joined, and the lines are read here.
+                sender.send(full).ok()?;
             }
         }
         if !batch.is_empty() {
-            // Should the helper have failed, the lines are read here after it is joined.
-            let _ = sender.send(batch);
+            sender.send(batch).ok()?;
         }
+        Some(lines)
     }
 
     /// Each line that is not blank, numbered, as read for both passes (`None`: too long, not
-    /// UTF-8 or not read, for the reader's own handling).
-    fn lines(&self) -> impl Iterator<Item = (usize, Option<ReadLine<'a>>)> {
+    /// UTF-8 or not read, for the reader's own handling); `count` follows the lines walked,
+    /// blank ones included.
+    fn lines<'c>(
+        &self,
+        count: &'c mut usize,
+    ) -> impl Iterator<Item = (usize, Option<ReadLine<'a>>)> + use<'a, 'c> {
         let max_line_bytes = self.max_line_bytes;
         let first_line = self.first_line;
         lines_of(self.bytes)
             .enumerate()
             .filter_map(move |(index, line)| {
+                *count = index + 1;
                 let line_number = first_line + index;
                 if line.len() > max_line_bytes {
                     return Some((line_number, None));
@@ -152,7 +176,7 @@ impl BothPasses {
 }
 
 /// The lines of `bytes`, each with its newline (the last may have none).
-pub(super) fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut rest = bytes;
     std::iter::from_fn(move || {
         if rest.is_empty() {
