@@ -13,6 +13,9 @@ use crate::claude_import::ConversationTree;
 use crate::record::LazyReadEvent;
 use crate::record::ReadEvent;
 
+#[path = "../tests/suite/claude_lines.rs"]
+mod claude_lines;
+
 /// The rewind fixture written `copies` times, each copy's uuids its own (one tree of many
 /// conversations, with abandoned branches), with `every` put after each copy.
 fn transcript(copies: usize, every: &str) -> Vec<u8> {
@@ -163,62 +166,13 @@ fn without_a_helper_thread_both_passes_give_the_same() {
     }
 }
 
-/// A Claude Code line: one of the fixtures' (odd lines included), one of a generated tree (links
-/// between a dozen uuids, split responses, tool results, slash commands, sidechains), or one the
-/// reader handles itself.
-fn claude_line() -> impl proptest::strategy::Strategy<Value = String> {
-    use proptest::prelude::*;
-    let fixture_lines: Vec<String> = [
-        include_str!("../tests/fixtures/claude_1x.jsonl"),
-        include_str!("../tests/fixtures/claude_2x.jsonl"),
-        include_str!("../tests/fixtures/claude_rewind.jsonl"),
-        include_str!("../tests/fixtures/claude_odd_lines.jsonl"),
-    ]
-    .iter()
-    .flat_map(|fixture| fixture.lines())
-    .map(str::to_string)
-    .collect();
-    let generated = (0u8..6, 0usize..12, 0usize..12, any::<bool>()).prop_map(
-        |(kind, uuid, parent, sidechain)| {
-            let head = format!(
-                r#""sessionId":"s","uuid":"u{uuid}","parentUuid":"u{parent}","isSidechain":{sidechain}"#
-            );
-            let message = parent % 3;
-            match kind {
-                0 => format!(
-                    r#"{{"type":"user",{head},"message":{{"role":"user","content":"prompt {uuid}"}}}}"#
-                ),
-                1 => format!(
-                    r#"{{"type":"assistant",{head},"message":{{"id":"m{message}","role":"assistant","content":[{{"type":"text","text":"answer"}}],"usage":{{"input_tokens":5,"output_tokens":{uuid}}}}}}}"#
-                ),
-                2 => format!(
-                    r#"{{"type":"assistant",{head},"message":{{"id":"m{message}","role":"assistant","content":[{{"type":"tool_use","id":"t{uuid}","name":"Read","input":{{}}}}]}}}}"#
-                ),
-                3 => format!(
-                    r#"{{"type":"user",{head},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{parent}","content":"ok"}}]}}}}"#
-                ),
-                4 => format!(
-                    r#"{{"type":"user",{head},"message":{{"role":"user","content":"<command-name>/model</command-name>"}}}}"#
-                ),
-                _ => format!(r#"{{"type":"progress",{head}}}"#),
-            }
-        },
-    );
-    let odd = ["not json", "[1]", "", r#"{"type":7}"#].map(str::to_string);
-    prop_oneof![
-        3 => prop::sample::select(fixture_lines),
-        4 => generated,
-        1 => prop::sample::select(odd.to_vec()),
-    ]
-}
-
 proptest::proptest! {
     /// Whatever the transcript and wherever its start ends, reading the start once for both
     /// passes gives exactly the read of each pass reading every line: the same events in the
     /// same order, the same ignored records and line count.
     #[test]
     fn any_transcript_reads_the_same_with_the_helper_thread(
-        lines in proptest::collection::vec(claude_line(), 1..60),
+        lines in proptest::collection::vec(claude_lines::claude_line(), 1..60),
         cut in proptest::prelude::any::<proptest::sample::Index>(),
     ) {
         let bytes = lines.join("\n").into_bytes();

@@ -12,6 +12,7 @@ mod suite {
     mod claude_branches;
     mod claude_harness;
     mod claude_import;
+    mod claude_lines;
     mod corrupt_lines;
     mod discovery;
     mod format_detection;

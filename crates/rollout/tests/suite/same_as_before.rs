@@ -134,48 +134,12 @@ fn read_with(mut reader: RolloutReader<Cursor<Vec<u8>>>) -> ReadOutcome {
     )
 }
 
-/// Lines of the Claude Code fixtures, lines that are not JSON objects, and records of generated
-/// trees (prompts, split responses, tool results, slash commands, sidechains, forks).
-fn claude_line() -> impl Strategy<Value = String> {
-    let fixture_lines: Vec<String> = FIXTURES
-        .iter()
-        .filter(|name| name.starts_with("claude"))
-        .flat_map(|name| {
-            std::fs::read_to_string(fixture(name))
-                .unwrap()
-                .lines()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let generated = (0u8..6, 0usize..12, 0usize..12, any::<bool>()).prop_map(
-        |(kind, uuid, parent, sidechain)| {
-            let head = format!(
-                r#""sessionId":"s","uuid":"u{uuid}","parentUuid":"u{parent}","isSidechain":{sidechain}"#
-            );
-            match kind {
-                0 => format!(r#"{{"type":"user",{head},"message":{{"role":"user","content":"prompt {uuid}"}}}}"#),
-                1 => format!(r#"{{"type":"assistant",{head},"message":{{"id":"m{}","role":"assistant","content":[{{"type":"text","text":"answer"}}],"usage":{{"input_tokens":5,"output_tokens":{uuid}}}}}}}"#, parent % 3),
-                2 => format!(r#"{{"type":"assistant",{head},"message":{{"id":"m{}","role":"assistant","content":[{{"type":"tool_use","id":"t{uuid}","name":"Read","input":{{}}}}]}}}}"#, parent % 3),
-                3 => format!(r#"{{"type":"user",{head},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{parent}","content":"ok"}}]}}}}"#),
-                4 => format!(r#"{{"type":"user",{head},"message":{{"role":"user","content":"<command-name>/model</command-name>"}}}}"#),
-                _ => format!(r#"{{"type":"progress",{head}}}"#),
-            }
-        },
-    );
-    prop_oneof![
-        3 => prop::sample::select(fixture_lines),
-        4 => generated,
-        1 => prop::sample::select(vec!["not json".to_string(), "[1]".to_string(), String::new(), r#"{"type":7}"#.to_string()]),
-    ]
-}
-
 proptest! {
     /// Read in two passes or held in one, any mix of Claude Code lines gives the same records,
     /// skips, ignored counts, and line and byte counts.
     #[test]
     fn two_passes_read_any_transcript_as_one_pass_does(
-        lines in proptest::collection::vec(claude_line(), 1..40),
+        lines in proptest::collection::vec(super::claude_lines::claude_line(), 1..40),
     ) {
         let bytes = lines.join("\n").into_bytes();
         let one_pass = read_with(RolloutReader::new(Path::new("t.jsonl"), Cursor::new(bytes.clone())));
