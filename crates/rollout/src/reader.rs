@@ -511,9 +511,11 @@ impl<R: BufRead> RolloutReader<R> {
             .read_ahead_of_first_pass()
             .map_err(io_error(line_number - 1))?;
         let mut ahead_bytes = 0;
+        let mut cut = false;
         let read_once = match ahead {
             Some(ahead) => {
                 ahead_bytes = ahead.bytes.len();
+                cut = ahead.cut;
                 let overlap = Overlap {
                     bytes: &ahead.bytes,
                     first_line: line_number,
@@ -524,16 +526,11 @@ impl<R: BufRead> RolloutReader<R> {
                     Helper::Always => true,
                     Helper::Never => false,
                 };
-                let read_once = if with_helper {
+                if with_helper {
                     overlap.run()
                 } else {
                     overlap.run_here()
-                };
-                if ahead.cut {
-                    let rest = start.saturating_add(ahead_bytes as u64);
-                    (seeker.seek_to)(&mut self.source, rest).map_err(io_error(line_number - 1))?;
                 }
-                read_once
             }
             None => ReadOnce {
                 tree: ConversationTree::default(),
@@ -547,6 +544,10 @@ impl<R: BufRead> RolloutReader<R> {
             lines: ahead_lines,
         } = read_once;
         let rest = start.saturating_add(ahead_bytes as u64);
+        if cut {
+            // More was read than the start's whole lines: the first pass goes on after them.
+            (seeker.seek_to)(&mut self.source, rest).map_err(io_error(line_number - 1))?;
+        }
         let mut line = line_number - 1 + ahead_lines;
         let mut seen = ahead_bytes as u64;
         loop {
