@@ -117,7 +117,8 @@ async fn stream_once(
             ResponseEvent::Created
             | ResponseEvent::OutputItemAdded(_)
             | ResponseEvent::RateLimits(_)
-            | ResponseEvent::PromptCache { .. } => {}
+            | ResponseEvent::PromptCache { .. }
+            | ResponseEvent::OutputTruncated { .. } => {}
         }
     }
     if !completed {

@@ -121,7 +121,8 @@ where
             | ResponseEvent::ReasoningSummaryDelta(_)
             | ResponseEvent::ReasoningContentDelta(_)
             | ResponseEvent::RateLimits(_)
-            | ResponseEvent::PromptCache { .. } => {}
+            | ResponseEvent::PromptCache { .. }
+            | ResponseEvent::OutputTruncated { .. } => {}
         }
     }
     if !completed {

@@ -47,6 +47,15 @@ pub enum ResponseEvent {
         /// Input tokens written to the cache (billed at 1.25 times the input price for 5 min).
         creation_input_tokens: i64,
     },
+    /// The provider stopped the answer at its output limit (`finish_reason: "length"`,
+    /// `stop_reason: "max_tokens"`, Responses `incomplete_details.reason:
+    /// "max_output_tokens"`). Sent just before `Completed`: the items already delivered are
+    /// whole and kept (the text is cut short, not wrong), and the host tells the user and lets
+    /// the model continue. See docs/design/model-streaming.md, "Truncated answers".
+    OutputTruncated {
+        /// The provider's reason, as it spelled it.
+        reason: String,
+    },
     /// The attempt streaming this response broke and was given up. A request sent again is a
     /// new sample (new ids, other items, other text), so nothing of the abandoned attempt may be
     /// spliced with what follows: discard the partial output shown since `Created` (text and

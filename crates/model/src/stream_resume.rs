@@ -91,6 +91,7 @@ impl AttemptState {
             | ResponseEvent::ReasoningContentDelta(_)
             | ResponseEvent::RateLimits(_)
             | ResponseEvent::PromptCache { .. }
+            | ResponseEvent::OutputTruncated { .. }
             | ResponseEvent::AttemptAbandoned { .. }) => Some(event),
         }
     }
