@@ -20,6 +20,66 @@ pub(crate) const BLOCKING_BUFFER_TOKENS: u64 = 3_000;
 /// The most output tokens the effective window reserves (the summary must fit).
 pub(crate) const MAX_RESERVED_OUTPUT_TOKENS: u64 = 20_000;
 
+/// The share of the whole window the output reserve may take at most, as a divisor (a quarter).
+pub(crate) const RESERVED_OUTPUT_WINDOW_DIVISOR: u64 = 4;
+
+/// How every token budget scales with the window: the configured figure is the value for large
+/// windows, and a small window gets `min(figure, effective window × numerator / denominator)`.
+/// Each share is chosen so that the defaults are unchanged from a 128,000-token window up (the
+/// restoration budget from about 190,000), so large-window behaviour does not move; below that
+/// every budget shrinks in proportion instead of staying a fixed offset that swallows the
+/// window. See docs/design/compaction.md, "Small windows".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WindowShare {
+    numerator: u64,
+    denominator: u64,
+}
+
+impl WindowShare {
+    const fn new(numerator: u64, denominator: u64) -> Self {
+        Self {
+            numerator,
+            denominator,
+        }
+    }
+
+    /// `figure`, capped at this share of `effective_window` (rounded down).
+    pub(crate) fn cap(self, figure: u64, effective_window: u64) -> u64 {
+        let share = u128::from(effective_window) * u128::from(self.numerator)
+            / u128::from(self.denominator);
+        figure.min(u64::try_from(share).unwrap_or(u64::MAX))
+    }
+}
+
+/// Auto-compact buffer: an eighth (13,000 of 108,000 at 128K).
+pub(crate) const AUTO_COMPACT_BUFFER_SHARE: WindowShare = WindowShare::new(1, 8);
+/// Warning and error buffers: a fifth.
+pub(crate) const WARNING_BUFFER_SHARE: WindowShare = WindowShare::new(1, 5);
+/// Blocking buffer: a thirty-second.
+pub(crate) const BLOCKING_BUFFER_SHARE: WindowShare = WindowShare::new(1, 32);
+/// Recent user messages kept verbatim by full compaction: a fifth.
+pub(crate) const USER_MESSAGE_SHARE: WindowShare = WindowShare::new(1, 5);
+/// The offline summary (at most `OFFLINE_SUMMARY_MAX_TOKENS`, 10,000): a tenth.
+pub(crate) const OFFLINE_SUMMARY_SHARE: WindowShare = WindowShare::new(1, 10);
+/// All restored files: three tenths.
+pub(crate) const RESTORATION_TOTAL_SHARE: WindowShare = WindowShare::new(3, 10);
+/// One restored file: a tenth.
+pub(crate) const RESTORATION_FILE_SHARE: WindowShare = WindowShare::new(1, 10);
+/// Micro-compaction's least saving: a fifth.
+pub(crate) const MICRO_SAVINGS_SHARE: WindowShare = WindowShare::new(1, 5);
+/// Micro-compaction's target for uncleared results: two fifths.
+pub(crate) const MICRO_TARGET_SHARE: WindowShare = WindowShare::new(2, 5);
+/// A result larger than this is persisted before it is cleared: a twentieth.
+pub(crate) const MICRO_PERSIST_SHARE: WindowShare = WindowShare::new(1, 20);
+/// History before the first session-memory extraction, and between two: a twentieth.
+pub(crate) const EXTRACTION_INTERVAL_SHARE: WindowShare = WindowShare::new(1, 20);
+/// What one extraction may write: a twenty-fifth.
+pub(crate) const EXTRACTION_SUMMARY_SHARE: WindowShare = WindowShare::new(1, 25);
+/// Session-memory compaction's least saving: a tenth.
+pub(crate) const SESSION_MEMORY_SAVINGS_SHARE: WindowShare = WindowShare::new(1, 10);
+/// The largest session summary compaction uses: two fifths.
+pub(crate) const SESSION_MEMORY_SUMMARY_SHARE: WindowShare = WindowShare::new(2, 5);
+
 /// The environment prefix of every switch.
 const ENV_PREFIX: &str = "AGENTCTX_";
 
@@ -346,6 +406,53 @@ impl CompactConfig {
             }
         }
         Ok(())
+    }
+
+    /// This configuration for a model whose effective window (the window minus the reserved
+    /// output) is `effective_window` tokens: every buffer and budget is capped at its share of
+    /// that window (see [`WindowShare`]), so a small window keeps room for each part instead of
+    /// a fixed offset that swallows it. The configured figures are the values for large
+    /// windows, and a 200,000-token window keeps all of them. Applying it twice changes
+    /// nothing. Counts (files, retries, percentages) and times are not token budgets and stay.
+    pub fn scaled_to(&self, effective_window: u64) -> Self {
+        let scale = |share: WindowShare, figure: u64| share.cap(figure, effective_window);
+        let mut scaled = self.clone();
+        scaled.auto_compact_buffer_tokens =
+            scale(AUTO_COMPACT_BUFFER_SHARE, self.auto_compact_buffer_tokens);
+        scaled.warning_buffer_tokens = scale(WARNING_BUFFER_SHARE, self.warning_buffer_tokens);
+        scaled.error_buffer_tokens = scale(WARNING_BUFFER_SHARE, self.error_buffer_tokens);
+        scaled.blocking_buffer_tokens = scale(BLOCKING_BUFFER_SHARE, self.blocking_buffer_tokens);
+        scaled.full.user_message_budget_tokens =
+            scale(USER_MESSAGE_SHARE, self.full.user_message_budget_tokens);
+        scaled.restoration.total_budget_tokens = scale(
+            RESTORATION_TOTAL_SHARE,
+            self.restoration.total_budget_tokens,
+        );
+        scaled.restoration.per_file_limit_tokens = scale(
+            RESTORATION_FILE_SHARE,
+            self.restoration.per_file_limit_tokens,
+        );
+        scaled.micro.min_savings_tokens = scale(MICRO_SAVINGS_SHARE, self.micro.min_savings_tokens);
+        scaled.micro.target_tool_result_tokens =
+            scale(MICRO_TARGET_SHARE, self.micro.target_tool_result_tokens);
+        scaled.micro.persist_threshold_tokens =
+            scale(MICRO_PERSIST_SHARE, self.micro.persist_threshold_tokens);
+        let memory = &self.session_memory;
+        scaled.session_memory.min_tokens_to_init =
+            scale(EXTRACTION_INTERVAL_SHARE, memory.min_tokens_to_init);
+        scaled.session_memory.min_tokens_between_updates =
+            scale(EXTRACTION_INTERVAL_SHARE, memory.min_tokens_between_updates);
+        scaled.session_memory.extraction_max_summary_tokens = scale(
+            EXTRACTION_SUMMARY_SHARE,
+            memory.extraction_max_summary_tokens,
+        );
+        scaled.session_memory.min_compact_savings_tokens = scale(
+            SESSION_MEMORY_SAVINGS_SHARE,
+            memory.min_compact_savings_tokens,
+        );
+        scaled.session_memory.max_summary_tokens =
+            scale(SESSION_MEMORY_SUMMARY_SHARE, memory.max_summary_tokens);
+        scaled
     }
 
     /// Whether micro-compaction runs: the master switch and its own.

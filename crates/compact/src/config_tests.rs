@@ -167,3 +167,44 @@ fn the_first_bad_variable_reported_does_not_depend_on_the_order_given() {
         .unwrap_err();
     assert_eq!(forward, backward);
 }
+
+#[test]
+fn budgets_scale_with_a_small_window_and_keep_their_figures_on_a_large_one() {
+    let config = CompactConfig::default();
+    // 200K (effective 180,000) and 128K (effective 108,000) keep every figure but the
+    // restoration budget, which 128K cuts to three tenths of its effective window.
+    assert_eq!(config.scaled_to(180_000), config);
+    let at_128k = config.scaled_to(108_000);
+    assert_eq!(at_128k.restoration.total_budget_tokens, 32_400);
+    assert_eq!(
+        CompactConfig {
+            restoration: ContextRestorationConfig {
+                total_budget_tokens: 50_000,
+                ..at_128k.restoration.clone()
+            },
+            ..at_128k.clone()
+        },
+        config
+    );
+
+    // 4,096 (effective 3,072): every budget is its share of the window.
+    let small = config.scaled_to(3_072);
+    let budgets = [
+        small.auto_compact_buffer_tokens,
+        small.warning_buffer_tokens,
+        small.blocking_buffer_tokens,
+        small.full.user_message_budget_tokens,
+        small.restoration.total_budget_tokens,
+        small.restoration.per_file_limit_tokens,
+        small.micro.min_savings_tokens,
+        small.micro.target_tool_result_tokens,
+        small.session_memory.min_compact_savings_tokens,
+        small.session_memory.max_summary_tokens,
+    ];
+    assert_eq!(
+        budgets,
+        [384, 614, 96, 614, 921, 307, 614, 1_228, 307, 1_228]
+    );
+    // Scaling twice changes nothing.
+    assert_eq!(small.scaled_to(3_072), small);
+}

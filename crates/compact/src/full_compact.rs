@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use agentctx_context::TokenEstimator;
+use agentctx_context::TruncationPolicy;
+use agentctx_context::truncate_text;
 use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
 use agentctx_model::Prompt;
@@ -21,6 +23,8 @@ use crate::compacted_history::CarriedItems;
 use crate::compacted_history::InitialContextInjection;
 use crate::compacted_history::build_compacted_history_with_limit;
 use crate::config::FullCompactConfig;
+use crate::config::OFFLINE_SUMMARY_SHARE;
+use crate::config::USER_MESSAGE_SHARE;
 use crate::message_filter::cleanup_summary_tags;
 use crate::message_filter::collect_user_message_texts;
 use crate::message_filter::filter_for_summarization;
@@ -34,11 +38,51 @@ use crate::summary_prompt::summary_text;
 pub(crate) const PRUNED_TOOL_OUTPUT: &str = "[Old tool result content cleared]";
 
 /// The most tokens the offline summary may take.
-pub(crate) const OFFLINE_SUMMARY_MAX_TOKENS: usize = 10_000;
+pub(crate) const OFFLINE_SUMMARY_MAX_TOKENS: u64 = 10_000;
 
 /// How much a context-window error shrinks the next summary request: to this share (in
 /// percent) of the estimate of the request that was refused.
 const OVERFLOW_SHRINK_PERCENT: u64 = 90;
+
+/// How large the compacted history may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryLimit {
+    /// The effective window of the model the history is for: the budgets of the new history
+    /// (recent user messages, offline summary) are scaled to it
+    /// ([`CompactConfig::scaled_to`](crate::CompactConfig::scaled_to)).
+    pub effective_window: u64,
+    /// The most tokens the new history may hold. Over it, fewer user messages are kept
+    /// verbatim (their budget halved until none), then the summary is cut, until it fits.
+    pub max_tokens: u64,
+}
+
+impl HistoryLimit {
+    /// No limit: the configured budgets as they are.
+    pub const UNLIMITED: Self = Self {
+        effective_window: u64::MAX,
+        max_tokens: u64::MAX,
+    };
+
+    /// The limit [`full_compact`] uses: the model's effective window (its window minus
+    /// `reserved_output_tokens`), or none when the window is not known.
+    pub fn of_model(model: Option<&dyn ModelClient>, reserved_output_tokens: u64) -> Self {
+        let window = model.map_or(0, |model| {
+            u64::try_from(model.context_window()).unwrap_or(0)
+        });
+        if window == 0 {
+            return Self::UNLIMITED;
+        }
+        let effective = window.saturating_sub(reserved_output_tokens);
+        Self {
+            effective_window: effective,
+            max_tokens: effective,
+        }
+    }
+}
+
+/// The fewest tokens a cut summary keeps; below this the summary says nothing useful and the
+/// compaction is left over its limit for the host to report.
+const MIN_SUMMARY_TOKENS: u64 = 16;
 
 /// What to compact and how.
 #[derive(Debug, Clone)]
@@ -145,12 +189,30 @@ impl FullCompactOutcome {
 }
 
 /// Runs a full compaction. Never fails: without a usable model the offline summariser writes
-/// the summary, and the outcome says so.
+/// the summary, and the outcome says so. The new history is made to fit the model's effective
+/// window when it is known ([`HistoryLimit::of_model`]); [`full_compact_within`] takes a
+/// tighter limit.
 pub async fn full_compact(
     model: Option<&dyn ModelClient>,
     request: FullCompactRequest<'_>,
     config: &FullCompactConfig,
     estimator: &dyn TokenEstimator,
+) -> FullCompactOutcome {
+    let limit = HistoryLimit::of_model(model, request.reserved_output_tokens);
+    full_compact_within(model, request, config, estimator, limit).await
+}
+
+/// [`full_compact`] with the new history held to `limit`: the user-message budget and the
+/// offline summary are scaled to the limit's effective window, and a history still over
+/// `limit.max_tokens` keeps fewer user messages, then a cut summary (see
+/// docs/design/compaction.md, "Small windows"). When even the summary cut to a few tokens does
+/// not fit, the outcome's `tokens_after` is over the limit and the host reports it.
+pub async fn full_compact_within(
+    model: Option<&dyn ModelClient>,
+    request: FullCompactRequest<'_>,
+    config: &FullCompactConfig,
+    estimator: &dyn TokenEstimator,
+    limit: HistoryLimit,
 ) -> FullCompactOutcome {
     let tokens_before = estimator.estimate_items(request.history);
     let mut history = request.history.to_vec();
@@ -179,7 +241,13 @@ pub async fn full_compact(
     let (summary, path) = match summary {
         Some(summary) => (summary, SummaryPath::Model),
         None => (
-            summarize_offline(&history, OFFLINE_SUMMARY_MAX_TOKENS),
+            summarize_offline(
+                &history,
+                usize::try_from(
+                    OFFLINE_SUMMARY_SHARE.cap(OFFLINE_SUMMARY_MAX_TOKENS, limit.effective_window),
+                )
+                .unwrap_or(usize::MAX),
+            ),
             SummaryPath::Offline,
         ),
     };
@@ -192,16 +260,23 @@ pub async fn full_compact(
         None => {}
     }
 
-    let summary_message = summary_text(&summary);
     let user_messages = collect_user_message_texts(request.history);
-    let budget = usize::try_from(config.user_message_budget_tokens).unwrap_or(usize::MAX);
-    let new_history = build_compacted_history_with_limit(
-        request.initial_context,
-        &user_messages,
-        &summary_message,
-        request.injection,
-        carried,
+    let budget = USER_MESSAGE_SHARE.cap(config.user_message_budget_tokens, limit.effective_window);
+    let CompactedToFit {
+        history: new_history,
+        summary,
+        summary_message,
+    } = compact_to_fit(
+        CompactedParts {
+            initial_context: request.initial_context,
+            user_messages: &user_messages,
+            injection: request.injection,
+            carried,
+        },
+        summary,
         budget,
+        limit.max_tokens,
+        estimator,
     );
     let removed_items = request
         .history
@@ -221,6 +296,77 @@ pub async fn full_compact(
         tokens_before,
         removed_items,
         restored_files: Vec::new(),
+    }
+}
+
+/// What the compacted history is built from, besides the summary.
+struct CompactedParts<'a> {
+    initial_context: Vec<ResponseItem>,
+    user_messages: &'a [String],
+    injection: InitialContextInjection,
+    carried: CarriedItems,
+}
+
+impl CompactedParts<'_> {
+    fn build(&self, summary_message: &str, user_budget: u64) -> Vec<ResponseItem> {
+        build_compacted_history_with_limit(
+            self.initial_context.clone(),
+            self.user_messages,
+            summary_message,
+            self.injection,
+            self.carried.clone(),
+            usize::try_from(user_budget).unwrap_or(usize::MAX),
+        )
+    }
+}
+
+/// The compacted history that fits, with the summary as it was kept.
+struct CompactedToFit {
+    history: Vec<ResponseItem>,
+    summary: String,
+    summary_message: String,
+}
+
+/// Builds the compacted history within `max_tokens`: with the full user-message budget first;
+/// while over, the budget is halved (down to no user message), then the summary is cut in
+/// half (keeping its start and end) down to [`MIN_SUMMARY_TOKENS`]. Each step is a rebuild of
+/// a short history, and at most a few dozen are needed.
+fn compact_to_fit(
+    parts: CompactedParts<'_>,
+    mut summary: String,
+    mut user_budget: u64,
+    max_tokens: u64,
+    estimator: &dyn TokenEstimator,
+) -> CompactedToFit {
+    let mut summary_message = summary_text(&summary);
+    let mut history = parts.build(&summary_message, user_budget);
+    let mut tokens = estimator.estimate_items(&history);
+    let mut summary_tokens = estimator.estimate_text(&summary);
+    while tokens > max_tokens {
+        if user_budget > 0 {
+            user_budget /= 2;
+        } else if summary_tokens > MIN_SUMMARY_TOKENS {
+            summary_tokens /= 2;
+            summary = truncate_text(
+                &summary,
+                TruncationPolicy::Tokens(usize::try_from(summary_tokens).unwrap_or(usize::MAX)),
+            );
+            summary_message = summary_text(&summary);
+        } else {
+            tracing::warn!(
+                tokens,
+                max_tokens,
+                "the compacted history does not fit its limit even with the summary cut"
+            );
+            break;
+        }
+        history = parts.build(&summary_message, user_budget);
+        tokens = estimator.estimate_items(&history);
+    }
+    CompactedToFit {
+        history,
+        summary,
+        summary_message,
     }
 }
 

@@ -302,3 +302,79 @@ async fn a_model_that_always_overflows_ends_offline_instead_of_looping() {
         "the newest item is never dropped"
     );
 }
+
+/// A 4,096-token model and a history of 20 requests of about 400 tokens each.
+fn small_window_session() -> (ScriptedModelClient, Vec<ResponseItem>) {
+    let model =
+        ScriptedModelClient::new("m").with_model_info(ModelInfo::with_context_window(4_096));
+    let history = (0..20)
+        .flat_map(|turn| {
+            [
+                ResponseItem::user_text(format!("request {turn}: {}", "word ".repeat(320))),
+                ResponseItem::assistant_text(format!("answer {turn}")),
+            ]
+        })
+        .collect();
+    (model, history)
+}
+
+fn small_window_request(history: &[ResponseItem]) -> FullCompactRequest<'_> {
+    FullCompactRequest {
+        reserved_output_tokens: 1_024,
+        ..request(history, InitialContextInjection::BeforeLastUserMessage)
+    }
+}
+
+#[tokio::test]
+async fn on_a_small_window_the_compacted_history_fits_the_window() {
+    let (model, history) = small_window_session();
+    model.push_text("<summary>Twenty requests about words.</summary>");
+    let outcome = full_compact(
+        Some(&model),
+        small_window_request(&history),
+        &FullCompactConfig::default(),
+        &ApproxTokenEstimator,
+    )
+    .await;
+    // The summary request itself fit the effective window (4,096 - 1,024).
+    let prompt = model.last_prompt().unwrap();
+    let sent = ApproxTokenEstimator.estimate_items(&prompt.items().cloned().collect::<Vec<_>>());
+    assert!(sent <= 3_072, "summary request of {sent} tokens");
+    assert_eq!(outcome.path, SummaryPath::Model);
+    // The kept user messages are a fifth of the effective window, not 20,000 tokens.
+    assert!(
+        outcome.tokens_after <= 3_072 / 5 + 300,
+        "compacted history of {} tokens",
+        outcome.tokens_after
+    );
+    // The latest request is still there, its start at least.
+    assert!(render_history(&outcome.history).contains("request 19"));
+}
+
+#[tokio::test]
+async fn a_compacted_history_over_its_limit_keeps_fewer_messages_then_cuts_the_summary() {
+    let (model, history) = small_window_session();
+    model.push_text(format!(
+        "<summary>{}</summary>",
+        "long summary ".repeat(400)
+    ));
+    let limit = HistoryLimit {
+        effective_window: 3_072,
+        max_tokens: 500,
+    };
+    let outcome = full_compact_within(
+        Some(&model),
+        small_window_request(&history),
+        &FullCompactConfig::default(),
+        &ApproxTokenEstimator,
+        limit,
+    )
+    .await;
+    assert!(
+        outcome.tokens_after <= 500,
+        "compacted history of {} tokens",
+        outcome.tokens_after
+    );
+    assert!(outcome.summary.starts_with("long summary"));
+    assert!(outcome.summary.len() < "long summary ".repeat(400).len());
+}

@@ -2,6 +2,7 @@
 //! blocks (see docs/design/compaction.md, "Thresholds, context usage and switches").
 
 use crate::config::CompactConfig;
+use crate::config::RESERVED_OUTPUT_WINDOW_DIVISOR;
 
 /// A model's context window and the part of it kept free for the model's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,13 +16,17 @@ pub struct ContextWindow {
 impl ContextWindow {
     /// The window of a model with `window_tokens` whose output is limited to
     /// `model_max_output_tokens` (when known): the reserve is that limit, capped at
-    /// [`CompactConfig::max_reserved_output_tokens`].
+    /// [`CompactConfig::max_reserved_output_tokens`] and at a quarter of the window, so a small
+    /// window keeps three quarters for the input (a 4,096-token window reserves 1,024, not the
+    /// whole window).
     pub fn new(
         window_tokens: u64,
         model_max_output_tokens: Option<u64>,
         config: &CompactConfig,
     ) -> Self {
-        let cap = config.max_reserved_output_tokens;
+        let cap = config
+            .max_reserved_output_tokens
+            .min(window_tokens / RESERVED_OUTPUT_WINDOW_DIVISOR);
         Self {
             window_tokens,
             reserved_output_tokens: model_max_output_tokens.map_or(cap, |max| max.min(cap)),
@@ -74,8 +79,12 @@ impl CompactionThresholds {
     /// the summary request of a history that just crossed the trigger still fits; without this a
     /// small buffer or a high blocking override would let a session reach the blocking limit
     /// with a history too big to summarise.
+    ///
+    /// The buffers are those of `config` scaled to the window ([`CompactConfig::scaled_to`]):
+    /// a small window gets proportionally smaller offsets, never a trigger at 0.
     pub fn new(window: ContextWindow, config: &CompactConfig, summary_request_tokens: u64) -> Self {
         let effective = window.effective_tokens();
+        let config = &config.scaled_to(effective);
         let blocking = config.blocking_limit_override.map_or_else(
             || effective.saturating_sub(config.blocking_buffer_tokens),
             |limit| limit.min(effective),

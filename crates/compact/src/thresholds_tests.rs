@@ -91,18 +91,51 @@ fn the_trigger_leaves_room_for_the_summary_request_when_the_buffer_is_small() {
 }
 
 #[test]
-fn a_tiny_window_saturates_at_zero() {
+fn a_4096_token_window_keeps_room_for_the_answer_and_compacts_near_full() {
     let config = CompactConfig::default();
-    let window = ContextWindow::new(4_000, Some(1_000), &config);
-    let thresholds = CompactionThresholds::new(window, &config, 100);
-    assert_eq!(thresholds.effective_window, 3_000);
+    let window = ContextWindow::new(4_096, None, &config);
+    // A quarter of the window is kept for the answer, not 20,000 tokens (which left nothing).
+    assert_eq!(window.reserved_output_tokens, 1_024);
+    let thresholds = CompactionThresholds::new(window, &config, 113);
+    // The trigger sits near the top of the effective window (87.5%), not at 0.
     assert_eq!(
+        thresholds,
+        CompactionThresholds {
+            effective_window: 3_072,
+            warning: 2_458,
+            error: 2_458,
+            auto_compact: 2_688,
+            blocking: 2_976,
+        }
+    );
+    // A model whose output limit is smaller than the share keeps its own limit.
+    assert_eq!(
+        ContextWindow::new(4_096, Some(512), &config).reserved_output_tokens,
+        512
+    );
+}
+
+/// The table of docs/design/compaction.md, "Small windows".
+#[test]
+fn the_documented_levels_per_window() {
+    let config = CompactConfig::default();
+    let levels = |window_tokens: u64| {
+        let window = ContextWindow::new(window_tokens, None, &config);
+        let thresholds = CompactionThresholds::new(window, &config, 113);
         (
+            window.reserved_output_tokens,
+            thresholds.effective_window,
             thresholds.warning,
             thresholds.auto_compact,
-            thresholds.blocking
-        ),
-        (0, 0, 0)
+            thresholds.blocking,
+        )
+    };
+    assert_eq!(levels(4_096), (1_024, 3_072, 2_458, 2_688, 2_976));
+    assert_eq!(levels(16_384), (4_096, 12_288, 9_831, 10_752, 11_904));
+    assert_eq!(levels(128_000), (20_000, 108_000, 88_000, 95_000, 105_000));
+    assert_eq!(
+        levels(200_000),
+        (20_000, 180_000, 160_000, 167_000, 177_000)
     );
 }
 
