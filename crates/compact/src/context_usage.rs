@@ -31,6 +31,43 @@ impl LastRequestUsage {
     }
 }
 
+/// A reported input below our estimate of the request divided by this (a quarter) is not
+/// believed. Our estimate and a provider's tokenizer disagree on the prompt's size, but by less
+/// than a factor of two either way (prose and code run near 4 bytes a token; CJK text and
+/// deep indentation move it by a third to a half); a quarter leaves another factor of two of
+/// margin, so a report under it is not a tokenizer difference but a broken report: LiteLLM's
+/// Responses translation reports `input_tokens: 0`, and a server that counts only the uncached
+/// part of a prompt reports a sliver of it. The window holds the whole prompt either way.
+pub const IMPLAUSIBLE_INPUT_DIVISOR: u64 = 4;
+
+impl LastRequestUsage {
+    /// From the provider's usage of the request built from the first `history_len` items, when
+    /// we estimated that request at `estimated_input_tokens` (instructions, tools and items).
+    /// A report of zero, or under a quarter of the estimate ([`IMPLAUSIBLE_INPUT_DIVISOR`]), is
+    /// treated as missing and the estimate stands in for it, so usage cannot stay near zero
+    /// while the history grows.
+    pub fn from_reported(
+        usage: &TokenUsage,
+        history_len: usize,
+        estimated_input_tokens: u64,
+    ) -> Self {
+        let reported = Self::from_token_usage(usage, history_len);
+        let floor = estimated_input_tokens / IMPLAUSIBLE_INPUT_DIVISOR;
+        if reported.input_tokens > 0 && reported.input_tokens >= floor {
+            return reported;
+        }
+        tracing::debug!(
+            reported = reported.input_tokens,
+            estimated = estimated_input_tokens,
+            "implausible input usage reported; using our estimate of the request"
+        );
+        Self {
+            input_tokens: estimated_input_tokens,
+            history_len,
+        }
+    }
+}
+
 /// How full the context window is: the last request's measured input plus the estimate of
 /// everything added since, against the effective window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +147,17 @@ impl ContextUsage {
             estimated_tokens: estimator.estimate_items(history),
             window,
         }
+    }
+
+    /// Counts what every request carries besides the history (instructions, tool schemas) when
+    /// no request measured this history: a measured input already holds it. Without it, right
+    /// after a compaction the usage would leave out the system prompt and tools, which on a
+    /// small window are a large share of it.
+    pub fn with_unmeasured_overhead(mut self, overhead_tokens: u64) -> Self {
+        if self.measured_tokens.is_none() {
+            self.estimated_tokens = self.estimated_tokens.saturating_add(overhead_tokens);
+        }
+        self
     }
 
     /// Tokens the next request will occupy.

@@ -140,3 +140,52 @@ fn measuring_from_sizes_gives_the_usage_measuring_the_items_gives() {
         );
     }
 }
+
+#[test]
+fn a_reported_input_of_zero_or_far_below_the_estimate_is_replaced_by_the_estimate() {
+    let reported = |input_tokens| TokenUsage {
+        input_tokens,
+        ..TokenUsage::default()
+    };
+    // LiteLLM's Responses output: zero.
+    assert_eq!(
+        LastRequestUsage::from_reported(&reported(0), 7, 3_000),
+        LastRequestUsage {
+            input_tokens: 3_000,
+            history_len: 7
+        }
+    );
+    // Under a quarter of the estimate: not a tokenizer difference.
+    assert_eq!(
+        LastRequestUsage::from_reported(&reported(749), 7, 3_000).input_tokens,
+        3_000
+    );
+    // A quarter and above is believed, below or above the estimate.
+    assert_eq!(
+        LastRequestUsage::from_reported(&reported(750), 7, 3_000).input_tokens,
+        750
+    );
+    assert_eq!(
+        LastRequestUsage::from_reported(&reported(5_000), 7, 3_000).input_tokens,
+        5_000
+    );
+}
+
+#[test]
+fn the_request_overhead_counts_only_when_nothing_was_measured() {
+    let window = ContextWindow::new(4_096, None, &CompactConfig::default());
+    let unmeasured = ContextUsage {
+        measured_tokens: None,
+        estimated_tokens: 100,
+        window,
+    };
+    assert_eq!(
+        unmeasured.with_unmeasured_overhead(900).used_tokens(),
+        1_000
+    );
+    let measured = ContextUsage {
+        measured_tokens: Some(1_000),
+        ..unmeasured
+    };
+    assert_eq!(measured.with_unmeasured_overhead(900).used_tokens(), 1_100);
+}

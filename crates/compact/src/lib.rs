@@ -56,6 +56,7 @@ pub use config::MicroCompactConfig;
 pub use config::SessionMemoryConfig;
 pub use config::ThrashGuardConfig;
 pub use context_usage::ContextUsage;
+pub use context_usage::IMPLAUSIBLE_INPUT_DIVISOR;
 pub use context_usage::LastRequestUsage;
 pub use file_cache::CachedFile;
 pub use file_cache::FileCache;
