@@ -88,7 +88,9 @@ pub(crate) fn test_cmd(nextest: bool, features: Features) -> Cmd {
         Features::Default => cmd,
         Features::All => cmd.arg("--all-features"),
     };
-    cmd.arg("--no-fail-fast")
+    // The interop suite starts real servers; it runs once, in its own step.
+    cmd.args(["--exclude", crate::interop::PACKAGE])
+        .arg("--no-fail-fast")
 }
 
 /// The README's first command, on a release build: the bundled sessions must replay.
@@ -133,6 +135,7 @@ pub(crate) enum Step {
     Clippy,
     Tidy,
     Deny,
+    Interop,
     TestsDefault,
     Tests,
     Doctests,
@@ -142,11 +145,13 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    pub(crate) const ALL: [Step; 10] = [
+    pub(crate) const ALL: [Step; 11] = [
         Step::Fmt,
         Step::Clippy,
         Step::Tidy,
         Step::Deny,
+        // Before the workspace tests, so that the last test summary printed is theirs.
+        Step::Interop,
         Step::TestsDefault,
         Step::Tests,
         Step::Doctests,
@@ -161,6 +166,7 @@ impl Step {
             Step::Clippy => "clippy",
             Step::Tidy => "tidy",
             Step::Deny => "cargo deny",
+            Step::Interop => "interop",
             Step::TestsDefault => "tests (default features)",
             Step::Tests => "tests (all features)",
             Step::Doctests => "doctests",
@@ -179,8 +185,13 @@ impl Step {
             Step::Deny => {
                 "rerun with `cargo deny --offline check bans licenses sources`; `cargo xtask tools cargo-deny` installs it"
             }
-            Step::TestsDefault => "rerun with `cargo nextest run --workspace`",
-            Step::Tests => "rerun with `cargo nextest run --workspace --all-features`",
+            Step::Interop => "rerun with `cargo xtask interop`",
+            Step::TestsDefault => {
+                "rerun with `cargo nextest run --workspace --exclude agentctx-interop`"
+            }
+            Step::Tests => {
+                "rerun with `cargo nextest run --workspace --all-features --exclude agentctx-interop`"
+            }
             Step::Doctests => "rerun with `cargo test --workspace --doc --all-features`",
             Step::Docs => "rerun with `RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps`",
             Step::ReleaseReplay => {
@@ -215,6 +226,7 @@ impl Step {
                 Cmd::cargo(["fetch"]).run()?;
                 Cmd::cargo(["deny", "--offline", "check", "bans", "licenses", "sources"]).run()?;
             }
+            Step::Interop => return crate::interop::run(),
             Step::TestsDefault => run_tests(Features::Default)?,
             Step::Tests => run_tests(Features::All)?,
             Step::Doctests => {

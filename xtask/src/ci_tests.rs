@@ -22,6 +22,7 @@ fn steps_run_in_the_documented_order() {
             "clippy",
             "tidy",
             "cargo deny",
+            "interop",
             "tests (default features)",
             "tests (all features)",
             "doctests",
@@ -49,15 +50,20 @@ fn commands_are_the_documented_ones() {
     );
     assert_eq!(
         test_cmd(true, Features::Default).display(),
-        "cargo nextest run --workspace --no-fail-fast"
+        "cargo nextest run --workspace --exclude agentctx-interop --no-fail-fast"
     );
     assert_eq!(
         test_cmd(true, Features::All).display(),
-        "cargo nextest run --workspace --all-features --no-fail-fast"
+        "cargo nextest run --workspace --all-features --exclude agentctx-interop --no-fail-fast"
     );
     assert_eq!(
         test_cmd(false, Features::All).display(),
-        "cargo test --workspace --all-features --no-fail-fast"
+        "cargo test --workspace --all-features --exclude agentctx-interop --no-fail-fast"
+    );
+    assert_eq!(
+        crate::interop::test_cmd(true, "/w/target/release/agentctx", "/w/target/tools/python")
+            .display(),
+        "AGENTCTX_BIN=/w/target/release/agentctx AGENTCTX_INTEROP_TOOLS=/w/target/tools/python AGENTCTX_REQUIRE_INTEROP=1 cargo nextest run -p agentctx-interop --no-fail-fast"
     );
     assert_eq!(
         release_replay_cmd().display(),

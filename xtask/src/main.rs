@@ -28,8 +28,10 @@ mod ci;
 mod finding;
 mod floors;
 mod fuzz;
+mod interop;
 mod npm_tools;
 mod process;
+mod python_tools;
 mod schema;
 mod snapshots;
 mod tidy;
@@ -120,9 +122,14 @@ enum Command {
         /// Targets to run; all of them if none.
         targets: Vec<String>,
     },
+    /// Run the interop suite (the release binary against a real llama.cpp server and the
+    /// LiteLLM proxy); needs `cargo xtask tools interop-servers`.
+    Interop,
     /// Install missing cargo tools (cargo-deny, cargo-insta, cargo-nextest, cargo-fuzz) with
-    /// `cargo install --locked`, and the npm packages the tests use (the reference MCP server,
-    /// `mcp-server-everything`) into `target/tools/npm`; name packages to install only those.
+    /// `cargo install --locked`, the npm packages the tests use (the reference MCP server,
+    /// `mcp-server-everything`) into `target/tools/npm`, and the interop suite's Python servers
+    /// (`llama-cpp-python`, `litellm`, or both as `interop-servers`) into `target/tools/python`;
+    /// name packages to install only those.
     Tools {
         /// Packages to check, e.g. `cargo-deny`; all of them if none.
         packages: Vec<String>,
@@ -179,5 +186,12 @@ fn run(command: Command) -> Result<()> {
         } => snapshots::run(snapshots::Action::from_flags(review, accept, reject), &args),
         Command::Fuzz { seconds, targets } => fuzz::run(seconds, &targets),
         Command::Tools { packages } => tools::run(&packages),
+        Command::Interop => match interop::run()? {
+            ci::Outcome::Skipped(reason) => {
+                println!("interop suite skipped: {reason}");
+                Ok(())
+            }
+            _ => Ok(()),
+        },
     }
 }

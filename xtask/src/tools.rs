@@ -1,6 +1,7 @@
 //! `cargo xtask tools [PACKAGE...]`: installs the cargo tools the checks use when they are
-//! missing, with `cargo install --locked` from crates.io, and the npm packages of
-//! `npm_tools` into `target/tools/npm`.
+//! missing, with `cargo install --locked` from crates.io, the npm packages of `npm_tools` into
+//! `target/tools/npm`, and the Python servers of `python_tools` into `target/tools/python`.
+//! `interop-servers` names all the Python servers at once.
 
 use anyhow::Result;
 use anyhow::bail;
@@ -59,10 +60,16 @@ pub(crate) fn selected(packages: &[String]) -> Result<Vec<Tool>> {
         .collect()
 }
 
+/// The name that selects every Python server of the interop suite.
+pub(crate) const INTEROP_SERVERS: &str = "interop-servers";
+
 pub(crate) fn run(packages: &[String]) -> Result<()> {
-    let (npm, cargo): (Vec<String>, Vec<String>) = packages
+    let (python, rest): (Vec<String>, Vec<String>) = packages
         .iter()
         .cloned()
+        .partition(|name| name == INTEROP_SERVERS || crate::python_tools::find(name).is_some());
+    let (npm, cargo): (Vec<String>, Vec<String>) = rest
+        .into_iter()
         .partition(|name| crate::npm_tools::find(name).is_some());
     if packages.is_empty() || !cargo.is_empty() {
         install_cargo_tools(&cargo)?;
@@ -76,6 +83,18 @@ pub(crate) fn run(packages: &[String]) -> Result<()> {
     };
     for tool in &npm_tools {
         crate::npm_tools::install(tool)?;
+    }
+    let python_envs: Vec<_> = if packages.is_empty() || python.iter().any(|n| n == INTEROP_SERVERS)
+    {
+        crate::python_tools::PYTHON_ENVS.to_vec()
+    } else {
+        python
+            .iter()
+            .filter_map(|name| crate::python_tools::find(name))
+            .collect()
+    };
+    for env in &python_envs {
+        crate::python_tools::install(env)?;
     }
     Ok(())
 }

@@ -1,0 +1,99 @@
+//! `agentctx run` straight to llama-cpp-python over Chat Completions: one-shot and line mode,
+//! the usage the server reports, the rollout replayed; and a refused connection explained.
+
+use agentctx_interop::Agentctx;
+use agentctx_interop::LlamaServer;
+use agentctx_interop::Route;
+use agentctx_interop::free_port;
+
+use super::support::assert_replays;
+use super::support::describe;
+use super::support::reported_input_tokens;
+use super::support::rollout_lines;
+use super::support::run_with_input;
+use super::support::tools;
+
+#[test]
+fn one_shot_run_streams_an_answer_and_records_the_servers_usage() {
+    let Some(tools) = tools() else { return };
+    let llama = LlamaServer::start(&tools, 4096).expect("llama server");
+    let agentctx = Agentctx::new(&tools, &Route::llama(&llama, 4096)).expect("agentctx");
+    let output = agentctx
+        .command(&["run", "Say hello in one short sentence."])
+        .output()
+        .expect("run");
+    assert!(
+        output.status.success(),
+        "{}\n--- llama log\n{}",
+        describe(&output),
+        llama.process.log_tail(30)
+    );
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).trim().is_empty(),
+        "no answer shown:\n{}",
+        describe(&output)
+    );
+    let rollouts = agentctx.rollouts();
+    assert_eq!(rollouts.len(), 1, "{rollouts:?}");
+    let lines = rollout_lines(&rollouts[0]);
+    let inputs = reported_input_tokens(&lines);
+    assert!(!inputs.is_empty(), "no token_count recorded");
+    assert!(
+        inputs.iter().all(|&tokens| tokens > 0 && tokens <= 4096),
+        "reported input tokens {inputs:?}"
+    );
+    assert_replays(&agentctx, &rollouts[0]);
+}
+
+#[test]
+fn line_mode_runs_every_prompt_of_its_input() {
+    let Some(tools) = tools() else { return };
+    let llama = LlamaServer::start(&tools, 4096).expect("llama server");
+    let agentctx = Agentctx::new(&tools, &Route::llama(&llama, 4096)).expect("agentctx");
+    let output = run_with_input(
+        agentctx.command(&["run"]),
+        "Say hi.\nName a colour.\nCount to three.\n",
+    );
+    assert!(
+        output.status.success(),
+        "{}\n--- llama log\n{}",
+        describe(&output),
+        llama.process.log_tail(30)
+    );
+    let rollouts = agentctx.rollouts();
+    assert_eq!(rollouts.len(), 1, "{rollouts:?}");
+    let lines = rollout_lines(&rollouts[0]);
+    let user_turns = lines
+        .iter()
+        .filter(|line| line["type"] == "event_msg" && line["payload"]["type"] == "user_message")
+        .count();
+    assert_eq!(user_turns, 3, "three prompts, three turns");
+    assert!(reported_input_tokens(&lines).len() >= 3);
+    assert_replays(&agentctx, &rollouts[0]);
+}
+
+#[test]
+fn a_refused_connection_names_its_cause_and_fails() {
+    let Some(tools) = tools() else { return };
+    // A port nothing listens on: bound, read and released.
+    let port = free_port().expect("port");
+    let route = Route {
+        label: "nothing/chat".into(),
+        wire: agentctx_interop::WireApi::Chat,
+        base_url: format!("http://127.0.0.1:{port}/v1"),
+        model: "smollm2".into(),
+        api_key: None,
+        context_window: 4096,
+        max_output_tokens: None,
+    };
+    let agentctx = Agentctx::new(&tools, &route).expect("agentctx");
+    let output = agentctx.command(&["run", "hi"]).output().expect("run");
+    assert!(!output.status.success(), "{}", describe(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr).to_lowercase();
+    assert!(stderr.contains("refused"), "{}", describe(&output));
+    assert!(
+        !stderr.contains("some("),
+        "debug formatting:\n{}",
+        describe(&output)
+    );
+}

@@ -1,0 +1,89 @@
+//! What every interop test does: find the tools, run the binary, read what it recorded.
+
+use std::path::Path;
+use std::process::Output;
+
+use agentctx_interop::Tools;
+use serde_json::Value;
+
+/// The tools, or `None` when the test is to be skipped (the reason is printed).
+pub(crate) fn tools() -> Option<Tools> {
+    Tools::locate_or_skip().expect("interop tools")
+}
+
+/// The output as text, for messages.
+pub(crate) fn describe(output: &Output) -> String {
+    format!(
+        "status: {}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Runs `cmd` with `stdin` and returns its output.
+pub(crate) fn run_with_input(mut cmd: std::process::Command, stdin: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn agentctx");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("agentctx output")
+}
+
+/// The JSON lines of a rollout.
+pub(crate) fn rollout_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("rollout")
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).expect("rollout line is JSON"))
+        .collect()
+}
+
+/// The `input_tokens` of every `token_count` event of a rollout, in order.
+pub(crate) fn reported_input_tokens(lines: &[Value]) -> Vec<i64> {
+    lines
+        .iter()
+        .filter(|line| line["type"] == "event_msg" && line["payload"]["type"] == "token_count")
+        .filter_map(|line| line["payload"]["info"]["last_token_usage"]["input_tokens"].as_i64())
+        .collect()
+}
+
+/// How many `compacted` lines a rollout has.
+pub(crate) fn compactions(lines: &[Value]) -> usize {
+    lines
+        .iter()
+        .filter(|line| line["type"] == "compacted")
+        .count()
+}
+
+/// The function calls a rollout recorded, by name.
+pub(crate) fn function_calls(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|line| {
+            line["type"] == "response_item" && line["payload"]["type"] == "function_call"
+        })
+        .filter_map(|line| line["payload"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// `agentctx replay --json <rollout>` succeeds.
+pub(crate) fn assert_replays(agentctx: &agentctx_interop::Agentctx, rollout: &Path) {
+    let output = agentctx
+        .command(&["replay", "--json"])
+        .arg(rollout)
+        .output()
+        .expect("replay");
+    assert!(
+        output.status.success(),
+        "replay failed:\n{}",
+        describe(&output)
+    );
+}
