@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use crate::error::ModelError;
+use crate::model_info::ModelEntry;
 use crate::model_info::ModelInfo;
 use crate::model_table::known_model;
 use crate::model_table::known_models;
@@ -86,8 +87,8 @@ pub struct ProviderConfig {
     /// Milliseconds without stream data before the stream counts as dropped; default 300000,
     /// `0` disables the idle timeout.
     pub stream_idle_timeout_ms: Option<u64>,
-    /// Known models by slug.
-    pub models: BTreeMap<String, ModelInfo>,
+    /// Known models by slug: what is known of each, laid over the built-in table.
+    pub models: BTreeMap<String, ModelEntry>,
     /// Chat Completions: where developer and system messages of the history go (default
     /// `as_user`, which every chat template accepts); a model entry may override it.
     pub system_messages: Option<SystemMessageMode>,
@@ -119,28 +120,34 @@ impl ProviderConfig {
         }
     }
 
-    /// The model info of `slug`: an exact configured entry, else the longest configured slug
-    /// that prefixes it (so `gpt-5-2025-08-07` finds `gpt-5`), else the built-in model table,
-    /// else the defaults. The provider's `system_messages` fills in when the model sets none.
+    /// The model info of `slug`: the configured entry (an exact slug, else the longest
+    /// configured slug that prefixes it, so `gpt-5-2025-08-07` finds `gpt-5`) laid over the
+    /// built-in model table, over the defaults. The provider's `system_messages` fills in when
+    /// the model sets none.
     ///
-    /// The table fallback serves the OpenAI wire formats (an Azure deployment or a router
-    /// serving `gpt-5` must get its efforts clamped too). An Anthropic endpoint other than the
-    /// preset (a proxy) is left at the defaults: the Messages request sizes `max_tokens` from
-    /// the output limit, and a proxy's limits are its own.
+    /// The table serves the OpenAI wire formats (an Azure deployment or a router serving
+    /// `gpt-5` must get its efforts clamped too). An Anthropic endpoint other than the preset (a
+    /// proxy) is left at the defaults: the Messages request sizes `max_tokens` from the output
+    /// limit, and a proxy's limits are its own. The Anthropic preset carries the Claude rows in
+    /// its own `models`.
     pub fn model_info(&self, slug: &str) -> ModelInfo {
-        let configured = self.models.get(slug).or_else(|| {
-            self.models
-                .iter()
-                .filter(|(known, _)| slug.starts_with(known.as_str()))
-                .max_by_key(|(known, _)| known.len())
-                .map(|(_, info)| info)
-        });
-        let mut info = configured
-            .cloned()
-            .or_else(|| known_model(slug).filter(|_| self.wire_api != WireApi::Anthropic))
-            .unwrap_or_default();
+        let base = self.table_model(slug).unwrap_or_default();
+        let mut info = match self.configured_model(slug) {
+            Some(entry) => entry.apply_to(base),
+            None => base,
+        };
         info.system_messages = info.system_messages.or(self.system_messages);
         info
+    }
+
+    /// The configured entry of `slug`: exact, else the longest configured slug prefixing it.
+    pub fn configured_model(&self, slug: &str) -> Option<&ModelEntry> {
+        find_model_entry(&self.models, slug)
+    }
+
+    /// The built-in table's row for `slug`, when the table applies to this provider's wire API.
+    pub(crate) fn table_model(&self, slug: &str) -> Option<ModelInfo> {
+        known_model(slug).filter(|_| self.wire_api != WireApi::Anthropic)
     }
 
     /// Reads the API key through `env` (never the process environment directly).
@@ -194,7 +201,10 @@ impl ProviderConfig {
             base_url: "https://api.openai.com/v1".to_string(),
             env_key: Some("OPENAI_API_KEY".to_string()),
             wire_api: WireApi::Responses,
-            models: models.into_iter().collect(),
+            models: models
+                .into_iter()
+                .map(|(slug, info)| (slug, ModelEntry::from(info)))
+                .collect(),
             ..Self::default()
         }
     }
@@ -240,7 +250,7 @@ impl ProviderConfig {
                 if slug == "claude-sonnet-4" {
                     info.thinking_override = Some(sonnet_4_override.clone());
                 }
-                (slug, info)
+                (slug, ModelEntry::from(info))
             })
             .collect();
         Self {
@@ -268,6 +278,101 @@ impl ProviderConfig {
     }
 }
 
+/// The model entry of `slug` in `models`: exact, else the longest slug that prefixes it.
+pub(crate) fn find_model_entry<'a>(
+    models: &'a BTreeMap<String, ModelEntry>,
+    slug: &str,
+) -> Option<&'a ModelEntry> {
+    models.get(slug).or_else(|| {
+        models
+            .iter()
+            .filter(|(known, _)| slug.starts_with(known.as_str()))
+            .max_by_key(|(known, _)| known.len())
+            .map(|(_, entry)| entry)
+    })
+}
+
+/// A `[model_providers.<id>]` entry as written: only the keys given. Under a built-in id it is
+/// laid over the preset (so `[model_providers.ollama.models."qwen3"] context_window = 8192`
+/// keeps Ollama's URL and wire API); under any other id it is the whole provider.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ProviderEntry {
+    /// Display name [default: the id].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Base URL, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Name of the environment variable that holds the API key; `""` for a keyless server
+    /// (also under a preset's id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub env_key: Option<String>,
+    /// The wire protocol [default: the preset's, else `responses`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wire_api: Option<WireApi>,
+    /// Extra headers sent with every request (added to the preset's).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub http_headers: BTreeMap<String, String>,
+    /// Extra headers whose value is read from an environment variable (header → variable).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env_http_headers: BTreeMap<String, String>,
+    /// Query parameters appended to the request URL (e.g. Azure `api-version`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub query_params: BTreeMap<String, String>,
+    /// Retries of a failed request (connection errors, 429, 5xx); default 4.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_max_retries: Option<u64>,
+    /// Reconnects of a stream that dropped before completion; default 5.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_max_retries: Option<u64>,
+    /// Milliseconds without stream data before the stream counts as dropped; default 300000,
+    /// `0` disables the idle timeout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_idle_timeout_ms: Option<u64>,
+    /// Known models by slug; each entry is laid over the preset's row for the same slug.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<String, ModelEntry>,
+    /// Chat Completions: where developer and system messages of the history go.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_messages: Option<SystemMessageMode>,
+}
+
+impl ProviderEntry {
+    /// `base` (a preset, or an empty provider named after its id) with every key this entry
+    /// sets replaced; header, query and model maps are merged key by key.
+    pub fn apply_to(&self, mut base: ProviderConfig) -> ProviderConfig {
+        if let Some(name) = &self.name {
+            base.name = name.clone();
+        }
+        if let Some(base_url) = &self.base_url {
+            base.base_url = base_url.clone();
+        }
+        if let Some(env_key) = &self.env_key {
+            base.env_key = Some(env_key.clone()).filter(|key| !key.trim().is_empty());
+        }
+        if let Some(wire_api) = self.wire_api {
+            base.wire_api = wire_api;
+        }
+        base.http_headers.extend(self.http_headers.clone());
+        base.env_http_headers.extend(self.env_http_headers.clone());
+        base.query_params.extend(self.query_params.clone());
+        base.request_max_retries = self.request_max_retries.or(base.request_max_retries);
+        base.stream_max_retries = self.stream_max_retries.or(base.stream_max_retries);
+        base.stream_idle_timeout_ms = self.stream_idle_timeout_ms.or(base.stream_idle_timeout_ms);
+        for (slug, entry) in &self.models {
+            let merged = base
+                .models
+                .remove(slug)
+                .unwrap_or_default()
+                .merged_with(entry);
+            base.models.insert(slug.clone(), merged);
+        }
+        base.system_messages = self.system_messages.or(base.system_messages);
+        base
+    }
+}
+
 /// The model section of `config.toml`: which model and provider to use, user-defined providers
 /// and thinking settings.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -277,8 +382,13 @@ pub struct ModelConfig {
     pub model: Option<String>,
     /// The provider id, a key of `model_providers` or a built-in id; default `openai`.
     pub model_provider: Option<String>,
-    /// User-defined providers; an entry with a built-in id replaces the built-in one.
-    pub model_providers: BTreeMap<String, ProviderConfig>,
+    /// The context window of the model in use, in tokens, over anything else known of it (as
+    /// codex's `model_context_window`).
+    pub model_context_window: Option<i64>,
+    /// The output limit of the model in use, in tokens (as codex's `model_max_output_tokens`).
+    pub model_max_output_tokens: Option<i64>,
+    /// Providers by id; an entry with a built-in id is laid over the built-in preset.
+    pub model_providers: BTreeMap<String, ProviderEntry>,
     /// Extended thinking settings (`[thinking]`).
     pub thinking: ThinkingSettings,
 }
@@ -289,18 +399,28 @@ impl ModelConfig {
         self.model_provider.as_deref().unwrap_or("openai")
     }
 
-    /// Finds a provider by id among the user-defined ones, then the built-in presets.
+    /// The provider `id`: the built-in preset with the `[model_providers.<id>]` entry laid over
+    /// it, or the entry alone for an id that is not built in.
     pub fn provider(&self, id: &str) -> Result<ProviderConfig, ModelError> {
-        if let Some(provider) = self.model_providers.get(id) {
-            return Ok(provider.clone());
-        }
-        ProviderConfig::built_in()
-            .remove(id)
-            .ok_or_else(|| ModelError::Config {
-                message: format!(
-                    "unknown model provider `{id}`: define [model_providers.{id}] or use one of openai, ollama, lmstudio, anthropic"
-                ),
-            })
+        let entry = self.model_providers.get(id);
+        let base = match (ProviderConfig::built_in().remove(id), entry) {
+            (Some(preset), _) => preset,
+            (None, Some(_)) => ProviderConfig {
+                name: id.to_string(),
+                ..ProviderConfig::default()
+            },
+            (None, None) => {
+                return Err(ModelError::Config {
+                    message: format!(
+                        "unknown model provider `{id}`: define [model_providers.{id}] or use one of openai, ollama, lmstudio, anthropic"
+                    ),
+                });
+            }
+        };
+        Ok(match entry {
+            Some(entry) => entry.apply_to(base),
+            None => base,
+        })
     }
 }
 

@@ -119,25 +119,62 @@ fn built_in_presets() {
 }
 
 #[test]
-fn user_provider_replaces_built_in_and_unknown_is_an_error() {
+fn a_provider_entry_is_laid_over_the_preset_and_unknown_is_an_error() {
     let mut config = ModelConfig::default();
     config.model_providers.insert(
         "ollama".to_string(),
-        ProviderConfig {
-            base_url: "http://other:11434/v1".to_string(),
-            wire_api: WireApi::Chat,
-            ..ProviderConfig::default()
+        ProviderEntry {
+            base_url: Some("http://other:11434/v1".to_string()),
+            ..ProviderEntry::default()
         },
     );
-    assert_eq!(
-        config.provider("ollama").unwrap().base_url,
-        "http://other:11434/v1"
-    );
+    let ollama = config.provider("ollama").unwrap();
+    assert_eq!(ollama.base_url, "http://other:11434/v1");
+    // What the entry does not set is the preset's.
+    assert_eq!(ollama.wire_api, WireApi::Chat);
+    assert_eq!(ollama.name, "Ollama");
+    assert_eq!(ollama.system_messages, Some(SystemMessageMode::AsUser));
     let error = config.provider("nope").unwrap_err();
     assert!(
         error.to_string().contains("unknown model provider `nope`"),
         "{error}"
     );
+}
+
+#[test]
+fn a_model_window_alone_under_a_preset_keeps_its_url_wire_and_key() {
+    let config: ModelConfig = toml::from_str(
+        "[model_providers.ollama.models.\"qwen3\"]\ncontext_window = 8192\n\n\
+         [model_providers.openai]\nhttp_headers = { \"X-Team\" = \"agents\" }\n\
+         [model_providers.openai.models.\"gpt-5\"]\nmax_output_tokens = 1000\n",
+    )
+    .unwrap();
+    let ollama = config.provider("ollama").unwrap();
+    assert_eq!(ollama.base_url, "http://localhost:11434/v1");
+    assert_eq!(ollama.wire_api, WireApi::Chat);
+    assert_eq!(ollama.model_info("qwen3:8b").context_window, 8192);
+    let openai = config.provider("openai").unwrap();
+    assert_eq!(openai.base_url, "https://api.openai.com/v1");
+    assert_eq!(openai.env_key.as_deref(), Some("OPENAI_API_KEY"));
+    assert_eq!(openai.http_headers.get("X-Team").map(String::as_str), Some("agents"));
+    // The row keeps the table's window and efforts; only the output limit changed.
+    let gpt5 = openai.model_info("gpt-5");
+    assert_eq!(gpt5.max_output_tokens, Some(1000));
+    assert_eq!(gpt5.context_window, 272_000);
+    assert!(!gpt5.reasoning_efforts.is_empty());
+}
+
+#[test]
+fn an_empty_env_key_makes_a_preset_keyless_and_a_custom_id_names_itself() {
+    let config: ModelConfig = toml::from_str(
+        "[model_providers.openai]\nbase_url = \"http://127.0.0.1:8080/v1\"\nenv_key = \"\"\n\
+         [model_providers.box]\nbase_url = \"http://box/v1\"\nenv_key = \"BOX_KEY\"\n",
+    )
+    .unwrap();
+    assert_eq!(config.provider("openai").unwrap().env_key, None);
+    let custom = config.provider("box").unwrap();
+    assert_eq!(custom.name, "box");
+    assert_eq!(custom.wire_api, WireApi::Responses);
 }
 
 #[test]
@@ -217,7 +254,7 @@ fn bad_base_url_is_a_config_error() {
 #[test]
 fn config_has_a_json_schema() {
     let schema = serde_json::to_value(schemars::schema_for!(ModelConfig)).unwrap();
-    let providers = &schema["definitions"]["ProviderConfig"]["properties"];
+    let providers = &schema["definitions"]["ProviderEntry"]["properties"];
     for field in [
         "name",
         "base_url",

@@ -10,8 +10,10 @@
 //! scheme is given without a port). The keys come from `OPENAI_API_KEY` and `ANTHROPIC_API_KEY`
 //! (the presets' `env_key`). See docs/design/model-providers.md, "Environment".
 //!
-//! Only the built-in presets follow these variables: a `[model_providers.<id>]` entry is the
-//! user's explicit choice and is used as written.
+//! Only the built-in presets follow these variables, and only while the configuration does not
+//! set their `base_url`: a `base_url` in `[model_providers.<id>]` is the user's explicit
+//! choice and is used as written. An entry that sets other keys of a preset (a model's window,
+//! a header) leaves the preset's URL, and these variables, in force.
 
 use crate::error::ModelError;
 use crate::provider_config::ModelConfig;
@@ -22,7 +24,7 @@ use crate::provider_config::ProviderConfig;
 pub enum BaseUrlSource {
     /// The built-in preset's default.
     Preset,
-    /// A `[model_providers.<id>]` entry of the configuration.
+    /// The `base_url` of a `[model_providers.<id>]` entry of the configuration.
     Config,
     /// An environment variable (its name).
     Env(&'static str),
@@ -71,7 +73,12 @@ impl ModelConfig {
     ) -> Result<ResolvedProvider, ModelError> {
         let id = self.provider_id().to_string();
         let mut config = self.provider(&id)?;
-        if self.model_providers.contains_key(&id) {
+        let configured_url = self
+            .model_providers
+            .get(&id)
+            .is_some_and(|entry| entry.base_url.is_some());
+        let built_in = ProviderConfig::built_in().contains_key(&id);
+        if configured_url || !built_in {
             return Ok(ResolvedProvider {
                 id,
                 config,

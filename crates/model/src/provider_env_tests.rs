@@ -6,7 +6,6 @@ use super::BaseUrlSource;
 use super::ollama_host_url;
 use crate::error::ModelError;
 use crate::provider_config::ModelConfig;
-use crate::provider_config::ProviderConfig;
 
 fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let vars: HashMap<String, String> = vars
@@ -90,9 +89,9 @@ fn a_configured_provider_is_used_as_written() {
     let mut model = config("openai");
     model.model_providers.insert(
         "openai".to_string(),
-        ProviderConfig {
-            base_url: "https://gateway.example/v1".to_string(),
-            ..ProviderConfig::openai()
+        crate::provider_config::ProviderEntry {
+            base_url: Some("https://gateway.example/v1".to_string()),
+            ..Default::default()
         },
     );
     let resolved = model
