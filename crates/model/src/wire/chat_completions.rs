@@ -219,6 +219,14 @@ impl ChatMessages {
 
     /// Appends a tool call to the last assistant message when it is the previous message,
     /// else starts a new assistant message.
+    ///
+    /// An assistant message with tool calls and no text has no `content` key at all: OpenAI
+    /// takes `content` as optional when `tool_calls` is present ("Required unless `tool_calls`
+    /// or `function_call` is specified", https://platform.openai.com/docs/api-reference/chat/create),
+    /// while llama-cpp-python refuses `"content": null` with a 500 (its request model types an
+    /// assistant's `content` as `NotRequired[str]`: abetlen/llama-cpp-python,
+    /// `llama_cpp/llama_types.py`) and LM Studio refuses it too. Text said before the calls is
+    /// kept.
     fn tool_call(&mut self, call_id: &str, name: &str, arguments: &str) {
         self.flush_images();
         self.conversation_started = true;
@@ -230,6 +238,9 @@ impl ChatMessages {
         if let Some(Value::Object(last)) = self.list.last_mut()
             && last.get("role").and_then(Value::as_str) == Some("assistant")
         {
+            if last.get("content").is_some_and(is_empty_content) {
+                last.remove("content");
+            }
             match last.get_mut("tool_calls") {
                 Some(Value::Array(calls)) => calls.push(call),
                 _ => {
@@ -239,7 +250,7 @@ impl ChatMessages {
             return;
         }
         self.list
-            .push(json!({ "role": "assistant", "content": null, "tool_calls": [call] }));
+            .push(json!({ "role": "assistant", "tool_calls": [call] }));
     }
 
     /// A `tool` message with the output's text; its images wait for the following user
@@ -283,8 +294,8 @@ impl ChatMessages {
     }
 
     /// The messages; in the strict modes consecutive user messages are merged into one message
-    /// of text (and image) parts, since the strictest templates (Mistral, Gemma) require user
-    /// and assistant turns to alternate.
+    /// (see [`merge_content`]), since the strictest templates (Mistral, Gemma) require user and
+    /// assistant turns to alternate.
     fn finish(mut self) -> Vec<Value> {
         self.flush_images();
         if self.mode == SystemMessageMode::AsIs {
@@ -306,18 +317,38 @@ impl ChatMessages {
     }
 }
 
-/// Two user contents as one list of parts. Each text stays its own part, so a reminder or a
-/// converted developer message remains a text of its own (servers that flatten parts for a
-/// template join them with a newline).
+/// What separates two user messages merged into one (a blank line, as between the system
+/// prompt and a developer message merged into it).
+const MERGED_MESSAGE_SEPARATOR: &str = "\n\n";
+
+/// Two user contents as one. Text and text make one string: the chat templates of llama.cpp
+/// and llama-cpp-python (jinja) concatenate `content` as a string and fail on a list of parts,
+/// and codex sends a message of texts as one string too, a list only when it holds an image
+/// (openai/codex, `codex-rs/codex-api/src/requests/chat.rs`, `ChatRequestBuilder::build`).
+/// With an image on either side the result is the list of both contents' parts.
 fn merge_content(first: Value, second: Value) -> Value {
-    let parts = |content: Value| match content {
-        Value::Array(parts) => parts,
-        Value::String(text) => vec![json!({ "type": "text", "text": text })],
-        _ => Vec::new(),
-    };
-    let mut all = parts(first);
-    all.extend(parts(second));
-    Value::Array(all)
+    match (first, second) {
+        (Value::String(first), Value::String(second)) => {
+            if first.is_empty() {
+                Value::String(second)
+            } else if second.is_empty() {
+                Value::String(first)
+            } else {
+                Value::String(format!("{first}{MERGED_MESSAGE_SEPARATOR}{second}"))
+            }
+        }
+        (first, second) => {
+            let parts = |content: Value| match content {
+                Value::Array(parts) => parts,
+                Value::String(text) if text.is_empty() => Vec::new(),
+                Value::String(text) => vec![json!({ "type": "text", "text": text })],
+                _ => Vec::new(),
+            };
+            let mut all = parts(first);
+            all.extend(parts(second));
+            Value::Array(all)
+        }
+    }
 }
 
 /// Text-only content becomes one string (parts joined by newlines); content with images
@@ -344,6 +375,16 @@ fn message_content(content: &[ContentItem]) -> Value {
             })
             .collect(),
     )
+}
+
+/// An empty string or an empty list of parts.
+fn is_empty_content(content: &Value) -> bool {
+    match content {
+        Value::String(text) => text.is_empty(),
+        Value::Array(parts) => parts.is_empty(),
+        Value::Null => true,
+        _ => false,
+    }
 }
 
 fn image_part(url: &str, detail: Option<&str>) -> Value {

@@ -180,3 +180,172 @@ fn tool_call_names_repeated_cumulative_or_fragmented_assemble_once() {
         );
     }
 }
+
+/// The environment context and the prompt as the history holds them: two user messages in a
+/// row, as a new session's first turn sends them.
+fn environment_then_prompt() -> Prompt<'static> {
+    Prompt {
+        instructions: "You are a coding agent.".to_string(),
+        input: owned_items(vec![
+            ResponseItem::user_text("<environment_context>cwd: /repo</environment_context>"),
+            ResponseItem::developer_text("<permissions>read-only</permissions>"),
+            ResponseItem::user_text("hi"),
+        ]),
+        ..Prompt::default()
+    }
+}
+
+#[test]
+fn merged_user_texts_are_one_string_for_strict_templates() {
+    let cases = [
+        (
+            SystemMessageMode::AsUser,
+            "<environment_context>cwd: /repo</environment_context>\n\n<permissions>read-only</permissions>\n\nhi",
+        ),
+        (
+            SystemMessageMode::MergeIntoSystem,
+            "<environment_context>cwd: /repo</environment_context>\n\nhi",
+        ),
+    ];
+    for (mode, merged) in cases {
+        let info = ModelInfo {
+            system_messages: Some(mode),
+            ..ModelInfo::default()
+        };
+        let body = request_body(&environment_then_prompt(), "m", &info);
+        let messages = body["messages"].as_array().unwrap();
+        assert!(
+            messages
+                .iter()
+                .all(|message| message["content"].is_string()),
+            "{mode:?}: {messages:#?}"
+        );
+        assert_eq!(
+            messages.last().unwrap()["content"],
+            json!(merged),
+            "{mode:?}"
+        );
+    }
+}
+
+#[test]
+fn merged_user_messages_are_parts_only_when_an_image_is_among_them() {
+    let prompt = Prompt {
+        input: owned_items(vec![
+            ResponseItem::user_text("<environment_context>cwd: /repo</environment_context>"),
+            ResponseItem::Message {
+                id: None,
+                role: "user".to_string(),
+                content: vec![
+                    ContentItem::InputText {
+                        text: "like this".to_string(),
+                    },
+                    ContentItem::InputImage {
+                        image_url: "data:image/png;base64,AAA".to_string(),
+                        detail: None,
+                    },
+                ],
+                extra: ExtraFields::new(),
+            },
+        ]),
+        ..Prompt::default()
+    };
+    let body = request_body(&prompt, "m", &ModelInfo::default());
+    assert_eq!(
+        body["messages"],
+        json!([{
+            "role": "user",
+            "content": [
+                { "type": "text", "text": "<environment_context>cwd: /repo</environment_context>" },
+                { "type": "text", "text": "like this" },
+                { "type": "image_url", "image_url": { "url": "data:image/png;base64,AAA" } },
+            ]
+        }])
+    );
+}
+
+#[test]
+fn text_only_content_is_a_string_for_every_role() {
+    let several_texts = |role: &str| ResponseItem::Message {
+        id: None,
+        role: role.to_string(),
+        content: vec![
+            ContentItem::InputText {
+                text: "one".to_string(),
+            },
+            ContentItem::InputText {
+                text: "two".to_string(),
+            },
+        ],
+        extra: ExtraFields::new(),
+    };
+    let text_parts_output = ResponseItem::FunctionCallOutput {
+        call_id: "a".to_string(),
+        output: FunctionCallOutputPayload {
+            body: FunctionCallOutputBody::ContentItems(vec![
+                FunctionCallOutputContentItem::InputText {
+                    text: "line 1".to_string(),
+                },
+                FunctionCallOutputContentItem::InputText {
+                    text: "line 2".to_string(),
+                },
+            ]),
+            success: None,
+        },
+        extra: ExtraFields::new(),
+    };
+    let prompt = Prompt {
+        input: owned_items(vec![
+            several_texts("user"),
+            several_texts("assistant"),
+            ResponseItem::function_call("a", "read", "{}"),
+            text_parts_output,
+            several_texts("developer"),
+            several_texts("user"),
+        ]),
+        ..Prompt::default()
+    };
+    for mode in [
+        SystemMessageMode::AsUser,
+        SystemMessageMode::MergeIntoSystem,
+        SystemMessageMode::AsIs,
+    ] {
+        let info = ModelInfo {
+            system_messages: Some(mode),
+            ..ModelInfo::default()
+        };
+        let body = request_body(&prompt, "m", &info);
+        for message in body["messages"].as_array().unwrap() {
+            if let Some(content) = message.get("content") {
+                assert!(content.is_string(), "{mode:?}: {message}");
+            }
+        }
+    }
+}
+
+#[test]
+fn assistant_tool_calls_without_text_have_no_content_key() {
+    let prompt = Prompt {
+        input: owned_items(vec![
+            ResponseItem::user_text("list src"),
+            ResponseItem::function_call("a", "shell", r#"{"command":["ls"]}"#),
+            ResponseItem::function_call_output("a", "lib.rs"),
+            ResponseItem::assistant_text(""),
+            ResponseItem::function_call("b", "shell", r#"{"command":["ls","-a"]}"#),
+            ResponseItem::function_call_output("b", ".git"),
+        ]),
+        ..Prompt::default()
+    };
+    let body = request_body(&prompt, "m", &ModelInfo::default());
+    let assistants: Vec<&Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "assistant")
+        .collect();
+    assert_eq!(assistants.len(), 2, "{body:#}");
+    for assistant in assistants {
+        assert_eq!(assistant.get("content"), None, "{assistant}");
+        assert_eq!(assistant["tool_calls"].as_array().map(Vec::len), Some(1));
+    }
+}

@@ -197,6 +197,12 @@ struct Strict {
     /// The OpenAI API: `role: "tool"` content is text only; reasoning models refuse
     /// `max_tokens`; the effort must be one the model accepts.
     openai: bool,
+    /// llama-cpp-python's server: its pydantic request model takes an assistant message's
+    /// `content` as an optional string, so `null` is refused (abetlen/llama-cpp-python,
+    /// `llama_cpp/llama_types.py`, `ChatCompletionRequestAssistantMessage`); and its jinja chat
+    /// templates concatenate `content` as a string, so a list of parts crashes the template
+    /// after the response started (the stream ends without an event).
+    llama_cpp_python: bool,
 }
 
 /// A 400 as vLLM writes it (`{"object":"error",...}`).
@@ -210,6 +216,27 @@ impl wiremock::Respond for Strict {
     fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
         let body: serde_json::Value = request.body_json().unwrap();
         let messages = body["messages"].as_array().unwrap();
+        if self.llama_cpp_python {
+            if let Some(index) = messages
+                .iter()
+                .position(|m| m["role"] == "assistant" && m.get("content") == Some(&json!(null)))
+            {
+                return ResponseTemplate::new(500).set_body_json(json!({ "error": {
+                    "message": format!("1 validation error for ChatCompletionRequestAssistantMessage\nmessages.{index}.content\n  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]"),
+                    "type": "internal_server_error",
+                }}));
+            }
+            let text_parts_only = |m: &serde_json::Value| {
+                m["content"]
+                    .as_array()
+                    .is_some_and(|parts| parts.iter().all(|p| p["type"] == "text"))
+            };
+            if messages.iter().any(text_parts_only) {
+                // TypeError: can only concatenate str (not "list") to str, raised inside the
+                // streaming generator.
+                return sse(String::new());
+            }
+        }
         if self.template {
             // The Qwen3 template raises this for a system message after the first position.
             if messages.iter().skip(1).any(|m| m["role"] == "system") {
@@ -303,6 +330,7 @@ async fn mid_conversation_developer_message_becomes_user_text_for_strict_templat
     let server = strict_server(Strict {
         template: true,
         openai: false,
+        llama_cpp_python: false,
     })
     .await;
     let client = client(
@@ -321,6 +349,7 @@ async fn mid_conversation_developer_message_merges_into_the_system_message_when_
     let server = strict_server(Strict {
         template: true,
         openai: false,
+        llama_cpp_python: false,
     })
     .await;
     let mut provider = provider(WireApi::Chat, &format!("{}/v1", server.uri()));
@@ -338,6 +367,7 @@ async fn developer_messages_keep_their_place_where_the_server_accepts_them() {
     let server = strict_server(Strict {
         template: false,
         openai: true,
+        llama_cpp_python: false,
     })
     .await;
     let mut provider = provider(WireApi::Chat, &format!("{}/v1", server.uri()));
@@ -372,6 +402,7 @@ async fn images_in_tool_output_go_in_a_following_user_message() {
     let server = strict_server(Strict {
         template: false,
         openai: true,
+        llama_cpp_python: false,
     })
     .await;
     let client = client(
@@ -417,6 +448,7 @@ async fn openai_reasoning_models_get_max_completion_tokens_and_an_accepted_effor
     let server = strict_server(Strict {
         template: false,
         openai: true,
+        llama_cpp_python: false,
     })
     .await;
     let client = client(
@@ -439,6 +471,7 @@ async fn ultrathink_on_a_local_server_sends_an_effort_it_accepts() {
     let server = strict_server(Strict {
         template: true,
         openai: false,
+        llama_cpp_python: false,
     })
     .await;
     let client = client(
@@ -510,4 +543,45 @@ async fn vllm_context_length_error_is_classified_with_both_numbers() {
             context_window: Some(32_768),
         })
     );
+}
+
+/// A session as `run` sends it to a local server: the environment context and the prompt as two
+/// user messages (with a permissions message between), then a tool round trip whose call came
+/// without text.
+fn session_with_a_tool_round_trip() -> Prompt<'static> {
+    Prompt {
+        instructions: "You are a coding agent.".to_string(),
+        input: owned_items(vec![
+            ResponseItem::user_text(
+                "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>",
+            ),
+            ResponseItem::developer_text("<permissions>workspace-write</permissions>"),
+            ResponseItem::user_text("What is in src?"),
+            ResponseItem::function_call("call_1", "shell", r#"{"command":["ls","src"]}"#),
+            ResponseItem::function_call_output("call_1", "lib.rs\nmain.rs"),
+            ResponseItem::assistant_text("src has lib.rs and main.rs."),
+            ResponseItem::user_text("Thanks."),
+        ]),
+        ..Prompt::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn llama_cpp_python_takes_merged_user_text_and_tool_calls_without_content() {
+    let server = strict_server(Strict {
+        template: true,
+        openai: false,
+        llama_cpp_python: true,
+    })
+    .await;
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "SmolLM2-135M-Instruct",
+    );
+
+    let (_, error) = collect(&client, &session_with_a_tool_round_trip()).await;
+
+    assert_eq!(error, None);
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    insta::assert_json_snapshot!("llama_cpp_python_messages", sent_messages(&server).await);
 }
