@@ -578,6 +578,7 @@ impl Session {
                 reasoning: None,
                 output_schema: None,
                 session_id: Some(self.session_id.clone()),
+                ..Prompt::default()
             };
             self.emit(SessionEvent::RequestStarted {
                 request: requests,

@@ -11,8 +11,8 @@ use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
 use crate::response_event::ResponseStream;
 use crate::retry::backoff;
-use crate::structured_output::output_schema_for;
-use crate::structured_output::parse_structured;
+use crate::structured_output::StructuredOutputFallback;
+use crate::structured_output::complete_structured;
 
 /// A language model that streams responses to prompts.
 #[async_trait]
@@ -38,7 +38,15 @@ pub trait ModelClient: Send + Sync {
         complete_prompt(self, &Prompt::system_and_user(system, user)).await
     }
 
-    /// One-shot structured output: sends `T`'s JSON schema as the output format and returns the
+    /// Where this client remembers the structured-output mode its server accepted, so that a
+    /// fallback found once (see [`complete_structured`]) holds for its later requests; `None`
+    /// (the default): every structured call starts with the JSON schema format.
+    fn structured_output_fallback(&self) -> Option<&StructuredOutputFallback> {
+        None
+    }
+
+    /// One-shot structured output: asks for `T`'s JSON schema (as the output format, or in the
+    /// instructions when the server refuses that; see [`complete_structured`]) and returns the
     /// reply parsed as `T`, or [`ModelError::StructuredOutput`] naming what did not match.
     async fn complete_structured<T>(&self, system: &str, user: &str) -> Result<T, ModelError>
     where
@@ -47,26 +55,6 @@ pub trait ModelClient: Send + Sync {
     {
         complete_structured(self, system, user).await
     }
-}
-
-/// [`ModelClient::complete_structured`] for any client, `dyn ModelClient` included: sends `T`'s
-/// JSON schema as the output format and parses the reply as `T`.
-pub async fn complete_structured<T, C>(
-    client: &C,
-    system: &str,
-    user: &str,
-) -> Result<T, ModelError>
-where
-    C: ModelClient + ?Sized,
-    T: DeserializeOwned + JsonSchema,
-{
-    let schema = output_schema_for::<T>();
-    let prompt = Prompt {
-        output_schema: Some(schema.clone()),
-        ..Prompt::system_and_user(system, user)
-    };
-    let reply = complete_prompt(client, &prompt).await?;
-    Ok(parse_structured(&reply, &schema)?)
 }
 
 /// How many times [`complete_prompt`] sends the prompt again when a stream asks for the turn to

@@ -1,5 +1,7 @@
 //! The HTTP model client: one provider, one model, any of the three wire APIs.
 
+use std::time::Duration;
+
 use async_trait::async_trait;
 use reqwest::header::HeaderMap;
 use reqwest::header::HeaderName;
@@ -12,6 +14,8 @@ use crate::client::ModelClient;
 use crate::error::ModelError;
 use crate::error::classify_http_error;
 use crate::error::retry_after_from_headers;
+use crate::error_text::human_duration;
+use crate::error_text::send_failure;
 use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
 use crate::provider_config::ANTHROPIC_VERSION;
@@ -20,12 +24,18 @@ use crate::provider_config::WireApi;
 use crate::response_event::ResponseStream;
 use crate::retry::retry_delay;
 use crate::stream_driver::StreamDriver;
+use crate::structured_output::StructuredOutputFallback;
 use crate::wire::anthropic_messages;
 use crate::wire::chat_completions;
 use crate::wire::responses;
 
 /// Events buffered between the reader task and the consumer.
 const CHANNEL_CAPACITY: usize = 256;
+
+/// How long a TCP (and TLS) connection may take to open. A server on the other side of the
+/// world answers a SYN in well under a second; ten seconds only runs out for an address that
+/// drops packets (a wrong host, a firewall), where waiting longer helps nobody.
+pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A [`ModelClient`] that talks HTTP + SSE to a configured provider.
 #[derive(Debug, Clone)]
@@ -36,6 +46,7 @@ pub struct HttpModelClient {
     model_info: ModelInfo,
     url: reqwest::Url,
     headers: HeaderMap,
+    structured_output: StructuredOutputFallback,
 }
 
 impl HttpModelClient {
@@ -88,6 +99,7 @@ impl HttpModelClient {
         }
         let model_info = provider.model_info(&slug);
         let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
             .build()
             .map_err(|err| ModelError::Config {
                 message: format!(
@@ -102,10 +114,13 @@ impl HttpModelClient {
             model_info,
             url,
             headers,
+            structured_output: StructuredOutputFallback::default(),
         })
     }
 
-    /// Uses this `reqwest` client (for proxies, timeouts, or connection pooling choices).
+    /// Uses this `reqwest` client (for proxies, timeouts, or connection pooling choices). The
+    /// wait for the response is still bounded by the provider's idle timeout; the connect
+    /// timeout is the given client's own.
     pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
         self.http = http;
         self
@@ -177,6 +192,7 @@ impl HttpModelClient {
             headers,
             body: bytes::Bytes::from(body),
             request_max_retries: self.provider.request_max_retries(),
+            response_timeout: self.provider.stream_idle_timeout(),
         })
     }
 }
@@ -221,10 +237,32 @@ pub(crate) struct PreparedRequest {
     pub(crate) headers: HeaderMap,
     pub(crate) body: bytes::Bytes,
     pub(crate) request_max_retries: u64,
+    /// The longest wait for the response (its status line and headers, or an error's body);
+    /// the provider's stream idle timeout, `None` when that is off.
+    pub(crate) response_timeout: Option<Duration>,
 }
 
 impl PreparedRequest {
+    /// Sends the request once. A server that takes the connection and never answers would
+    /// otherwise hold the call forever: local servers (llama-cpp-python, llama.cpp's server)
+    /// send the status line of a streamed answer only once the whole prompt is processed, so
+    /// the wait is bounded by the same idle timeout as the stream's silences, not a shorter one.
     async fn send_once(&self) -> Result<reqwest::Response, ModelError> {
+        let Some(after) = self.response_timeout else {
+            return self.exchange().await;
+        };
+        tokio::time::timeout(after, self.exchange())
+            .await
+            .unwrap_or_else(|_| {
+                Err(ModelError::ResponseTimeout {
+                    url: self.url.to_string(),
+                    after,
+                })
+            })
+    }
+
+    /// Sends the request and waits for its response; a failure status is read and classified.
+    async fn exchange(&self) -> Result<reqwest::Response, ModelError> {
         let response = self
             .http
             .post(self.url.clone())
@@ -233,7 +271,7 @@ impl PreparedRequest {
             .send()
             .await
             .map_err(|err| ModelError::Transport {
-                message: format!("POST {}: {err}", self.url),
+                message: send_failure(&self.url, &err, CONNECT_TIMEOUT),
             })?;
         let status = response.status();
         if status.is_success() {
@@ -260,7 +298,7 @@ impl PreparedRequest {
                     let Some(delay) = retry_delay(&error, attempt) else {
                         return Err(error);
                     };
-                    tracing::warn!(%error, attempt, ?delay, "model request failed; retrying");
+                    tracing::warn!(%error, attempt, delay = %human_duration(delay), "model request failed; retrying");
                     tokio::time::sleep(delay).await;
                 }
                 Err(error) => return Err(error),
@@ -292,5 +330,9 @@ impl ModelClient for HttpModelClient {
 
     fn slug(&self) -> &str {
         &self.slug
+    }
+
+    fn structured_output_fallback(&self) -> Option<&StructuredOutputFallback> {
+        Some(&self.structured_output)
     }
 }

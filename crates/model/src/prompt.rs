@@ -9,6 +9,8 @@ use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::structured_output::StructuredOutputMode;
+
 /// One request to a model, independent of the wire format.
 ///
 /// The input items are borrowed or owned ([`Cow`]): a session sends its whole history before
@@ -29,6 +31,10 @@ pub struct Prompt<'a> {
     pub reasoning: Option<ReasoningOptions>,
     /// A JSON schema the reply must follow (structured output).
     pub output_schema: Option<Value>,
+    /// How `output_schema` is asked for: the wire's own structured-output format (the default),
+    /// JSON mode, or nothing but the instructions (for servers that refuse the others).
+    #[serde(default, skip_serializing_if = "StructuredOutputMode::is_default")]
+    pub output_schema_mode: StructuredOutputMode,
     /// The session (conversation) this request belongs to. The Responses API receives it as
     /// `prompt_cache_key`, so consecutive requests of one session are routed to the same
     /// prompt cache; the other wire formats do not send it.
@@ -55,6 +61,14 @@ impl<'a> Prompt<'a> {
         }
     }
 
+    /// The schema when it goes out as the wire's own structured-output format
+    /// ([`StructuredOutputMode::JsonSchema`]); `None` without a schema or in another mode.
+    pub fn json_schema_output(&self) -> Option<&Value> {
+        self.output_schema
+            .as_ref()
+            .filter(|_| self.output_schema_mode == StructuredOutputMode::JsonSchema)
+    }
+
     /// The input items.
     pub fn items(&self) -> impl Iterator<Item = &ResponseItem> {
         self.input.iter().map(AsRef::as_ref)
@@ -72,6 +86,7 @@ impl<'a> Prompt<'a> {
             tools: self.tools,
             reasoning: self.reasoning,
             output_schema: self.output_schema,
+            output_schema_mode: self.output_schema_mode,
             session_id: self.session_id,
         }
     }

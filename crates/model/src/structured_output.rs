@@ -1,10 +1,22 @@
-//! Structured output: the JSON schema sent for a type, and validation of the reply against it.
+//! Structured output: the JSON schema sent for a type, how it is asked for (falling back from
+//! the wire's own structured output to JSON mode to plain text when a server refuses the
+//! request), and validation of the reply against the schema.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering;
 
 use schemars::JsonSchema;
 use schemars::r#gen::SchemaSettings;
+use serde::Deserialize;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::client::ModelClient;
+use crate::client::complete_prompt;
+use crate::error::ModelError;
+use crate::prompt::Prompt;
 use crate::wire::excerpt;
 
 /// Nesting depth past which validation stops descending (recursive schemas).
@@ -48,6 +60,198 @@ pub enum StructuredOutputError {
     },
 }
 
+/// How a structured reply is asked for, from the most to the least the server enforces.
+///
+/// Servers differ in what they take: OpenAI, vLLM and LiteLLM take a `json_schema` response
+/// format; llama-cpp-python takes only `text` and `json_object` (with an optional `schema` it
+/// turns into a grammar: `ChatCompletionRequestResponseFormat` in `llama_cpp/llama_types.py`,
+/// abetlen/llama-cpp-python) and refuses `json_schema` with a validation error; some servers take
+/// neither. [`complete_structured`] starts with [`Self::JsonSchema`] and steps down on a refusal.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredOutputMode {
+    /// The wire's own structured output: Chat `response_format` of type `json_schema`,
+    /// Responses `text.format` of type `json_schema`, Anthropic a forced tool.
+    #[default]
+    JsonSchema,
+    /// JSON mode: Chat `response_format` of type `json_object` carrying the schema, Responses
+    /// `text.format` of type `json_object`; Anthropic has none and sends plain text. The schema
+    /// is also described in the instructions, and the reply is validated here.
+    JsonObject,
+    /// No format at all: the schema is described in the instructions, and the JSON is found in
+    /// the reply (a code fence or surrounding prose is tolerated) and validated here.
+    Text,
+}
+
+impl StructuredOutputMode {
+    /// The next, less demanding mode; `None` after [`Self::Text`].
+    pub fn fallback(self) -> Option<Self> {
+        match self {
+            Self::JsonSchema => Some(Self::JsonObject),
+            Self::JsonObject => Some(Self::Text),
+            Self::Text => None,
+        }
+    }
+
+    /// The name used in logs (`json_schema`, `json_object`, `text`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::JsonSchema => "json_schema",
+            Self::JsonObject => "json_object",
+            Self::Text => "text",
+        }
+    }
+
+    /// True for the default, [`Self::JsonSchema`].
+    pub fn is_default(&self) -> bool {
+        *self == Self::JsonSchema
+    }
+
+    fn from_u8(value: u8) -> Self {
+        match value {
+            0 => Self::JsonSchema,
+            1 => Self::JsonObject,
+            _ => Self::Text,
+        }
+    }
+
+    fn as_u8(self) -> u8 {
+        match self {
+            Self::JsonSchema => 0,
+            Self::JsonObject => 1,
+            Self::Text => 2,
+        }
+    }
+}
+
+/// The structured-output mode a client's server was found to accept, shared by the client's
+/// clones: once a fallback worked, later structured calls start there instead of being refused
+/// again. It only moves down ([`StructuredOutputMode::fallback`]), and only when a request in
+/// the lower mode was accepted.
+#[derive(Debug, Clone, Default)]
+pub struct StructuredOutputFallback(Arc<AtomicU8>);
+
+impl StructuredOutputFallback {
+    /// The mode structured calls start with.
+    pub fn mode(&self) -> StructuredOutputMode {
+        StructuredOutputMode::from_u8(self.0.load(Ordering::Relaxed))
+    }
+
+    /// Records that the server accepted a request in `mode`.
+    pub fn accepted(&self, mode: StructuredOutputMode) {
+        self.0.fetch_max(mode.as_u8(), Ordering::Relaxed);
+    }
+}
+
+/// One-shot structured output for any client, `dyn ModelClient` included: asks for `T`'s JSON
+/// schema and parses the reply as `T`.
+///
+/// The first request uses the mode the client remembers
+/// ([`ModelClient::structured_output_fallback`]; [`StructuredOutputMode::JsonSchema`] when it
+/// keeps none). When the server refuses the request itself ([`refuses_request_shape`]: a 400 or
+/// 422, or a 500 whose body is a validation error), the same call is sent again in the next
+/// mode, down to plain text; a refusal of the plain request is returned as it is. Network
+/// errors, authentication failures and context overflows never cause a fallback.
+pub async fn complete_structured<T, C>(
+    client: &C,
+    system: &str,
+    user: &str,
+) -> Result<T, ModelError>
+where
+    C: ModelClient + ?Sized,
+    T: DeserializeOwned + JsonSchema,
+{
+    let schema = output_schema_for::<T>();
+    let remembered = client.structured_output_fallback();
+    let mut mode = remembered.map_or(
+        StructuredOutputMode::JsonSchema,
+        StructuredOutputFallback::mode,
+    );
+    loop {
+        let prompt = Prompt {
+            instructions: structured_instructions(system, &schema, mode),
+            output_schema: Some(schema.clone()),
+            output_schema_mode: mode,
+            ..Prompt::system_and_user(String::new(), user)
+        };
+        match complete_prompt(client, &prompt).await {
+            Ok(reply) => {
+                if let Some(remembered) = remembered {
+                    remembered.accepted(mode);
+                }
+                return Ok(parse_structured(&reply, &schema)?);
+            }
+            Err(error) => match mode.fallback().filter(|_| refuses_request_shape(&error)) {
+                Some(next) => {
+                    tracing::info!(
+                        slug = client.slug(),
+                        refused = mode.as_str(),
+                        next = next.as_str(),
+                        %error,
+                        "the server refused the structured-output request; asking again with less structure"
+                    );
+                    mode = next;
+                }
+                None => return Err(error),
+            },
+        }
+    }
+}
+
+/// The instructions of a structured request in `mode`: `system` as it is for
+/// [`StructuredOutputMode::JsonSchema`] (the schema goes in the request's format), else `system`
+/// followed by the schema and how to reply.
+pub fn structured_instructions(system: &str, schema: &Value, mode: StructuredOutputMode) -> String {
+    if mode == StructuredOutputMode::JsonSchema {
+        return system.to_string();
+    }
+    let schema = serde_json::to_string(schema).unwrap_or_default();
+    let mut instructions = system.trim_end().to_string();
+    if !instructions.is_empty() {
+        instructions.push_str("\n\n");
+    }
+    instructions.push_str(&format!(
+        "Reply with a single JSON object and nothing else: no prose before or after it, no \
+         Markdown code fence. The object must follow this JSON schema:\n{schema}"
+    ));
+    instructions
+}
+
+/// True when `error` is the server refusing the shape of the request rather than failing: a
+/// 400 or 422, or a 500 whose body is a validation error (llama-cpp-python answers a request
+/// its types reject with a 500 listing pydantic's errors: `RouteErrorHandler` in
+/// `llama_cpp/server/errors.py`, abetlen/llama-cpp-python). A context overflow, an
+/// authentication failure, a rate limit, another 5xx or a network error is not a refusal.
+pub fn refuses_request_shape(error: &ModelError) -> bool {
+    match error {
+        // A 5xx classified as a bad request is one whose body was a validation error.
+        ModelError::BadRequest { status, .. } => matches!(status, 400 | 422 | 500..=599),
+        ModelError::Server {
+            status: 500, body, ..
+        } => is_validation_error_body(body),
+        _ => false,
+    }
+}
+
+/// Words by which a 500's body shows a validation error of the request (lowercase).
+const VALIDATION_ERROR_MARKERS: &[&str] = &[
+    "validation error",
+    "literal_error",
+    "extra_forbidden",
+    "'loc': ('body'",
+    "response_format",
+    "json_schema",
+];
+
+fn is_validation_error_body(body: &str) -> bool {
+    let lower = body.to_lowercase();
+    VALIDATION_ERROR_MARKERS
+        .iter()
+        .any(|marker| lower.contains(marker))
+}
+
 /// The JSON schema sent as structured output for `T`: draft 2019-09 (`$defs`), without the
 /// `$schema` key.
 pub fn output_schema_for<T: JsonSchema>() -> Value {
@@ -65,8 +269,12 @@ pub fn output_schema_for<T: JsonSchema>() -> Value {
     value
 }
 
-/// Parses a reply as `T` after checking it against `schema`: JSON (a surrounding Markdown code
-/// fence is tolerated), required fields present, JSON types as declared.
+/// Parses a reply as `T` after checking it against `schema`: JSON, required fields present,
+/// JSON types as declared.
+///
+/// The JSON is the whole reply (a surrounding Markdown code fence is tolerated) or, when that is
+/// not JSON, what a model asked in plain text tends to wrap it in: the first fenced block, or
+/// the text from the first `{` to the last `}`.
 pub fn parse_structured<T: DeserializeOwned>(
     reply: &str,
     schema: &Value,
@@ -75,11 +283,13 @@ pub fn parse_structured<T: DeserializeOwned>(
     if text.is_empty() {
         return Err(StructuredOutputError::Empty);
     }
-    let value: Value =
-        serde_json::from_str(text).map_err(|err| StructuredOutputError::NotJson {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(err) => embedded_json(text).ok_or_else(|| StructuredOutputError::NotJson {
             message: err.to_string(),
             reply: excerpt(text),
-        })?;
+        })?,
+    };
     check(&value, schema, schema, "$", 0)?;
     serde_json::from_value(value).map_err(|err| StructuredOutputError::Deserialize {
         message: err.to_string(),
@@ -92,6 +302,23 @@ fn strip_code_fence(text: &str) -> &str {
     };
     let body = rest.split_once('\n').map_or("", |(_, body)| body);
     body.trim_end().strip_suffix("```").unwrap_or(body).trim()
+}
+
+/// The JSON object inside a reply of prose: the first fenced block that parses, else the span
+/// from the first `{` to the last `}`.
+fn embedded_json(text: &str) -> Option<Value> {
+    let fenced = text
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .map(|block| block.split_once('\n').map_or(block, |(_, body)| body));
+    let braces = text
+        .find('{')
+        .zip(text.rfind('}'))
+        .and_then(|(start, end)| text.get(start..=end));
+    fenced
+        .chain(braces)
+        .find_map(|candidate| serde_json::from_str(candidate.trim()).ok())
 }
 
 fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {

@@ -89,3 +89,112 @@ fn serde_catches_what_the_schema_check_does_not() {
         "{error:?}"
     );
 }
+
+#[test]
+fn json_is_found_in_prose_and_in_a_fence_after_prose() {
+    let schema = output_schema_for::<Step>();
+    let expected = Step {
+        name: "a".to_string(),
+        minutes: 3,
+    };
+    for reply in [
+        "Sure, here it is:\n```json\n{\"name\":\"a\",\"minutes\":3}\n```\nAnything else?",
+        "The answer is {\"name\":\"a\",\"minutes\":3} as asked.",
+        "```\n{\"name\":\"a\",\"minutes\":3}\n```",
+    ] {
+        assert_eq!(parse_structured::<Step>(reply, &schema).unwrap(), expected);
+    }
+    assert!(matches!(
+        parse_structured::<Step>("no braces {here", &schema).unwrap_err(),
+        StructuredOutputError::NotJson { .. }
+    ));
+}
+
+#[test]
+fn refusals_of_the_request_shape_are_told_from_other_failures() {
+    let llama_validation_500 = ModelError::Server {
+        status: 500,
+        body: r#"{"error":{"message":"[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}]","type":"internal_server_error"}}"#.to_string(),
+        retry_after: None,
+    };
+    let refusals = [
+        ModelError::BadRequest {
+            status: 400,
+            body: "response_format json_schema is not supported".to_string(),
+        },
+        ModelError::BadRequest {
+            status: 422,
+            body: "{\"detail\":[]}".to_string(),
+        },
+        ModelError::BadRequest {
+            status: 500,
+            body: "validation".to_string(),
+        },
+        llama_validation_500,
+    ];
+    for error in &refusals {
+        assert!(refuses_request_shape(error), "{error:?}");
+    }
+    let failures = [
+        ModelError::Server {
+            status: 500,
+            body: "CUDA out of memory".to_string(),
+            retry_after: None,
+        },
+        ModelError::Server {
+            status: 503,
+            body: "response_format".to_string(),
+            retry_after: None,
+        },
+        ModelError::Transport {
+            message: "connection refused".to_string(),
+        },
+        ModelError::ContextWindowExceeded {
+            message: "maximum context length".to_string(),
+        },
+        ModelError::Auth {
+            status: 401,
+            body: String::new(),
+        },
+        ModelError::BadRequest {
+            status: 404,
+            body: "not found".to_string(),
+        },
+    ];
+    for error in &failures {
+        assert!(!refuses_request_shape(error), "{error:?}");
+    }
+}
+
+#[test]
+fn instructions_carry_the_schema_only_when_the_format_does_not() {
+    let schema = output_schema_for::<Step>();
+    assert_eq!(
+        structured_instructions("judge", &schema, StructuredOutputMode::JsonSchema),
+        "judge"
+    );
+    let text = structured_instructions("judge\n", &schema, StructuredOutputMode::Text);
+    assert_eq!(
+        text,
+        structured_instructions("judge", &schema, StructuredOutputMode::JsonObject)
+    );
+    assert!(
+        text.starts_with("judge\n\nReply with a single JSON object"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&serde_json::to_string(&schema).unwrap()),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_remembered_mode_only_moves_down() {
+    let fallback = StructuredOutputFallback::default();
+    assert_eq!(fallback.mode(), StructuredOutputMode::JsonSchema);
+    let shared = fallback.clone();
+    shared.accepted(StructuredOutputMode::JsonObject);
+    fallback.accepted(StructuredOutputMode::JsonSchema);
+    assert_eq!(fallback.mode(), StructuredOutputMode::JsonObject);
+    assert_eq!(StructuredOutputMode::Text.fallback(), None);
+}

@@ -126,6 +126,7 @@ impl SubagentExecutor {
                 reasoning: None,
                 output_schema: None,
                 session_id: None,
+                ..Prompt::default()
             };
             let response =
                 match stream_response(self.model.as_ref(), &prompt, None, &parent.cancel).await {

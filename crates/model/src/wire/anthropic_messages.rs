@@ -49,7 +49,7 @@ pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
     let requested_budget = prompt
         .reasoning
-        .filter(|_| model_info.may_reason() && prompt.output_schema.is_none())
+        .filter(|_| model_info.may_reason() && prompt.json_schema_output().is_none())
         .and_then(|options| options.budget_tokens)
         .map(|budget| i64::from(budget.max(ANTHROPIC_MIN_BUDGET_TOKENS)));
     let interleaved = prompt.reasoning.is_some_and(|options| options.interleaved);
@@ -65,7 +65,7 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
             })
         })
         .collect();
-    if let Some(schema) = &prompt.output_schema {
+    if let Some(schema) = prompt.json_schema_output() {
         tools.push(json!({
             "name": STRUCTURED_OUTPUT_TOOL,
             "description": "Reply with the requested structured output.",
@@ -100,7 +100,7 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
     if let Some(tools) = tools {
         body.insert("tools".into(), tools);
     }
-    if prompt.output_schema.is_some() {
+    if prompt.json_schema_output().is_some() {
         body.insert(
             "tool_choice".into(),
             json!({ "type": "tool", "name": STRUCTURED_OUTPUT_TOOL }),
@@ -119,7 +119,7 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
 /// True when the request asks for interleaved thinking (sent as an `anthropic-beta` header).
 pub(crate) fn wants_interleaved_thinking(prompt: &Prompt<'_>, model_info: &ModelInfo) -> bool {
     model_info.may_reason()
-        && prompt.output_schema.is_none()
+        && prompt.json_schema_output().is_none()
         && prompt
             .reasoning
             .is_some_and(|options| options.interleaved && options.budget_tokens.is_some())

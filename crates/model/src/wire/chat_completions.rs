@@ -23,6 +23,7 @@ use crate::prompt::Prompt;
 use crate::prompt::ReasoningEffort;
 use crate::provider_config::SystemMessageMode;
 use crate::response_event::ResponseEvent;
+use crate::structured_output::StructuredOutputMode;
 use crate::wire::WireEventParser;
 use crate::wire::int_field;
 use crate::wire::parse_json;
@@ -89,13 +90,21 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
         );
     }
     if let Some(schema) = &prompt.output_schema {
-        body.insert(
-            "response_format".into(),
-            json!({
+        let format = match prompt.output_schema_mode {
+            StructuredOutputMode::JsonSchema => Some(json!({
                 "type": "json_schema",
                 "json_schema": { "name": OUTPUT_SCHEMA_NAME, "schema": schema, "strict": false }
-            }),
-        );
+            })),
+            // llama-cpp-python turns the `schema` of a `json_object` format into a grammar
+            // (`ChatCompletionRequestResponseFormat`, llama_cpp/llama_types.py); others ignore it.
+            StructuredOutputMode::JsonObject => {
+                Some(json!({ "type": "json_object", "schema": schema }))
+            }
+            StructuredOutputMode::Text => None,
+        };
+        if let Some(format) = format {
+            body.insert("response_format".into(), format);
+        }
     }
     Value::Object(body)
 }

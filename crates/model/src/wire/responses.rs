@@ -14,6 +14,7 @@ use crate::error::ProviderErrorBody;
 use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
+use crate::structured_output::StructuredOutputMode;
 use crate::wire::WireEventParser;
 use crate::wire::int_field;
 use crate::wire::parse_json;
@@ -21,6 +22,24 @@ use crate::wire::str_field;
 
 /// Name of the structured-output format sent in `text.format`.
 pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output";
+
+/// The `text` field of a structured request: the schema as a `json_schema` format, JSON mode
+/// (`json_object`) after a server refused that, or nothing in plain-text mode.
+fn text_format(prompt: &Prompt<'_>) -> Option<Value> {
+    let schema = prompt.output_schema.as_ref()?;
+    match prompt.output_schema_mode {
+        StructuredOutputMode::JsonSchema => Some(json!({
+            "format": {
+                "type": "json_schema",
+                "name": OUTPUT_SCHEMA_NAME,
+                "schema": schema,
+                "strict": false,
+            }
+        })),
+        StructuredOutputMode::JsonObject => Some(json!({ "format": { "type": "json_object" } })),
+        StructuredOutputMode::Text => None,
+    }
+}
 
 /// The request body. Input items pass through as codex writes them, shaped for a request
 /// that is not stored (`store: false`, see [`input_item`]).
@@ -92,16 +111,7 @@ impl<'a> RequestBody<'a> {
         });
         let include = (reasoning_options.is_some() || model_info.supports_reasoning == Some(true))
             .then_some(["reasoning.encrypted_content"]);
-        let text = prompt.output_schema.as_ref().map(|schema| {
-            json!({
-                "format": {
-                    "type": "json_schema",
-                    "name": OUTPUT_SCHEMA_NAME,
-                    "schema": schema,
-                    "strict": false,
-                }
-            })
-        });
+        let text = text_format(prompt);
         Self {
             model: slug,
             instructions: &prompt.instructions,

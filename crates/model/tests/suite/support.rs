@@ -185,6 +185,7 @@ pub(crate) fn rich_prompt(wire_api: WireApi) -> Prompt<'static> {
         reasoning: reasoning_options_for(&ultrathink(), wire_api),
         output_schema: None,
         session_id: None,
+        ..Prompt::default()
     }
 }
 
