@@ -7,7 +7,7 @@ use crate::error::InteropError;
 use crate::litellm::LiteLlm;
 use crate::litellm::MASTER_KEY;
 use crate::llama::LlamaServer;
-use crate::server_process::command;
+use crate::process::command;
 use crate::tools::Tools;
 
 /// The variable the suite's provider entry reads its key from.

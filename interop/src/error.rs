@@ -29,11 +29,11 @@ pub enum InteropError {
         log: String,
     },
     /// A server did not answer its readiness probe in time.
-    #[error("{server} was not ready at {url} after {after:?}; its log ({}):\n{log}", log_path.display())]
+    #[error("{server} did not accept connections at {url} after {after:?}; its log ({}):\n{log}", log_path.display())]
     NotReady {
         /// Which server.
         server: String,
-        /// The probe URL.
+        /// The address probed.
         url: String,
         /// How long the harness waited.
         after: Duration,

@@ -21,7 +21,7 @@
 //! ```no_run
 //! use agentctx_interop::{Agentctx, LlamaServer, Route, Tools};
 //!
-//! let Some(tools) = Tools::locate_or_skip()? else { return Ok(()) };
+//! let tools = Tools::locate()?;
 //! let llama = LlamaServer::start(&tools, 4096)?;
 //! let agentctx = Agentctx::new(&tools, &Route::llama(&llama, 4096))?;
 //! let output = agentctx.command(&["run", "Say hello."]).output()?;
@@ -33,8 +33,8 @@ mod agentctx;
 mod error;
 mod litellm;
 mod llama;
+mod process;
 mod scripted_chat;
-mod server_process;
 mod tools;
 
 pub use agentctx::Agentctx;
@@ -43,7 +43,7 @@ pub use agentctx::WireApi;
 pub use error::InteropError;
 pub use litellm::LiteLlm;
 pub use llama::LlamaServer;
+pub use process::ServerProcess;
+pub use process::free_port;
 pub use scripted_chat::ScriptedChat;
-pub use server_process::ServerProcess;
-pub use server_process::free_port;
 pub use tools::Tools;

@@ -11,9 +11,9 @@
 use std::time::Duration;
 
 use crate::error::InteropError;
-use crate::server_process::ServerProcess;
-use crate::server_process::command;
-use crate::server_process::free_port;
+use crate::process::ServerProcess;
+use crate::process::command;
+use crate::process::free_port;
 use crate::tools::Tools;
 
 /// The proxy's master key; clients send it as their API key.
@@ -54,10 +54,7 @@ impl LiteLlm {
             .env("NO_DOCS", "True")
             .current_dir(config_dir.path());
         let mut process = ServerProcess::spawn("litellm", cmd)?;
-        process.wait_ready(
-            &format!("http://127.0.0.1:{port}/health/liveliness"),
-            READY_WITHIN,
-        )?;
+        process.wait_ready(port, READY_WITHIN)?;
         Ok(Self {
             process,
             port,

@@ -8,9 +8,9 @@
 use std::time::Duration;
 
 use crate::error::InteropError;
-use crate::server_process::ServerProcess;
-use crate::server_process::command;
-use crate::server_process::free_port;
+use crate::process::ServerProcess;
+use crate::process::command;
+use crate::process::free_port;
 use crate::tools::Tools;
 
 /// How long the server may take to load the model.
@@ -41,7 +41,7 @@ impl LlamaServer {
             // One request at a time, as a laptop user runs it; two threads for two cores.
             .args(["--n_threads", "2"]);
         let mut process = ServerProcess::spawn("llama-cpp-python", cmd)?;
-        process.wait_ready(&format!("http://127.0.0.1:{port}/v1/models"), READY_WITHIN)?;
+        process.wait_ready(port, READY_WITHIN)?;
         Ok(Self {
             process,
             port,

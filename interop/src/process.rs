@@ -103,21 +103,12 @@ impl ServerProcess {
         std::fs::read_to_string(&self.log_path).unwrap_or_default()
     }
 
-    /// Waits until `GET url` answers 200, the process exits, or `timeout` passes.
-    pub(crate) fn wait_ready(&mut self, url: &str, timeout: Duration) -> Result<(), InteropError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(InteropError::io(
-                "cannot start a runtime for the readiness probe",
-            ))?;
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(5))
-            .build()
-            .map_err(|error| InteropError::Io {
-                context: "cannot build the probe client".to_string(),
-                source: std::io::Error::other(error),
-            })?;
+    /// Waits until the server accepts connections on `port`, the process exits, or `timeout`
+    /// passes. Both servers run under uvicorn, which finishes the application's start-up
+    /// (loading the model, reading the proxy's config) before it binds its socket, so an
+    /// accepted connection means the server is ready.
+    pub(crate) fn wait_ready(&mut self, port: u16, timeout: Duration) -> Result<(), InteropError> {
+        let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
         let started = Instant::now();
         loop {
             if let Some(status) = self
@@ -132,20 +123,13 @@ impl ServerProcess {
                     log: self.log_tail(40),
                 });
             }
-            let ready = runtime.block_on(async {
-                client
-                    .get(url)
-                    .send()
-                    .await
-                    .is_ok_and(|response| response.status().is_success())
-            });
-            if ready {
+            if std::net::TcpStream::connect_timeout(&address, Duration::from_secs(1)).is_ok() {
                 return Ok(());
             }
             if started.elapsed() > timeout {
                 return Err(InteropError::NotReady {
                     server: self.name.clone(),
-                    url: url.to_string(),
+                    url: address.to_string(),
                     after: timeout,
                     log_path: self.log_path.clone(),
                     log: self.log_tail(40),

@@ -81,22 +81,10 @@ impl Tools {
         })
     }
 
-    /// [`Tools::locate`], or `None` with the reason printed when something is missing and
-    /// `AGENTCTX_REQUIRE_INTEROP` is unset. With it set (CI sets it) a missing tool is an error.
-    pub fn locate_or_skip() -> Result<Option<Self>, InteropError> {
-        match Self::locate() {
-            Ok(tools) => Ok(Some(tools)),
-            Err(error @ InteropError::Missing { .. })
-                if std::env::var_os("AGENTCTX_REQUIRE_INTEROP").is_none() =>
-            {
-                #[expect(clippy::print_stderr, reason = "a skipped test says why")]
-                {
-                    eprintln!("skipped: {error} (AGENTCTX_REQUIRE_INTEROP is unset)");
-                }
-                Ok(None)
-            }
-            Err(error) => Err(error),
-        }
+    /// Whether a missing tool fails the suite instead of skipping it: `AGENTCTX_REQUIRE_INTEROP`
+    /// is set (CI sets it).
+    pub fn required() -> bool {
+        std::env::var_os("AGENTCTX_REQUIRE_INTEROP").is_some()
     }
 }
 

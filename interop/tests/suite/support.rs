@@ -6,9 +6,21 @@ use std::process::Output;
 use agentctx_interop::Tools;
 use serde_json::Value;
 
-/// The tools, or `None` when the test is to be skipped (the reason is printed).
+/// The tools, or `None` when the test is to be skipped: something is missing and
+/// `AGENTCTX_REQUIRE_INTEROP` is unset (the reason is printed). With it set, a missing tool
+/// fails the test.
 pub(crate) fn tools() -> Option<Tools> {
-    Tools::locate_or_skip().expect("interop tools")
+    match Tools::locate() {
+        Ok(tools) => Some(tools),
+        Err(error) if !Tools::required() => {
+            #[expect(clippy::print_stderr, reason = "a skipped test says why")]
+            {
+                eprintln!("skipped: {error} (AGENTCTX_REQUIRE_INTEROP is unset)");
+            }
+            None
+        }
+        Err(error) => panic!("AGENTCTX_REQUIRE_INTEROP is set: {error}"),
+    }
 }
 
 /// The output as text, for messages.
