@@ -5,6 +5,7 @@ pub(crate) mod anthropic_messages;
 pub(crate) mod anthropic_messages_cache;
 pub(crate) mod anthropic_messages_max_tokens;
 pub(crate) mod chat_completions;
+pub(crate) mod output_budget;
 pub(crate) mod responses;
 
 use agentctx_protocol::TokenUsage;

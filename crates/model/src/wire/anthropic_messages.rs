@@ -23,18 +23,21 @@ use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::WireEventParser;
 use crate::wire::anthropic_messages_cache::add_cache_breakpoints;
 use crate::wire::anthropic_messages_max_tokens::SizingInput;
-use crate::wire::anthropic_messages_max_tokens::estimate_input_tokens;
 use crate::wire::anthropic_messages_max_tokens::size_output;
 use crate::wire::int_field;
+use crate::wire::output_budget::DEFAULT_OUTPUT_TOKENS;
+use crate::wire::output_budget::MIN_OUTPUT_TOKENS;
+use crate::wire::output_budget::estimate_input_tokens;
 use crate::wire::parse_json;
 use crate::wire::str_field;
 
-/// `max_tokens` when the model info names no output limit (then capped to fit the window, see
-/// `wire/anthropic_messages_max_tokens.rs`).
-pub const DEFAULT_ANTHROPIC_MAX_TOKENS: i64 = 8_192;
-/// The smallest `max_tokens` sent, however full the window is (see
-/// docs/design/model-streaming.md, "Anthropic request shaping").
-pub const MIN_ANTHROPIC_MAX_TOKENS: i64 = 4_096;
+/// `max_tokens` when the model info names no output limit: at most a quarter of the window, then
+/// capped to fit it (see `wire/anthropic_messages_max_tokens.rs`).
+pub const DEFAULT_ANTHROPIC_MAX_TOKENS: i64 = DEFAULT_OUTPUT_TOKENS;
+/// The smallest `max_tokens` sent, however full the window is, in a window of 32,768 tokens or
+/// more; a smaller window's floor is an eighth of it (see docs/design/model-streaming.md,
+/// "Anthropic request shaping").
+pub const MIN_ANTHROPIC_MAX_TOKENS: i64 = MIN_OUTPUT_TOKENS;
 /// The tool a structured-output request forces; its input is the structured reply.
 pub const STRUCTURED_OUTPUT_TOOL: &str = "structured_output";
 /// The beta header value that turns on interleaved thinking.

@@ -5,9 +5,12 @@
 //! <https://docs.claude.com/en/api/errors> and the `max_tokens` parameter of
 //! <https://docs.claude.com/en/api/messages>). Sending the model's full output maximum (64k for
 //! Sonnet 4) therefore breaks every request past about 136k input tokens, long before the
-//! window is full. `max_tokens` is the model's maximum, capped by the room the input leaves,
-//! never below [`MIN_ANTHROPIC_MAX_TOKENS`]. Thinking counts against `max_tokens` and its budget
-//! must stay below it (except with interleaved thinking, where the budget spans the whole turn:
+//! window is full. `max_tokens` is the model's maximum (for an unknown model
+//! [`DEFAULT_ANTHROPIC_MAX_TOKENS`], at most a quarter of the window), capped by the room the
+//! input leaves, never below [`MIN_ANTHROPIC_MAX_TOKENS`] scaled to at most an eighth of the
+//! window (see `output_budget.rs`: a fixed floor of 4,096 alone overflowed a 4,096-token
+//! window). Thinking counts against `max_tokens` and its budget must stay below it (except with
+//! interleaved thinking, where the budget spans the whole turn:
 //! <https://docs.claude.com/en/docs/build-with-claude/extended-thinking>), so the budget shrinks
 //! with it and is left out when the minimum budget no longer fits.
 //!
@@ -16,20 +19,8 @@
 use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::anthropic_messages::DEFAULT_ANTHROPIC_MAX_TOKENS;
 use crate::wire::anthropic_messages::MIN_ANTHROPIC_MAX_TOKENS;
-
-/// Bytes per token assumed when estimating the input. Claude's tokenizer yields about 3.5
-/// characters per token on English prose and fewer on code and JSON; 3 errs on the side of a
-/// smaller `max_tokens`, which costs nothing unless the answer really needs the last tokens.
-pub(crate) const BYTES_PER_TOKEN: usize = 3;
-
-/// Tokens kept free between the estimated input plus `max_tokens` and the window, for what the
-/// estimate cannot see (the API's own framing of messages, tool definitions and images).
-pub(crate) const WINDOW_MARGIN_TOKENS: i64 = 1_024;
-
-/// The input tokens of `input_bytes` bytes of request JSON, rounded up.
-pub(crate) fn estimate_input_tokens(input_bytes: usize) -> i64 {
-    i64::try_from(input_bytes.div_ceil(BYTES_PER_TOKEN)).unwrap_or(i64::MAX)
-}
+use crate::wire::output_budget::default_output_tokens;
+use crate::wire::output_budget::fit_to_window;
 
 /// What to send as `max_tokens` and `thinking.budget_tokens`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +46,7 @@ pub(crate) fn size_output(input: SizingInput) -> OutputBudget {
     let min_budget = i64::from(ANTHROPIC_MIN_BUDGET_TOKENS);
     let mut desired = input
         .model_max_output
-        .unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
+        .unwrap_or_else(|| default_output_tokens(input.context_window));
     if let Some(budget) = input.thinking_budget
         && !input.interleaved
         && input.model_max_output.is_none()
@@ -64,11 +55,12 @@ pub(crate) fn size_output(input: SizingInput) -> OutputBudget {
         // Nothing says the model cannot write more: make room for the answer after the thinking.
         desired = budget.saturating_add(DEFAULT_ANTHROPIC_MAX_TOKENS);
     }
-    let room = input
-        .context_window
-        .saturating_sub(input.estimated_input_tokens)
-        .saturating_sub(WINDOW_MARGIN_TOKENS);
-    let max_tokens = desired.min(room).max(MIN_ANTHROPIC_MAX_TOKENS.min(desired));
+    let max_tokens = fit_to_window(
+        desired,
+        MIN_ANTHROPIC_MAX_TOKENS,
+        input.context_window,
+        input.estimated_input_tokens,
+    );
     let thinking_budget = input.thinking_budget.and_then(|budget| {
         if input.interleaved || budget < max_tokens {
             return Some(budget);

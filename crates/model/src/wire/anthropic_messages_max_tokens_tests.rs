@@ -93,10 +93,39 @@ fn an_unknown_output_maximum_grows_to_fit_the_thinking_budget_within_the_window(
     );
 }
 
+fn small_window(estimated_input_tokens: i64) -> SizingInput {
+    SizingInput {
+        model_max_output: None,
+        context_window: 4_096,
+        estimated_input_tokens,
+        thinking_budget: None,
+        interleaved: false,
+    }
+}
+
 #[test]
-fn input_estimate_rounds_up() {
-    assert_eq!(estimate_input_tokens(0), 0);
-    assert_eq!(estimate_input_tokens(1), 1);
-    assert_eq!(estimate_input_tokens(3), 1);
-    assert_eq!(estimate_input_tokens(4), 2);
+fn a_small_window_gets_a_quarter_of_it_and_input_plus_output_fit() {
+    // "hi" in a 4,096-token window: the unknown maximum is a quarter of the window.
+    let budget = size_output(small_window(10));
+    assert_eq!(
+        budget,
+        OutputBudget {
+            max_tokens: 1_024,
+            thinking_budget: None
+        }
+    );
+    // A longer input: capped by the room left (4096 - 3000 - a margin of 4096 / 16).
+    let max_tokens = size_output(small_window(3_000)).max_tokens;
+    assert_eq!(max_tokens, 4_096 - 3_000 - 256);
+    // Less room than the floor: the floor, which may take the margin but still fits.
+    let max_tokens = size_output(small_window(3_500)).max_tokens;
+    assert_eq!(max_tokens, 512);
+    assert!(max_tokens + 3_500 <= 4_096);
+}
+
+#[test]
+fn the_floor_is_at_most_an_eighth_of_a_small_window() {
+    // The input alone (nearly) fills the window: the floor, scaled to 4096 / 8, is sent.
+    assert_eq!(size_output(small_window(4_000)).max_tokens, 512);
+    assert_eq!(size_output(small_window(9_000)).max_tokens, 512);
 }

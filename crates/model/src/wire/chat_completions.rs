@@ -26,6 +26,10 @@ use crate::response_event::ResponseEvent;
 use crate::structured_output::StructuredOutputMode;
 use crate::wire::WireEventParser;
 use crate::wire::int_field;
+use crate::wire::output_budget::MIN_OUTPUT_TOKENS;
+use crate::wire::output_budget::default_output_tokens;
+use crate::wire::output_budget::estimate_input_tokens;
+use crate::wire::output_budget::fit_to_window;
 use crate::wire::parse_json;
 use crate::wire::responses::OUTPUT_SCHEMA_NAME;
 use crate::wire::str_field;
@@ -44,7 +48,8 @@ const CHAT_EFFORTS: &[ReasoningEffort] = &[
 ///
 /// The effort is clamped to what the model accepts ([`CHAT_EFFORTS`] when unknown), and the
 /// output limit goes in `max_completion_tokens` for OpenAI reasoning models, which reject
-/// `max_tokens` (https://platform.openai.com/docs/api-reference/chat/create).
+/// `max_tokens` (https://platform.openai.com/docs/api-reference/chat/create). A model whose
+/// output limit is unknown gets one sized from its window ([`default_max_tokens`]).
 pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(slug));
@@ -83,12 +88,13 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
         let effort = clamp_effort(accepted, slug, effort);
         body.insert("reasoning_effort".into(), json!(effort.as_str()));
     }
-    if let Some(max_tokens) = model_info.max_output_tokens {
-        body.insert(
-            model_info.max_tokens_field.as_str().into(),
-            json!(max_tokens),
-        );
-    }
+    let max_tokens = model_info
+        .max_output_tokens
+        .unwrap_or_else(|| default_max_tokens(&body, model_info.context_window));
+    body.insert(
+        model_info.max_tokens_field.as_str().into(),
+        json!(max_tokens),
+    );
     if let Some(schema) = &prompt.output_schema {
         let format = match prompt.output_schema_mode {
             StructuredOutputMode::JsonSchema => Some(json!({
@@ -107,6 +113,24 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
         }
     }
     Value::Object(body)
+}
+
+/// The output limit of a model whose own is unknown: a quarter of the window, at most 8,192
+/// tokens, capped by the room the input leaves (see `output_budget.rs`). Sending none let a
+/// local server generate to the end of its window (llama.cpp's `n_predict` defaults to -1,
+/// "infinite": tools/server/README.md of ggml-org/llama.cpp), leaving the next request no room.
+fn default_max_tokens(body: &Map<String, Value>, context_window: i64) -> i64 {
+    let input_bytes = ["messages", "tools"]
+        .iter()
+        .filter_map(|key| body.get(*key))
+        .map(|value| value.to_string().len())
+        .sum();
+    fit_to_window(
+        default_output_tokens(context_window),
+        MIN_OUTPUT_TOKENS,
+        context_window,
+        estimate_input_tokens(input_bytes),
+    )
 }
 
 /// Converts the history into chat messages.

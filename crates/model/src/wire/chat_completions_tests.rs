@@ -349,3 +349,39 @@ fn assistant_tool_calls_without_text_have_no_content_key() {
         assert_eq!(assistant["tool_calls"].as_array().map(Vec::len), Some(1));
     }
 }
+
+#[test]
+fn an_unknown_output_limit_is_sized_from_the_window() {
+    let hi = Prompt::system_and_user("Be brief.", "hi");
+    let max_tokens = |info: &ModelInfo, prompt: &Prompt<'_>| {
+        request_body(prompt, "m", info)
+            .get("max_tokens")
+            .and_then(Value::as_i64)
+    };
+    // A quarter of a small window; 8192 where the window is large.
+    assert_eq!(
+        max_tokens(&ModelInfo::with_context_window(4_096), &hi),
+        Some(1_024)
+    );
+    assert_eq!(
+        max_tokens(&ModelInfo::with_context_window(16_384), &hi),
+        Some(4_096)
+    );
+    assert_eq!(
+        max_tokens(&ModelInfo::with_context_window(131_072), &hi),
+        Some(8_192)
+    );
+    // A long input leaves less room: input plus output stay within the window.
+    let long = Prompt::system_and_user("Be brief.", "x".repeat(9_000));
+    let limit = max_tokens(&ModelInfo::with_context_window(4_096), &long).unwrap();
+    let body = request_body(&long, "m", &ModelInfo::with_context_window(4_096));
+    let input_tokens = i64::try_from(body["messages"].to_string().len().div_ceil(3)).unwrap();
+    assert!(limit < 1_024, "{limit}");
+    assert!(input_tokens + limit <= 4_096, "{input_tokens} + {limit}");
+    // A known limit is sent as it is.
+    let known = ModelInfo {
+        max_output_tokens: Some(32_000),
+        ..ModelInfo::with_context_window(4_096)
+    };
+    assert_eq!(max_tokens(&known, &hi), Some(32_000));
+}

@@ -564,3 +564,102 @@ async fn prompt_cache_breakpoints_move_forward_while_the_prefix_stays_byte_ident
     // What the server reported about its cache reaches the consumer.
     assert_eq!(cache_usage, vec![(3_000, 0), (900, 3_000), (700, 3_900)]);
 }
+
+/// A Messages server with a small window that, as the API does, refuses a request whose input
+/// plus `max_tokens` exceed it ("input length and `max_tokens` exceed context limit"). The input
+/// is counted as 4 bytes of request JSON per token, about what a tokenizer makes of English.
+struct SmallWindow {
+    context_window: i64,
+}
+
+impl wiremock::Respond for SmallWindow {
+    fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let body: serde_json::Value = request.body_json().unwrap();
+        let input_bytes = ["system", "messages", "tools"]
+            .iter()
+            .filter_map(|key| body.get(*key))
+            .map(|value| value.to_string().len())
+            .sum::<usize>();
+        let input_tokens = i64::try_from(input_bytes.div_ceil(4)).unwrap();
+        let max_tokens = body["max_tokens"].as_i64().unwrap();
+        if input_tokens + max_tokens > self.context_window {
+            let message = format!(
+                "input length and `max_tokens` exceed context limit: {input_tokens} + {max_tokens} > {}, decrease input length or `max_tokens` and try again",
+                self.context_window
+            );
+            return wiremock::ResponseTemplate::new(400).set_body_json(json!({
+                "type": "error",
+                "error": { "type": "invalid_request_error", "message": message },
+            }));
+        }
+        sse(anthropic_text_stream("msg_small", "Hello!", "end_turn"))
+    }
+}
+
+/// The SSE body of an answer of one text block that stops for `stop_reason`.
+fn anthropic_text_stream(id: &str, text: &str, stop_reason: &str) -> String {
+    let events = [
+        (
+            "message_start",
+            json!({ "type": "message_start", "message": { "id": id, "type": "message", "role": "assistant", "content": [], "usage": { "input_tokens": 12, "output_tokens": 1 } } }),
+        ),
+        (
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": 0, "content_block": { "type": "text", "text": "" } }),
+        ),
+        (
+            "content_block_delta",
+            json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "text_delta", "text": text } }),
+        ),
+        (
+            "content_block_stop",
+            json!({ "type": "content_block_stop", "index": 0 }),
+        ),
+        (
+            "message_delta",
+            json!({ "type": "message_delta", "delta": { "stop_reason": stop_reason, "stop_sequence": null }, "usage": { "output_tokens": 7 } }),
+        ),
+        ("message_stop", json!({ "type": "message_stop" })),
+    ];
+    events
+        .iter()
+        .map(|(event, data)| format!("event: {event}\ndata: {data}\n\n"))
+        .collect()
+}
+
+#[tokio::test]
+async fn hi_fits_a_4096_token_window() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(SmallWindow {
+            context_window: 4_096,
+        })
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "SmolLM2-135M-Instruct",
+    )
+    .with_model_info(agentctx_model::ModelInfo::with_context_window(4_096));
+
+    let (events, error) = collect(
+        &client,
+        &agentctx_model::Prompt::system_and_user("Be brief.", "hi"),
+    )
+    .await;
+
+    assert_eq!(error, None);
+    assert_eq!(
+        done_items(&events),
+        vec![json!({
+            "type": "message",
+            "role": "assistant",
+            "content": [{ "type": "output_text", "text": "Hello!" }],
+        })]
+    );
+    let requests = server.received_requests().await.unwrap();
+    let body: serde_json::Value = requests[0].body_json().unwrap();
+    assert_eq!(body["max_tokens"], json!(1_024));
+}

@@ -585,3 +585,26 @@ async fn llama_cpp_python_takes_merged_user_text_and_tool_calls_without_content(
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
     insta::assert_json_snapshot!("llama_cpp_python_messages", sent_messages(&server).await);
 }
+
+#[tokio::test]
+async fn a_model_without_an_output_limit_gets_one_sized_from_its_window() {
+    let server = MockServer::start().await;
+    // A llama.cpp server generates until its window is full when no limit is sent; this one
+    // answers only a request that carries one.
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_partial_json(json!({ "max_tokens": 1_024 })))
+        .respond_with(sse(fixture("chat_ollama_reasoning.sse")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "SmolLM2-135M-Instruct",
+    )
+    .with_model_info(agentctx_model::ModelInfo::with_context_window(4_096));
+
+    let (_, error) = collect(&client, &Prompt::system_and_user("Be brief.", "hi")).await;
+
+    assert_eq!(error, None);
+}
