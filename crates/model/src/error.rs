@@ -4,6 +4,11 @@
 use std::time::Duration;
 use std::time::SystemTime;
 
+use crate::error_text::first_lines;
+use crate::error_text::human_duration;
+use crate::error_text::is_validation_error;
+use crate::error_text::retry_after_clause;
+use crate::error_text::server_text;
 use crate::structured_output::StructuredOutputError;
 
 /// Why a model call failed.
@@ -12,13 +17,13 @@ use crate::structured_output::StructuredOutputError;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
     /// The prompt does not fit the model's context window; compacting the history is the fix.
-    #[error("context window exceeded: {message}")]
+    #[error("context window exceeded: {}", first_lines(.message))]
     ContextWindowExceeded {
         /// The provider's message.
         message: String,
     },
     /// The provider asked us to slow down.
-    #[error("rate limited (retry after {retry_after:?}): {message}")]
+    #[error("rate limited{}: {}", retry_after_clause(*.retry_after), first_lines(.message))]
     RateLimited {
         /// The delay the provider named (`retry-after-ms`, `retry-after`, or its message).
         retry_after: Option<Duration>,
@@ -26,27 +31,28 @@ pub enum ModelError {
         message: String,
     },
     /// The account has no quota left; retrying does not help.
-    #[error("quota exceeded: {message}")]
+    #[error("quota exceeded: {}", first_lines(.message))]
     QuotaExceeded {
         /// The provider's message.
         message: String,
     },
     /// The provider failed (5xx, overloaded, or an equivalent mid-stream error).
-    #[error("server error (status {status}): {body}")]
+    #[error("server error (status {status}): {}", server_text(.body))]
     Server {
         /// The HTTP status (529 for an overloaded event, 500 for other mid-stream errors).
         status: u16,
-        /// The response body or the error event's message.
+        /// The response body (whole up to 64 KiB) or the error event's message; the message
+        /// shows its first lines.
         body: String,
         /// How long the provider asked us to wait (`retry-after` on a 503 or 529), if it said.
         retry_after: Option<Duration>,
     },
     /// The provider rejected our credentials (401, 403).
-    #[error("authentication failed (status {status}): {body}")]
+    #[error("authentication failed (status {status}): {}", server_text(.body))]
     Auth {
         /// The HTTP status.
         status: u16,
-        /// The response body or the error event's message.
+        /// The response body (whole up to 64 KiB) or the error event's message.
         body: String,
     },
     /// The provider needs an API key and the environment variable holding it is not set.
@@ -57,12 +63,14 @@ pub enum ModelError {
         /// The environment variable that should hold the key.
         env_key: String,
     },
-    /// The provider rejected the request itself (4xx other than the above).
-    #[error("bad request (status {status}): {body}")]
+    /// The provider rejected the request itself: a 4xx other than the above, or a 5xx whose body
+    /// is a request validation error (llama-cpp-python answers a request its schema rejects
+    /// with a 500). Sending the same request again fails the same way.
+    #[error("bad request (status {status}): {}", server_text(.body))]
     BadRequest {
         /// The HTTP status (400 for a mid-stream error event).
         status: u16,
-        /// The response body or the error event's code and message.
+        /// The response body (whole up to 64 KiB) or the error event's code and message.
         body: String,
     },
     /// The response stream ended or broke before the response completed.
@@ -82,10 +90,41 @@ pub enum ModelError {
         reason: String,
     },
     /// No data arrived on the stream for the idle timeout.
-    #[error("no data on the stream for {after:?}")]
+    #[error(
+        "no data on the stream for {}; if the server is slow to answer, raise \
+         `stream_idle_timeout_ms` for this provider",
+        human_duration(*.after)
+    )]
     Timeout {
         /// The idle timeout that elapsed.
         after: Duration,
+    },
+    /// The server took the request but sent no response (not even its status line) within the
+    /// idle timeout. Not retried: a server that did not answer in that time is busy or hung,
+    /// and asking again would wait as long once more.
+    #[error(
+        "no response from {url} within {}: the server took the request but sent nothing back; \
+         if it is still working through a long prompt, raise `stream_idle_timeout_ms` for this \
+         provider (0 waits forever)",
+        human_duration(*.after)
+    )]
+    ResponseTimeout {
+        /// The URL the request was sent to.
+        url: String,
+        /// The wait that elapsed.
+        after: Duration,
+    },
+    /// The response completed with nothing in it: no text and no tool call, also when the
+    /// request was sent once more. The LiteLLM proxy answers so when its upstream stream
+    /// failed.
+    #[error(
+        "the server returned an empty answer (no text, no tool call) to {requests} requests in \
+         a row; a proxy such as LiteLLM does this when the model behind it failed: see the \
+         server's log"
+    )]
+    EmptyResponse {
+        /// How many requests were answered empty.
+        requests: u64,
     },
     /// The request could not be sent or the connection failed before a response arrived.
     #[error("transport error: {message}")]
@@ -140,6 +179,8 @@ impl ModelError {
             | Self::Auth { .. }
             | Self::MissingApiKey { .. }
             | Self::BadRequest { .. }
+            | Self::ResponseTimeout { .. }
+            | Self::EmptyResponse { .. }
             | Self::Decode { .. }
             | Self::Incomplete { .. }
             | Self::Config { .. }
@@ -433,12 +474,21 @@ pub(crate) fn classify_http_error(
             message: parsed.message,
         },
         408 => ModelError::Transport {
-            message: format!("http 408 request timeout: {}", body_excerpt(body)),
+            message: format!("http 408 request timeout: {}", server_text(body)),
         },
         // A 5xx may carry `retry-after` too: RFC 9110, section 10.2.3 (with a 503, "how long
         // the service is expected to be unavailable"); Anthropic's 529 `overloaded_error`
         // (<https://docs.claude.com/en/api/errors>) is retried the same way. It is honoured
         // as for a 429, within MAX_RETRY_AFTER.
+        //
+        // A 5xx whose body is a request validation error is the request's fault, whatever the
+        // status says: llama-cpp-python returns FastAPI's `RequestValidationError` as a 500
+        // (llama_cpp/server/errors.py in abetlen/llama-cpp-python). Retrying it only repeats the
+        // failure, so it is a bad request.
+        500..=599 if is_validation_error(body, &parsed.message) => ModelError::BadRequest {
+            status,
+            body: body_excerpt(body),
+        },
         500..=599 => ModelError::Server {
             status,
             body: body_excerpt(body),
@@ -451,9 +501,10 @@ pub(crate) fn classify_http_error(
     }
 }
 
-/// The longest error body kept in an error, in characters; a proxy's error page can be
-/// megabytes of HTML.
-const MAX_ERROR_BODY_CHARS: usize = 4_000;
+/// The longest error body kept in an error, in characters: a validation body echoing a long
+/// conversation is tens of kilobytes and is kept whole, while a proxy's error page can be
+/// megabytes of HTML. Messages show only the first lines (see [`crate::error_text`]).
+pub(crate) const MAX_ERROR_BODY_CHARS: usize = 64 * 1024;
 
 /// `body`, cut to [`MAX_ERROR_BODY_CHARS`] characters with a note of how much was left out.
 fn body_excerpt(body: &str) -> String {

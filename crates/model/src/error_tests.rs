@@ -226,18 +226,18 @@ fn request_timeout_is_a_retryable_transport_error() {
 
 #[test]
 fn huge_error_bodies_are_cut() {
-    // 20013 bytes; the first 4000 characters are 6 + 3994 × 2 = 7994 bytes.
-    let page = format!("<html>{}</html>", "é".repeat(10_000));
+    // 140013 bytes; the first 65536 characters are 6 + 65530 × 2 = 131066 bytes.
+    let page = format!("<html>{}</html>", "é".repeat(70_000));
     let ModelError::Server { status, body, .. } = classify_http_error(502, None, &page) else {
         panic!("expected a server error");
     };
     assert_eq!(status, 502);
     assert_eq!(
         body.chars().count(),
-        4_000 + "… (12019 more bytes)".chars().count()
+        65_536 + "… (8947 more bytes)".chars().count()
     );
     assert!(body.starts_with("<html>éé"), "{body}");
-    assert!(body.ends_with("… (12019 more bytes)"), "{body}");
+    assert!(body.ends_with("… (8947 more bytes)"), "{body}");
     let short = r#"{"error":{"message":"bad"}}"#;
     assert_eq!(
         classify_http_error(400, None, short),
@@ -364,4 +364,83 @@ fn a_server_error_keeps_its_retry_after() {
     assert_eq!(error.retry_after(), Some(Duration::from_secs(3)));
     assert!(error.is_retryable());
     assert_eq!(classify_http_error(500, None, "x").retry_after(), None);
+}
+
+#[test]
+fn messages_carry_no_debug_formatting() {
+    let limited = |retry_after| ModelError::RateLimited {
+        retry_after,
+        message: "slow down".to_string(),
+    };
+    assert_eq!(
+        limited(Some(Duration::from_secs(1))).to_string(),
+        "rate limited (retry after 1s): slow down"
+    );
+    assert_eq!(
+        limited(Some(Duration::from_millis(1500))).to_string(),
+        "rate limited (retry after 1.5s): slow down"
+    );
+    assert_eq!(limited(None).to_string(), "rate limited: slow down");
+    assert_eq!(
+        ModelError::Timeout {
+            after: Duration::from_secs(300)
+        }
+        .to_string(),
+        "no data on the stream for 5m; if the server is slow to answer, raise \
+         `stream_idle_timeout_ms` for this provider"
+    );
+}
+
+#[test]
+fn a_long_body_shows_its_first_lines_and_the_error_keeps_all_of_it() {
+    // A Python traceback of 16 KB, as an ASGI server prints it into a 500.
+    let lines: Vec<String> = (1..=400)
+        .map(|n| format!("  File \"/srv/app/module_{n}.py\", line {n}, in handler_{n}"))
+        .collect();
+    let body = format!("Traceback (most recent call last):\n{}", lines.join("\n"));
+    assert!(body.len() > 16_000);
+    let error = classify_http_error(500, None, &body);
+    assert_eq!(
+        error,
+        ModelError::Server {
+            status: 500,
+            body,
+            retry_after: None,
+        }
+    );
+    insta::assert_snapshot!(error.to_string(), @r#"
+    server error (status 500): Traceback (most recent call last):
+      File "/srv/app/module_1.py", line 1, in handler_1
+      File "/srv/app/module_2.py", line 2, in handler_2
+      File "/srv/app/module_3.py", line 3, in handler_3
+      File "/srv/app/module_4.py", line 4, in handler_4
+      File "/srv/app/module_5.py", line 5, in handler_5
+    … (22615 more bytes)
+    "#);
+}
+
+#[test]
+fn validation_errors_in_a_5xx_are_bad_requests() {
+    // Pydantic v2's own ValidationError text, as a server that lets it escape prints it.
+    let pydantic = "2 validation errors for CreateChatCompletionRequest\nmessages.1.content\n  Field required [type=missing, input_value={'role': 'assistant'}, input_type=dict]\nmessages.1.tool_calls\n  Input should be a valid list [type=list_type, input_value=None, input_type=NoneType]";
+    let body =
+        serde_json::json!({ "error": { "message": pydantic, "type": "internal_server_error" } })
+            .to_string();
+    let error = classify_http_error(500, None, &body);
+    assert_eq!(error, ModelError::BadRequest { status: 500, body });
+    // FastAPI >= 0.116 prints a RequestValidationError as "N validation errors:" and one
+    // error dict per line.
+    let fastapi = "1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages', 1, 'content'), 'msg': 'Field required', 'input': {'role': 'assistant'}}\n  File \"/srv/app.py\", line 3, in create\n    POST /v1/chat/completions";
+    let body = serde_json::json!({ "error": { "message": fastapi } }).to_string();
+    let error = classify_http_error(500, None, &body);
+    assert!(!error.is_retryable(), "{error:?}");
+    insta::assert_snapshot!(error.to_string(), @"
+    bad request (status 500): the request is invalid:
+      body.messages.1.content: Field required
+    ");
+    // A plain internal error stays a retryable server error.
+    assert!(
+        classify_http_error(500, None, r#"{"error":{"message":"CUDA out of memory"}}"#)
+            .is_retryable()
+    );
 }

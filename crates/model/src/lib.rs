@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 mod client;
 mod error;
+mod error_text;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

@@ -18,4 +18,5 @@ mod suite {
     mod scripted;
     mod structured;
     pub(crate) mod support;
+    mod transport;
 }

@@ -228,3 +228,83 @@ async fn server_error_honours_retry_after() {
     .await;
     assert_waited(elapsed, Duration::from_secs(2));
 }
+
+/// llama-cpp-python's answer to a request its pydantic model rejects: FastAPI's
+/// `RequestValidationError` is caught by the server's `RouteErrorHandler` and returned as a 500
+/// whose message is the Python repr of the errors
+/// (abetlen/llama-cpp-python, llama_cpp/server/errors.py, `error_message_wrapper`). The
+/// `input` echoes the request, so a long conversation makes a body of many kilobytes.
+fn llama_cpp_validation_body() -> String {
+    let echoed = "x".repeat(16 * 1024);
+    let message = format!(
+        "[{{'type': 'string_type', 'loc': ('body', 'messages', 2, 'typed-dict', 'content'), \
+         'msg': 'Input should be a valid string', 'input': None}}, {{'type': 'missing', 'loc': \
+         ('body', 'messages', 2, 'typed-dict', 'tool_call_id'), 'msg': 'Field required', \
+         'input': {{'role': 'assistant', 'content': '{echoed}'}}}}]"
+    );
+    serde_json::json!({
+        "error": {
+            "message": message,
+            "type": "internal_server_error",
+            "param": null,
+            "code": null,
+        }
+    })
+    .to_string()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_500_carrying_a_validation_error_is_not_retried() {
+    let server = MockServer::start().await;
+    let body = llama_cpp_validation_body();
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_raw(body.clone(), "application/json"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(provider(WireApi::Chat, &server.uri()), "model");
+
+    let error = client.stream(&rich_prompt(WireApi::Chat)).await.err();
+
+    let Some(error) = error else {
+        panic!("expected an error");
+    };
+    assert!(!error.is_retryable());
+    // The whole body stays in the error; its text is cut for the reader.
+    assert_eq!(
+        error,
+        ModelError::BadRequest {
+            status: 500,
+            body: body.clone()
+        }
+    );
+    insta::assert_snapshot!(error.to_string(), @"
+    bad request (status 500): the request is invalid:
+      body.messages.2.typed-dict.content: Input should be a valid string
+      body.messages.2.typed-dict.tool_call_id: Field required
+    ");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_5xx_with_a_fastapi_detail_body_is_not_retried() {
+    // FastAPI's own validation body (a 422 normally; a proxy in front may turn it into a 5xx).
+    let body = r#"{"detail":[{"type":"missing","loc":["body","messages",1,"content"],"msg":"Field required","input":{"role":"assistant"}}]}"#;
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(502).set_body_raw(body, "application/json"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(provider(WireApi::Chat, &server.uri()), "model");
+
+    let error = client.stream(&rich_prompt(WireApi::Chat)).await.err();
+
+    let Some(error) = error else {
+        panic!("expected an error");
+    };
+    assert!(!error.is_retryable());
+    insta::assert_snapshot!(error.to_string(), @"
+    bad request (status 502): the request is invalid:
+      body.messages.1.content: Field required
+    ");
+}

@@ -199,6 +199,9 @@ pub(crate) enum Loopback {
     Stall(String),
     /// Sends the whole body and ends it properly.
     Full(String),
+    /// Reads the request and answers nothing, not even a status line, keeping the connection
+    /// open: a server that accepted and hangs.
+    Silent,
 }
 
 /// A loopback HTTP/1.1 server serving one script step per connection; it records the request
@@ -221,12 +224,18 @@ pub(crate) async fn loopback(steps: Vec<Loopback>) -> LoopbackServer {
             };
             let body = read_request(&mut socket).await;
             recorded.lock().unwrap().push(body);
+            if let Loopback::Silent = step {
+                let mut sink = [0_u8; 64];
+                while socket.read(&mut sink).await.is_ok_and(|n| n > 0) {}
+                continue;
+            }
             let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
             socket.write_all(head.as_bytes()).await.unwrap();
             let (bytes, finish) = match &step {
                 Loopback::Cut(bytes) => (bytes, false),
                 Loopback::Stall(bytes) => (bytes, false),
                 Loopback::Full(bytes) => (bytes, true),
+                Loopback::Silent => continue,
             };
             let chunk = format!("{:x}\r\n{bytes}\r\n", bytes.len());
             socket.write_all(chunk.as_bytes()).await.unwrap();
@@ -240,7 +249,7 @@ pub(crate) async fn loopback(steps: Vec<Loopback>) -> LoopbackServer {
                     let mut sink = [0_u8; 64];
                     while socket.read(&mut sink).await.is_ok_and(|n| n > 0) {}
                 }
-                Loopback::Cut(_) | Loopback::Full(_) => drop(socket),
+                Loopback::Cut(_) | Loopback::Full(_) | Loopback::Silent => drop(socket),
             }
         }
     });
