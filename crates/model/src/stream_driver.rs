@@ -14,6 +14,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use crate::error::ModelError;
+use crate::error_text::human_duration;
 use crate::http_client::PreparedRequest;
 use crate::provider_config::WireApi;
 use crate::response_event::RateLimitSnapshot;
@@ -36,6 +37,43 @@ pub(crate) enum AttemptEnd {
     ConsumerGone,
     /// The attempt failed; retried when the error is retryable and attempts are left.
     Failed(ModelError),
+}
+
+/// How often a response that completed empty is asked for again before
+/// [`ModelError::EmptyResponse`] ends the stream.
+const EMPTY_ANSWER_RETRIES: u64 = 1;
+
+/// How an attempt broke: the error's text and how many events the attempt had produced. Two
+/// attempts in a row with the same signature broke deterministically (a chat template that
+/// crashes on this prompt, a prompt over the window, a request the server cannot handle):
+/// sending the request a third time fails the same way, so the driver stops there. Random
+/// network drops break at other points and keep their full budget.
+///
+/// Errors whose nature is to pass (a rate limit, an overloaded or unavailable server, or any
+/// answer that named when to come back) have no signature: they keep the whole budget and its
+/// backoff however alike they look.
+#[derive(Debug, PartialEq)]
+struct BreakSignature {
+    error: String,
+    events: usize,
+}
+
+impl BreakSignature {
+    fn of(error: &ModelError, events: usize) -> Option<Self> {
+        let passing = match error {
+            ModelError::RateLimited { .. } => true,
+            ModelError::Server {
+                status,
+                retry_after,
+                ..
+            } => matches!(status, 503 | 529) || retry_after.is_some(),
+            _ => false,
+        };
+        (!passing).then(|| Self {
+            error: error.to_string(),
+            events,
+        })
+    }
 }
 
 /// Reads a response stream on a task, reconnecting when it drops.
@@ -74,14 +112,24 @@ impl StreamDriver {
     }
 
     /// Reads `first`; when it drops with a retryable error before any item completed, reports
-    /// the abandoned attempt and reads a new one, at most `stream_max_retries` times.
+    /// the abandoned attempt and reads a new one, at most `stream_max_retries` times, and not
+    /// again once two attempts in a row broke the same way. A response that completed empty is
+    /// asked for once more, then ends in [`ModelError::EmptyResponse`].
     pub(crate) async fn run(self, first: reqwest::Response) {
         let mut state = AttemptState::default();
         let mut response = first;
         let mut reconnects = 0;
+        let mut empty_answers = 0;
+        let mut last_break: Option<BreakSignature> = None;
         loop {
             state.new_attempt();
             let error = match self.read(response, &mut state).await {
+                AttemptEnd::Completed if state.answered_nothing() => {
+                    empty_answers += 1;
+                    ModelError::EmptyResponse {
+                        requests: empty_answers,
+                    }
+                }
                 AttemptEnd::Completed | AttemptEnd::ConsumerGone => return,
                 AttemptEnd::Failed(error) if error.is_retryable() => error,
                 AttemptEnd::Failed(error) => {
@@ -110,16 +158,38 @@ impl StreamDriver {
                     .await;
                 return;
             }
-            if reconnects >= self.stream_max_retries {
+            let retry = if let ModelError::EmptyResponse { requests } = &error {
+                let again = *requests <= EMPTY_ANSWER_RETRIES;
+                if again {
+                    tracing::warn!(
+                        "the server returned an empty answer (no text, no tool call); sending the request once more"
+                    );
+                }
+                again
+            } else {
+                let signature = BreakSignature::of(&error, state.events());
+                let repeated = signature.is_some() && last_break == signature;
+                last_break = signature;
+                if repeated {
+                    tracing::warn!(%error, "model stream broke the same way twice in a row; not sending the request again");
+                }
+                !repeated && reconnects < self.stream_max_retries
+            };
+            if !retry {
                 let _ = self.tx.send(Err(error)).await;
                 return;
             }
-            reconnects += 1;
-            let Some(delay) = retry_delay(&error, reconnects) else {
+            let attempt = if matches!(error, ModelError::EmptyResponse { .. }) {
+                empty_answers
+            } else {
+                reconnects += 1;
+                reconnects
+            };
+            let Some(delay) = retry_delay(&error, attempt) else {
                 let _ = self.tx.send(Err(error)).await;
                 return;
             };
-            tracing::warn!(%error, reconnects, ?delay, "model stream dropped before any item completed; sending the request again");
+            tracing::warn!(%error, attempt, delay = %human_duration(delay), "model stream ended before a usable answer; sending the request again");
             // A consumer that went away must not cause another (billed) request.
             let next = tokio::select! {
                 biased;
@@ -140,10 +210,12 @@ impl StreamDriver {
     }
 
     async fn deliver(&self, state: &mut AttemptState, events: Vec<ResponseEvent>) -> bool {
+        let mut admitted = Vec::with_capacity(events.len());
         for event in events {
-            if let Some(event) = state.admit(event)
-                && self.tx.send(Ok(event)).await.is_err()
-            {
+            state.admit(event, &mut admitted);
+        }
+        for event in admitted {
+            if self.tx.send(Ok(event)).await.is_err() {
                 return false;
             }
         }

@@ -76,6 +76,7 @@ fn driver(wire_api: WireApi, idle_timeout: Option<Duration>) -> (StreamDriver, R
         headers: reqwest::header::HeaderMap::new(),
         body: bytes::Bytes::new(),
         request_max_retries: 0,
+        response_timeout: None,
     };
     (
         StreamDriver::new(request, wire_api, 0, idle_timeout, tx),

@@ -16,8 +16,14 @@
 //!   turn whole, as codex-rs does (its `run_turn` sends the same prompt again after a stream
 //!   error instead of resuming one).
 //!
+//! It also holds back what would make an empty answer look like a real one: an assistant
+//! message with no text is not delivered until something with content follows, and the
+//! `Completed` of an attempt that produced nothing (no text, no tool call, no reasoning) is not
+//! delivered at all; the driver then asks once more (see [`AttemptState::answered_nothing`]).
+//!
 //! See docs/design/model-streaming.md, "Resume".
 
+use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 
 use crate::response_event::ResponseEvent;
@@ -29,8 +35,20 @@ pub(crate) struct AttemptState {
     completed_delivered: bool,
     /// Items completed (delivered as `OutputItemDone`) by the current attempt.
     items_completed: usize,
-    /// Usage the provider reported for the current attempt before it broke.
+    /// Usage the provider reported for the current attempt before it broke, or with the
+    /// `Completed` of an answer that was empty.
     usage: Option<TokenUsage>,
+    /// Events the current attempt produced (before any was held back or dropped): how far it
+    /// got, to tell a stream that breaks the same way every time from random drops.
+    events: usize,
+    /// True once the current attempt produced something of an answer: an item with content,
+    /// text, or a truncation notice.
+    answered: bool,
+    /// Empty assistant messages the current attempt completed, held back until it answers.
+    held: Vec<ResponseEvent>,
+    /// True when the current attempt completed without answering anything; its `Completed`
+    /// was not delivered.
+    completed_empty: bool,
 }
 
 impl AttemptState {
@@ -39,11 +57,29 @@ impl AttemptState {
     pub(crate) fn new_attempt(&mut self) {
         self.items_completed = 0;
         self.usage = None;
+        self.events = 0;
+        self.answered = false;
+        self.held.clear();
+        self.completed_empty = false;
     }
 
-    /// True once `Completed` was delivered.
+    /// True once the response completed: `Completed` was delivered, or held back because the
+    /// answer was empty.
     pub(crate) fn completed(&self) -> bool {
-        self.completed_delivered
+        self.completed_delivered || self.completed_empty
+    }
+
+    /// True when the current attempt completed with nothing in it: no text, no tool call, no
+    /// reasoning (the LiteLLM proxy turns a failed upstream stream into such an answer). Its
+    /// `Completed` and empty messages were held back, so the attempt can be abandoned like a
+    /// dropped one; [`AttemptState::usage`] is the usage it reported.
+    pub(crate) fn answered_nothing(&self) -> bool {
+        self.completed_empty
+    }
+
+    /// Events the current attempt produced.
+    pub(crate) fn events(&self) -> usize {
+        self.events
     }
 
     /// Items the current attempt completed.
@@ -61,39 +97,86 @@ impl AttemptState {
         self.usage
     }
 
-    /// The event to deliver for `event`: every event of an attempt passes, except a second
-    /// `Created` (the consumer learns of the new attempt from `AttemptAbandoned`).
-    pub(crate) fn admit(&mut self, event: ResponseEvent) -> Option<ResponseEvent> {
+    /// Pushes to `out` what to deliver for `event`: every event of an attempt passes, in
+    /// order, except a second `Created` (the consumer learns of the new attempt from
+    /// `AttemptAbandoned`) and what an empty answer is held back by (an assistant message
+    /// without text, until the attempt answers; the `Completed` of an attempt that did not).
+    pub(crate) fn admit(&mut self, event: ResponseEvent, out: &mut Vec<ResponseEvent>) {
+        self.events += 1;
         match event {
             ResponseEvent::Created => {
-                let first = !self.created_delivered;
-                self.created_delivered = true;
-                first.then_some(ResponseEvent::Created)
+                if !self.created_delivered {
+                    self.created_delivered = true;
+                    out.push(ResponseEvent::Created);
+                }
+            }
+            ResponseEvent::OutputItemDone(item) if !self.answered && is_empty_message(&item) => {
+                self.held.push(ResponseEvent::OutputItemDone(item));
             }
             ResponseEvent::OutputItemDone(item) => {
+                self.answer(out);
                 self.items_completed += 1;
-                Some(ResponseEvent::OutputItemDone(item))
+                out.push(ResponseEvent::OutputItemDone(item));
             }
             ResponseEvent::Completed {
                 response_id,
                 token_usage,
             } => {
-                let first = !self.completed_delivered;
+                if self.completed_delivered || self.completed_empty {
+                    return;
+                }
+                if !self.answered {
+                    self.completed_empty = true;
+                    self.usage = token_usage;
+                    return;
+                }
                 self.completed_delivered = true;
-                first.then_some(ResponseEvent::Completed {
+                out.push(ResponseEvent::Completed {
                     response_id,
                     token_usage,
-                })
+                });
+            }
+            ResponseEvent::OutputTextDelta(piece) => {
+                if !piece.trim().is_empty() {
+                    self.answer(out);
+                }
+                out.push(ResponseEvent::OutputTextDelta(piece));
+            }
+            ResponseEvent::OutputTruncated { reason } => {
+                self.answer(out);
+                out.push(ResponseEvent::OutputTruncated { reason });
             }
             event @ (ResponseEvent::OutputItemAdded(_)
-            | ResponseEvent::OutputTextDelta(_)
             | ResponseEvent::ReasoningSummaryDelta(_)
             | ResponseEvent::ReasoningContentDelta(_)
             | ResponseEvent::RateLimits(_)
             | ResponseEvent::PromptCache { .. }
-            | ResponseEvent::OutputTruncated { .. }
-            | ResponseEvent::AttemptAbandoned { .. }) => Some(event),
+            | ResponseEvent::AttemptAbandoned { .. }) => out.push(event),
         }
+    }
+
+    /// The attempt answered something: the empty messages held back so far are delivered,
+    /// in their place, before what answered.
+    fn answer(&mut self, out: &mut Vec<ResponseEvent>) {
+        if self.answered {
+            return;
+        }
+        self.answered = true;
+        self.items_completed += self.held.len();
+        out.append(&mut self.held);
+    }
+}
+
+/// True for an assistant message with no text (no parts, or only blank text parts).
+fn is_empty_message(item: &ResponseItem) -> bool {
+    match item {
+        ResponseItem::Message { role, content, .. } => {
+            role == "assistant"
+                && content
+                    .iter()
+                    .all(|part| part.as_text().is_some_and(|text| text.trim().is_empty()))
+        }
+        _ => false,
     }
 }
 

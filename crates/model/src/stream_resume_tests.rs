@@ -5,10 +5,11 @@ use super::*;
 
 fn run(state: &mut AttemptState, events: Vec<ResponseEvent>) -> Vec<ResponseEvent> {
     state.new_attempt();
-    events
-        .into_iter()
-        .filter_map(|event| state.admit(event))
-        .collect()
+    let mut out = Vec::new();
+    for event in events {
+        state.admit(event, &mut out);
+    }
+    out
 }
 
 #[test]
@@ -68,10 +69,45 @@ fn a_new_attempt_forgets_the_usage_and_items_of_the_last() {
 #[test]
 fn completed_is_delivered_once() {
     let mut state = AttemptState::default();
+    let answer = ResponseEvent::OutputTextDelta("hi".into());
     let completed = ResponseEvent::Completed {
         response_id: "r".into(),
         token_usage: None,
     };
-    assert_eq!(state.admit(completed.clone()), Some(completed.clone()));
-    assert_eq!(state.admit(completed), None);
+    assert_eq!(
+        run(&mut state, vec![answer.clone(), completed.clone()]),
+        vec![answer, completed.clone()]
+    );
+    assert_eq!(run(&mut state, vec![completed]), Vec::new());
+}
+
+#[test]
+fn an_empty_answer_is_held_back_and_content_releases_it_in_order() {
+    let mut state = AttemptState::default();
+    let empty = ResponseEvent::OutputItemDone(ResponseItem::assistant_text(" "));
+    let completed = ResponseEvent::Completed {
+        response_id: "r".into(),
+        token_usage: Some(agentctx_protocol::TokenUsage {
+            input_tokens: 9,
+            ..agentctx_protocol::TokenUsage::default()
+        }),
+    };
+    let delivered = run(
+        &mut state,
+        vec![ResponseEvent::Created, empty.clone(), completed.clone()],
+    );
+    assert_eq!(delivered, vec![ResponseEvent::Created]);
+    assert!(state.completed());
+    assert!(state.answered_nothing());
+    assert_eq!(state.items_completed(), 0);
+    assert_eq!(state.usage().map(|usage| usage.input_tokens), Some(9));
+
+    let call = ResponseEvent::OutputItemDone(ResponseItem::function_call("c", "shell", "{}"));
+    let delivered = run(
+        &mut state,
+        vec![empty.clone(), call.clone(), completed.clone()],
+    );
+    assert_eq!(delivered, vec![empty, call, completed]);
+    assert!(!state.answered_nothing());
+    assert_eq!(state.items_completed(), 2);
 }

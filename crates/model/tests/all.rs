@@ -11,6 +11,7 @@ mod suite {
     mod anthropic_messages;
     mod bad_events;
     mod chat_completions;
+    mod empty_answers;
     mod reconnect;
     mod responses;
     mod retries;

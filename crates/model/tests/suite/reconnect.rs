@@ -245,11 +245,12 @@ async fn stalled_stream_hits_the_idle_timeout_and_resumes_with_the_new_sample() 
 #[tokio::test(start_paused = true)]
 async fn reconnects_are_bounded() {
     let body = fixture("responses_tool_call.sse");
-    let partial = cut_after(&body, "\"sequence_number\":4,", 0);
+    // Each break comes at another point, as random network drops do (a stream that breaks the
+    // same way every time is not retried that long, see below).
     let server = loopback(vec![
-        Loopback::Cut(partial.clone()),
-        Loopback::Cut(partial.clone()),
-        Loopback::Cut(partial),
+        Loopback::Cut(cut_after(&body, "\"sequence_number\":1,", 0)),
+        Loopback::Cut(cut_after(&body, "\"sequence_number\":2,", 0)),
+        Loopback::Cut(cut_after(&body, "\"sequence_number\":4,", 0)),
     ])
     .await;
     // stream_max_retries = 2: three connections, then the error.
@@ -319,4 +320,32 @@ async fn a_dropped_consumer_causes_no_reconnect() {
     tokio::time::sleep(std::time::Duration::from_secs(600)).await;
 
     assert_eq!(server.requests.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_that_breaks_the_same_way_twice_is_not_sent_a_third_time() {
+    // A server that dies at the same point on every attempt (a chat template that crashes, a
+    // prompt over the window) fails the same way however often it is asked.
+    let body = fixture("chat_tool_call.sse");
+    let partial = cut_after(&body, "the files in src.", 0);
+    let server = loopback(vec![
+        Loopback::Cut(partial.clone()),
+        Loopback::Cut(partial.clone()),
+        Loopback::Cut(partial),
+        Loopback::Full(body),
+    ])
+    .await;
+    let mut provider = provider(WireApi::Chat, &server.base_url);
+    provider.stream_max_retries = Some(5);
+    let client = client(provider, "model");
+
+    let (_, error) = collect(&client, &rich_prompt(WireApi::Chat)).await;
+
+    assert_eq!(
+        error,
+        Some(ModelError::StreamDisconnected {
+            reason: "error decoding response body".to_string()
+        })
+    );
+    assert_eq!(server.requests.lock().unwrap().len(), 2);
 }
