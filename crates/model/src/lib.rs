@@ -13,7 +13,9 @@
 //! - classified errors ([`ModelError`], with [`ModelError::context_overflow`] for the numbers of
 //!   a context-window error), retries with exponential backoff and jitter, and dropped streams
 //!   sent again only while no output item has completed (a new request is a new sample; after
-//!   an item completed the turn must be redone whole);
+//!   an item completed the turn must be redone whole); deterministic failures (a 5xx validation
+//!   body, a stream that breaks the same way twice) are not retried, an answer that completes
+//!   empty is asked for once more, and a server that never answers times out;
 //! - [`thinking`]: the thinking levels (docs/design/model-providers.md), keywords, session toggle, priority chain
 //!   and provider mappings (application layer; the transport only sends final parameters);
 //! - [`ScriptedModelClient`], which replays scripted responses for tests of the crates above.
