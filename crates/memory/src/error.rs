@@ -58,6 +58,15 @@ pub enum MemoryError {
     /// The model call failed.
     #[error(transparent)]
     Model(#[from] agentctx_model::ModelError),
+    /// The model's window has no room for a session once the instructions and the reply's
+    /// reserve are counted.
+    #[error(
+        "the model's context window ({context_window} tokens) leaves no room for a session after the instructions and the reply"
+    )]
+    WindowTooSmall {
+        /// The model's context window in tokens.
+        context_window: i64,
+    },
     /// A blocking task (reading session files) did not finish.
     #[error("background task failed: {0}")]
     Task(String),

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use agentctx_model::ModelClient;
+use agentctx_model::ModelError;
 use agentctx_model::complete_structured;
 use agentctx_protocol::ResponseItem;
 use futures::StreamExt;
@@ -19,8 +20,9 @@ use crate::error::MemoryError;
 use crate::offline_extraction::extract_offline;
 use crate::prompts::STAGE_ONE_SYSTEM;
 use crate::prompts::stage_one_input;
-use crate::prompts::stage_one_token_budget;
 use crate::redact::redact_secrets;
+use crate::stage_one_budget::shrink_after_overflow;
+use crate::stage_one_budget::stage_one_token_budget;
 use crate::state_db::Stage1Claim;
 use crate::state_db::Stage1ClaimParams;
 use crate::state_db::Stage1Output;
@@ -30,6 +32,8 @@ use crate::state_db::StateDb;
 pub const CONCURRENCY_LIMIT: usize = 8;
 /// Most threads scanned per startup.
 pub const THREAD_SCAN_LIMIT: i64 = 5_000;
+/// How many times a request the server finds too long is cut further and sent again.
+const MAX_OVERFLOW_SHRINKS: usize = 2;
 /// Longest slug kept from the model.
 const MAX_MODEL_SLUG_CHARS: usize = 80;
 
@@ -161,19 +165,47 @@ async fn extract(
     let output = match extractor {
         Extractor::Offline => extract_offline(&claim.thread, &items),
         Extractor::Model(model) => {
-            let budget = stage_one_token_budget(Some(model.context_window()));
-            let input = stage_one_input(
-                &claim.thread.rollout_path,
-                claim.thread.cwd.as_deref(),
-                &items,
-                budget,
-            );
-            let reply: StageOneOutput =
-                complete_structured(model.as_ref(), STAGE_ONE_SYSTEM, &input).await?;
-            from_model(reply)
+            from_model(extract_with_model(model.as_ref(), claim, &items).await?)
         }
     };
     Ok(output.map(redact_output))
+}
+
+/// Asks `model` for the stage-one output of a session: the session cut to the budget of the
+/// model's window ([`stage_one_token_budget`]), and cut further when the server still finds the
+/// request too long (at most [`MAX_OVERFLOW_SHRINKS`] times).
+async fn extract_with_model(
+    model: &dyn ModelClient,
+    claim: &Stage1Claim,
+    items: &[ResponseItem],
+) -> Result<StageOneOutput, MemoryError> {
+    let info = model.model_info();
+    let too_small = || MemoryError::WindowTooSmall {
+        context_window: info.context_window,
+    };
+    let mut budget = stage_one_token_budget(Some(info.context_window), info.max_output_tokens)
+        .ok_or_else(too_small)?;
+    let mut shrinks = 0;
+    loop {
+        let input = stage_one_input(
+            &claim.thread.rollout_path,
+            claim.thread.cwd.as_deref(),
+            items,
+            budget,
+        );
+        match complete_structured(model, STAGE_ONE_SYSTEM, &input).await {
+            Err(error @ ModelError::ContextWindowExceeded { .. })
+                if shrinks < MAX_OVERFLOW_SHRINKS =>
+            {
+                let smaller = shrink_after_overflow(budget, error.context_overflow())
+                    .ok_or_else(too_small)?;
+                tracing::info!(thread = %claim.thread.id, budget, smaller, %error, "the stage-one request overflowed the window; cutting the session further");
+                budget = smaller;
+                shrinks += 1;
+            }
+            result => return Ok(result?),
+        }
+    }
 }
 
 /// The items of a session file.

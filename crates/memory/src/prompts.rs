@@ -4,6 +4,9 @@
 
 use std::path::Path;
 
+use agentctx_context::CalibratedTokenEstimator;
+use agentctx_context::TokenEstimator;
+use agentctx_context::approx_token_count;
 use agentctx_context::truncate_middle_with_token_budget;
 use agentctx_protocol::ResponseItem;
 
@@ -71,19 +74,9 @@ pub fn keep_for_memory(item: &ResponseItem) -> bool {
     }
 }
 
-/// The rollout's token budget for a model with `context_window` tokens: 70% of it, or
-/// [`DEFAULT_STAGE_ONE_ROLLOUT_TOKEN_LIMIT`] when the window is unknown.
-pub fn stage_one_token_budget(context_window: Option<i64>) -> usize {
-    context_window
-        .filter(|window| *window > 0)
-        .and_then(|window| {
-            usize::try_from(window.saturating_mul(CONTEXT_WINDOW_PERCENT) / 100).ok()
-        })
-        .unwrap_or(DEFAULT_STAGE_ONE_ROLLOUT_TOKEN_LIMIT)
-}
-
-/// The stage-one user message: the kept items as a JSON array, middle-truncated to
-/// `token_budget`.
+/// The stage-one user message: the kept items as a JSON array, middle-truncated until the
+/// calibrated estimator counts at most `token_budget` tokens (see
+/// [`crate::stage_one_token_budget`]).
 pub fn stage_one_input(
     rollout_path: &Path,
     rollout_cwd: Option<&str>,
@@ -92,7 +85,7 @@ pub fn stage_one_input(
 ) -> String {
     let kept: Vec<&ResponseItem> = items.iter().filter(|item| keep_for_memory(item)).collect();
     let contents = serde_json::to_string(&kept).unwrap_or_else(|_| "[]".to_string());
-    let (contents, _) = truncate_middle_with_token_budget(&contents, token_budget);
+    let contents = truncate_to_estimated_tokens(&contents, token_budget);
     let path = rollout_path.display().to_string();
     render(
         STAGE_ONE_INPUT,
@@ -102,6 +95,38 @@ pub fn stage_one_input(
             ("rollout_contents", &contents),
         ],
     )
+}
+
+/// Rounds of [`truncate_to_estimated_tokens`] before it settles for what it has.
+const TRUNCATION_ROUNDS: usize = 8;
+
+/// `text` middle-truncated until [`CalibratedTokenEstimator`] counts at most `budget` tokens.
+///
+/// The cut itself counts four bytes a token ([`truncate_middle_with_token_budget`]), so its
+/// budget is scaled by the text's own bytes per estimated token, then tightened while the kept
+/// part (denser or lighter than the whole) still counts too many.
+pub(crate) fn truncate_to_estimated_tokens(text: &str, budget: usize) -> String {
+    let estimator = CalibratedTokenEstimator;
+    let budget = budget as u64;
+    let estimate = estimator.estimate_text(text);
+    if estimate <= budget {
+        return text.to_string();
+    }
+    let scale = |tokens: u64, numerator: u64, denominator: u64| {
+        usize::try_from(tokens.saturating_mul(numerator) / denominator.max(1)).unwrap_or(usize::MAX)
+    };
+    let mut cut_budget = scale(budget, approx_token_count(text), estimate);
+    let mut cut = String::new();
+    for _ in 0..TRUNCATION_ROUNDS {
+        (cut, _) = truncate_middle_with_token_budget(text, cut_budget);
+        let cut_estimate = estimator.estimate_text(&cut);
+        if cut_estimate <= budget {
+            break;
+        }
+        // 5% under the proportional cut, so that each round gains.
+        cut_budget = scale(cut_budget as u64, budget * 95, cut_estimate * 100);
+    }
+    cut
 }
 
 /// The read-path instructions with `memory_summary.md` (trimmed, truncated to

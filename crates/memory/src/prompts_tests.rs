@@ -50,15 +50,21 @@ fn stage_one_input_is_truncated_to_the_budget() {
     let long = "x".repeat(100_000);
     let items = vec![ResponseItem::user_text(&long)];
     let input = stage_one_input(Path::new("/r.jsonl"), None, &items, 1_000);
-    assert!(input.len() < 6_000, "{}", input.len());
+    let template = CalibratedTokenEstimator.estimate_text(STAGE_ONE_INPUT);
+    let estimate = CalibratedTokenEstimator.estimate_text(&input);
+    assert!(estimate <= template + 1_000, "{estimate}");
     assert!(input.contains("tokens truncated"));
 }
 
 #[test]
-fn budget_is_seventy_percent_of_the_window() {
-    assert_eq!(stage_one_token_budget(Some(200_000)), 140_000);
-    assert_eq!(stage_one_token_budget(None), 150_000);
-    assert_eq!(stage_one_token_budget(Some(0)), 150_000);
+fn a_text_dense_in_tokens_is_cut_by_its_estimate_not_its_bytes() {
+    // 40,000 bytes: 10,000 tokens at four bytes a token, 29,000 by the estimator.
+    let numbers = "7 ".repeat(20_000);
+    let cut = truncate_to_estimated_tokens(&numbers, 5_000);
+    let estimate = CalibratedTokenEstimator.estimate_text(&cut);
+    assert!((4_000..=5_000).contains(&estimate), "{estimate}");
+    assert!(cut.starts_with("7 7") && cut.ends_with("7 7 "), "{cut}");
+    assert_eq!(truncate_to_estimated_tokens("short", 5_000), "short");
 }
 
 #[test]

@@ -4,4 +4,5 @@ mod leases;
 mod offline_pipeline;
 mod racing;
 mod scripted_pipeline;
+mod stage_one_budget;
 mod support;
