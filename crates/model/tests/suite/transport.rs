@@ -60,3 +60,42 @@ async fn a_refused_connection_names_its_cause() {
     let message = error.to_string().replace(&address.to_string(), "ADDRESS");
     insta::assert_snapshot!(message, @"transport error: connection refused at http://ADDRESS/v1/chat/completions (is the server running?)");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_that_cannot_open_times_out_naming_the_url() {
+    // A listener whose accept queue is full: the kernel drops further SYNs, so a connect hangs
+    // as it does towards an address that drops packets.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(0).unwrap();
+    let address = listener.local_addr().unwrap();
+    let mut queued = Vec::new();
+    let full = tokio::task::spawn_blocking(move || {
+        for _ in 0..16 {
+            match std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)) {
+                Ok(stream) => queued.push(stream),
+                Err(_) => return Some(queued),
+            }
+        }
+        None
+    })
+    .await
+    .unwrap();
+    let Some(_queued) = full else {
+        // This kernel accepts connections past the backlog: nothing to test here.
+        return;
+    };
+    // The client as built for production (its own connect timeout), not the tests' one.
+    let client = agentctx_model::HttpModelClient::new(
+        provider(WireApi::Chat, &format!("http://{address}/v1")),
+        "model",
+        &super::support::env(&[]),
+    )
+    .unwrap();
+
+    let error = stream_error(&client, WireApi::Chat).await;
+
+    let message = error.to_string().replace(&address.to_string(), "ADDRESS");
+    insta::assert_snapshot!(message, @"transport error: no connection to http://ADDRESS/v1/chat/completions within 10s (is the address right and the server reachable?)");
+    drop(listener);
+}
