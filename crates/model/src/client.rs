@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::error::ModelError;
+use crate::error_text::human_duration;
 use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
@@ -78,7 +79,7 @@ where
             Err(error) if error.requires_turn_restart() && restarts < TURN_RESTARTS => {
                 restarts += 1;
                 let delay = backoff(restarts);
-                tracing::warn!(%error, restarts, ?delay, "model stream must be redone; sending the prompt again");
+                tracing::warn!(%error, restarts, delay = %human_duration(delay), "model stream must be redone; sending the prompt again");
                 tokio::time::sleep(delay).await;
             }
             result => return result,
