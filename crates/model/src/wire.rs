@@ -55,6 +55,12 @@ pub(crate) fn excerpt(text: &str) -> String {
     }
 }
 
+/// True when `text` is one whole JSON value. The arguments of a tool call cut by the output
+/// limit are not, nor is an empty text (the arguments never started).
+pub(crate) fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
 /// A string field of a JSON object.
 pub(crate) fn str_field<'a>(value: &'a serde_json::Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(serde_json::Value::as_str)

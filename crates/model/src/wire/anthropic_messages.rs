@@ -25,6 +25,7 @@ use crate::wire::anthropic_messages_cache::add_cache_breakpoints;
 use crate::wire::anthropic_messages_max_tokens::SizingInput;
 use crate::wire::anthropic_messages_max_tokens::size_output;
 use crate::wire::int_field;
+use crate::wire::is_json;
 use crate::wire::output_budget::DEFAULT_OUTPUT_TOKENS;
 use crate::wire::output_budget::MIN_OUTPUT_TOKENS;
 use crate::wire::output_budget::estimate_input_tokens;
@@ -351,6 +352,8 @@ pub(crate) struct AnthropicParser {
     /// `cache_read_input_tokens` and `cache_creation_input_tokens`, once reported.
     cache: Option<(i64, i64)>,
     blocks: BTreeMap<u64, Block>,
+    /// Tool uses whose input is not whole JSON, until the stop reason is known.
+    held_tool_uses: Vec<HeldToolUse>,
     stop_reason: Option<String>,
     complete: bool,
 }
@@ -500,17 +503,50 @@ impl AnthropicParser {
             Block::RedactedThinking(data) => {
                 reasoning_item(self.reasoning_id(index), None, Some(data))
             }
-            Block::ToolUse { id, name, json } => {
-                let arguments = if json.trim().is_empty() {
-                    "{}".to_string()
-                } else {
-                    json
-                };
-                ResponseItem::function_call(id, name, arguments)
+            Block::ToolUse { id, name, json } if !is_json(&json) => {
+                self.held_tool_uses.push(HeldToolUse { id, name, json });
+                return;
             }
+            Block::ToolUse { id, name, json } => ResponseItem::function_call(id, name, json),
             Block::Other(value) => ResponseItem::Other(value),
         };
         out.push(ResponseEvent::OutputItemDone(item));
+    }
+}
+
+/// The stop reason of a response stopped by `max_tokens`.
+const MAX_TOKENS_STOP_REASON: &str = "max_tokens";
+
+/// A `tool_use` block whose input is not whole JSON (empty, or cut), held until the stop reason
+/// says whether the output limit cut it.
+#[derive(Debug)]
+struct HeldToolUse {
+    id: String,
+    name: String,
+    json: String,
+}
+
+impl AnthropicParser {
+    /// Delivers the held tool uses once the stop reason is known. A response stopped by
+    /// `max_tokens` may end in a tool use block cut short ("the truncated response contains an
+    /// incomplete tool use block": https://docs.claude.com/en/api/handling-stop-reasons): such
+    /// a call is left out rather than run with half its input. Otherwise an empty input is `{}`
+    /// (a tool without parameters) and anything else goes as it came.
+    fn release_held_tool_uses(&mut self, truncated: bool, out: &mut Vec<ResponseEvent>) {
+        for HeldToolUse { id, name, json } in std::mem::take(&mut self.held_tool_uses) {
+            if truncated {
+                tracing::debug!(id, name, "tool use cut by max_tokens; left out");
+                continue;
+            }
+            let arguments = if json.trim().is_empty() {
+                "{}".to_string()
+            } else {
+                json
+            };
+            out.push(ResponseEvent::OutputItemDone(ResponseItem::function_call(
+                id, name, arguments,
+            )));
+        }
     }
 }
 
@@ -567,25 +603,23 @@ impl WireEventParser for AnthropicParser {
             }
             "message_stop" => {
                 self.complete = true;
-                // A response cut short ends with an error, as the Responses API's
-                // `response.incomplete` does; the blocks it has are delivered already.
-                match self.stop_reason.as_deref() {
-                    Some("max_tokens") => {
-                        return Err(ModelError::Incomplete {
-                            reason: "max_tokens".to_string(),
-                        });
-                    }
-                    Some("model_context_window_exceeded") => {
-                        return Err(ModelError::ContextWindowExceeded {
-                            message: "stop_reason model_context_window_exceeded".to_string(),
-                        });
-                    }
-                    _ => {}
+                let truncated = self.stop_reason.as_deref() == Some(MAX_TOKENS_STOP_REASON);
+                self.release_held_tool_uses(truncated, out);
+                if self.stop_reason.as_deref() == Some("model_context_window_exceeded") {
+                    return Err(ModelError::ContextWindowExceeded {
+                        message: "stop_reason model_context_window_exceeded".to_string(),
+                    });
                 }
                 if let Some((read_input_tokens, creation_input_tokens)) = self.cache {
                     out.push(ResponseEvent::PromptCache {
                         read_input_tokens,
                         creation_input_tokens,
+                    });
+                }
+                if truncated {
+                    // The blocks already delivered are kept: the text is cut short, not wrong.
+                    out.push(ResponseEvent::OutputTruncated {
+                        reason: MAX_TOKENS_STOP_REASON.to_string(),
                     });
                 }
                 out.push(ResponseEvent::Completed {

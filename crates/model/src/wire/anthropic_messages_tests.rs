@@ -187,45 +187,122 @@ fn http_image_urls_become_url_sources() {
     );
 }
 
-#[test]
-fn max_tokens_stop_reason_is_incomplete_after_the_blocks() {
-    let (events, end) = feed(&[
-        (
-            "message_start",
-            r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":5,"output_tokens":1}}}"#,
-        ),
-        (
-            "content_block_start",
-            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-        ),
-        (
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The answer is"}}"#,
-        ),
-        (
-            "content_block_stop",
-            r#"{"type":"content_block_stop","index":0}"#,
-        ),
-        (
-            "message_delta",
-            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}"#,
-        ),
-        ("message_stop", r#"{"type":"message_stop"}"#),
-    ]);
-    assert_eq!(
-        end,
-        Err(ModelError::Incomplete {
-            reason: "max_tokens".to_string()
-        })
-    );
-    assert!(matches!(
-        events.last(),
-        Some(ResponseEvent::OutputItemDone(item)) if item.message_text().as_deref() == Some("The answer is")
+fn max_tokens_stream(blocks: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
+    let mut events = vec![(
+        "message_start",
+        r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":5,"output_tokens":1}}}"#
+            .to_string(),
+    )];
+    events.extend(blocks.iter().cloned());
+    events.push((
+        "message_delta",
+        r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}"#
+            .to_string(),
     ));
-    assert!(
-        !events
-            .iter()
-            .any(|event| matches!(event, ResponseEvent::Completed { .. }))
+    events.push(("message_stop", r#"{"type":"message_stop"}"#.to_string()));
+    events
+}
+
+fn feed_owned(events: &[(&'static str, String)]) -> (Vec<ResponseEvent>, Result<(), ModelError>) {
+    let borrowed: Vec<(&str, &str)> = events
+        .iter()
+        .map(|(event, data)| (*event, data.as_str()))
+        .collect();
+    feed(&borrowed)
+}
+
+fn block(index: u64, start: &str, deltas: &[&str]) -> Vec<(&'static str, String)> {
+    let mut events = vec![(
+        "content_block_start",
+        format!(r#"{{"type":"content_block_start","index":{index},"content_block":{start}}}"#),
+    )];
+    for delta in deltas {
+        events.push((
+            "content_block_delta",
+            format!(r#"{{"type":"content_block_delta","index":{index},"delta":{delta}}}"#),
+        ));
+    }
+    events.push((
+        "content_block_stop",
+        format!(r#"{{"type":"content_block_stop","index":{index}}}"#),
+    ));
+    events
+}
+
+fn usage_5_in_3_out() -> Option<TokenUsage> {
+    Some(TokenUsage {
+        input_tokens: 5,
+        cached_input_tokens: 0,
+        output_tokens: 3,
+        reasoning_output_tokens: 0,
+        total_tokens: 8,
+    })
+}
+
+#[test]
+fn max_tokens_stop_reason_keeps_the_text_and_ends_truncated() {
+    let text = block(
+        0,
+        r#"{"type":"text","text":""}"#,
+        &[r#"{"type":"text_delta","text":"The answer is"}"#],
+    );
+    let (events, end) = feed_owned(&max_tokens_stream(&text));
+    assert_eq!(end, Ok(()));
+    assert_eq!(
+        events[events.len() - 3..],
+        [
+            ResponseEvent::OutputItemDone(ResponseItem::assistant_text("The answer is")),
+            ResponseEvent::OutputTruncated {
+                reason: "max_tokens".to_string()
+            },
+            ResponseEvent::Completed {
+                response_id: "msg_1".to_string(),
+                token_usage: usage_5_in_3_out(),
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_tool_use_cut_by_max_tokens_is_left_out_and_whole_ones_kept() {
+    let mut blocks = block(
+        0,
+        r#"{"type":"tool_use","id":"t1","name":"read","input":{}}"#,
+        &[r#"{"type":"input_json_delta","partial_json":"{\"p\": 1}"}"#],
+    );
+    blocks.extend(block(
+        1,
+        r#"{"type":"tool_use","id":"t2","name":"write","input":{}}"#,
+        &[r#"{"type":"input_json_delta","partial_json":"{\"p\": 2, \"text\": \"ab"}"#],
+    ));
+    blocks.extend(block(
+        2,
+        r#"{"type":"tool_use","id":"t3","name":"now","input":{}}"#,
+        &[r#"{"type":"input_json_delta","partial_json":""}"#],
+    ));
+    let (events, end) = feed_owned(&max_tokens_stream(&blocks));
+    assert_eq!(end, Ok(()));
+    let done: Vec<&ResponseEvent> = events
+        .iter()
+        .filter(|event| !matches!(event, ResponseEvent::OutputItemAdded(_)))
+        .collect();
+    assert_eq!(
+        done,
+        [
+            &ResponseEvent::Created,
+            &ResponseEvent::OutputItemDone(ResponseItem::function_call(
+                "t1",
+                "read",
+                r#"{"p": 1}"#
+            )),
+            &ResponseEvent::OutputTruncated {
+                reason: "max_tokens".to_string()
+            },
+            &ResponseEvent::Completed {
+                response_id: "msg_1".to_string(),
+                token_usage: usage_5_in_3_out(),
+            },
+        ]
     );
 }
 

@@ -26,6 +26,7 @@ use crate::response_event::ResponseEvent;
 use crate::structured_output::StructuredOutputMode;
 use crate::wire::WireEventParser;
 use crate::wire::int_field;
+use crate::wire::is_json;
 use crate::wire::output_budget::MIN_OUTPUT_TOKENS;
 use crate::wire::output_budget::default_output_tokens;
 use crate::wire::output_budget::estimate_input_tokens;
@@ -429,6 +430,9 @@ fn image_part(url: &str, detail: Option<&str>) -> Value {
     json!({ "type": "image_url", "image_url": image })
 }
 
+/// The finish reason of a response stopped by the output limit (`max_tokens`).
+const LENGTH_FINISH_REASON: &str = "length";
+
 /// A tool call being assembled from `delta.tool_calls` fragments.
 #[derive(Debug, Default)]
 struct ToolCallParts {
@@ -451,13 +455,16 @@ pub(crate) struct ChatCompletionsParser {
 }
 
 impl ChatCompletionsParser {
-    /// Emits the assembled items and `Completed`; a response cut by the output limit
-    /// (`finish_reason: "length"`) ends with [`ModelError::Incomplete`] instead, as the
-    /// Responses API's `response.incomplete` does.
+    /// Emits the assembled items and `Completed`. A response cut by the output limit
+    /// (`finish_reason: "length"`) keeps its text and whole tool calls, and says so with
+    /// [`ResponseEvent::OutputTruncated`] just before `Completed`; a call whose arguments were
+    /// cut (they are not JSON) is left out, since running it with half its arguments would do
+    /// something nobody asked for.
     fn finish(&mut self, out: &mut Vec<ResponseEvent>) -> Result<(), ModelError> {
         if self.complete {
             return Ok(());
         }
+        let truncated = self.finish_reason.as_deref() == Some(LENGTH_FINISH_REASON);
         if let Some(text) = self.reasoning.take() {
             out.push(ResponseEvent::OutputItemDone(ResponseItem::Reasoning {
                 id: None,
@@ -476,6 +483,14 @@ impl ChatCompletionsParser {
             let call_id = call
                 .id
                 .unwrap_or_else(|| format!("call_{}_{index}", self.response_id));
+            if truncated && !is_json(&call.arguments) {
+                tracing::debug!(
+                    call_id,
+                    name = call.name,
+                    "tool call cut by the output limit; left out"
+                );
+                continue;
+            }
             let arguments = if call.arguments.trim().is_empty() {
                 "{}".to_string()
             } else {
@@ -486,9 +501,9 @@ impl ChatCompletionsParser {
             out.push(ResponseEvent::OutputItemDone(item));
         }
         self.complete = true;
-        if self.finish_reason.as_deref() == Some("length") {
-            return Err(ModelError::Incomplete {
-                reason: "length".to_string(),
+        if truncated {
+            out.push(ResponseEvent::OutputTruncated {
+                reason: LENGTH_FINISH_REASON.to_string(),
             });
         }
         out.push(ResponseEvent::Completed {

@@ -125,10 +125,11 @@ fn parallel_calls_share_one_assistant_message_and_tool_images_follow_as_user() {
 }
 
 #[test]
-fn length_finish_reason_is_incomplete_with_or_without_done() {
+fn length_finish_reason_keeps_the_text_and_ends_truncated_with_or_without_done() {
     let chunks = [
         r#"{"id":"c1","choices":[{"index":0,"delta":{"content":"The answer is"},"finish_reason":null}]}"#,
         r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#,
+        r#"{"id":"c1","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":3,"total_tokens":23}}"#,
     ];
     for done in [true, false] {
         let mut datas = chunks.to_vec();
@@ -136,18 +137,76 @@ fn length_finish_reason_is_incomplete_with_or_without_done() {
             datas.push("[DONE]");
         }
         let (events, end) = feed(&datas);
+        assert_eq!(end, Ok(()), "with [DONE]: {done}");
         assert_eq!(
-            end,
-            Err(ModelError::Incomplete {
-                reason: "length".to_string()
-            }),
+            events[events.len() - 3..],
+            [
+                ResponseEvent::OutputItemDone(ResponseItem::assistant_text("The answer is")),
+                ResponseEvent::OutputTruncated {
+                    reason: "length".to_string()
+                },
+                ResponseEvent::Completed {
+                    response_id: "c1".to_string(),
+                    token_usage: Some(TokenUsage {
+                        input_tokens: 20,
+                        cached_input_tokens: 0,
+                        output_tokens: 3,
+                        reasoning_output_tokens: 0,
+                        total_tokens: 23,
+                    }),
+                },
+            ],
             "with [DONE]: {done}"
         );
-        assert!(matches!(
-            events.last(),
-            Some(ResponseEvent::OutputItemDone(item)) if item.message_text().as_deref() == Some("The answer is")
-        ));
     }
+}
+
+#[test]
+fn a_tool_call_cut_by_the_length_limit_is_left_out_and_whole_ones_kept() {
+    let (events, end) = feed(&[
+        r#"{"id":"c4","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","function":{"name":"read","arguments":"{\"p\":1}"}}]}}]}"#,
+        r#"{"id":"c4","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"t2","function":{"name":"write","arguments":"{\"p\":2,\"text\":\"abc"}}]}}]}"#,
+        r#"{"id":"c4","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#,
+        "[DONE]",
+    ]);
+    assert_eq!(end, Ok(()));
+    let done: Vec<&ResponseEvent> = events
+        .iter()
+        .filter(|event| !matches!(event, ResponseEvent::Created))
+        .collect();
+    let whole = ResponseItem::function_call("t1", "read", r#"{"p":1}"#);
+    assert_eq!(
+        done,
+        [
+            &ResponseEvent::OutputItemAdded(whole.clone()),
+            &ResponseEvent::OutputItemDone(whole),
+            &ResponseEvent::OutputTruncated {
+                reason: "length".to_string()
+            },
+            &ResponseEvent::Completed {
+                response_id: "c4".to_string(),
+                token_usage: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn other_finish_reasons_complete_as_before() {
+    let (events, end) = feed(&[
+        r#"{"id":"c5","choices":[{"index":0,"delta":{"content":"I cannot"},"finish_reason":"content_filter"}]}"#,
+        "[DONE]",
+    ]);
+    assert_eq!(end, Ok(()));
+    assert!(
+        !events
+            .iter()
+            .any(|event| matches!(event, ResponseEvent::OutputTruncated { .. }))
+    );
+    assert!(matches!(
+        events.last(),
+        Some(ResponseEvent::Completed { .. })
+    ));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! OpenAI Responses API: `POST {base_url}/responses` with `stream: true`.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
@@ -241,13 +242,67 @@ pub(crate) fn token_usage(usage: &Value) -> TokenUsage {
     }
 }
 
+/// The `incomplete_details.reason` of a response stopped by `max_output_tokens`.
+const MAX_OUTPUT_TOKENS_REASON: &str = "max_output_tokens";
+
 /// Parser state of one Responses stream.
 #[derive(Debug, Default)]
 pub(crate) struct ResponsesParser {
+    /// The text of each message item started and not yet done, by `output_index`: what a
+    /// response stopped by the output limit leaves when no `output_item.done` closes it.
+    open_messages: BTreeMap<u64, String>,
     complete: bool,
 }
 
 impl ResponsesParser {
+    /// The `output_index` of an event (0 when absent).
+    fn output_index(value: &Value) -> u64 {
+        value
+            .get("output_index")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    }
+
+    /// A response stopped by `max_output_tokens`: the message items left open are delivered
+    /// (the response's own `output` item when it has one, else the text streamed), then
+    /// [`ResponseEvent::OutputTruncated`] and `Completed`. OpenAI closes the cut message with
+    /// `output_item.done` (status `incomplete`) before `response.incomplete`, so usually
+    /// nothing is open; a translating proxy may not. Open function calls, reasoning and other
+    /// items were cut and are left out.
+    fn truncated(&mut self, response: Option<&Value>, out: &mut Vec<ResponseEvent>) {
+        let output = response
+            .and_then(|r| r.get("output"))
+            .and_then(Value::as_array);
+        for (index, text) in std::mem::take(&mut self.open_messages) {
+            let listed = usize::try_from(index)
+                .ok()
+                .and_then(|index| output.and_then(|output| output.get(index)))
+                .filter(|item| str_field(item, "type") == Some("message"))
+                .and_then(|item| serde_json::from_value::<ResponseItem>(item.clone()).ok());
+            match listed {
+                Some(item) => out.push(ResponseEvent::OutputItemDone(item)),
+                None if !text.is_empty() => out.push(ResponseEvent::OutputItemDone(
+                    ResponseItem::assistant_text(text),
+                )),
+                None => {}
+            }
+        }
+        self.complete = true;
+        out.push(ResponseEvent::OutputTruncated {
+            reason: MAX_OUTPUT_TOKENS_REASON.to_string(),
+        });
+        out.push(ResponseEvent::Completed {
+            response_id: response
+                .and_then(|r| str_field(r, "id"))
+                .unwrap_or_default()
+                .to_string(),
+            token_usage: response
+                .and_then(|r| r.get("usage"))
+                .filter(|usage| usage.is_object())
+                .map(token_usage),
+        });
+    }
+
     fn item(kind: &str, value: &Value) -> Result<ResponseItem, ModelError> {
         let item = value.get("item").cloned().unwrap_or(Value::Null);
         serde_json::from_value(item).map_err(|err| ModelError::Decode {
@@ -270,12 +325,23 @@ impl WireEventParser for ResponsesParser {
         match kind {
             "response.created" => out.push(ResponseEvent::Created),
             "response.output_item.added" => {
-                out.push(ResponseEvent::OutputItemAdded(Self::item(kind, &value)?));
+                let item = Self::item(kind, &value)?;
+                if matches!(item, ResponseItem::Message { .. }) {
+                    self.open_messages
+                        .insert(Self::output_index(&value), String::new());
+                }
+                out.push(ResponseEvent::OutputItemAdded(item));
             }
             "response.output_item.done" => {
+                self.open_messages.remove(&Self::output_index(&value));
                 out.push(ResponseEvent::OutputItemDone(Self::item(kind, &value)?));
             }
-            "response.output_text.delta" => out.push(ResponseEvent::OutputTextDelta(delta())),
+            "response.output_text.delta" => {
+                if let Some(text) = self.open_messages.get_mut(&Self::output_index(&value)) {
+                    text.push_str(str_field(&value, "delta").unwrap_or_default());
+                }
+                out.push(ResponseEvent::OutputTextDelta(delta()));
+            }
             "response.reasoning_summary_text.delta" => {
                 out.push(ResponseEvent::ReasoningSummaryDelta(delta()));
             }
@@ -307,13 +373,19 @@ impl WireEventParser for ResponsesParser {
                 return Err(error.into_stream_error());
             }
             "response.incomplete" => {
-                let reason = value
-                    .get("response")
+                let response = value.get("response");
+                let reason = response
                     .and_then(|r| r.get("incomplete_details"))
                     .and_then(|d| str_field(d, "reason"))
-                    .unwrap_or("unknown")
-                    .to_string();
-                return Err(ModelError::Incomplete { reason });
+                    .unwrap_or("unknown");
+                if reason == MAX_OUTPUT_TOKENS_REASON {
+                    self.truncated(response, out);
+                    return Ok(());
+                }
+                // Another reason (`content_filter`): the answer was withheld, not cut short.
+                return Err(ModelError::Incomplete {
+                    reason: reason.to_string(),
+                });
             }
             "error" => return Err(ProviderErrorBody::parse(data).into_stream_error()),
             other => tracing::trace!(event = other, "ignoring responses sse event"),

@@ -15,16 +15,98 @@ fn feed(events: &[(&str, &str)]) -> (Vec<ResponseEvent>, Result<(), ModelError>)
     (out, end)
 }
 
+const INCOMPLETE_AT_THE_OUTPUT_LIMIT: &str = r#"{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[],"usage":{"input_tokens":20,"output_tokens":3,"total_tokens":23}}}"#;
+
+fn usage_20_in_3_out() -> Option<TokenUsage> {
+    Some(TokenUsage {
+        input_tokens: 20,
+        cached_input_tokens: 0,
+        output_tokens: 3,
+        reasoning_output_tokens: 0,
+        total_tokens: 23,
+    })
+}
+
 #[test]
-fn incomplete_response_is_a_typed_error() {
+fn incomplete_at_the_output_limit_ends_truncated_after_the_items_done() {
+    let (out, result) = feed(&[
+        (
+            "response.output_item.done",
+            r#"{"type":"response.output_item.done","output_index":0,"item":{"type":"message","id":"msg_1","status":"incomplete","role":"assistant","content":[{"type":"output_text","text":"The answer is"}]}}"#,
+        ),
+        ("response.incomplete", INCOMPLETE_AT_THE_OUTPUT_LIMIT),
+    ]);
+    assert_eq!(result, Ok(()));
+    assert_eq!(
+        out[1..],
+        [
+            ResponseEvent::OutputTruncated {
+                reason: "max_output_tokens".to_string()
+            },
+            ResponseEvent::Completed {
+                response_id: "r".to_string(),
+                token_usage: usage_20_in_3_out(),
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_message_cut_before_its_done_event_is_delivered_from_its_deltas_and_a_cut_call_left_out() {
+    let (out, result) = feed(&[
+        (
+            "response.output_item.added",
+            r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_1","status":"in_progress","role":"assistant","content":[]}}"#,
+        ),
+        (
+            "response.output_text.delta",
+            r#"{"type":"response.output_text.delta","output_index":0,"item_id":"msg_1","content_index":0,"delta":"The answer "}"#,
+        ),
+        (
+            "response.output_text.delta",
+            r#"{"type":"response.output_text.delta","output_index":0,"item_id":"msg_1","content_index":0,"delta":"is"}"#,
+        ),
+        (
+            "response.output_item.added",
+            r#"{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"c1","name":"write","arguments":"","status":"in_progress"}}"#,
+        ),
+        ("response.incomplete", INCOMPLETE_AT_THE_OUTPUT_LIMIT),
+    ]);
+    assert_eq!(result, Ok(()));
+    let done: Vec<&ResponseEvent> = out
+        .iter()
+        .filter(|event| {
+            !matches!(
+                event,
+                ResponseEvent::OutputItemAdded(_) | ResponseEvent::OutputTextDelta(_)
+            )
+        })
+        .collect();
+    assert_eq!(
+        done,
+        [
+            &ResponseEvent::OutputItemDone(ResponseItem::assistant_text("The answer is")),
+            &ResponseEvent::OutputTruncated {
+                reason: "max_output_tokens".to_string()
+            },
+            &ResponseEvent::Completed {
+                response_id: "r".to_string(),
+                token_usage: usage_20_in_3_out(),
+            },
+        ]
+    );
+}
+
+#[test]
+fn incomplete_for_another_reason_is_a_typed_error() {
     let (_, result) = feed(&[(
         "response.incomplete",
-        r#"{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}"#,
+        r#"{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"content_filter"}}}"#,
     )]);
     assert_eq!(
         result,
         Err(ModelError::Incomplete {
-            reason: "max_output_tokens".to_string()
+            reason: "content_filter".to_string()
         })
     );
 }

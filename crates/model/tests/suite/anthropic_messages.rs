@@ -663,3 +663,50 @@ async fn hi_fits_a_4096_token_window() {
     let body: serde_json::Value = requests[0].body_json().unwrap();
     assert_eq!(body["max_tokens"], json!(1_024));
 }
+
+#[tokio::test]
+async fn an_answer_cut_at_max_tokens_is_kept_and_marked_truncated() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(sse(anthropic_text_stream(
+            "msg_cut",
+            "The answer is",
+            "max_tokens",
+        )))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-sonnet-4-5",
+    );
+
+    let (events, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
+
+    assert_eq!(error, None);
+    assert_eq!(
+        trace(&events),
+        vec![
+            "created",
+            "added:message",
+            "text:The answer is",
+            "done:message",
+            "truncated:max_tokens",
+            "completed:msg_cut",
+        ]
+    );
+    assert_eq!(
+        events.last(),
+        Some(&ResponseEvent::Completed {
+            response_id: "msg_cut".to_string(),
+            token_usage: Some(TokenUsage {
+                input_tokens: 12,
+                cached_input_tokens: 0,
+                output_tokens: 7,
+                reasoning_output_tokens: 0,
+                total_tokens: 19,
+            }),
+        })
+    );
+}

@@ -608,3 +608,57 @@ async fn a_model_without_an_output_limit_gets_one_sized_from_its_window() {
 
     assert_eq!(error, None);
 }
+
+#[tokio::test]
+async fn an_answer_cut_at_the_output_limit_is_kept_and_marked_truncated() {
+    let chunks = [
+        json!({ "id": "chatcmpl-9", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": { "role": "assistant", "content": "The answer" }, "finish_reason": null }] }),
+        json!({ "id": "chatcmpl-9", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": { "content": " is" }, "finish_reason": null }] }),
+        json!({ "id": "chatcmpl-9", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": {}, "finish_reason": "length" }] }),
+        json!({ "id": "chatcmpl-9", "object": "chat.completion.chunk", "choices": [], "usage": { "prompt_tokens": 30, "completion_tokens": 2, "total_tokens": 32 } }),
+    ];
+    let body: String = chunks
+        .iter()
+        .map(|chunk| format!("data: {chunk}\n\n"))
+        .chain(std::iter::once("data: [DONE]\n\n".to_string()))
+        .collect();
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(body))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Chat, &server.uri()),
+        "SmolLM2-135M-Instruct",
+    );
+
+    let (events, error) = collect(&client, &Prompt::system_and_user("Be brief.", "hi")).await;
+
+    assert_eq!(error, None);
+    assert_eq!(
+        trace(&events),
+        vec![
+            "created",
+            "added:message",
+            "text:The answer",
+            "text: is",
+            "done:message",
+            "truncated:length",
+            "completed:chatcmpl-9",
+        ]
+    );
+    assert_eq!(
+        events.last(),
+        Some(&ResponseEvent::Completed {
+            response_id: "chatcmpl-9".to_string(),
+            token_usage: Some(TokenUsage {
+                input_tokens: 30,
+                cached_input_tokens: 0,
+                output_tokens: 2,
+                reasoning_output_tokens: 0,
+                total_tokens: 32,
+            }),
+        })
+    );
+}

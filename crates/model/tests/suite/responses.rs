@@ -507,3 +507,70 @@ async fn prompt_cache_key_is_the_session_id() {
         json!("0199a1b2-session")
     );
 }
+
+/// An answer stopped at `max_output_tokens`, as the Responses API streams it: the message is
+/// closed with status `incomplete`, then `response.incomplete` carries the reason and usage.
+fn responses_cut_at_the_output_limit() -> String {
+    let message = json!({ "id": "msg_cut", "type": "message", "status": "incomplete", "role": "assistant", "content": [{ "type": "output_text", "annotations": [], "text": "The answer is" }] });
+    let events = [
+        json!({ "type": "response.created", "sequence_number": 0, "response": { "id": "resp_cut", "status": "in_progress", "output": [], "usage": null } }),
+        json!({ "type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": { "id": "msg_cut", "type": "message", "status": "in_progress", "role": "assistant", "content": [] } }),
+        json!({ "type": "response.output_text.delta", "sequence_number": 2, "item_id": "msg_cut", "output_index": 0, "content_index": 0, "delta": "The answer" }),
+        json!({ "type": "response.output_text.delta", "sequence_number": 3, "item_id": "msg_cut", "output_index": 0, "content_index": 0, "delta": " is" }),
+        json!({ "type": "response.output_item.done", "sequence_number": 4, "output_index": 0, "item": message }),
+        json!({ "type": "response.incomplete", "sequence_number": 5, "response": { "id": "resp_cut", "status": "incomplete", "incomplete_details": { "reason": "max_output_tokens" }, "output": [message], "usage": { "input_tokens": 40, "output_tokens": 2, "total_tokens": 42 } } }),
+    ];
+    events
+        .iter()
+        .map(|data| {
+            format!(
+                "event: {}\ndata: {data}\n\n",
+                data["type"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_answer_cut_at_max_output_tokens_is_kept_and_marked_truncated() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/responses"))
+        .respond_with(sse(responses_cut_at_the_output_limit()))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Responses, &format!("{}/v1", server.uri())),
+        "gpt-5",
+    );
+
+    let (events, error) = collect(&client, &rich_prompt(WireApi::Responses)).await;
+
+    assert_eq!(error, None);
+    assert_eq!(
+        trace(&events),
+        vec![
+            "created",
+            "added:message",
+            "text:The answer",
+            "text: is",
+            "done:message",
+            "truncated:max_output_tokens",
+            "completed:resp_cut",
+        ]
+    );
+    assert_eq!(
+        events.last(),
+        Some(&ResponseEvent::Completed {
+            response_id: "resp_cut".to_string(),
+            token_usage: Some(TokenUsage {
+                input_tokens: 40,
+                cached_input_tokens: 0,
+                output_tokens: 2,
+                reasoning_output_tokens: 0,
+                total_tokens: 42,
+            }),
+        })
+    );
+}
