@@ -23,6 +23,7 @@ use agentctx_compact::ContextWindow;
 use agentctx_compact::ExtractionTrigger;
 use agentctx_compact::FileCache;
 use agentctx_compact::FullCompactRequest;
+use agentctx_compact::HistoryLimit;
 use agentctx_compact::InitialContextInjection;
 use agentctx_compact::InvokedSkill;
 use agentctx_compact::LastRequestUsage;
@@ -30,20 +31,23 @@ use agentctx_compact::MicroCompactIndex;
 use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
 use agentctx_compact::RestorationInput;
+use agentctx_compact::RestoredContext;
 use agentctx_compact::SUMMARIZATION_PROMPT;
 use agentctx_compact::SessionMemoryCompaction;
 use agentctx_compact::SessionMemoryStore;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
 use agentctx_compact::apply_micro_compact;
-use agentctx_compact::full_compact;
+use agentctx_compact::full_compact_within;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
 use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::ItemSize;
+use agentctx_context::TokenEstimator;
 use agentctx_context::approx_token_count;
 use agentctx_model::ModelClient;
+use agentctx_model::Prompt;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
@@ -144,6 +148,17 @@ pub struct Compactor {
     estimator: ApproxTokenEstimator,
     /// What the micro-compaction decision knows of the history, kept across requests.
     micro_index: MicroCompactIndex,
+    /// Tokens of the instructions and tool schemas of the latest request.
+    prompt_overhead: u64,
+}
+
+/// Our estimate of a request before it is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromptEstimate {
+    /// The instructions and the tool schemas.
+    pub overhead_tokens: u64,
+    /// Everything: the overhead and the input items.
+    pub total_tokens: u64,
 }
 
 impl std::fmt::Debug for Compactor {
@@ -170,6 +185,9 @@ impl Compactor {
             max_output_tokens.and_then(|max| u64::try_from(max).ok()),
             &config,
         );
+        // Every budget below (restoration, micro-compaction, session memory, full compaction)
+        // is the configured one scaled to this window.
+        let config = config.scaled_to(window.effective_tokens());
         let thresholds =
             CompactionThresholds::new(window, &config, approx_token_count(SUMMARIZATION_PROMPT));
         let restoration = &config.restoration;
@@ -192,7 +210,56 @@ impl Compactor {
             pre_compact_hooks: Vec::new(),
             estimator: ApproxTokenEstimator,
             micro_index: MicroCompactIndex::new(),
+            prompt_overhead: 0,
         }
+    }
+
+    /// Our estimate of `prompt` as it will be sent: the instructions, the tool schemas and
+    /// the input items.
+    pub fn estimate_prompt(&self, prompt: &Prompt<'_>) -> PromptEstimate {
+        let tools = if prompt.tools.is_empty() {
+            0
+        } else {
+            serde_json::to_string(&prompt.tools)
+                .map(|json| self.estimator.estimate_text(&json))
+                .unwrap_or(0)
+        };
+        let overhead = self
+            .estimator
+            .estimate_text(&prompt.instructions)
+            .saturating_add(tools);
+        let items = prompt
+            .items()
+            .map(|item| self.estimator.estimate_item(item))
+            .fold(0, u64::saturating_add);
+        PromptEstimate {
+            overhead_tokens: overhead,
+            total_tokens: overhead.saturating_add(items),
+        }
+    }
+
+    /// Remembers what every request carries besides the history (from the latest
+    /// [`Compactor::estimate_prompt`]), so usage that no request measured (a new session, just
+    /// after a compaction) counts it, and compaction leaves room for it.
+    pub fn set_prompt_overhead(&mut self, overhead_tokens: u64) {
+        self.prompt_overhead = overhead_tokens;
+    }
+
+    /// The token levels of this session's window.
+    pub fn thresholds(&self) -> CompactionThresholds {
+        self.thresholds
+    }
+
+    /// The window and its output reserve.
+    pub fn window(&self) -> ContextWindow {
+        self.window
+    }
+
+    /// Whether any compaction may run (the master switch). Compaction that the blocking limit
+    /// or an overflow asks for runs even with automatic compaction off: the alternative is a
+    /// request the model cannot take.
+    pub fn enabled(&self) -> bool {
+        self.config.enabled
     }
 
     /// Adds a `PreCompact` hook.
@@ -212,6 +279,7 @@ impl Compactor {
     /// added since.
     pub fn usage(&self, history: &[ResponseItem]) -> ContextUsage {
         ContextUsage::measure(history, self.last_request, self.window, &self.estimator)
+            .with_unmeasured_overhead(self.prompt_overhead)
     }
 
     /// `(used, effective window)` of `history`, for the token-usage reminder and events.
@@ -224,9 +292,21 @@ impl Compactor {
         )
     }
 
-    /// Records what the provider reported for the request that carried `history_len` items.
-    pub fn record_request_usage(&mut self, usage: &TokenUsage, history_len: usize) {
-        self.last_request = Some(LastRequestUsage::from_token_usage(usage, history_len));
+    /// Records what the provider reported for the request that carried `history_len` items and
+    /// that we estimated at `estimated_input_tokens`. An implausible report (zero, or under a
+    /// quarter of the estimate) is replaced by the estimate
+    /// ([`LastRequestUsage::from_reported`]).
+    pub fn record_request_usage(
+        &mut self,
+        usage: &TokenUsage,
+        history_len: usize,
+        estimated_input_tokens: u64,
+    ) {
+        self.last_request = Some(LastRequestUsage::from_reported(
+            usage,
+            history_len,
+            estimated_input_tokens,
+        ));
     }
 
     /// Counts tool calls, for the session-memory extraction trigger.
@@ -292,6 +372,14 @@ impl Compactor {
     /// Compacts `history` in full (through `model`, or offline when it fails) and builds the
     /// restoration from the session state. In aggressive mode (the thrash guard saw
     /// compactions that freed too little) fewer user messages are kept verbatim.
+    ///
+    /// The result is made to fit the window: the new history, its restoration and the
+    /// request overhead are aimed below the thrash guard's "ineffective" share of the
+    /// effective window (60%): the restoration is halved until it takes at most a third of
+    /// that, a session-memory result over what is left is set aside for a full compaction, and
+    /// full compaction keeps fewer user messages, then cuts the summary
+    /// ([`agentctx_compact::full_compact_within`]). Whether the result is under the blocking
+    /// limit is the caller's check before it sends a request.
     #[allow(
         clippy::too_many_arguments,
         reason = "each is one input of the compaction"
@@ -322,61 +410,55 @@ impl Compactor {
             CompactPoint::PreTurn => InitialContextInjection::DoNotInject,
             CompactPoint::MidTurn => InitialContextInjection::BeforeLastUserMessage,
         };
+        let effective = self.window.effective_tokens();
+        let target = (effective.saturating_mul(u64::from(
+            self.config.thrash_guard.ineffective_usage_percent,
+        )) / 100)
+            .saturating_sub(self.prompt_overhead);
+        let (restored, restored_files) = self.restoration(snapshot, critical_instruction, target);
+        let restored_tokens = self.estimator.estimate_items(&restored.items);
+        let limit = HistoryLimit {
+            effective_window: effective,
+            max_tokens: target.saturating_sub(restored_tokens),
+        };
         // The cheaper tier first: the summary the background extraction keeps, with no model
-        // call, when it saves enough; else a full compaction.
-        let (mut new_history, event) =
-            match self.session_memory_compact(history, &initial_context, injection) {
-                Some(applied) => applied,
-                None => {
-                    let request = FullCompactRequest {
-                        history,
-                        initial_context,
-                        injection,
-                        base_instructions,
-                        prompt_override: None,
-                        reserved_output_tokens: self.window.reserved_output_tokens,
-                        session_id: Some(self.session_id.clone()),
-                    };
-                    let outcome = full_compact(model, request, &full_config, &self.estimator).await;
-                    let event = outcome.completed_event();
-                    (outcome.history, event)
+        // call, when it saves enough and fits; else a full compaction.
+        let from_memory = self
+            .session_memory_compact(history, &initial_context, injection)
+            .filter(|(items, _)| {
+                let tokens = self.estimator.estimate_items(items);
+                let fits = tokens <= limit.max_tokens;
+                if !fits {
+                    tracing::info!(
+                        tokens,
+                        limit = limit.max_tokens,
+                        "session-memory compaction does not fit the window; compacting in full"
+                    );
                 }
-            };
-        let RestorationSnapshot {
-            todos,
-            plan,
-            skills,
-            tasks,
-        } = snapshot;
-        let (restored, restored_files) = {
-            let cache = self.file_cache.lock().ok();
-            let ledger = self.read_ledger.lock().ok();
-            let input = RestorationInput {
-                file_cache: cache.as_deref(),
-                read_ledger: ledger.as_deref(),
-                todos: &todos,
-                plan: plan.as_ref(),
-                invoked_skills: &skills,
-                background_tasks: &tasks,
-                critical_instruction,
-            };
-            let restored = restore_context(&input, &self.config.restoration);
-            let files: Vec<(PathBuf, String)> = restored
-                .restored_files
-                .iter()
-                .filter_map(|path| {
-                    cache
-                        .as_deref()
-                        .and_then(|cache| cache.get(path))
-                        .map(|file| (path.clone(), file.content.clone()))
-                })
-                .collect();
-            (restored, files)
+                fits
+            });
+        let (mut new_history, event) = match from_memory {
+            Some(applied) => applied,
+            None => {
+                let request = FullCompactRequest {
+                    history,
+                    initial_context,
+                    injection,
+                    base_instructions,
+                    prompt_override: None,
+                    reserved_output_tokens: self.window.reserved_output_tokens,
+                    session_id: Some(self.session_id.clone()),
+                };
+                let outcome =
+                    full_compact_within(model, request, &full_config, &self.estimator, limit).await;
+                let event = outcome.completed_event();
+                (outcome.history, event)
+            }
         };
         let referenced_files = restored.referenced_files.clone();
         new_history.extend(restored.items);
         self.last_request = None;
-        let usage_after = ContextUsage::from_history(&new_history, self.window, &self.estimator);
+        let usage_after = self.usage(&new_history);
         let thrash = self.thrash_guard.record_compaction(now, &usage_after);
         if let Ok(mut trigger) = self.extraction.lock() {
             trigger.end_compaction(usage_after.used_tokens());
@@ -388,6 +470,53 @@ impl Compactor {
             referenced_files,
             warning: thrash.warning.map(|warning| warning.to_string()),
         }
+    }
+
+    /// The restoration of `snapshot` and the file cache, held to a third of `target` tokens:
+    /// the file budgets are halved until it fits, and at zero the files are only named.
+    fn restoration(
+        &self,
+        snapshot: RestorationSnapshot,
+        critical_instruction: Option<&str>,
+        target: u64,
+    ) -> (RestoredContext, Vec<(PathBuf, String)>) {
+        let RestorationSnapshot {
+            todos,
+            plan,
+            skills,
+            tasks,
+        } = snapshot;
+        let cache = self.file_cache.lock().ok();
+        let ledger = self.read_ledger.lock().ok();
+        let input = RestorationInput {
+            file_cache: cache.as_deref(),
+            read_ledger: ledger.as_deref(),
+            todos: &todos,
+            plan: plan.as_ref(),
+            invoked_skills: &skills,
+            background_tasks: &tasks,
+            critical_instruction,
+        };
+        let mut config = self.config.restoration.clone();
+        let mut restored = restore_context(&input, &config);
+        while self.estimator.estimate_items(&restored.items) > target / 3
+            && config.total_budget_tokens > 0
+        {
+            config.total_budget_tokens /= 2;
+            config.per_file_limit_tokens /= 2;
+            restored = restore_context(&input, &config);
+        }
+        let files: Vec<(PathBuf, String)> = restored
+            .restored_files
+            .iter()
+            .filter_map(|path| {
+                cache
+                    .as_deref()
+                    .and_then(|cache| cache.get(path))
+                    .map(|file| (path.clone(), file.content.clone()))
+            })
+            .collect();
+        (restored, files)
     }
 
     /// The session-memory tier: the history rebuilt from the cached summary, with its event,

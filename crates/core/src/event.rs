@@ -69,6 +69,23 @@ pub enum SessionEvent {
     },
     /// A compaction, micro-compaction or plan-mode event.
     Loop(LoopEvent),
+    /// The model's answer stopped at its output limit. What it wrote is kept (and was shown);
+    /// a tool call cut short is not run; the turn asks the model to continue where it stopped,
+    /// at most `max_continuations` times. A host shows it as a notice.
+    OutputTruncated {
+        /// The provider's reason, as it spelled it (`length`, `max_tokens`,
+        /// `max_output_tokens`).
+        reason: String,
+        /// Tool calls cut short and not run.
+        cut_tool_calls: usize,
+        /// Whether the model is asked to continue (false once the turn's continuations are
+        /// used up; the turn then ends with the text it has).
+        continuing: bool,
+        /// How many continuations this turn has asked for, this one included.
+        continuation: u32,
+        /// The most a turn asks for.
+        max_continuations: u32,
+    },
     /// Something the user should know that does not stop the turn.
     Warning {
         /// The message.

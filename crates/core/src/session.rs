@@ -50,11 +50,22 @@ use crate::system_reminder_ext::ReminderEngine;
 use crate::system_reminder_ext::RequestFacts;
 use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
+use crate::turn_stream::MAX_OUTPUT_CONTINUATIONS;
+use crate::turn_stream::StreamFailure;
+use crate::turn_stream::continuation_message;
+use crate::turn_stream::cut_call_output;
 use crate::turn_stream::run_tool_calls;
+use crate::turn_stream::split_cut_calls;
 use crate::turn_stream::stream_response;
 
 /// The base instructions when the caller gives none.
 pub const DEFAULT_BASE_INSTRUCTIONS: &str = "You are a coding agent working in the user's repository. Use the tools to read, change and test the code; keep changes small and say what you did.";
+
+/// A stream that dies before its first event on a prompt at or above this share (in percent)
+/// of the effective window is taken for a context overflow: servers such as llama-cpp-python
+/// raise inside the stream when the prompt exceeds their `n_ctx`, and our estimate can be a few
+/// percent low, so a prompt near the window, not only over it, counts.
+pub(crate) const OVERFLOW_SUSPECT_PERCENT: u64 = 90;
 
 /// The most model requests one turn may make unless the options say otherwise.
 pub const DEFAULT_MAX_REQUESTS_PER_TURN: u32 = 200;
@@ -518,6 +529,10 @@ impl Session {
         let mut requests = 0u32;
         let mut last_message = None;
         let mut overflow_compacted = false;
+        // A compaction since the last request: the blocking check then fails instead of
+        // compacting again (nothing but reminders was added since).
+        let mut compacted_since_request = false;
+        let mut continuations = 0u32;
         loop {
             if requests >= self.options.max_requests_per_turn {
                 self.recorder.flush()?;
@@ -580,6 +595,38 @@ impl Session {
                 session_id: Some(self.session_id.clone()),
                 ..Prompt::default()
             };
+
+            // The blocking limit: a request our estimate (or the last measure) puts at or over
+            // it is not sent. The history is compacted and the request built again; when a
+            // compaction has just run, the turn fails with one clear error instead.
+            let estimate = self.compactor.estimate_prompt(&prompt);
+            self.compactor.set_prompt_overhead(estimate.overhead_tokens);
+            let prompt_tokens = estimate
+                .total_tokens
+                .max(self.compactor.usage(self.history.raw_items()).used_tokens());
+            let blocking = self.compactor.thresholds().blocking;
+            if prompt_tokens >= blocking {
+                if compacted_since_request || !self.compactor.enabled() {
+                    self.recorder.flush()?;
+                    let window = self.compactor.window();
+                    return Err(CoreError::ContextWindowFull {
+                        prompt_tokens,
+                        limit: blocking,
+                        window_tokens: window.window_tokens,
+                        reserved_output_tokens: window.reserved_output_tokens,
+                    });
+                }
+                tracing::info!(
+                    prompt_tokens,
+                    blocking,
+                    "request at the blocking limit; compacting before it is sent"
+                );
+                drop(prompt);
+                self.compact(CompactPoint::MidTurn, clock).await?;
+                compacted_since_request = true;
+                continue;
+            }
+            compacted_since_request = false;
             self.emit(SessionEvent::RequestStarted {
                 request: requests,
                 reminders: placed.len(),
@@ -588,24 +635,38 @@ impl Session {
 
             // 7. Stream the model.
             let model = Arc::clone(&self.options.model);
-            let response =
-                match stream_response(model.as_ref(), &prompt, Some(&self.events), cancel).await {
-                    Ok(Some(response)) => response,
-                    Ok(None) => return self.abort(turn, requests),
-                    Err(ModelError::ContextWindowExceeded { .. }) if !overflow_compacted => {
-                        // The provider says the prompt is too long: compact and send again.
-                        overflow_compacted = true;
-                        self.compact(CompactPoint::MidTurn, clock).await?;
-                        continue;
-                    }
-                    Err(error) => {
-                        self.recorder.flush()?;
-                        return Err(error.into());
-                    }
-                };
+            let response = match stream_response(
+                model.as_ref(),
+                &prompt,
+                Some(&self.events),
+                cancel,
+            )
+            .await
+            {
+                Ok(Some(response)) => response,
+                Ok(None) => return self.abort(turn, requests),
+                Err(failure)
+                    if !overflow_compacted && self.is_overflow(&failure, prompt_tokens) =>
+                {
+                    // The provider says the prompt is too long, or a stream died before its
+                    // first event on a prompt that filled the window: compact and send
+                    // again, once a turn.
+                    tracing::info!(error = %failure.error, prompt_tokens, "request overflowed the context window; compacting and sending again");
+                    overflow_compacted = true;
+                    drop(prompt);
+                    self.compact(CompactPoint::MidTurn, clock).await?;
+                    compacted_since_request = true;
+                    continue;
+                }
+                Err(failure) => {
+                    self.recorder.flush()?;
+                    return Err(failure.error.into());
+                }
+            };
             self.record(&response.items)?;
             if let Some(usage) = &response.usage {
-                self.compactor.record_request_usage(usage, history_len);
+                self.compactor
+                    .record_request_usage(usage, history_len, estimate.total_tokens);
                 self.history
                     .update_token_info(usage, Some(self.options.model.context_window()));
                 self.recorder
@@ -632,8 +693,38 @@ impl Session {
             {
                 last_message = Some(text);
             }
-            let calls = response.function_calls();
+            let (calls, cut_calls) =
+                split_cut_calls(response.function_calls(), response.truncated.is_some());
+            // An answer cut at the output limit: its text stays, a cut tool call is answered
+            // with "not run", and the model is asked to go on (at most
+            // MAX_OUTPUT_CONTINUATIONS times a turn).
+            let continue_truncated = match &response.truncated {
+                Some(reason) => {
+                    let continuing = continuations < MAX_OUTPUT_CONTINUATIONS;
+                    if continuing {
+                        continuations += 1;
+                    }
+                    self.emit(SessionEvent::OutputTruncated {
+                        reason: reason.clone(),
+                        cut_tool_calls: cut_calls.len(),
+                        continuing,
+                        continuation: continuations,
+                        max_continuations: MAX_OUTPUT_CONTINUATIONS,
+                    });
+                    let cut_outputs: Vec<ResponseItem> = cut_calls
+                        .iter()
+                        .map(|(call_id, _, _)| cut_call_output(call_id))
+                        .collect();
+                    self.record(&cut_outputs)?;
+                    continuing
+                }
+                None => false,
+            };
             if calls.is_empty() {
+                if continue_truncated {
+                    self.record(&[continuation_message()])?;
+                    continue;
+                }
                 if self.hooks.stop_blocked().await {
                     continue;
                 }
@@ -658,9 +749,14 @@ impl Session {
                 return self.abort(turn, requests);
             }
 
+            if continue_truncated {
+                self.record(&[continuation_message()])?;
+            }
+
             // Mid-turn compaction: the same turn goes on with the compacted history.
             if self.compactor.should_compact(self.history.raw_items()) {
                 self.compact(CompactPoint::MidTurn, clock).await?;
+                compacted_since_request = true;
             }
         }
 
@@ -683,6 +779,23 @@ impl Session {
             requests,
             aborted: false,
         })
+    }
+
+    /// Whether `failure` of a request estimated at `prompt_tokens` is a context overflow: the
+    /// provider said so, or the stream died before its first output event
+    /// ([`StreamFailure::may_be_context_overflow`]) on a prompt at or above
+    /// [`OVERFLOW_SUSPECT_PERCENT`] of the effective window.
+    fn is_overflow(&self, failure: &StreamFailure, prompt_tokens: u64) -> bool {
+        if !self.compactor.enabled() {
+            return false;
+        }
+        if matches!(failure.error, ModelError::ContextWindowExceeded { .. }) {
+            return true;
+        }
+        let effective = self.compactor.window().effective_tokens();
+        failure.may_be_context_overflow()
+            && u128::from(prompt_tokens) * 100
+                >= u128::from(effective) * u128::from(OVERFLOW_SUSPECT_PERCENT)
     }
 
     fn abort(&mut self, turn: i32, requests: u32) -> Result<TurnOutcome, CoreError> {

@@ -31,6 +31,45 @@ pub(crate) struct StreamedResponse {
     pub(crate) items: Vec<ResponseItem>,
     /// Usage, when the provider reported it.
     pub(crate) usage: Option<TokenUsage>,
+    /// The provider's reason when the answer stopped at the output limit
+    /// ([`ResponseEvent::OutputTruncated`], or an [`ModelError::Incomplete`] error from a
+    /// decoder that reports it that way): the items are kept, and the turn asks the model to
+    /// go on.
+    pub(crate) truncated: Option<String>,
+}
+
+/// A request that ended without a response.
+#[derive(Debug)]
+pub(crate) struct StreamFailure {
+    /// What ended it.
+    pub(crate) error: ModelError,
+    /// No output event (item, text or reasoning) had arrived: the request or the stream died
+    /// before the model produced anything, as a server that cannot take the prompt does.
+    pub(crate) before_output: bool,
+}
+
+/// Shown as the error alone: whether output had arrived is for the turn loop, not the user.
+impl std::fmt::Display for StreamFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl StreamFailure {
+    /// Whether this failure looks like a prompt the server could not take, when our estimate
+    /// says the prompt filled the window: llama-cpp-python raises inside the stream when the
+    /// prompt exceeds `n_ctx`, so the stream dies (or the server answers 500, or sends an
+    /// event we cannot decode) before its first output event. An error the provider named
+    /// (auth, rate limit, bad request) is never taken for an overflow.
+    pub(crate) fn may_be_context_overflow(&self) -> bool {
+        self.before_output
+            && matches!(
+                self.error,
+                ModelError::StreamDisconnected { .. }
+                    | ModelError::Decode { .. }
+                    | ModelError::Server { .. }
+            )
+    }
 }
 
 impl StreamedResponse {
@@ -51,6 +90,58 @@ impl StreamedResponse {
     }
 }
 
+/// How many times one turn asks the model to go on after an answer cut at its output limit.
+/// Claude Code makes up to three such "max output tokens recovery" attempts; codex does not go
+/// on at all (openai/codex `codex-rs/core/src/chat_completions.rs` drops a `length` finish and
+/// `codex-rs/codex-api/src/sse/responses.rs` ends on `response.incomplete`), which loses the
+/// answer the user was shown.
+pub(crate) const MAX_OUTPUT_CONTINUATIONS: u32 = 3;
+
+/// The message the model gets after an answer cut at its output limit (an injected `user`
+/// message: it is not the user's own words and never starts a user turn).
+pub(crate) const OUTPUT_CONTINUATION_PROMPT: &str = "Your last response was cut off because it reached the output token limit. Continue exactly where it stopped, without repeating or summarising what you already wrote. If you were in the middle of a tool call, send that call again in full. Split long output into smaller pieces.";
+
+/// The output recorded for a tool call whose arguments were cut at the output limit: it is
+/// not run, and the history keeps every call paired with an output.
+pub(crate) const CUT_TOOL_CALL_OUTPUT: &str = "This tool call was cut off at the output token limit and was not run: its arguments are incomplete. Send it again in full.";
+
+/// A function call of a response: `(call_id, name, arguments)`.
+pub(crate) type FunctionCall = (String, String, String);
+
+/// The tool calls of a response split into those to run and those cut at the output limit: a
+/// call of a truncated response whose arguments are not a whole JSON value is cut. Outside a
+/// truncated response every call runs (a tool reports bad arguments itself).
+pub(crate) fn split_cut_calls(
+    calls: Vec<FunctionCall>,
+    truncated: bool,
+) -> (Vec<FunctionCall>, Vec<FunctionCall>) {
+    if !truncated {
+        return (calls, Vec::new());
+    }
+    calls
+        .into_iter()
+        .partition(|(_, _, arguments)| serde_json::from_str::<serde_json::Value>(arguments).is_ok())
+}
+
+/// The output item of a call cut at the output limit ([`CUT_TOOL_CALL_OUTPUT`]).
+pub(crate) fn cut_call_output(call_id: &str) -> ResponseItem {
+    ResponseItem::FunctionCallOutput {
+        call_id: call_id.to_string(),
+        output: FunctionCallOutputPayload {
+            body: FunctionCallOutputBody::Text(CUT_TOOL_CALL_OUTPUT.to_string()),
+            success: Some(false),
+        },
+        extra: Default::default(),
+    }
+}
+
+/// The injected message asking the model to go on ([`OUTPUT_CONTINUATION_PROMPT`]).
+pub(crate) fn continuation_message() -> ResponseItem {
+    let mut item = ResponseItem::user_text(OUTPUT_CONTINUATION_PROMPT);
+    item.set_injected(true);
+    item
+}
+
 fn emit(events: Option<&UnboundedSender<SessionEvent>>, event: SessionEvent) {
     if let Some(events) = events {
         let _ = events.send(event);
@@ -63,7 +154,7 @@ pub(crate) async fn stream_response(
     prompt: &Prompt<'_>,
     events: Option<&UnboundedSender<SessionEvent>>,
     cancel: &CancellationToken,
-) -> Result<Option<StreamedResponse>, ModelError> {
+) -> Result<Option<StreamedResponse>, StreamFailure> {
     let mut restarts = 0;
     loop {
         // Cancellation is polled first: a turn cancelled before or while the model answers
@@ -74,7 +165,8 @@ pub(crate) async fn stream_response(
             result = stream_once(model, prompt, events) => result,
         };
         match attempt {
-            Err(error) if error.requires_turn_restart() && restarts < TURN_RESTARTS => {
+            Err(failure) if failure.error.requires_turn_restart() && restarts < TURN_RESTARTS => {
+                let error = failure.error;
                 restarts += 1;
                 tracing::warn!(%error, restarts, "model stream must be redone; sending the prompt again");
             }
@@ -87,12 +179,55 @@ async fn stream_once(
     model: &dyn ModelClient,
     prompt: &Prompt<'_>,
     events: Option<&UnboundedSender<SessionEvent>>,
-) -> Result<StreamedResponse, ModelError> {
-    let mut stream = model.stream(prompt).await?;
+) -> Result<StreamedResponse, StreamFailure> {
+    let mut stream = model.stream(prompt).await.map_err(|error| StreamFailure {
+        error,
+        before_output: true,
+    })?;
     let mut response = StreamedResponse::default();
     let mut completed = false;
+    let mut output_seen = false;
+    // The streamed text of the answer, for a decoder that ends a truncated answer with an
+    // error before the message item is done.
+    let mut streamed_text = String::new();
     while let Some(event) = stream.next().await {
-        match event? {
+        let event = match event {
+            Ok(event) => event,
+            Err(ModelError::Incomplete { reason }) => {
+                if !response
+                    .items
+                    .iter()
+                    .any(|item| item.role() == Some("assistant"))
+                    && !streamed_text.is_empty()
+                {
+                    response
+                        .items
+                        .push(ResponseItem::assistant_text(std::mem::take(
+                            &mut streamed_text,
+                        )));
+                }
+                response.truncated = Some(reason);
+                completed = true;
+                break;
+            }
+            Err(error) => {
+                return Err(StreamFailure {
+                    error,
+                    before_output: !output_seen,
+                });
+            }
+        };
+        if matches!(
+            event,
+            ResponseEvent::OutputItemAdded(_)
+                | ResponseEvent::OutputItemDone(_)
+                | ResponseEvent::OutputTextDelta(_)
+                | ResponseEvent::ReasoningSummaryDelta(_)
+                | ResponseEvent::ReasoningContentDelta(_)
+        ) {
+            output_seen = true;
+        }
+        match event {
             ResponseEvent::OutputItemDone(item) => {
                 if item.role() == Some("assistant")
                     && let Some(text) = item.message_text()
@@ -102,6 +237,7 @@ async fn stream_once(
                 response.items.push(item);
             }
             ResponseEvent::OutputTextDelta(delta) => {
+                streamed_text.push_str(&delta);
                 emit(events, SessionEvent::TextDelta { delta })
             }
             ResponseEvent::ReasoningSummaryDelta(delta)
@@ -112,18 +248,25 @@ async fn stream_once(
                 response.usage = token_usage;
                 completed = true;
             }
+            ResponseEvent::OutputTruncated { reason } => response.truncated = Some(reason),
             // A new attempt starts from the beginning: nothing of the broken one is kept.
-            ResponseEvent::AttemptAbandoned { .. } => response = StreamedResponse::default(),
+            ResponseEvent::AttemptAbandoned { .. } => {
+                response = StreamedResponse::default();
+                streamed_text.clear();
+                output_seen = false;
+            }
             ResponseEvent::Created
             | ResponseEvent::OutputItemAdded(_)
             | ResponseEvent::RateLimits(_)
-            | ResponseEvent::PromptCache { .. }
-            | ResponseEvent::OutputTruncated { .. } => {}
+            | ResponseEvent::PromptCache { .. } => {}
         }
     }
     if !completed {
-        return Err(ModelError::StreamDisconnected {
-            reason: "stream ended without a completed response".to_string(),
+        return Err(StreamFailure {
+            error: ModelError::StreamDisconnected {
+                reason: "stream ended without a completed response".to_string(),
+            },
+            before_output: !output_seen,
         });
     }
     Ok(response)

@@ -14,5 +14,7 @@ mod memory;
 mod responses;
 mod resume;
 mod skills;
+mod small_window;
 mod subagents;
 mod support;
+mod truncated_output;

@@ -56,7 +56,9 @@ async fn a_full_context_compacts_before_the_next_turn_and_calls_the_hook() {
         "read_file",
         r#"{"path":"parser.rs"}"#,
     ));
-    model.push(ScriptedResponse::text("First answer.").with_usage(usage(20_000)));
+    // Over the trigger of a 30,000-token window (28,000 effective, an eighth of it as the
+    // buffer: 24,500).
+    model.push(ScriptedResponse::text("First answer.").with_usage(usage(25_000)));
     model.push(ScriptedResponse::text(
         "<summary>The user asked two questions about the parser.</summary>",
     ));
@@ -268,7 +270,8 @@ async fn the_session_memory_summary_compacts_without_a_model_call() {
     model.push(ScriptedResponse::text(
         "# Billing\nThe user pasted the billing spec: invoices are monthly.",
     ));
-    model.push(ScriptedResponse::text("Looking at the tests.").with_usage(usage(50_000)));
+    // Over the trigger of a 60,000-token window (58,000 effective, 50,750).
+    model.push(ScriptedResponse::text("Looking at the tests.").with_usage(usage(52_000)));
     model.push(ScriptedResponse::text("The tests cover monthly invoices."));
     let (mut session, mut events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
 
@@ -380,11 +383,11 @@ async fn a_context_window_error_compacts_and_sends_the_request_again() {
 async fn compactions_that_free_too_little_raise_the_thrash_warning() {
     let dirs = dirs();
     let model = small_model(30_000);
-    model.push(ScriptedResponse::text("Read it.").with_usage(usage(20_000)));
+    model.push(ScriptedResponse::text("Read it.").with_usage(usage(25_000)));
     model.push(ScriptedResponse::text(
         "<summary>A long spec was pasted.</summary>",
     ));
-    model.push(ScriptedResponse::text("Still here.").with_usage(usage(19_000)));
+    model.push(ScriptedResponse::text("Still here.").with_usage(usage(25_000)));
     model.push(ScriptedResponse::text(
         "<summary>A long spec was pasted, twice summarised.</summary>",
     ));
@@ -392,9 +395,11 @@ async fn compactions_that_free_too_little_raise_the_thrash_warning() {
     let mut options = options(&dirs, Arc::new(model.clone()));
     options.compact.session_memory.extraction_enabled = false;
     options.compact.min_messages_before_compact = 1;
+    // Instructions of about 17,000 tokens fill more than 60% of the 28,000-token effective
+    // window by themselves, so no compaction can free it.
+    options.base_instructions = "Every invoice has a due date. ".repeat(2_300);
     let (mut session, mut events) = Session::new(options).unwrap();
-    // The user's own message is kept verbatim, so compaction cannot free the window.
-    let spec = format!("Spec: {}", "every invoice has a due date. ".repeat(2_300));
+    let spec = format!("Spec: {}", "every invoice has a due date. ".repeat(100));
     session
         .run_turn(&spec, &CancellationToken::new())
         .await
