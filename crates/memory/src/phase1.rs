@@ -69,6 +69,8 @@ pub struct Phase1Report {
     pub succeeded_no_output: usize,
     /// Jobs that failed (retried after the delay).
     pub failed: usize,
+    /// The reason of the first job that failed, when one did.
+    pub first_error: Option<String>,
     /// Jobs another worker took over before this one finished.
     pub lost: usize,
 }
@@ -76,7 +78,7 @@ pub struct Phase1Report {
 enum JobResult {
     Output,
     NoOutput,
-    Failed,
+    Failed(String),
     Lost,
 }
 
@@ -109,7 +111,10 @@ pub async fn run_phase1(
         match result? {
             JobResult::Output => report.succeeded_with_output += 1,
             JobResult::NoOutput => report.succeeded_no_output += 1,
-            JobResult::Failed => report.failed += 1,
+            JobResult::Failed(reason) => {
+                report.failed += 1;
+                report.first_error.get_or_insert(reason);
+            }
             JobResult::Lost => report.lost += 1,
         }
     }
@@ -140,7 +145,7 @@ async fn run_job(
                 .mark_stage1_failed(&claim, &reason, config.stage1_retry_delay_seconds, now)
                 .await?;
             return Ok(if owned {
-                JobResult::Failed
+                JobResult::Failed(reason)
             } else {
                 JobResult::Lost
             });

@@ -137,6 +137,33 @@ pub(crate) fn run(home: &Path, args: BuildArgs) -> anyhow::Result<()> {
         "processed {processed} sessions in {elapsed:.2} s ({rate:.1} sessions/s)"
     )?;
     writeln!(out, "memory folder: {}", memory_root(home).display())?;
+    report_failures(&phase1)
+}
+
+/// A build that learnt from no session because every one failed is an error (the first
+/// failure's reason says why: a server down, a model refusing the request); some failures
+/// among successes are a warning, as the failed sessions are tried again on a later build.
+fn report_failures(phase1: &Phase1Report) -> anyhow::Result<()> {
+    if phase1.failed == 0 {
+        return Ok(());
+    }
+    let first = phase1
+        .first_error
+        .as_deref()
+        .unwrap_or("no reason recorded");
+    let done = phase1.succeeded_with_output + phase1.succeeded_no_output;
+    if done == 0 {
+        anyhow::bail!(
+            "every one of the {} sessions failed (each is tried again after the retry delay); the first error: {first}",
+            phase1.failed
+        );
+    }
+    writeln!(
+        std::io::stderr().lock(),
+        "warning: {} of {} sessions failed (tried again after the retry delay); the first error: {first}",
+        phase1.failed,
+        phase1.failed + done
+    )?;
     Ok(())
 }
 
@@ -167,6 +194,9 @@ async fn build(
         total.succeeded_with_output += round.succeeded_with_output;
         total.succeeded_no_output += round.succeeded_no_output;
         total.failed += round.failed;
+        if total.first_error.is_none() {
+            total.first_error = round.first_error;
+        }
         total.lost += round.lost;
         // Everything claimed in a round is finished before the next, so a round smaller than
         // the claim limit means nothing eligible is left.

@@ -212,3 +212,143 @@ fn offline_build_throughput_on_200_sessions() {
         .count();
     assert_eq!(summaries, expected_remembered);
 }
+
+/// A local Chat Completions server (wiremock serves from the runtime's thread; the blocking
+/// `assert_cmd` calls run on the test's own). Requests whose body contains one of `succeed_on`
+/// get a valid stage-one or consolidation reply; every other request gets llama.cpp's answer
+/// while it is still loading the model: a 503 `unavailable_error`.
+fn local_model_server(
+    succeed_on: &'static [&'static str],
+) -> (tokio::runtime::Runtime, wiremock::MockServer) {
+    struct Replies(&'static [&'static str]);
+    impl wiremock::Respond for Replies {
+        fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
+            let body = String::from_utf8_lossy(&request.body);
+            if !self.0.iter().any(|marker| body.contains(marker)) {
+                return wiremock::ResponseTemplate::new(503).set_body_raw(
+                    r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#,
+                    "application/json",
+                );
+            }
+            let reply = if body.contains("consolidated memory files") {
+                serde_json::json!({"memory_md": "# Memory\n", "memory_summary": "## Summary\n", "skills": []})
+            } else {
+                serde_json::json!({
+                    "rollout_summary": "Fixed a bug; the tests pass.",
+                    "rollout_slug": "fixed_bug",
+                    "raw_memory": "# Fixed a bug\n- run the tests before finishing",
+                })
+            };
+            let chunk = serde_json::json!({
+                "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "smollm2",
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
+            });
+            wiremock::ResponseTemplate::new(200).set_body_raw(
+                format!("data: {chunk}\n\ndata: [DONE]\n\n"),
+                "text/event-stream",
+            )
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(async {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(Replies(succeed_on))
+            .mount(&server)
+            .await;
+        server
+    });
+    (runtime, server)
+}
+
+/// A home whose config.toml points the model at `base_url` (Chat Completions, no retries), and
+/// `count` generated sessions; returns the home and the sessions folder.
+fn home_with_local_model(base_url: &str, count: usize) -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "model = \"smollm2\"\nmodel_provider = \"local\"\n\n[model_providers.local]\n\
+             name = \"local\"\nbase_url = \"{base_url}/v1\"\nwire_api = \"chat\"\n\
+             request_max_retries = 0\nstream_max_retries = 0\n"
+        ),
+    )
+    .unwrap();
+    let root = home.path().join("generated");
+    for n in 1..=count {
+        write_session(&root, n);
+    }
+    (home, root.join("sessions"))
+}
+
+#[test]
+fn a_build_whose_every_session_fails_exits_non_zero_with_the_first_error() {
+    let (_runtime, server) = local_model_server(&[]);
+    let (home, sessions) = home_with_local_model(&server.uri(), 3);
+
+    let output = memory(
+        home.path(),
+        &[
+            "build",
+            "--from",
+            sessions.to_str().unwrap(),
+            "--min-idle-hours",
+            "0",
+        ],
+    )
+    .output()
+    .unwrap();
+
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(
+        stdout.contains("3 claimed, 0 remembered, 0 with nothing to remember, 3 failed"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("every one of the 3 sessions failed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Loading model"), "{stderr}");
+}
+
+#[test]
+fn a_build_where_some_sessions_fail_exits_zero_and_counts_the_failures() {
+    // Session 1 and the consolidation get answers; sessions 2 and 3 do not.
+    let (_runtime, server) = local_model_server(&["Fix bug 1 ", "consolidated memory files"]);
+    let (home, sessions) = home_with_local_model(&server.uri(), 3);
+
+    let output = memory(
+        home.path(),
+        &[
+            "build",
+            "--from",
+            sessions.to_str().unwrap(),
+            "--min-idle-hours",
+            "0",
+        ],
+    )
+    .output()
+    .unwrap();
+
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(
+        stdout.contains("3 claimed, 1 remembered, 0 with nothing to remember, 2 failed"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("2 of 3 sessions failed"), "{stderr}");
+    assert!(stderr.contains("Loading model"), "{stderr}");
+}
