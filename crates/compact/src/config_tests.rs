@@ -182,7 +182,7 @@ fn budgets_scale_with_a_small_window_and_keep_their_figures_on_a_large_one() {
                 total_budget_tokens: 50_000,
                 ..at_128k.restoration.clone()
             },
-            ..at_128k.clone()
+            ..at_128k
         },
         config
     );
