@@ -662,3 +662,35 @@ async fn an_answer_cut_at_the_output_limit_is_kept_and_marked_truncated() {
         })
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn llama_cpp_python_takes_the_environment_context_and_the_prompt_as_one_string() {
+    let server = strict_server(Strict {
+        template: true,
+        openai: false,
+        llama_cpp_python: true,
+    })
+    .await;
+    let client = client(
+        provider(WireApi::Chat, &format!("{}/v1", server.uri())),
+        "SmolLM2-135M-Instruct",
+    );
+    let prompt = Prompt {
+        instructions: "You are a coding agent.".to_string(),
+        input: owned_items(vec![
+            ResponseItem::user_text(
+                "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>",
+            ),
+            ResponseItem::user_text("hi"),
+        ]),
+        ..Prompt::default()
+    };
+
+    let (_, error) = collect(&client, &prompt).await;
+
+    assert_eq!(error, None);
+    assert_eq!(
+        sent_messages(&server).await[1]["content"],
+        json!("<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>\n\nhi")
+    );
+}
