@@ -216,14 +216,24 @@ fn offline_build_throughput_on_200_sessions() {
 /// A local Chat Completions server (wiremock serves from the runtime's thread; the blocking
 /// `assert_cmd` calls run on the test's own). Requests whose body contains one of `succeed_on`
 /// get a valid stage-one or consolidation reply; every other request gets llama.cpp's answer
-/// while it is still loading the model: a 503 `unavailable_error`.
+/// while it is still loading the model: a 503 `unavailable_error`. With `refuse_json_schema`,
+/// a `json_schema` response format is refused first, as llama-cpp-python refuses it.
 fn local_model_server(
     succeed_on: &'static [&'static str],
+    refuse_json_schema: bool,
 ) -> (tokio::runtime::Runtime, wiremock::MockServer) {
-    struct Replies(&'static [&'static str]);
+    struct Replies(&'static [&'static str], bool);
     impl wiremock::Respond for Replies {
         fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
             let body = String::from_utf8_lossy(&request.body);
+            let json: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or_default();
+            if self.1 && json["response_format"]["type"] == "json_schema" {
+                // llama_cpp/server/errors.py turns the request's validation error into a 500.
+                return wiremock::ResponseTemplate::new(500).set_body_raw(
+                    r#"{"error":{"message":"[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]","type":"internal_server_error","param":null,"code":null}}"#,
+                    "application/json",
+                );
+            }
             if !self.0.iter().any(|marker| body.contains(marker)) {
                 return wiremock::ResponseTemplate::new(503).set_body_raw(
                     r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#,
@@ -257,7 +267,7 @@ fn local_model_server(
     let server = runtime.block_on(async {
         let server = wiremock::MockServer::start().await;
         wiremock::Mock::given(wiremock::matchers::method("POST"))
-            .respond_with(Replies(succeed_on))
+            .respond_with(Replies(succeed_on, refuse_json_schema))
             .mount(&server)
             .await;
         server
@@ -287,7 +297,7 @@ fn home_with_local_model(base_url: &str, count: usize) -> (tempfile::TempDir, Pa
 
 #[test]
 fn a_build_whose_every_session_fails_exits_non_zero_with_the_first_error() {
-    let (_runtime, server) = local_model_server(&[]);
+    let (_runtime, server) = local_model_server(&[], false);
     let (home, sessions) = home_with_local_model(&server.uri(), 3);
 
     let output = memory(
@@ -323,7 +333,8 @@ fn a_build_whose_every_session_fails_exits_non_zero_with_the_first_error() {
 #[test]
 fn a_build_where_some_sessions_fail_exits_zero_and_counts_the_failures() {
     // Session 1 and the consolidation get answers; sessions 2 and 3 do not.
-    let (_runtime, server) = local_model_server(&["Fix bug 1 ", "consolidated memory files"]);
+    let (_runtime, server) =
+        local_model_server(&["Fix bug 1 ", "consolidated memory files"], false);
     let (home, sessions) = home_with_local_model(&server.uri(), 3);
 
     let output = memory(
@@ -351,4 +362,50 @@ fn a_build_where_some_sessions_fail_exits_zero_and_counts_the_failures() {
     );
     assert!(stderr.contains("2 of 3 sessions failed"), "{stderr}");
     assert!(stderr.contains("Loading model"), "{stderr}");
+}
+
+#[test]
+fn a_build_against_a_server_refusing_json_schema_falls_back_to_json_mode_once() {
+    let (runtime, server) = local_model_server(&["Fix bug", "consolidated memory files"], true);
+    let (home, sessions) = home_with_local_model(&server.uri(), 3);
+
+    let out = stdout_of(memory(
+        home.path(),
+        &[
+            "build",
+            "--from",
+            sessions.to_str().unwrap(),
+            "--min-idle-hours",
+            "0",
+        ],
+    ));
+
+    assert!(
+        out.contains("3 claimed, 3 remembered, 0 with nothing to remember, 0 failed"),
+        "{out}"
+    );
+    assert!(out.contains("phase 2: consolidated"), "{out}");
+    let formats: Vec<String> = runtime
+        .block_on(server.received_requests())
+        .unwrap()
+        .iter()
+        .filter(|request| request.url.path() == "/v1/chat/completions")
+        .map(|request| {
+            let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+            body["response_format"]["type"]
+                .as_str()
+                .unwrap_or("none")
+                .to_string()
+        })
+        .collect();
+    // Each session's first request may meet the refusal (they run at once); the
+    // consolidation, after them, starts in JSON mode.
+    let refused = formats.iter().filter(|kind| *kind == "json_schema").count();
+    assert!((1..=3).contains(&refused), "{formats:?}");
+    assert_eq!(formats.len(), refused + 4, "{formats:?}");
+    assert_eq!(
+        formats.last().map(String::as_str),
+        Some("json_object"),
+        "{formats:?}"
+    );
 }
