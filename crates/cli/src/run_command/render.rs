@@ -1,9 +1,12 @@
-//! How `agentctx run` shows a session's events: streaming text on stdout and tool activity on
-//! stderr, or (`--json`) every `SessionEvent` as one JSON line on stdout.
+//! How `agentctx run` shows a session's events: streaming text on stdout, tool activity and
+//! compactions on stderr (a full compaction waits on a model request, seconds on a local model,
+//! so its start and end are shown), or (`--json`) every `SessionEvent` as one JSON line on
+//! stdout.
 
 use std::io::Write;
 
 use agentctx_core::SessionEvent;
+use agentctx_protocol::LoopEvent;
 
 /// Prints events as they arrive.
 #[derive(Debug)]
@@ -62,8 +65,34 @@ impl Renderer {
                     "warning: MCP server `{server}` is unavailable, its tools are withdrawn: {reason}"
                 )?;
             }
-            SessionEvent::Loop(event) => {
-                tracing::info!(?event, "session event");
+            SessionEvent::Loop(event) => match compaction_line(event) {
+                Some(line) => writeln!(std::io::stderr().lock(), "{line}")?,
+                None => tracing::info!(?event, "session event"),
+            },
+            SessionEvent::OutputTruncated {
+                reason,
+                cut_tool_calls,
+                continuing,
+                continuation,
+                max_continuations,
+            } => {
+                let mut stdout = std::io::stdout().lock();
+                if self.streamed {
+                    // The cut text ends mid-line.
+                    stdout.write_all(b"\n")?;
+                    stdout.flush()?;
+                }
+                writeln!(
+                    std::io::stderr().lock(),
+                    "{}",
+                    truncation_line(
+                        reason,
+                        *cut_tool_calls,
+                        *continuing,
+                        *continuation,
+                        *max_continuations
+                    )
+                )?;
             }
             SessionEvent::TurnAborted { .. } => {
                 writeln!(std::io::stderr().lock(), "\nturn cancelled")?;
@@ -77,3 +106,61 @@ impl Renderer {
         Ok(())
     }
 }
+
+/// The stderr line of a compaction event; `None` for the other loop events (plan mode has its
+/// own tool output, thinking is not shown).
+pub(crate) fn compaction_line(event: &LoopEvent) -> Option<String> {
+    match event {
+        LoopEvent::CompactionStarted => {
+            Some("compacting the conversation (summarising older messages)...".to_string())
+        }
+        LoopEvent::CompactionCompleted {
+            removed_messages,
+            summary_tokens,
+        } => Some(format!(
+            "compacted: {removed_messages} messages replaced by a summary of {summary_tokens} tokens"
+        )),
+        LoopEvent::MicroCompactionApplied { removed_results } => Some(format!(
+            "compacted: {removed_results} old tool results cleared"
+        )),
+        LoopEvent::SessionMemoryCompactApplied {
+            saved_tokens,
+            summary_tokens,
+        } => Some(format!(
+            "compacted from session memory: {saved_tokens} tokens saved, summary of {summary_tokens} tokens"
+        )),
+        LoopEvent::PlanModeEntered { .. }
+        | LoopEvent::PlanModeExited { .. }
+        | LoopEvent::ThinkingDelta { .. }
+        | LoopEvent::ThinkingComplete { .. } => None,
+    }
+}
+
+/// The stderr notice of an answer cut at the output limit.
+pub(crate) fn truncation_line(
+    reason: &str,
+    cut_tool_calls: usize,
+    continuing: bool,
+    continuation: u32,
+    max_continuations: u32,
+) -> String {
+    let mut line = format!("the answer stopped at the model's output limit ({reason})");
+    if cut_tool_calls > 0 {
+        let plural = if cut_tool_calls == 1 { "" } else { "s" };
+        line.push_str(&format!(
+            "; {cut_tool_calls} tool call{plural} cut short, not run"
+        ));
+    }
+    if continuing {
+        line.push_str(&format!(
+            "; asking it to continue ({continuation} of {max_continuations})"
+        ));
+    } else {
+        line.push_str("; no continuation left, the answer is incomplete");
+    }
+    line
+}
+
+#[cfg(test)]
+#[path = "render_tests.rs"]
+mod tests;
