@@ -3,7 +3,8 @@
 //! Rebuilds the history a Codex rollout or Claude Code transcript had at a chosen point
 //! (`recorded_history`), runs one of our tiers on it (`agentctx-compact`) and prints the history
 //! the model would see next. The summary model comes from `summary_model`; without one the
-//! offline summariser writes the summary and the output says why. See
+//! offline summariser writes the summary and the output says why. A model that was named and
+//! fails is an error (exit status 1), never a quiet offline summary. See
 //! docs/design/compaction.md, "The compact command".
 
 mod recorded_history;
@@ -19,6 +20,7 @@ use agentctx_compact::FullCompactRequest;
 use agentctx_compact::InitialContextInjection;
 use agentctx_compact::MicroCompactResult;
 use agentctx_compact::MicroCompactSkip;
+use agentctx_compact::NotApplicable;
 use agentctx_compact::OfflineReason;
 use agentctx_compact::RestorationInput;
 use agentctx_compact::SessionMemoryCompaction;
@@ -32,6 +34,9 @@ use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::HistoryDigest;
 use agentctx_context::TokenEstimator;
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
+use agentctx_core::session_config::ModelSelection;
 use agentctx_model::ModelClient;
 use agentctx_protocol::ResponseItem;
 use agentctx_rollout::RolloutReader;
@@ -152,17 +157,11 @@ pub(crate) fn run(args: CompactArgs) -> anyhow::Result<()> {
         );
     }
 
-    let home_config = summary_model::load_home_config(&home)?;
-    let mut config = home_config.compact.clone();
-    // The documented `AGENTCTX_` switches apply over config.toml, as in a session. `vars_os`,
-    // as `vars` panics on a variable that is not UTF-8; such a variable is not one of ours.
-    let vars = std::env::vars_os()
-        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)));
-    config
-        .apply_env_vars(vars)
-        .context("invalid compaction setting in the environment")?;
-
-    let report = compact(&args, &home, &home_config.model, &config, recorded)?;
+    // The configuration as every command loads it: config.toml, then the documented
+    // `AGENTCTX_` switches of the environment, as in a session.
+    let env = EnvVars::from_process_env();
+    let loaded = Config::load(&home, &env)?;
+    let report = compact(&args, &home, &loaded.config, &env, recorded)?;
     let mut stdout = std::io::stdout().lock();
     let written = if args.json {
         serde_json::to_writer(&mut stdout, &report)
@@ -197,10 +196,11 @@ fn report_skipped(session: &Path, recorded: &RecordedHistory) -> anyhow::Result<
 fn compact(
     args: &CompactArgs,
     home: &Path,
-    model_config: &agentctx_model::ModelConfig,
-    config: &CompactConfig,
+    full_config: &Config,
+    env: &EnvVars,
     recorded: RecordedHistory,
 ) -> anyhow::Result<CompactReport> {
+    let config = &full_config.compact;
     let estimator = ApproxTokenEstimator;
     let tokens_before = estimator.estimate_items(&recorded.items);
     let mut report = CompactReport {
@@ -256,22 +256,26 @@ fn compact(
     }
 
     if matches!(args.tier, Tier::Auto | Tier::Full) {
-        let env = |name: &str| std::env::var(name).ok();
-        let chosen = summary_model::choose(
-            args.offline,
-            args.provider.as_deref(),
-            args.model.as_deref(),
-            model_config,
-            &env,
-        )?;
-        let (client, mut offline_reason) = match chosen {
-            SummaryModel::Client(client) => (Some(client), None),
-            SummaryModel::Offline { code, detail } => (None, Some(format!("{code}: {detail}"))),
-        };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .context("cannot start the async runtime")?;
+        let selection = ModelSelection {
+            provider: args.provider.clone(),
+            model: args.model.clone(),
+            context_window: None,
+        };
+        let chosen = runtime.block_on(summary_model::choose(
+            args.offline,
+            &selection,
+            full_config,
+            env,
+            home,
+        ))?;
+        let (client, mut offline_reason) = match chosen {
+            SummaryModel::Client(client) => (Some(client), None),
+            SummaryModel::Offline { code, detail } => (None, Some(format!("{code}: {detail}"))),
+        };
         let request = FullCompactRequest {
             history: &recorded.items,
             initial_context: Vec::new(),
@@ -285,6 +289,12 @@ fn compact(
         };
         let model = client.as_deref().map(|client| client as &dyn ModelClient);
         let mut outcome = runtime.block_on(full_compact(model, request, &config.full, &estimator));
+        // The model was named: its failure is the command's, not a reason to go offline.
+        if let Some(OfflineReason::ModelFailed { last_error }) = &outcome.offline_reason
+            && client.is_some()
+        {
+            anyhow::bail!("the summary model failed: {last_error}");
+        }
         let restored = restore_todos(&recorded.items, config);
         outcome.history.extend(restored);
         outcome.tokens_after = estimator.estimate_items(&outcome.history);
@@ -356,7 +366,39 @@ fn session_memory(
         estimator,
     ) {
         SessionMemoryCompaction::Applied(compacted) => Ok((compacted.history, summary)),
-        SessionMemoryCompaction::NotApplicable(reason) => Err(format!("{reason:?}")),
+        SessionMemoryCompaction::NotApplicable(reason) => Err(session_memory_reason(&reason)),
+    }
+}
+
+/// Why the session-memory tier did not apply, in words (never the variant's debug form).
+fn session_memory_reason(reason: &NotApplicable) -> String {
+    match reason {
+        NotApplicable::Disabled => "session-memory compaction is switched off".to_string(),
+        NotApplicable::NoSummary => "no session-memory summary has been written".to_string(),
+        NotApplicable::InvalidSummary => {
+            "the session-memory summary holds nothing usable".to_string()
+        }
+        NotApplicable::NoMetadata => "the session-memory summary has no metadata".to_string(),
+        NotApplicable::CorruptMetadata { reason } => {
+            format!("the session-memory metadata cannot be read: {reason}")
+        }
+        NotApplicable::Unreadable { reason } => {
+            format!("a session-memory file cannot be read: {reason}")
+        }
+        NotApplicable::SummaryTooLarge {
+            summary_tokens,
+            max_tokens,
+        } => format!("the summary has {summary_tokens} tokens, over the maximum of {max_tokens}"),
+        NotApplicable::LastSummarizedNotFound { last_summarized_id } => format!(
+            "the last summarised item {last_summarized_id} is not in the history (the summary is stale)"
+        ),
+        NotApplicable::NothingToRemove => {
+            "the summary covers nothing still in the history".to_string()
+        }
+        NotApplicable::InsufficientSavings {
+            saved_tokens,
+            min_tokens,
+        } => format!("it would save only {saved_tokens} tokens (minimum {min_tokens})"),
     }
 }
 

@@ -1,5 +1,7 @@
 //! `agentctx config show | schema`: the effective configuration with the source of each value,
-//! and the JSON schema of `config.toml` (see docs/design/configuration.md).
+//! the provider and model in use (resolved as every command resolves them, with the model's
+//! window and output limit and where each came from), and the JSON schema of `config.toml`
+//! (see docs/design/configuration.md).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,7 +9,10 @@ use std::path::PathBuf;
 use agentctx_core::config::Config;
 use agentctx_core::config::EnvVars;
 use agentctx_core::config::LoadedConfig;
+use agentctx_core::session_config::ModelSelection;
+use agentctx_core::session_config::resolve_model;
 use agentctx_model::BaseUrlSource;
+use agentctx_model::ResolvedModel;
 use agentctx_model::ResolvedProvider;
 use anyhow::Context as _;
 use serde::Serialize;
@@ -44,12 +49,39 @@ struct ProviderReport {
     api_key_set: bool,
 }
 
+/// The model in use and its limits with their sources, as `config show` reports them.
+#[derive(Debug, Serialize)]
+struct ModelReport {
+    slug: String,
+    context_window: i64,
+    context_window_source: String,
+    max_output_tokens: Option<i64>,
+    max_output_tokens_source: Option<String>,
+}
+
+impl ModelReport {
+    fn of(model: &ResolvedModel) -> Self {
+        Self {
+            slug: model.slug.clone(),
+            context_window: model.info.context_window,
+            context_window_source: model.context_window_source.to_string(),
+            max_output_tokens: model.info.max_output_tokens,
+            max_output_tokens_source: model
+                .max_output_tokens_source
+                .as_ref()
+                .map(ToString::to_string),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 struct ShowJson<'a> {
     file: &'a std::path::Path,
     file_exists: bool,
     values: &'a [agentctx_core::config::ConfigValue],
     provider: ProviderReport,
+    /// `null` when no model is configured.
+    model: Option<ModelReport>,
 }
 
 pub(crate) fn run(args: ConfigArgs) -> anyhow::Result<()> {
@@ -73,7 +105,18 @@ pub(crate) fn run(args: ConfigArgs) -> anyhow::Result<()> {
                 exists = loaded.file_exists,
                 "configuration loaded"
             );
-            let provider = loaded.config.model.resolve_provider(&env.lookup())?;
+            let selection = ModelSelection::default();
+            let (provider, model) = if selection.names_a_model(&loaded.config) {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .context("cannot start the async runtime")?;
+                let choice =
+                    runtime.block_on(resolve_model(&loaded.config, &env, &home, &selection))?;
+                (choice.provider, Some(ModelReport::of(&choice.model)))
+            } else {
+                (loaded.config.model.resolve_provider(&env.lookup())?, None)
+            };
             let report = provider_report(&provider, &env);
             if json {
                 let show = ShowJson {
@@ -81,11 +124,12 @@ pub(crate) fn run(args: ConfigArgs) -> anyhow::Result<()> {
                     file_exists: loaded.file_exists,
                     values: loaded.values(),
                     provider: report,
+                    model,
                 };
                 serde_json::to_writer_pretty(&mut stdout, &show)?;
                 writeln!(stdout)?;
             } else {
-                write_show(&mut stdout, &loaded, &report)?;
+                write_show(&mut stdout, &loaded, &report, model.as_ref())?;
             }
         }
     }
@@ -117,6 +161,7 @@ fn write_show(
     out: &mut impl Write,
     loaded: &LoadedConfig,
     provider: &ProviderReport,
+    model: Option<&ModelReport>,
 ) -> std::io::Result<()> {
     let state = if loaded.file_exists {
         "exists"
@@ -145,6 +190,23 @@ fn write_show(
             writeln!(out, "api_key_env = {var:?}  # {state}")?;
         }
         None => writeln!(out, "api_key_env = none  # no key needed")?,
+    }
+    writeln!(out)?;
+    writeln!(out, "# model in use")?;
+    let Some(model) = model else {
+        writeln!(out, "model = none  # no model configured")?;
+        return Ok(());
+    };
+    writeln!(out, "model = {:?}", model.slug)?;
+    writeln!(
+        out,
+        "context_window = {}  # {}",
+        model.context_window, model.context_window_source
+    )?;
+    match (model.max_output_tokens, &model.max_output_tokens_source) {
+        (Some(tokens), Some(source)) => writeln!(out, "max_output_tokens = {tokens}  # {source}")?,
+        (Some(tokens), None) => writeln!(out, "max_output_tokens = {tokens}")?,
+        (None, _) => writeln!(out, "max_output_tokens = none  # unknown")?,
     }
     Ok(())
 }

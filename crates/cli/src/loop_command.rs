@@ -76,12 +76,16 @@ fn parse_condition(args: &LoopArgs) -> anyhow::Result<LoopCondition> {
 
 async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::Result<()> {
     let prepared = args.session.prepare()?;
-    let setup = args.session.setup(&prepared, false)?;
+    let setup = args.session.setup(&prepared, false).await?;
     let config = prepared.loaded.config.loop_driver.clone();
     let model: Arc<dyn ModelClient> = Arc::clone(&setup.options.model);
     let commit_model = match &config.context_passing.commit_message_model {
         Some(slug) => Some(Arc::new(
-            HttpModelClient::new(setup.provider.config.clone(), slug, &prepared.env.lookup())
+            HttpModelClient::new(
+                setup.choice.provider.config.clone(),
+                slug,
+                &prepared.env.lookup(),
+            )
                 .context("loop.context_passing.commit_message_model")?,
         )),
         None => None,

@@ -53,8 +53,13 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<()> {
 
 async fn run_async(args: RunArgs) -> anyhow::Result<()> {
     let prepared = args.session.prepare()?;
-    let setup = args.session.setup(&prepared, args.plan)?;
-    tracing::info!(provider = %setup.provider.id, model = %setup.model, "starting session");
+    let setup = args.session.setup(&prepared, args.plan).await?;
+    tracing::info!(
+        provider = %setup.choice.provider.id,
+        model = %setup.choice.model.slug,
+        context_window = setup.choice.model.info.context_window,
+        "starting session"
+    );
     let (mut session, mut events) = match &args.resume {
         Some(id) => {
             let path = find_session(&prepared.home, id)?;

@@ -15,6 +15,7 @@ mod suite {
     mod memory;
     mod memory_kill;
     mod memory_sessions;
+    mod provider_hosts;
     mod replay;
     mod replay_reminders_config;
     mod replay_requests;

@@ -1,19 +1,27 @@
 //! [`SessionOptions`] from the aggregated [`Config`], the environment, the working directory and
 //! the home: what `agentctx run` and `agentctx loop` start a session with (see
-//! docs/design/core.md, "Sessions from the configuration").
+//! docs/design/core.md, "Sessions from the configuration"), and [`resolve_model`], the one
+//! provider and model resolution every command that talks to a model goes through (`run`,
+//! `loop`, `compact --provider`, `memory build`, `config show`).
 //!
 //! The provider is the configured one (`model_provider`, default `openai`) or the caller's
 //! override, resolved with `agentctx_model::ModelConfig::resolve_provider`, so the ecosystem's
 //! variables apply: `OPENAI_API_KEY` / `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY` /
-//! `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`. Every failure is one line that says what to do.
+//! `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`. The model's window comes from the strongest of
+//! `--context-window`, `model_context_window`, the provider's model entry, the server (asked
+//! only when nothing else knows it), the model table and the default. Every failure is one line
+//! that says what to do.
 
 use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use agentctx_model::HttpModelClient;
+use agentctx_model::LimitSource;
 use agentctx_model::ModelError;
+use agentctx_model::ResolvedModel;
 use agentctx_model::ResolvedProvider;
+use agentctx_model::probe_context_window;
 
 use crate::approval::ApprovalPolicy;
 use crate::approval::Approver;
@@ -21,13 +29,99 @@ use crate::config::Config;
 use crate::config::EnvVars;
 use crate::session::SessionOptions;
 
-/// What the caller chooses on top of the configuration (the CLI's flags).
-#[derive(Clone, Default)]
-pub struct SessionOverrides {
+/// What the caller chooses of the model on top of the configuration (the CLI's flags).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelSelection {
     /// The provider id instead of `model_provider`.
     pub provider: Option<String>,
     /// The model slug instead of `model`.
     pub model: Option<String>,
+    /// The context window instead of anything configured or known (`--context-window`).
+    pub context_window: Option<i64>,
+}
+
+impl ModelSelection {
+    /// True when the flags or `config` name a model. Commands that can work without one
+    /// (`compact`, `memory build`) run offline only when this is false (or on `--offline`); a
+    /// model that is named and cannot be reached is an error, never a quiet fallback.
+    pub fn names_a_model(&self, config: &Config) -> bool {
+        self.model
+            .as_deref()
+            .or(config.model.model.as_deref())
+            .is_some_and(|model| !model.trim().is_empty())
+    }
+}
+
+/// The model a command talks to: the provider with the environment applied, and the model with
+/// its limits and where they came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelChoice {
+    /// The provider in use, with the environment applied.
+    pub provider: ResolvedProvider,
+    /// The model, its window and output limit.
+    pub model: ResolvedModel,
+}
+
+impl ModelChoice {
+    /// The HTTP client for this provider and model, with the resolved limits; the API key is
+    /// read from `env`.
+    pub fn client(&self, env: &EnvVars) -> Result<HttpModelClient, ModelError> {
+        Ok(HttpModelClient::new(
+            self.provider.config.clone(),
+            &self.model.slug,
+            &env.lookup(),
+        )?
+        .with_model_info(self.model.info.clone()))
+    }
+}
+
+/// The one provider and model resolution of every command: the provider of `selection` or the
+/// configuration with the environment's base URL applied, the model slug, and its window (a
+/// chat server is asked for it, briefly, when nothing configured or built in knows it).
+pub async fn resolve_model(
+    config: &Config,
+    env: &EnvVars,
+    home: &Path,
+    selection: &ModelSelection,
+) -> Result<ModelChoice, SessionConfigError> {
+    let mut model_config = config.model.clone();
+    if let Some(provider) = &selection.provider {
+        model_config.model_provider = Some(provider.clone());
+    }
+    let provider = model_config.resolve_provider(&env.lookup())?;
+    let slug = selection
+        .model
+        .clone()
+        .or_else(|| model_config.model.clone())
+        .filter(|model| !model.trim().is_empty())
+        .ok_or_else(|| SessionConfigError::NoModel {
+            provider: provider.id.clone(),
+            config_path: home.join(crate::config::CONFIG_FILE),
+        })?;
+    let mut model = model_config.resolve_model(&provider, &slug);
+    if let Some(window) = selection.context_window {
+        model.set_context_window(window, LimitSource::Flag);
+    } else if model.window_is_unknown()
+        && let Some(probed) =
+            probe_context_window(&provider.id, &provider.config, &slug, &env.lookup()).await
+    {
+        model.set_context_window(probed.tokens, LimitSource::ServerProbe { url: probed.url });
+    }
+    tracing::debug!(
+        provider = %provider.id,
+        model = %slug,
+        context_window = model.info.context_window,
+        source = %model.context_window_source,
+        "model resolved"
+    );
+    Ok(ModelChoice { provider, model })
+}
+
+/// What the caller chooses on top of the configuration (the CLI's flags).
+#[derive(Clone, Default)]
+pub struct SessionOverrides {
+    /// The provider, model and window.
+    pub selection: ModelSelection,
     /// Start in plan mode.
     pub plan_mode: bool,
     /// When to ask before shell commands and writes.
@@ -39,23 +133,20 @@ pub struct SessionOverrides {
 impl std::fmt::Debug for SessionOverrides {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionOverrides")
-            .field("provider", &self.provider)
-            .field("model", &self.model)
+            .field("selection", &self.selection)
             .field("plan_mode", &self.plan_mode)
             .field("approval", &self.approval)
             .finish_non_exhaustive()
     }
 }
 
-/// The options of a session and the provider they talk to.
+/// The options of a session and the model they talk to.
 #[derive(Debug, Clone)]
 pub struct SessionSetup {
     /// The session's options.
     pub options: SessionOptions,
-    /// The provider in use, with the environment applied.
-    pub provider: ResolvedProvider,
-    /// The model slug.
-    pub model: String,
+    /// The provider and model in use.
+    pub choice: ModelChoice,
 }
 
 /// Why a session cannot be set up. Each message is one line naming the fix.
@@ -85,31 +176,18 @@ pub enum SessionConfigError {
 
 /// Builds the options of a session in `cwd` with its state under `home`, from `config` (already
 /// loaded with the environment applied), the variables `env` (API keys and base URLs) and the
-/// caller's `overrides`.
-pub fn session_setup(
+/// caller's `overrides`; the model through [`resolve_model`].
+pub async fn session_setup(
     config: &Config,
     env: &EnvVars,
     cwd: &Path,
     home: &Path,
     overrides: SessionOverrides,
 ) -> Result<SessionSetup, SessionConfigError> {
-    let mut model_config = config.model.clone();
-    if let Some(provider) = &overrides.provider {
-        model_config.model_provider = Some(provider.clone());
-    }
-    let provider = model_config.resolve_provider(&env.lookup())?;
-    let model = overrides
-        .model
-        .clone()
-        .or_else(|| model_config.model.clone())
-        .filter(|model| !model.trim().is_empty())
-        .ok_or_else(|| SessionConfigError::NoModel {
-            provider: provider.id.clone(),
-            config_path: home.join(crate::config::CONFIG_FILE),
-        })?;
-    let client = HttpModelClient::new(provider.config.clone(), &model, &env.lookup())?;
+    let choice = resolve_model(config, env, home, &overrides.selection).await?;
+    let client = choice.client(env)?;
     let mut options = SessionOptions::new(cwd, home, Arc::new(client));
-    options.provider_name = provider.id.clone();
+    options.provider_name = choice.provider.id.clone();
     options.reminders = config.system_reminder.clone();
     options.compact = config.compact.clone();
     options.skills = config.skills.clone();
@@ -124,11 +202,7 @@ pub fn session_setup(
         .map(|name| name.to_string_lossy().into_owned())
         .or(options.shell);
     options.current_date = Some(chrono::Local::now().format("%Y-%m-%d").to_string());
-    Ok(SessionSetup {
-        options,
-        provider,
-        model,
-    })
+    Ok(SessionSetup { options, choice })
 }
 
 /// The rollout of a recorded session under `home/sessions`: `last` is the newest, anything else

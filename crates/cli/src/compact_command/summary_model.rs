@@ -1,40 +1,19 @@
-//! Which model writes the summary of `agentctx compact`, if any: `--offline`, `--provider` /
-//! `--model`, or the model configured in `<home>/config.toml` (`model`, `model_provider`,
-//! `[model_providers.<id>]`, read as `agentctx-model`'s `ModelConfig`). Without one, or when the
-//! client cannot be built (an unset API key), the offline summariser writes the summary and the
-//! output says why.
+//! Which model writes the summary of `agentctx compact`, if any: none on `--offline`; else the
+//! model `--provider` / `--model` or `<home>/config.toml` name, resolved as every command
+//! resolves it (`agentctx_core::session_config::resolve_model`: the configuration with its
+//! environment overrides, `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL` or `OLLAMA_HOST` applied to
+//! the presets). Only when no model is named anywhere does the offline summariser write the
+//! summary, and the output says why; a named model whose client cannot be built (an unset API
+//! key, a bad URL) is an error.
 
 use std::path::Path;
 
-use agentctx_compact::CompactConfig;
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
+use agentctx_core::session_config::ModelSelection;
+use agentctx_core::session_config::resolve_model;
 use agentctx_model::HttpModelClient;
-use agentctx_model::ModelConfig;
 use anyhow::Context as _;
-use serde::Deserialize;
-
-/// The parts of `config.toml` the command reads.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct HomeConfig {
-    #[serde(flatten)]
-    pub(crate) model: ModelConfig,
-    pub(crate) compact: CompactConfig,
-}
-
-/// Reads `<home>/config.toml`; no file gives the defaults.
-pub(crate) fn load_home_config(home: &Path) -> anyhow::Result<HomeConfig> {
-    let path = home.join("config.toml");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(HomeConfig::default());
-        }
-        Err(err) => {
-            return Err(err).with_context(|| format!("cannot read {}", path.display()));
-        }
-    };
-    toml::from_str(&text).with_context(|| format!("invalid {}", path.display()))
-}
 
 /// The summary model, or why there is none.
 pub(crate) enum SummaryModel {
@@ -46,12 +25,12 @@ pub(crate) enum SummaryModel {
 }
 
 /// Picks the summary model from the flags, then the configuration.
-pub(crate) fn choose(
+pub(crate) async fn choose(
     offline: bool,
-    provider: Option<&str>,
-    model: Option<&str>,
-    config: &ModelConfig,
-    env: &dyn Fn(&str) -> Option<String>,
+    selection: &ModelSelection,
+    config: &Config,
+    env: &EnvVars,
+    home: &Path,
 ) -> anyhow::Result<SummaryModel> {
     if offline {
         return Ok(SummaryModel::Offline {
@@ -59,28 +38,22 @@ pub(crate) fn choose(
             detail: "--offline was given".to_string(),
         });
     }
-    let slug = match model.or(config.model.as_deref()) {
-        Some(slug) => slug,
-        None if provider.is_some() => {
-            anyhow::bail!("--provider needs --model (or `model` in config.toml)")
+    if !selection.names_a_model(config) {
+        if selection.provider.is_some() {
+            anyhow::bail!("--provider needs --model (or `model` in config.toml)");
         }
-        None => {
-            return Ok(SummaryModel::Offline {
-                code: "no_provider_configured",
-                detail: "no model configured (pass --provider and --model, or set `model` in config.toml)"
+        return Ok(SummaryModel::Offline {
+            code: "no_provider_configured",
+            detail:
+                "no model configured (pass --provider and --model, or set `model` in config.toml)"
                     .to_string(),
-            });
-        }
-    };
-    let provider_id = provider.unwrap_or_else(|| config.provider_id());
-    let provider_config = config
-        .provider(provider_id)
-        .context("cannot choose the summary model")?;
-    match HttpModelClient::new(provider_config, slug, env) {
-        Ok(client) => Ok(SummaryModel::Client(Box::new(client))),
-        Err(err) => Ok(SummaryModel::Offline {
-            code: "provider_unavailable",
-            detail: format!("provider `{provider_id}`: {err}"),
-        }),
+        });
     }
+    let choice = resolve_model(config, env, home, selection)
+        .await
+        .context("cannot choose the summary model")?;
+    let client = choice
+        .client(env)
+        .with_context(|| format!("cannot use the summary model of `{}`", choice.provider.id))?;
+    Ok(SummaryModel::Client(Box::new(client)))
 }

@@ -1,18 +1,22 @@
-//! Which model extracts and consolidates for `agentctx memory build`, if any: `--offline`,
-//! `--provider` / `--model`, or the model configured in `<home>/config.toml` (`model`,
-//! `model_provider`, `[model_providers.<id>]`). Without one, or when the client cannot be built
-//! (an unset API key), the build runs offline and says why.
+//! Which model extracts and consolidates for `agentctx memory build`, if any: none on
+//! `--offline`; else the model `--provider` / `--model` or `<home>/config.toml` name, resolved as
+//! every command resolves it (`agentctx_core::session_config::resolve_model`: the configuration
+//! with its environment overrides, `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL` or `OLLAMA_HOST`
+//! applied to the presets). Only when no model is named anywhere does the build run offline,
+//! and it says why; a named model whose client cannot be built (an unset API key) is an error.
 
 use std::path::Path;
 use std::sync::Arc;
 
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
+use agentctx_core::session_config::ModelSelection;
+use agentctx_core::session_config::resolve_model;
 use agentctx_memory::Consolidator;
 use agentctx_memory::Extractor;
 use agentctx_memory::ModelConsolidator;
 use agentctx_memory::OfflineConsolidator;
-use agentctx_model::HttpModelClient;
 use agentctx_model::ModelClient;
-use agentctx_model::ModelConfig;
 use anyhow::Context as _;
 
 /// The extractor and consolidator chosen, and why the build is offline when it is.
@@ -30,15 +34,6 @@ fn offline(reason: impl Into<String>) -> Choice {
     }
 }
 
-fn load_model_config(home: &Path) -> anyhow::Result<ModelConfig> {
-    let path = home.join("config.toml");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => toml::from_str(&text).with_context(|| format!("invalid {}", path.display())),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(ModelConfig::default()),
-        Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
-
 /// Picks the extractor from the flags, then the configuration.
 pub(crate) fn choose(
     home: &Path,
@@ -49,32 +44,31 @@ pub(crate) fn choose(
     if offline_requested {
         return Ok(offline("--offline was given"));
     }
-    let config = load_model_config(home)?;
-    let slug = match model.or(config.model.as_deref()) {
-        Some(slug) => slug.to_string(),
-        None if provider.is_some() => {
-            anyhow::bail!("--provider needs --model (or `model` in config.toml)")
-        }
-        None => {
-            return Ok(offline(
-                "no model configured (pass --provider and --model, or set `model` in config.toml)",
-            ));
-        }
+    let env = EnvVars::from_process_env();
+    let config = Config::load(home, &env)?.config;
+    let selection = ModelSelection {
+        provider: provider.map(str::to_string),
+        model: model.map(str::to_string),
+        context_window: None,
     };
-    let provider_id = provider.unwrap_or_else(|| config.provider_id()).to_string();
-    let provider_config = config
-        .provider(&provider_id)
-        .context("cannot choose the memory model")?;
-    let env = |name: &str| std::env::var(name).ok();
-    match HttpModelClient::new(provider_config, &slug, &env) {
-        Ok(client) => {
-            let client: Arc<dyn ModelClient> = Arc::new(client);
-            Ok(Choice {
-                extractor: Extractor::Model(Arc::clone(&client)),
-                consolidator: Arc::new(ModelConsolidator::new(client)),
-                offline_reason: None,
-            })
+    if !selection.names_a_model(&config) {
+        if provider.is_some() {
+            anyhow::bail!("--provider needs --model (or `model` in config.toml)");
         }
-        Err(err) => Ok(offline(format!("provider `{provider_id}`: {err}"))),
+        return Ok(offline(
+            "no model configured (pass --provider and --model, or set `model` in config.toml)",
+        ));
     }
+    let choice = super::runtime()?
+        .block_on(resolve_model(&config, &env, home, &selection))
+        .context("cannot choose the memory model")?;
+    let client = choice
+        .client(&env)
+        .with_context(|| format!("cannot use the memory model of `{}`", choice.provider.id))?;
+    let client: Arc<dyn ModelClient> = Arc::new(client);
+    Ok(Choice {
+        extractor: Extractor::Model(Arc::clone(&client)),
+        consolidator: Arc::new(ModelConsolidator::new(client)),
+        offline_reason: None,
+    })
 }

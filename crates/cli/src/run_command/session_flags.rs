@@ -11,6 +11,7 @@ use agentctx_core::Approver;
 use agentctx_core::config::Config;
 use agentctx_core::config::EnvVars;
 use agentctx_core::config::LoadedConfig;
+use agentctx_core::session_config::ModelSelection;
 use agentctx_core::session_config::SessionOverrides;
 use agentctx_core::session_config::SessionSetup;
 use agentctx_core::session_config::session_setup;
@@ -39,6 +40,11 @@ pub(crate) struct SessionFlags {
     /// Model slug [default: `model` of config.toml]
     #[arg(long)]
     pub(crate) model: Option<String>,
+    /// The model's context window in tokens, over anything configured, asked of the server or
+    /// known [default: `model_context_window`, the provider's model entry, the server, the
+    /// model table, else 128000]
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(i64).range(1..))]
+    pub(crate) context_window: Option<i64>,
     /// Working directory the agent reads and changes [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub(crate) cwd: Option<PathBuf>,
@@ -106,16 +112,24 @@ impl SessionFlags {
         }
     }
 
+    /// The provider, model and window the flags choose.
+    pub(crate) fn selection(&self) -> ModelSelection {
+        ModelSelection {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            context_window: self.context_window,
+        }
+    }
+
     /// The session's options.
-    pub(crate) fn setup(
+    pub(crate) async fn setup(
         &self,
         prepared: &Prepared,
         plan_mode: bool,
     ) -> anyhow::Result<SessionSetup> {
         let (approval, approver) = self.approval();
         let overrides = SessionOverrides {
-            provider: self.provider.clone(),
-            model: self.model.clone(),
+            selection: self.selection(),
             plan_mode,
             approval,
             approver,
@@ -126,6 +140,7 @@ impl SessionFlags {
             &prepared.cwd,
             &prepared.home,
             overrides,
-        )?)
+        )
+        .await?)
     }
 }

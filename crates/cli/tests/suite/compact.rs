@@ -374,7 +374,7 @@ fn provider_path_summarises_through_the_model() {
 }
 
 #[test]
-fn a_failing_provider_falls_back_to_the_offline_summariser_and_says_so() {
+fn a_named_provider_that_fails_is_an_error_not_an_offline_summary() {
     let (_runtime, server) = mock_server(400, None);
     let home = home_with_mock_provider(&server.uri());
     let output = compact(
@@ -393,14 +393,19 @@ fn a_failing_provider_falls_back_to_the_offline_summariser_and_says_so() {
     .env("MOCK_API_KEY", "sk-mock")
     .output()
     .unwrap();
-    let report = json_of(&output);
-    assert_eq!(report["summary_path"], "offline");
-    let reason = report["offline_reason"].as_str().unwrap();
-    assert!(reason.starts_with("model_failed: "), "{reason}");
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty());
+    // Warnings of the attempts are logged above; the error is the last line.
+    let stderr = stderr_of(&output);
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: the summary model failed: bad request (status 400)"),
+        "{stderr}"
+    );
 }
 
 #[test]
-fn a_provider_without_its_api_key_falls_back_to_the_offline_summariser() {
+fn a_named_provider_without_its_api_key_is_an_error() {
     let home = home_with_mock_provider("http://127.0.0.1:9");
     let output = compact(
         home.path(),
@@ -417,12 +422,12 @@ fn a_provider_without_its_api_key_falls_back_to_the_offline_summariser() {
     )
     .output()
     .unwrap();
-    let report = json_of(&output);
-    assert_eq!(report["summary_path"], "offline");
-    let reason = report["offline_reason"].as_str().unwrap();
+    assert!(!output.status.success());
+    let stderr = stderr_of(&output);
     assert!(
-        reason.starts_with("provider_unavailable: ") && reason.contains("MOCK_API_KEY"),
-        "{reason}"
+        stderr.starts_with("error: cannot use the summary model of `mock`: ")
+            && stderr.contains("MOCK_API_KEY"),
+        "{stderr}"
     );
 }
 

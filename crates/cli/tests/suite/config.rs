@@ -232,3 +232,88 @@ fn v_raises_the_log_level_and_logs_go_to_stderr() {
             .contains("DEBUG")
     );
 }
+
+/// The lines after `# model in use`.
+fn model_section(stdout: &str) -> &str {
+    let start = stdout.find("# model in use\n").expect("no model section");
+    &stdout[start..]
+}
+
+#[test]
+fn a_model_window_under_a_preset_keeps_its_url_and_config_show_names_the_source() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "model = \"qwen3:8b\"\nmodel_provider = \"ollama\"\nmodel_max_output_tokens = 2048\n\n\
+         [model_providers.ollama.models.\"qwen3\"]\ncontext_window = 8192\n",
+    )
+    .unwrap();
+    let stdout = stdout_of(&mut agentctx(home.path(), &["config", "show"]));
+    assert_eq!(
+        line_of(&stdout, "base_url"),
+        "base_url = \"http://localhost:11434/v1\"  # preset"
+    );
+    let model = model_section(&stdout);
+    assert_eq!(line_of(model, "model"), "model = \"qwen3:8b\"");
+    assert_eq!(
+        line_of(model, "context_window"),
+        "context_window = 8192  # provider model entry"
+    );
+    assert_eq!(
+        line_of(model, "max_output_tokens"),
+        "max_output_tokens = 2048  # config top level"
+    );
+}
+
+#[test]
+fn config_show_asks_a_local_server_for_an_unknown_window() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server =
+        runtime.block_on(async {
+            let server = wiremock::MockServer::start().await;
+            wiremock::Mock::given(wiremock::matchers::method("GET"))
+                .and(wiremock::matchers::path("/props"))
+                .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(
+                    serde_json::json!({"default_generation_settings": {"n_ctx": 4096}}),
+                ))
+                .mount(&server)
+                .await;
+            server
+        });
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "model = \"smollm2\"\nmodel_provider = \"llama\"\n\n[model_providers.llama]\n\
+             base_url = \"{}/v1\"\nwire_api = \"chat\"\n",
+            server.uri()
+        ),
+    )
+    .unwrap();
+    let show: Value = serde_json::from_str(&stdout_of(&mut agentctx(
+        home.path(),
+        &["config", "show", "--json"],
+    )))
+    .unwrap();
+    assert_eq!(
+        show["model"],
+        serde_json::json!({
+            "slug": "smollm2",
+            "context_window": 4096,
+            "context_window_source": format!("server probe {}/props", server.uri()),
+            "max_output_tokens": null,
+            "max_output_tokens_source": null,
+        })
+    );
+    // Without a model there is nothing to show or ask.
+    let empty = tempfile::tempdir().unwrap();
+    let stdout = stdout_of(&mut agentctx(empty.path(), &["config", "show"]));
+    assert_eq!(
+        line_of(model_section(&stdout), "model"),
+        "model = none  # no model configured"
+    );
+}
