@@ -86,7 +86,7 @@ async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::
                 slug,
                 &prepared.env.lookup(),
             )
-                .context("loop.context_passing.commit_message_model")?,
+            .context("loop.context_passing.commit_message_model")?,
         )),
         None => None,
     };
@@ -130,6 +130,16 @@ async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::
     }
 }
 
+/// The running token count, or that it is unknown: a server that reports no usage leaves it at
+/// zero, and "0 tokens" would claim the work was free.
+fn tokens_so_far(total_tokens: i64) -> String {
+    if total_tokens > 0 {
+        format!("{total_tokens} tokens so far")
+    } else {
+        "token usage unknown (the server reported none)".to_string()
+    }
+}
+
 fn print_progress(event: &LoopProgressEvent) {
     let mut stdout = std::io::stdout().lock();
     let _ = match event {
@@ -140,11 +150,11 @@ fn print_progress(event: &LoopProgressEvent) {
             let status = if record.success { "ok" } else { "failed" };
             writeln!(
                 stdout,
-                "iteration {} {status}: {} | {} | {} tokens so far",
+                "iteration {} {status}: {} | {} | {}",
                 record.iteration + 1,
                 record.commit_status(),
                 record.files_display(),
-                progress.total_tokens
+                tokens_so_far(progress.total_tokens)
             )
         }
         LoopProgressEvent::Finished { outcome } => writeln!(stdout, "loop finished: {outcome}"),

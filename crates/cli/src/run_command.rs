@@ -2,7 +2,9 @@
 //! prompt, an interactive line mode without one; `--resume <ID|last>` continues a recorded
 //! session. Text streams to stdout (tool activity on stderr), or `--json` prints every
 //! `SessionEvent` as a JSON line. Ctrl-C cancels the running turn; the rollout stays readable.
-//! See docs/design/core.md, "agentctx run".
+//! In line mode a turn that fails is reported on one stderr line and the next prompt is read;
+//! the exit status is 1 at the end when any turn failed. See docs/design/core.md, "agentctx
+//! run".
 
 mod approver;
 mod render;
@@ -87,12 +89,21 @@ async fn run_async(args: RunArgs) -> anyhow::Result<()> {
             "the turn was cancelled; continue it with --resume {}",
             session.session_id()
         ),
+        Ended::TurnsFailed { failed, total } => anyhow::bail!(
+            "{failed} of {total} turn{} failed (each reported above)",
+            if total == 1 { "" } else { "s" }
+        ),
     }
 }
 
 enum Ended {
     Done,
     Cancelled,
+    /// Line mode read every prompt, and some turns failed.
+    TurnsFailed {
+        failed: usize,
+        total: usize,
+    },
 }
 
 /// Runs one turn, rendering its events as they come; Ctrl-C cancels it.
@@ -132,6 +143,7 @@ async fn line_mode(
     renderer: &mut Renderer,
 ) -> anyhow::Result<Ended> {
     let interactive = std::io::stdin().is_terminal();
+    let mut turns = TurnCount::default();
     loop {
         if interactive {
             let mut stderr = std::io::stderr().lock();
@@ -147,20 +159,49 @@ async fn line_mode(
         });
         let (read, line) = tokio::select! {
             read = read => read.context("the input reader stopped")??,
-            _ = tokio::signal::ctrl_c() => return Ok(Ended::Done),
+            _ = tokio::signal::ctrl_c() => return Ok(turns.ended()),
         };
         if read == 0 {
-            return Ok(Ended::Done);
+            return Ok(turns.ended());
         }
         let prompt = line.trim();
         if prompt.is_empty() {
             continue;
         }
         if prompt == "exit" || prompt == "quit" {
-            return Ok(Ended::Done);
+            return Ok(turns.ended());
         }
-        // A cancelled turn returns to the prompt; the session goes on.
-        one_turn(session, events, renderer, prompt).await?;
+        // A cancelled turn returns to the prompt; a failed one is reported and the next prompt
+        // is read: the rest of the input is not dropped.
+        turns.total += 1;
+        if let Err(err) = one_turn(session, events, renderer, prompt).await {
+            turns.failed += 1;
+            writeln!(
+                std::io::stderr().lock(),
+                "error: turn {} failed: {}",
+                turns.total,
+                crate::error_report::one_line(&err)
+            )?;
+        }
+    }
+}
+
+/// Turns run and failed in line mode.
+#[derive(Debug, Default)]
+struct TurnCount {
+    total: usize,
+    failed: usize,
+}
+
+impl TurnCount {
+    fn ended(&self) -> Ended {
+        match self.failed {
+            0 => Ended::Done,
+            failed => Ended::TurnsFailed {
+                failed,
+                total: self.total,
+            },
+        }
     }
 }
 

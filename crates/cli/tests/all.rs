@@ -21,6 +21,7 @@ mod suite {
     mod replay_requests;
     mod run;
     mod run_cancel;
+    mod run_failures;
     mod run_mock;
     mod run_resume;
     mod skills;
