@@ -100,8 +100,7 @@ impl ModelInfo {
 /// What the configuration says about one model (`[model_providers.<id>.models."<slug>"]`):
 /// only the keys written. An entry is laid over what is already known of the model (the
 /// preset's row, the built-in table, the defaults), so `context_window = 8192` alone changes
-/// the window and keeps everything else. See docs/design/model-providers.md, "Environment and
-/// windows".
+/// the window and keeps everything else. See docs/design/model-providers.md, "Providers".
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ModelEntry {

@@ -6,7 +6,7 @@
 //! at the top of `config.toml` (as codex reads them: codex-rs `core/src/config/mod.rs`,
 //! `Config::model_context_window`), the provider's entry for the model, the server when asked
 //! (`crate::probe_context_window`, only when nothing else knew the window), the built-in model
-//! table, the default. See docs/design/model-providers.md, "Environment and windows".
+//! table, the default. See docs/design/model-providers.md, "Windows".
 
 use crate::model_info::LimitSource;
 use crate::model_info::ModelInfo;

@@ -56,7 +56,10 @@ fn a_partial_entry_keeps_the_rest_of_the_table_row() {
     assert_eq!(model.context_window_source, LimitSource::ProviderModel);
     // The output limit and efforts still come from the preset's row.
     assert_eq!(model.info.max_output_tokens, Some(128_000));
-    assert_eq!(model.max_output_tokens_source, Some(LimitSource::ModelTable));
+    assert_eq!(
+        model.max_output_tokens_source,
+        Some(LimitSource::ModelTable)
+    );
     assert!(!model.info.reasoning_efforts.is_empty());
 }
 

@@ -156,7 +156,10 @@ fn a_model_window_alone_under_a_preset_keeps_its_url_wire_and_key() {
     let openai = config.provider("openai").unwrap();
     assert_eq!(openai.base_url, "https://api.openai.com/v1");
     assert_eq!(openai.env_key.as_deref(), Some("OPENAI_API_KEY"));
-    assert_eq!(openai.http_headers.get("X-Team").map(String::as_str), Some("agents"));
+    assert_eq!(
+        openai.http_headers.get("X-Team").map(String::as_str),
+        Some("agents")
+    );
     // The row keeps the table's window and efforts; only the output limit changed.
     let gpt5 = openai.model_info("gpt-5");
     assert_eq!(gpt5.max_output_tokens, Some(1000));

@@ -19,7 +19,7 @@
 //! llama-cpp-python's server has neither `/props` nor a window in its `/v1/models` (abetlen/
 //! llama-cpp-python `llama_cpp/server/app.py`, `get_models` lists ids only): its window must be
 //! configured. Nothing is cached on disk; every outcome is logged at debug level. See
-//! docs/design/model-providers.md, "Environment and windows".
+//! docs/design/model-providers.md, "Windows".
 
 use std::time::Duration;
 

@@ -58,9 +58,11 @@ async fn a_llama_cpp_server_reports_its_slot_window() {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/props"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"n_ctx": 8192, "default_generation_settings": {"n_ctx": 4096}}),
-        ))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(
+                json!({"n_ctx": 8192, "default_generation_settings": {"n_ctx": 4096}}),
+            ),
+        )
         .mount(&server)
         .await;
     let provider = chat_provider(&format!("{}/v1", server.uri()));
