@@ -11,6 +11,7 @@ use agentctx_core::config::EnvVars;
 use agentctx_core::config::LoadedConfig;
 use agentctx_core::session_config::ModelSelection;
 use agentctx_core::session_config::resolve_model;
+use agentctx_core::session_config::resolve_provider;
 use agentctx_model::BaseUrlSource;
 use agentctx_model::ResolvedModel;
 use agentctx_model::ResolvedProvider;
@@ -115,7 +116,7 @@ pub(crate) fn run(args: ConfigArgs) -> anyhow::Result<()> {
                     runtime.block_on(resolve_model(&loaded.config, &env, &home, &selection))?;
                 (choice.provider, Some(ModelReport::of(&choice.model)))
             } else {
-                (loaded.config.model.resolve_provider(&env.lookup())?, None)
+                (resolve_provider(&loaded.config, &env, &selection)?, None)
             };
             let report = provider_report(&provider, &env);
             if json {

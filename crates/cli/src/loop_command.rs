@@ -12,10 +12,11 @@ use std::sync::Arc;
 
 use agentctx_core::Session;
 use agentctx_core::loop_driver_ext::SessionLoopAgent;
+use agentctx_core::session_config::ModelSelection;
+use agentctx_core::session_config::resolve_model;
 use agentctx_loop_driver::LoopCondition;
 use agentctx_loop_driver::LoopDriver;
 use agentctx_loop_driver::LoopProgressEvent;
-use agentctx_model::HttpModelClient;
 use agentctx_model::ModelClient;
 use anyhow::Context as _;
 
@@ -79,15 +80,28 @@ async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::
     let setup = args.session.setup(&prepared, false).await?;
     let config = prepared.loaded.config.loop_driver.clone();
     let model: Arc<dyn ModelClient> = Arc::clone(&setup.options.model);
+    // The commit-message model is resolved like the session's, on the same provider.
     let commit_model = match &config.context_passing.commit_message_model {
-        Some(slug) => Some(Arc::new(
-            HttpModelClient::new(
-                setup.choice.provider.config.clone(),
-                slug,
-                &prepared.env.lookup(),
+        Some(slug) => {
+            let selection = ModelSelection {
+                provider: Some(setup.choice.provider.id.clone()),
+                model: Some(slug.clone()),
+                context_window: None,
+            };
+            let choice = resolve_model(
+                &prepared.loaded.config,
+                &prepared.env,
+                &prepared.home,
+                &selection,
             )
-            .context("loop.context_passing.commit_message_model")?,
-        )),
+            .await
+            .context("loop.context_passing.commit_message_model")?;
+            Some(Arc::new(
+                choice
+                    .client(&prepared.env)
+                    .context("loop.context_passing.commit_message_model")?,
+            ))
+        }
         None => None,
     };
     let (mut session, mut events) = Session::new(setup.options)?;

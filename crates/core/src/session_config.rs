@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use agentctx_model::HttpModelClient;
 use agentctx_model::LimitSource;
+use agentctx_model::ModelConfig;
 use agentctx_model::ModelError;
 use agentctx_model::ResolvedModel;
 use agentctx_model::ResolvedProvider;
@@ -75,6 +76,25 @@ impl ModelChoice {
     }
 }
 
+/// The model section of `config` with the provider `selection` names.
+fn selected_model_config(config: &Config, selection: &ModelSelection) -> ModelConfig {
+    let mut model_config = config.model.clone();
+    if let Some(provider) = &selection.provider {
+        model_config.model_provider = Some(provider.clone());
+    }
+    model_config
+}
+
+/// The provider alone, as [`resolve_model`] resolves it, for a caller that has no model to
+/// talk to (`config show` without a configured model).
+pub fn resolve_provider(
+    config: &Config,
+    env: &EnvVars,
+    selection: &ModelSelection,
+) -> Result<ResolvedProvider, SessionConfigError> {
+    Ok(selected_model_config(config, selection).resolve_provider(&env.lookup())?)
+}
+
 /// The one provider and model resolution of every command: the provider of `selection` or the
 /// configuration with the environment's base URL applied, the model slug, and its window (a
 /// chat server is asked for it, briefly, when nothing configured or built in knows it).
@@ -84,10 +104,7 @@ pub async fn resolve_model(
     home: &Path,
     selection: &ModelSelection,
 ) -> Result<ModelChoice, SessionConfigError> {
-    let mut model_config = config.model.clone();
-    if let Some(provider) = &selection.provider {
-        model_config.model_provider = Some(provider.clone());
-    }
+    let model_config = selected_model_config(config, selection);
     let provider = model_config.resolve_provider(&env.lookup())?;
     let slug = selection
         .model

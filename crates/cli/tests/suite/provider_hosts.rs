@@ -377,3 +377,48 @@ fn every_model_command_reaches_only_the_configured_address() {
         "a command connected to an address the configuration did not name"
     );
 }
+
+/// Every command resolves its provider and builds its client through core's one function
+/// (`agentctx_core::session_config::resolve_model`, or `resolve_provider` where no model is
+/// needed): no command source builds a client, looks up a provider or reads a base URL
+/// variable itself, which is how `compact` and `memory build` came to post sessions to the
+/// vendor's public endpoint while `run` honoured `OPENAI_BASE_URL`.
+#[test]
+fn the_commands_resolve_providers_only_through_core() {
+    let forbidden = [
+        "HttpModelClient::new",
+        ".resolve_provider(",
+        ".provider(",
+        "ProviderConfig",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "OLLAMA_HOST",
+        "ModelConfig",
+    ];
+    let mut offences = Vec::new();
+    let mut pending = vec![crate_dir().join("src")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (number, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                for pattern in forbidden {
+                    if code.contains(pattern) {
+                        offences.push(format!(
+                            "{}:{}: {}",
+                            path.display(),
+                            number + 1,
+                            line.trim()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(offences.is_empty(), "{offences:#?}");
+}
