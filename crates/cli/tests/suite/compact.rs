@@ -498,3 +498,67 @@ fn session_memory_tier_uses_the_summary_under_the_home() {
         "{report:#}"
     );
 }
+
+#[test]
+fn a_session_memory_tier_that_does_not_apply_says_why_in_words() {
+    use agentctx_compact::HistoryItemId;
+    use agentctx_compact::SessionMemoryMetadata;
+    use agentctx_compact::SessionMemoryStore;
+    use agentctx_protocol::ResponseItem;
+
+    let home = tempfile::tempdir().unwrap();
+    let unchanged = json_of(
+        &compact(
+            home.path(),
+            &[
+                "--at-compaction",
+                "1",
+                "--tier",
+                "micro",
+                "--json",
+                CLAUDE_SAMPLE,
+            ],
+        )
+        .output()
+        .unwrap(),
+    );
+    let items: Vec<ResponseItem> = serde_json::from_value(unchanged["items"].clone()).unwrap();
+    let covered = items.len() - 7;
+    let store =
+        SessionMemoryStore::new(home.path(), "3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865").unwrap();
+    store
+        .write(
+            "## Current Task\nFixing the digest.",
+            &SessionMemoryMetadata {
+                last_summarized_id: HistoryItemId::of(&items, covered).unwrap().to_string(),
+                last_extraction: "2025-11-24T10:00:00Z".parse().unwrap(),
+                summary_token_count: 10,
+                messages_summarized: u64::try_from(covered + 1).unwrap(),
+            },
+        )
+        .unwrap();
+    // A minimum saving larger than the whole sample.
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[compact.session_memory]\nmin_compact_savings_tokens = 1000000\n",
+    )
+    .unwrap();
+    let stdout = stdout_of(
+        &compact(
+            home.path(),
+            &["--at-compaction", "1", "--offline", CLAUDE_SAMPLE],
+        )
+        .output()
+        .unwrap(),
+    );
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with("session-memory does not apply: "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.starts_with("session-memory does not apply: it would save only ")
+            && line.ends_with(" tokens (minimum 1000000)"),
+        "{line}"
+    );
+    assert!(!line.contains('{'), "{line}");
+}
