@@ -1,7 +1,7 @@
 //! A 4,096-token window on the real llama server: a line-mode session of ten prompts that
 //! together are longer than the window runs to the end. Every request fits the window (the
-//! server itself reports each prompt's tokens, and refuses a prompt over `n_ctx`), compaction
-//! happens when the window fills and not before, and the session's rollout replays.
+//! server refuses a prompt over its `n_ctx`, and its log would say so), compaction happens when
+//! the window fills and not before, and the session's rollout replays.
 
 use agentctx_interop::Agentctx;
 use agentctx_interop::LlamaServer;
@@ -10,16 +10,19 @@ use agentctx_interop::Route;
 use super::support::assert_replays;
 use super::support::compactions;
 use super::support::describe;
-use super::support::reported_input_tokens;
+use super::support::assert_no_request_exceeded_the_window;
+use super::support::chat_requests;
+use super::support::json_events;
 use super::support::rollout_lines;
 use super::support::run_with_input;
 use super::support::tools;
+use super::support::turns;
 
 const WINDOW: u32 = 4096;
 
-/// Prompt `n`: about 400 tokens of notes to keep, different each time.
+/// Prompt `n`: about 600 tokens of notes to keep, different each time.
 fn prompt(n: usize) -> String {
-    let notes: Vec<String> = (1..=24)
+    let notes: Vec<String> = (1..=32)
         .map(|i| {
             format!(
                 "Note {n}.{i}: the value of item {i} in batch {n} is {}.",
@@ -46,7 +49,7 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
         input.len() / 4 > WINDOW as usize,
         "the prompts together must be longer than the window"
     );
-    let output = run_with_input(agentctx.command(&["run"]), &input);
+    let output = run_with_input(agentctx.command(&["run", "--json"]), &input);
     assert!(
         output.status.success(),
         "{}\n--- llama log\n{}",
@@ -56,42 +59,37 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
     let rollouts = agentctx.rollouts();
     assert_eq!(rollouts.len(), 1, "{rollouts:?}");
     let lines = rollout_lines(&rollouts[0]);
-    let turns = lines
-        .iter()
-        .filter(|line| line["type"] == "event_msg" && line["payload"]["type"] == "user_message")
-        .count();
+    let turns = turns(&lines);
     assert_eq!(turns, 10, "every prompt ran:\n{}", describe(&output));
 
-    // Every request fit: the server's own count of each prompt.
-    let inputs = reported_input_tokens(&lines);
-    assert!(inputs.len() >= 10, "{inputs:?}");
-    assert!(
-        inputs
-            .iter()
-            .all(|&tokens| tokens > 0 && tokens < i64::from(WINDOW)),
-        "a request did not fit the window: {inputs:?}"
-    );
+    // Every request fit: the server refused none, and it saw at least one per prompt.
+    let log = llama.process.log();
+    assert_no_request_exceeded_the_window(&log);
+    assert!(chat_requests(&log) >= 10, "{} requests", chat_requests(&log));
 
-    // Compaction happened, and only once the window had filled: before the first one the
-    // server had seen a prompt of at least 40% of the window, and not every turn compacted.
-    let compacted = compactions(&lines);
-    assert!(
-        compacted >= 1,
-        "no compaction in a session longer than its window"
-    );
-    assert!(
-        compacted < turns,
-        "compacted {compacted} times in {turns} turns"
-    );
+    // Compaction happened, and only once the window had filled: the history before the first
+    // one held at least 40% of the window, and not every turn compacted.
+    let events = json_events(&output);
+    let compacted = events
+        .iter()
+        .filter(|event| event["type"] == "loop" && event.to_string().contains("compaction_completed"))
+        .count();
+    assert!(compacted >= 1, "no compaction in a session longer than its window");
+    assert!(compacted < turns, "compacted {compacted} times in {turns} turns");
+    assert_eq!(compactions(&lines), compacted, "each compaction is in the rollout");
     let first = lines
         .iter()
         .position(|line| line["type"] == "compacted")
         .expect("a compaction");
-    let before = reported_input_tokens(&lines[..first]);
-    let peak = before.iter().copied().max().unwrap_or(0);
+    let history_bytes: usize = lines[..first]
+        .iter()
+        .filter(|line| line["type"] == "response_item")
+        .map(|line| line["payload"].to_string().len())
+        .sum();
     assert!(
-        peak * 10 >= i64::from(WINDOW) * 4,
-        "compacted at {peak} tokens of {WINDOW}: too early ({before:?})"
+        history_bytes / 4 * 10 >= WINDOW as usize * 4,
+        "compacted with about {} tokens of history in a {WINDOW}-token window: too early",
+        history_bytes / 4
     );
     assert_replays(&agentctx, &rollouts[0]);
 }

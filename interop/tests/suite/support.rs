@@ -99,3 +99,32 @@ pub(crate) fn assert_replays(agentctx: &agentctx_interop::Agentctx, rollout: &Pa
         describe(&output)
     );
 }
+
+/// The events `run --json` printed, as JSON.
+pub(crate) fn json_events(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .collect()
+}
+
+/// llama-cpp-python refuses a prompt longer than its `n_ctx` with "Requested tokens (N) exceed
+/// context window of M" (raised inside the stream, or as a 400): its log holds none of these
+/// when every request fit.
+pub(crate) fn assert_no_request_exceeded_the_window(server_log: &str) {
+    let refused: Vec<&str> = server_log
+        .lines()
+        .filter(|line| line.contains("exceed context window"))
+        .collect();
+    assert!(refused.is_empty(), "requests over the window were sent: {refused:?}");
+}
+
+/// The chat completions requests a llama-cpp-python log shows.
+pub(crate) fn chat_requests(server_log: &str) -> usize {
+    server_log.matches("POST /v1/chat/completions").count()
+}
+
+/// How many turns a rollout recorded (one `turn_context` line each).
+pub(crate) fn turns(lines: &[Value]) -> usize {
+    lines.iter().filter(|line| line["type"] == "turn_context").count()
+}
