@@ -88,9 +88,9 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                 model_context_window: Some(1000),
                 reminders: None,
                 reminder_evaluations: None,
-                // A 1,000-token window is all reserve (20,000 output tokens): every level is 0,
-                // so every request is blocking once the window is known, and the first with 4
-                // items auto-compacts.
+                // A 1,000-token window keeps a quarter for the output: its levels are scaled
+                // down with it, so the 1,200 tokens of request 2 are over the blocking limit
+                // and it auto-compacts.
                 request_usage: vec![
                     RequestUsage {
                         request: 1,
@@ -150,7 +150,9 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                     recorded_tokens: None,
                     after_compaction: true,
                     micro_compact: None,
-                    level: ThresholdLevel::Blocking,
+                    // Under blocking, but past the trigger, which sits a summary request's
+                    // worth (the flat estimator's 300) below it on this small window.
+                    level: ThresholdLevel::AutoCompact,
                     auto_compact: None,
                 }],
             },
