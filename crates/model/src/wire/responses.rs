@@ -2,10 +2,14 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt;
 
+use agentctx_protocol::ContentItem;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use serde::Serialize;
+use serde::Serializer;
+use serde::ser::SerializeMap;
 use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
@@ -54,11 +58,13 @@ fn text_format(prompt: &Prompt<'_>) -> Option<Value> {
 ///
 /// The items are written straight from the prompt's (borrowed) items; only the ones that must
 /// change (an id or reasoning text removed, the injected mark dropped) are copied. Building a
-/// JSON tree of the input first would copy a long history twice before every request.
+/// JSON tree of the input first would copy a long history twice before every request. A
+/// message whose parts are all text is written with string content (see [`InputItem`]).
 #[derive(Debug, Serialize)]
 pub(crate) struct RequestBody<'a> {
     model: &'a str,
     instructions: &'a str,
+    #[serde(serialize_with = "serialize_input")]
     input: Vec<Cow<'a, ResponseItem>>,
     tools: Vec<Value>,
     tool_choice: &'static str,
@@ -127,6 +133,74 @@ impl<'a> RequestBody<'a> {
             prompt_cache_key: prompt.session_id.as_deref().filter(|id| !id.is_empty()),
             text,
         }
+    }
+}
+
+fn serialize_input<S: Serializer>(
+    input: &[Cow<'_, ResponseItem>],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(input.iter().map(|item| InputItem(item)))
+}
+
+/// One input item as it is written. A message whose parts are all text goes with its texts
+/// joined into one string, `{"type":"message","role":..,"content":".."}` (the Responses API's
+/// `EasyInputMessage`, which takes a string `content` for every role:
+/// https://platform.openai.com/docs/api-reference/responses/create), plus the fields the
+/// message carries (`phase`, `status`). A translating proxy (LiteLLM) turns an array of
+/// parts into chat array content, which chat templates that concatenate strings (llama.cpp's
+/// jinja templates) cannot read. The texts are joined with a newline, as the Chat Completions
+/// wire joins them. A message with an image or a part of unknown type keeps its array, and
+/// every other item is written as it is.
+struct InputItem<'a>(&'a ResponseItem);
+
+impl Serialize for InputItem<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            ResponseItem::Message {
+                id,
+                role,
+                content,
+                extra,
+            } if content.iter().all(|part| part.as_text().is_some()) => {
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("type", "message")?;
+                if let Some(id) = id {
+                    map.serialize_entry("id", id)?;
+                }
+                map.serialize_entry("role", role)?;
+                map.serialize_entry("content", &JoinedText(content))?;
+                for (key, value) in extra {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+            item => item.serialize(serializer),
+        }
+    }
+}
+
+/// The texts of a message's parts joined with newlines, written as one JSON string without
+/// building it first.
+struct JoinedText<'a>(&'a [ContentItem]);
+
+impl fmt::Display for JoinedText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut texts = self.0.iter().filter_map(ContentItem::as_text);
+        if let Some(first) = texts.next() {
+            f.write_str(first)?;
+        }
+        for text in texts {
+            f.write_str("\n")?;
+            f.write_str(text)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for JoinedText<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 

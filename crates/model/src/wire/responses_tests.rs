@@ -1,4 +1,5 @@
 use crate::owned_items;
+use agentctx_protocol::ContentItem;
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -233,7 +234,7 @@ fn the_injected_mark_of_an_imported_message_is_not_sent() {
         json!([{
             "type": "message",
             "role": "user",
-            "content": [{ "type": "input_text", "text": "Base directory for this skill: /s" }],
+            "content": "Base directory for this skill: /s",
         }])
     );
 }
@@ -273,5 +274,62 @@ fn items_that_go_as_they_are_are_borrowed_and_the_written_body_is_the_tree() {
     assert_eq!(
         written["input"][1],
         json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
+    );
+}
+
+#[test]
+fn a_text_only_message_is_a_string_and_an_image_message_stays_an_array() {
+    let mut two_parts = ResponseItem::assistant_text("first");
+    if let ResponseItem::Message {
+        id, content, extra, ..
+    } = &mut two_parts
+    {
+        *id = Some("msg_1".to_string());
+        content.push(ContentItem::output_text("second \"quoted\""));
+        extra.insert("phase".to_string(), json!("final_answer"));
+    }
+    let with_image = ResponseItem::Message {
+        id: None,
+        role: "user".to_string(),
+        content: vec![
+            ContentItem::input_text("what is this?"),
+            ContentItem::InputImage {
+                image_url: "data:image/png;base64,AAAA".to_string(),
+                detail: None,
+            },
+        ],
+        extra: agentctx_protocol::ExtraFields::new(),
+    };
+    let prompt = Prompt {
+        input: owned_items(vec![
+            ResponseItem::user_text("list the files"),
+            two_parts,
+            with_image,
+        ]),
+        ..Prompt::default()
+    };
+    let info = ModelInfo::default();
+    let body = RequestBody::new(&prompt, "gpt-5", &info);
+    let written: Value = serde_json::from_slice(&serde_json::to_vec(&body).unwrap()).unwrap();
+    assert_eq!(written, request_body(&prompt, "gpt-5", &info));
+    assert_eq!(
+        written["input"],
+        json!([
+            { "type": "message", "role": "user", "content": "list the files" },
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": "first\nsecond \"quoted\"",
+                "phase": "final_answer",
+            },
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    { "type": "input_text", "text": "what is this?" },
+                    { "type": "input_image", "image_url": "data:image/png;base64,AAAA" },
+                ],
+            },
+        ])
     );
 }
