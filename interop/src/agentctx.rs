@@ -13,6 +13,10 @@ use crate::tools::Tools;
 /// The variable the suite's provider entry reads its key from.
 pub(crate) const API_KEY_VAR: &str = "AGENTCTX_INTEROP_API_KEY";
 
+/// The output limit the routes configure: SmolLM2 rambles until its limit, and on two cores
+/// every token of it is time (a window-sized default would make each answer take minutes).
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 128;
+
 /// The wire format a route speaks (agentctx's `wire_api`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireApi {
@@ -63,7 +67,7 @@ impl Route {
             model: "smollm2".into(),
             api_key: None,
             context_window,
-            max_output_tokens: None,
+            max_output_tokens: Some(DEFAULT_MAX_OUTPUT_TOKENS),
         }
     }
 
@@ -80,7 +84,7 @@ impl Route {
             model: model.into(),
             api_key: Some(MASTER_KEY.into()),
             context_window,
-            max_output_tokens: None,
+            max_output_tokens: Some(DEFAULT_MAX_OUTPUT_TOKENS),
         }
     }
 

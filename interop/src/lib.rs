@@ -38,6 +38,7 @@ mod scripted_chat;
 mod tools;
 
 pub use agentctx::Agentctx;
+pub use agentctx::DEFAULT_MAX_OUTPUT_TOKENS;
 pub use agentctx::Route;
 pub use agentctx::WireApi;
 pub use error::InteropError;

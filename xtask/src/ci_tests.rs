@@ -63,7 +63,7 @@ fn commands_are_the_documented_ones() {
     assert_eq!(
         crate::interop::test_cmd(true, "/w/target/release/agentctx", "/w/target/tools/python")
             .display(),
-        "AGENTCTX_BIN=/w/target/release/agentctx AGENTCTX_INTEROP_TOOLS=/w/target/tools/python AGENTCTX_REQUIRE_INTEROP=1 cargo nextest run -p agentctx-interop --no-fail-fast"
+        "AGENTCTX_BIN=/w/target/release/agentctx AGENTCTX_INTEROP_TOOLS=/w/target/tools/python AGENTCTX_REQUIRE_INTEROP=1 cargo nextest run -p agentctx-interop --no-fail-fast --test-threads 1"
     );
     assert_eq!(
         release_replay_cmd().display(),

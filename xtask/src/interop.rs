@@ -37,10 +37,12 @@ fn installed() -> bool {
 
 /// The test command, with the binary and tools it runs against.
 pub(crate) fn test_cmd(nextest: bool, binary: &str, tools: &str) -> Cmd {
+    // One test at a time: each starts a model server that uses both cores, and two at once
+    // only slow each other down.
     let cmd = if nextest {
-        Cmd::cargo(["nextest", "run", "-p", PACKAGE, "--no-fail-fast"])
+        Cmd::cargo(["nextest", "run", "-p", PACKAGE, "--no-fail-fast", "--test-threads", "1"])
     } else {
-        Cmd::cargo(["test", "-p", PACKAGE, "--no-fail-fast"])
+        Cmd::cargo(["test", "-p", PACKAGE, "--no-fail-fast", "--", "--test-threads", "1"])
     };
     cmd.env("AGENTCTX_BIN", binary)
         .env("AGENTCTX_INTEROP_TOOLS", tools)
