@@ -142,9 +142,12 @@ impl HttpModelClient {
         match self.provider.wire_api {
             WireApi::Responses => responses::request_body(prompt, &self.slug, &self.model_info),
             WireApi::Chat => chat_completions::request_body(prompt, &self.slug, &self.model_info),
-            WireApi::Anthropic => {
-                anthropic_messages::request_body(prompt, &self.slug, &self.model_info)
-            }
+            WireApi::Anthropic => anthropic_messages::request_body(
+                prompt,
+                &self.slug,
+                &self.model_info,
+                self.provider.prompt_cache_breakpoints(),
+            ),
         }
     }
 

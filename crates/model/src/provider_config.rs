@@ -92,6 +92,10 @@ pub struct ProviderConfig {
     /// Chat Completions: where developer and system messages of the history go (default
     /// `as_user`, which every chat template accepts); a model entry may override it.
     pub system_messages: Option<SystemMessageMode>,
+    /// Anthropic Messages: mark prompt-cache breakpoints (`cache_control`); turn off for a
+    /// proxy whose backend rejects content block arrays (for example LiteLLM in front of
+    /// llama.cpp). Default on.
+    pub prompt_cache_breakpoints: Option<bool>,
 }
 
 impl ProviderConfig {
@@ -107,6 +111,12 @@ impl ProviderConfig {
         self.stream_max_retries
             .unwrap_or(DEFAULT_STREAM_MAX_RETRIES)
             .min(MAX_RETRIES_CAP)
+    }
+
+    /// Whether Anthropic requests mark prompt-cache breakpoints (default on). Off, a request
+    /// carries no `cache_control`, and its system prompt and text-only messages go as strings.
+    pub fn prompt_cache_breakpoints(&self) -> bool {
+        self.prompt_cache_breakpoints.unwrap_or(true)
     }
 
     /// The stream idle timeout; `None` when disabled with `0`.
@@ -336,6 +346,11 @@ pub struct ProviderEntry {
     /// Chat Completions: where developer and system messages of the history go.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_messages: Option<SystemMessageMode>,
+    /// Anthropic Messages: mark prompt-cache breakpoints (`cache_control`); turn off for a
+    /// proxy whose backend rejects content block arrays (for example LiteLLM in front of
+    /// llama.cpp) [default: on].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_breakpoints: Option<bool>,
 }
 
 impl ProviderEntry {
@@ -369,6 +384,9 @@ impl ProviderEntry {
             base.models.insert(slug.clone(), merged);
         }
         base.system_messages = self.system_messages.or(base.system_messages);
+        base.prompt_cache_breakpoints = self
+            .prompt_cache_breakpoints
+            .or(base.prompt_cache_breakpoints);
         base
     }
 }

@@ -271,6 +271,7 @@ fn config_has_a_json_schema() {
         "stream_idle_timeout_ms",
         "models",
         "system_messages",
+        "prompt_cache_breakpoints",
     ] {
         assert!(providers.get(field).is_some(), "schema lacks {field}");
     }
@@ -320,4 +321,28 @@ max_tokens_field = "max_completion_tokens"
         vllm.model_info("openai/gpt-5").reasoning_efforts.last(),
         Some(&crate::prompt::ReasoningEffort::High)
     );
+}
+
+#[test]
+fn prompt_cache_breakpoints_are_on_unless_a_provider_turns_them_off() {
+    let config: ModelConfig = toml::from_str(
+        r#"
+[model_providers.litellm]
+base_url = "http://localhost:4000"
+wire_api = "anthropic"
+prompt_cache_breakpoints = false
+
+[model_providers.anthropic]
+prompt_cache_breakpoints = false
+"#,
+    )
+    .unwrap();
+    let litellm = config.provider("litellm").unwrap();
+    assert_eq!(litellm.prompt_cache_breakpoints, Some(false));
+    assert!(!litellm.prompt_cache_breakpoints());
+    let anthropic = config.provider("anthropic").unwrap();
+    assert!(!anthropic.prompt_cache_breakpoints());
+    assert_eq!(anthropic.base_url, ProviderConfig::anthropic().base_url);
+    assert!(ProviderConfig::anthropic().prompt_cache_breakpoints());
+    assert!(ProviderConfig::default().prompt_cache_breakpoints());
 }

@@ -50,7 +50,17 @@ pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 /// A structured-output request forces a [`STRUCTURED_OUTPUT_TOOL`] tool whose input schema is
 /// the requested schema; Anthropic refuses forced tool use with thinking, so such a request
 /// carries no thinking.
-pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
+///
+/// With `cache_breakpoints` (the provider's `prompt_cache_breakpoints`, default on) the
+/// prompt-cache breakpoints are marked (see [`add_cache_breakpoints`]); without, nothing is
+/// marked and `system` and text-only messages go as strings (see
+/// [`text_only_content_as_strings`]).
+pub(crate) fn request_body(
+    prompt: &Prompt<'_>,
+    slug: &str,
+    model_info: &ModelInfo,
+    cache_breakpoints: bool,
+) -> Value {
     let requested_budget = prompt
         .reasoning
         .filter(|_| model_info.may_reason() && prompt.json_schema_output().is_none())
@@ -92,7 +102,11 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
         thinking_budget: requested_budget,
         interleaved,
     });
-    add_cache_breakpoints(tools.as_mut(), system.as_mut(), &mut messages);
+    if cache_breakpoints {
+        add_cache_breakpoints(tools.as_mut(), system.as_mut(), &mut messages);
+    } else {
+        text_only_content_as_strings(&mut messages);
+    }
 
     let mut body = Map::new();
     body.insert("model".into(), json!(slug));
@@ -285,6 +299,36 @@ fn messages<'a>(input: impl IntoIterator<Item = &'a ResponseItem>) -> Vec<Value>
         .into_iter()
         .map(|(role, content)| json!({ "role": role, "content": content }))
         .collect()
+}
+
+/// Gives each message whose content blocks are all `text` its texts joined with newlines as a
+/// string `content`, which Anthropic accepts as one text block
+/// (https://docs.claude.com/en/api/messages, `content`: "string or array"). Used when the
+/// provider marks no cache breakpoints: a proxy that turns block arrays into chat array content
+/// (LiteLLM) reaches backends whose chat templates concatenate strings (llama.cpp), and those
+/// read only string content. The newline join is the Chat Completions wire's.
+fn text_only_content_as_strings(messages: &mut Value) {
+    let Some(messages) = messages.as_array_mut() else {
+        return;
+    };
+    for message in messages {
+        let Some(content) = message.get_mut("content") else {
+            continue;
+        };
+        let texts: Option<Vec<&str>> = content.as_array().and_then(|blocks| {
+            blocks
+                .iter()
+                .map(|block| {
+                    (str_field(block, "type") == Some("text"))
+                        .then(|| str_field(block, "text"))
+                        .flatten()
+                })
+                .collect()
+        });
+        if let Some(texts) = texts {
+            *content = Value::String(texts.join("\n"));
+        }
+    }
 }
 
 fn tool_use(call_id: &str, name: &str, arguments: &str) -> Value {

@@ -144,7 +144,7 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
         ]),
         ..Prompt::default()
     };
-    let body = request_body(&prompt, "claude", &ModelInfo::default());
+    let body = request_body(&prompt, "claude", &ModelInfo::default(), true);
     assert_eq!(
         body["messages"],
         json!([
@@ -324,5 +324,98 @@ fn context_window_stop_reason_is_context_window_exceeded() {
         Err(ModelError::ContextWindowExceeded {
             message: "stop_reason model_context_window_exceeded".to_string()
         })
+    );
+}
+
+/// A system prompt, a tool, a two-text user message, an answer, a tool call with its result,
+/// and a user message with an image.
+fn prompt_with_text_tools_and_an_image() -> Prompt<'static> {
+    Prompt {
+        instructions: "Be brief.".to_string(),
+        input: owned_items(vec![
+            ResponseItem::developer_text("<environment>linux</environment>"),
+            ResponseItem::user_text("list the files"),
+            ResponseItem::assistant_text("Listing."),
+            ResponseItem::function_call("t1", "shell", r#"{"command":["ls"]}"#),
+            ResponseItem::function_call_output("t1", "a.rs"),
+            ResponseItem::Message {
+                id: None,
+                role: "user".to_string(),
+                content: vec![
+                    ContentItem::input_text("and this?"),
+                    ContentItem::InputImage {
+                        image_url: "data:image/png;base64,AAAA".to_string(),
+                        detail: None,
+                    },
+                ],
+                extra: ExtraFields::new(),
+            },
+        ]),
+        tools: vec![crate::ToolSpec {
+            name: "shell".to_string(),
+            description: "Run a command.".to_string(),
+            parameters: json!({ "type": "object" }),
+        }],
+        ..Prompt::default()
+    }
+}
+
+#[test]
+fn without_cache_breakpoints_system_and_text_only_messages_are_strings() {
+    let prompt = prompt_with_text_tools_and_an_image();
+    let body = request_body(&prompt, "claude", &ModelInfo::default(), false);
+    assert!(!body.to_string().contains("cache_control"), "{body:#}");
+    assert_eq!(body["system"], json!("Be brief."));
+    assert_eq!(
+        body["messages"],
+        json!([
+            { "role": "user", "content": "<environment>linux</environment>\nlist the files" },
+            {
+                "role": "assistant",
+                "content": [
+                    { "type": "text", "text": "Listing." },
+                    { "type": "tool_use", "id": "t1", "name": "shell", "input": { "command": ["ls"] } },
+                ]
+            },
+            {
+                "role": "user",
+                "content": [
+                    { "type": "tool_result", "tool_use_id": "t1", "content": "a.rs" },
+                    { "type": "text", "text": "and this?" },
+                    { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "AAAA" } },
+                ]
+            },
+        ])
+    );
+    assert_eq!(body["tools"][0].get("cache_control"), None);
+}
+
+#[test]
+fn with_cache_breakpoints_system_is_a_marked_block_and_user_turns_keep_their_blocks() {
+    let prompt = prompt_with_text_tools_and_an_image();
+    let body = request_body(&prompt, "claude", &ModelInfo::default(), true);
+    let ephemeral = json!({ "type": "ephemeral" });
+    assert_eq!(
+        body["system"],
+        json!([{ "type": "text", "text": "Be brief.", "cache_control": ephemeral }])
+    );
+    assert_eq!(body["tools"][0]["cache_control"], ephemeral);
+    assert_eq!(
+        body["messages"][0],
+        json!({
+            "role": "user",
+            "content": [
+                { "type": "text", "text": "<environment>linux</environment>" },
+                { "type": "text", "text": "list the files", "cache_control": ephemeral },
+            ]
+        })
+    );
+    assert_eq!(
+        body["messages"][1]["content"][0],
+        json!({ "type": "text", "text": "Listing." })
+    );
+    assert_eq!(
+        body["messages"][2]["content"][2]["cache_control"],
+        ephemeral
     );
 }

@@ -377,6 +377,37 @@ async fn a_configured_anthropic_beta_header_is_merged_with_ours() {
     );
 }
 
+#[tokio::test]
+async fn a_provider_without_cache_breakpoints_sends_strings_and_no_cache_control() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture("anthropic_tool_use.sse")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let mut provider = provider(WireApi::Anthropic, &server.uri());
+    provider.prompt_cache_breakpoints = Some(false);
+    let client = client(provider, "claude-sonnet-4-5");
+
+    let (_, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
+
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert!(!body.to_string().contains("cache_control"), "{body:#}");
+    assert_eq!(body["system"], json!("You are a coding agent. Be concise."));
+    assert_eq!(
+        body["messages"][0],
+        json!({
+            "role": "user",
+            "content": "<permissions>workspace-write</permissions>\nWhat is in src?"
+        })
+    );
+    // The last user message carries an image: it keeps its blocks.
+    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["content"][1]["type"], "image", "{last:#}");
+}
+
 /// The completed items a provider of `wire_api` streams for `fixture_name`.
 async fn streamed_items(
     wire_api: WireApi,
