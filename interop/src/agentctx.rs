@@ -100,6 +100,11 @@ impl Route {
         if self.api_key.is_some() {
             toml.push_str(&format!("env_key = \"{API_KEY_VAR}\"\n"));
         }
+        if self.wire == WireApi::Anthropic {
+            // LiteLLM passes Anthropic content block arrays on to the chat backend as arrays,
+            // which llama-cpp-python refuses; without cache breakpoints text goes as strings.
+            toml.push_str("prompt_cache_breakpoints = false\n");
+        }
         toml.push_str(&format!(
             "\n[model_providers.interop.models.\"{model}\"]\ncontext_window = {window}\n",
             model = self.model,
@@ -236,7 +241,7 @@ mod tests {
         };
         assert_eq!(
             route.config_toml(),
-            "model = \"smollm2\"\nmodel_provider = \"interop\"\n\n[model_providers.interop]\nname = \"litellm/anthropic/smollm2\"\nbase_url = \"http://127.0.0.1:4000\"\nwire_api = \"anthropic\"\nenv_key = \"AGENTCTX_INTEROP_API_KEY\"\n\n[model_providers.interop.models.\"smollm2\"]\ncontext_window = 4096\nmax_output_tokens = 256\n"
+            "model = \"smollm2\"\nmodel_provider = \"interop\"\n\n[model_providers.interop]\nname = \"litellm/anthropic/smollm2\"\nbase_url = \"http://127.0.0.1:4000\"\nwire_api = \"anthropic\"\nenv_key = \"AGENTCTX_INTEROP_API_KEY\"\nprompt_cache_breakpoints = false\n\n[model_providers.interop.models.\"smollm2\"]\ncontext_window = 4096\nmax_output_tokens = 256\n"
         );
     }
 }

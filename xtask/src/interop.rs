@@ -40,9 +40,25 @@ pub(crate) fn test_cmd(nextest: bool, binary: &str, tools: &str) -> Cmd {
     // One test at a time: each starts a model server that uses both cores, and two at once
     // only slow each other down.
     let cmd = if nextest {
-        Cmd::cargo(["nextest", "run", "-p", PACKAGE, "--no-fail-fast", "--test-threads", "1"])
+        Cmd::cargo([
+            "nextest",
+            "run",
+            "-p",
+            PACKAGE,
+            "--no-fail-fast",
+            "--test-threads",
+            "1",
+        ])
     } else {
-        Cmd::cargo(["test", "-p", PACKAGE, "--no-fail-fast", "--", "--test-threads", "1"])
+        Cmd::cargo([
+            "test",
+            "-p",
+            PACKAGE,
+            "--no-fail-fast",
+            "--",
+            "--test-threads",
+            "1",
+        ])
     };
     cmd.env("AGENTCTX_BIN", binary)
         .env("AGENTCTX_INTEROP_TOOLS", tools)
