@@ -63,9 +63,13 @@ pub const DEFAULT_BASE_INSTRUCTIONS: &str = "You are a coding agent working in t
 
 /// A stream that dies before its first event on a prompt at or above this share (in percent)
 /// of the effective window is taken for a context overflow: servers such as llama-cpp-python
-/// raise inside the stream when the prompt exceeds their `n_ctx`, and our estimate can be a few
-/// percent low, so a prompt near the window, not only over it, counts.
-pub(crate) const OVERFLOW_SUSPECT_PERCENT: u64 = 90;
+/// raise inside the stream when the prompt exceeds their `n_ctx`. Our estimate can be far
+/// below a local model's own count (SmolLM2's tokenizer splits numbers into single digits: a
+/// prompt of numbered notes we put under the 2,976-token blocking limit of a 4,096 window was
+/// 4,128 tokens to the server),
+/// and estimate and tokenizer stay within a factor of two of each other, so any prompt of at
+/// least half the window is a suspect.
+pub(crate) const OVERFLOW_SUSPECT_PERCENT: u64 = 50;
 
 /// The most model requests one turn may make unless the options say otherwise.
 pub const DEFAULT_MAX_REQUESTS_PER_TURN: u32 = 200;
