@@ -21,18 +21,42 @@ use super::support::turns;
 
 const WINDOW: u32 = 4096;
 
-/// Prompt `n`: about 600 tokens of notes to keep, different each time.
+/// Prompt `n`: about 600 tokens of prose notes to keep, different each time. (Prose, because a
+/// session is mostly words: SmolLM2's tokenizer splits numbers into single digits, and a prompt
+/// made of numbers counts about half again what our estimate says; the overflow rule catches
+/// that, see docs/design/core.md, "Overflow and truncated answers".)
 fn prompt(n: usize) -> String {
-    let notes: Vec<String> = (1..=32)
-        .map(|i| {
-            format!(
-                "Note {n}.{i}: the value of item {i} in batch {n} is {}.",
-                n * 100 + i
-            )
-        })
-        .collect();
+    const TOPICS: [&str; 10] = [
+        "the garden",
+        "the kitchen",
+        "the library",
+        "the harbour",
+        "the workshop",
+        "the orchard",
+        "the station",
+        "the market",
+        "the observatory",
+        "the bakery",
+    ];
+    let topic = TOPICS[(n - 1) % TOPICS.len()];
+    let notes: Vec<String> = [
+        "the morning light falls across the old wooden tables",
+        "someone left a basket of letters beside the door",
+        "the visitors speak quietly about the weather and the roads",
+        "a cat sleeps on the windowsill while the kettle sings",
+        "the shelves hold jars of seeds, maps and forgotten keys",
+        "in the afternoon the wind carries the smell of rain",
+        "the keeper writes careful lists in a green notebook",
+        "children run past laughing and counting the steps",
+    ]
+    .iter()
+    .cycle()
+    .take(24)
+    .enumerate()
+    .map(|(i, note)| format!("In {topic}, note {}: {note}.", i + 1))
+    .collect();
     format!(
-        "Batch {n} of my notes. Reply with one short sentence. {}",
+        "Here are my notes about {topic}, part {n}. Reply with one short sentence. {}",
         notes.join(" ")
     )
 }
