@@ -100,6 +100,9 @@ impl Route {
         if self.api_key.is_some() {
             toml.push_str(&format!("env_key = \"{API_KEY_VAR}\"\n"));
         }
+        // llama-cpp-python cuts the running answer short when another request arrives; the
+        // session's background session-memory extraction must wait its turn.
+        toml.push_str("max_concurrent_requests = 1\n");
         if self.wire == WireApi::Anthropic {
             // LiteLLM passes Anthropic content block arrays on to the chat backend as arrays,
             // which llama-cpp-python refuses; without cache breakpoints text goes as strings.
@@ -241,7 +244,7 @@ mod tests {
         };
         assert_eq!(
             route.config_toml(),
-            "model = \"smollm2\"\nmodel_provider = \"interop\"\n\n[model_providers.interop]\nname = \"litellm/anthropic/smollm2\"\nbase_url = \"http://127.0.0.1:4000\"\nwire_api = \"anthropic\"\nenv_key = \"AGENTCTX_INTEROP_API_KEY\"\nprompt_cache_breakpoints = false\n\n[model_providers.interop.models.\"smollm2\"]\ncontext_window = 4096\nmax_output_tokens = 256\n"
+            "model = \"smollm2\"\nmodel_provider = \"interop\"\n\n[model_providers.interop]\nname = \"litellm/anthropic/smollm2\"\nbase_url = \"http://127.0.0.1:4000\"\nwire_api = \"anthropic\"\nenv_key = \"AGENTCTX_INTEROP_API_KEY\"\nmax_concurrent_requests = 1\nprompt_cache_breakpoints = false\n\n[model_providers.interop.models.\"smollm2\"]\ncontext_window = 4096\nmax_output_tokens = 256\n"
         );
     }
 }

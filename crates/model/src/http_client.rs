@@ -1,5 +1,6 @@
 //! The HTTP model client: one provider, one model, any of the three wire APIs.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -7,6 +8,7 @@ use reqwest::header::HeaderMap;
 use reqwest::header::HeaderName;
 use reqwest::header::HeaderValue;
 use serde_json::Value;
+use tokio::sync::Semaphore;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -47,6 +49,9 @@ pub struct HttpModelClient {
     url: reqwest::Url,
     headers: HeaderMap,
     structured_output: StructuredOutputFallback,
+    /// Open requests allowed at once (`max_concurrent_requests`), shared by the clones of this
+    /// client; `None` when unlimited.
+    open_requests: Option<Arc<Semaphore>>,
 }
 
 impl HttpModelClient {
@@ -107,6 +112,9 @@ impl HttpModelClient {
                     provider.name
                 ),
             })?;
+        let open_requests = provider
+            .max_concurrent_requests
+            .map(|limit| Arc::new(Semaphore::new(usize::try_from(limit.max(1)).unwrap_or(1))));
         Ok(Self {
             http,
             provider,
@@ -115,6 +123,7 @@ impl HttpModelClient {
             url,
             headers,
             structured_output: StructuredOutputFallback::default(),
+            open_requests,
         })
     }
 
@@ -314,6 +323,17 @@ impl PreparedRequest {
 impl ModelClient for HttpModelClient {
     async fn stream(&self, prompt: &Prompt<'_>) -> Result<ResponseStream, ModelError> {
         let request = self.prepare(prompt)?;
+        // Held until the answer's stream ends, so a server that serves one request at a time
+        // never sees a second one while it answers.
+        let permit =
+            match &self.open_requests {
+                Some(open) => Some(Arc::clone(open).acquire_owned().await.map_err(|_| {
+                    ModelError::Config {
+                        message: "the client's request limit was closed".to_string(),
+                    }
+                })?),
+                None => None,
+            };
         let response = request.send().await?;
         let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
         let driver = StreamDriver::new(
@@ -323,7 +343,10 @@ impl ModelClient for HttpModelClient {
             self.provider.stream_idle_timeout(),
             tx,
         );
-        tokio::spawn(driver.run(response));
+        tokio::spawn(async move {
+            driver.run(response).await;
+            drop(permit);
+        });
         Ok(Box::pin(ReceiverStream::new(rx)))
     }
 

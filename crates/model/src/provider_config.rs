@@ -96,6 +96,12 @@ pub struct ProviderConfig {
     /// proxy whose backend rejects content block arrays (for example LiteLLM in front of
     /// llama.cpp). Default on.
     pub prompt_cache_breakpoints: Option<bool>,
+    /// How many requests of one client (a session and its background work share it) may be
+    /// open at once; unset, no limit. Set 1 for a server that serves one request at a time and
+    /// cuts the running answer short when another arrives (llama-cpp-python's default
+    /// `interrupt_requests`): the session's background session-memory extraction would
+    /// otherwise end each answer empty.
+    pub max_concurrent_requests: Option<u32>,
 }
 
 impl ProviderConfig {
@@ -351,6 +357,13 @@ pub struct ProviderEntry {
     /// llama.cpp) [default: on].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_breakpoints: Option<bool>,
+    /// How many requests of one client (a session and its background work share it) may be
+    /// open at once; [default: no limit]. Set 1 for a server that serves one request at a time and
+    /// cuts the running answer short when another arrives (llama-cpp-python's default
+    /// `interrupt_requests`): the session's background session-memory extraction would
+    /// otherwise end each answer empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_concurrent_requests: Option<u32>,
 }
 
 impl ProviderEntry {
@@ -387,6 +400,9 @@ impl ProviderEntry {
         base.prompt_cache_breakpoints = self
             .prompt_cache_breakpoints
             .or(base.prompt_cache_breakpoints);
+        base.max_concurrent_requests = self
+            .max_concurrent_requests
+            .or(base.max_concurrent_requests);
         base
     }
 }

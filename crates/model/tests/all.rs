@@ -13,6 +13,7 @@ mod suite {
     mod chat_completions;
     mod empty_answers;
     mod reconnect;
+    mod request_limit;
     mod responses;
     mod retries;
     mod schema;
