@@ -198,6 +198,10 @@ pub(super) fn input_texts(body: &Value) -> Vec<String> {
         .iter()
         .flat_map(|item| {
             let mut texts = Vec::new();
+            // A text-only message carries its text as a string.
+            if let Some(text) = item["content"].as_str() {
+                texts.push(text.to_string());
+            }
             if let Some(content) = item["content"].as_array() {
                 texts.extend(
                     content

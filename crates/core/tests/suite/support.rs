@@ -233,13 +233,17 @@ fn path_json(path: &Path) -> String {
     quoted.trim_matches('"').to_string()
 }
 
-/// The texts of the `input` messages of a Responses request body.
+/// The texts of the `input` messages of a Responses request body (a text-only message carries
+/// its text as a string, a message with an image as a list of parts).
 pub(crate) fn input_texts(body: &Value) -> Vec<String> {
     body["input"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|item| {
+            if let Some(text) = item.get("content")?.as_str() {
+                return Some(text.to_string());
+            }
             let content = item.get("content")?.as_array()?;
             Some(
                 content

@@ -111,11 +111,25 @@ async fn send(wire_api: WireApi, base_path: &str, slug: &str, body: &'static str
     serde_json::from_slice(&requests[0].body).unwrap()
 }
 
-/// Every string in `value` that starts with a reminder tag.
+/// Every reminder in `value`: a string that starts with a reminder tag, or each tagged block of
+/// a string that merged the reminder with other text (Chat Completions sends a user turn's texts
+/// as one string).
 fn reminder_texts(value: &Value, out: &mut Vec<String>) {
+    const CLOSE: &str = "</system-reminder>";
     match value {
         Value::String(text) if agentctx_protocol::is_system_reminder_text(text) => {
             out.push(text.clone());
+        }
+        Value::String(text) => {
+            let mut rest = text.as_str();
+            while let Some(start) = rest.find("<system-reminder>") {
+                let Some(end) = rest[start..].find(CLOSE) else {
+                    break;
+                };
+                let block = &rest[start..start + end + CLOSE.len()];
+                out.push(block.to_string());
+                rest = &rest[start + end + CLOSE.len()..];
+            }
         }
         Value::Array(items) => items.iter().for_each(|item| reminder_texts(item, out)),
         Value::Object(map) => map.values().for_each(|item| reminder_texts(item, out)),
