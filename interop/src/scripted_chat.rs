@@ -15,7 +15,7 @@
 //! The loop driver's own requests (its commit-message and summary prompts) get a fixed text
 //! wherever they fall. It answers as OpenAI does: `stream: true` as `chat.completion.chunk`
 //! server-sent events ending in `data: [DONE]` with a usage chunk, otherwise one
-//! `chat.completion` object (https://platform.openai.com/docs/api-reference/chat/create).
+//! `chat.completion` object (<https://platform.openai.com/docs/api-reference/chat/create>).
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicUsize;
