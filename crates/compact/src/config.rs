@@ -410,7 +410,7 @@ impl CompactConfig {
 
     /// This configuration for a model whose effective window (the window minus the reserved
     /// output) is `effective_window` tokens: every buffer and budget is capped at its share of
-    /// that window (see [`WindowShare`]), so a small window keeps room for each part instead of
+    /// that window (see `WindowShare`), so a small window keeps room for each part instead of
     /// a fixed offset that swallows it. The configured figures are the values for large
     /// windows, and a 200,000-token window keeps all of them. Applying it twice changes
     /// nothing. Counts (files, retries, percentages) and times are not token budgets and stay.
