@@ -58,13 +58,15 @@ impl Tools {
             path: venv.clone(),
             how: INSTALL,
         })?;
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(|| root.join("target"), |dir| root.join(dir));
         let agentctx = match std::env::var_os("AGENTCTX_BIN") {
             Some(path) => PathBuf::from(path),
             None => ["release", "debug"]
                 .iter()
-                .map(|profile| root.join("target").join(profile).join("agentctx"))
+                .map(|profile| target.join(profile).join("agentctx"))
                 .find(|path| path.exists())
-                .unwrap_or_else(|| root.join("target/release/agentctx")),
+                .unwrap_or_else(|| target.join("release/agentctx")),
         };
         if !agentctx.exists() {
             return Err(InteropError::Missing {

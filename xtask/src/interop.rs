@@ -84,7 +84,15 @@ pub(crate) fn run() -> Result<Outcome> {
         "agentctx",
     ])
     .run()?;
-    let binary = workspace::root().join("target/release/agentctx");
+    // Cargo builds into `CARGO_TARGET_DIR` when it is set (relative to the workspace root when
+    // relative), else into the workspace's `target`.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map_or_else(
+            || workspace::root().join("target"),
+            |dir| workspace::root().join(dir),
+        );
+    let binary = target.join("release/agentctx");
     test_cmd(
         has_cargo_tool("nextest"),
         &binary.to_string_lossy(),
