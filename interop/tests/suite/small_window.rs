@@ -98,7 +98,10 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
         .iter()
         // A loop event is written with its own `type` after the outer one, and a JSON reader
         // keeps the last: `{"type":"loop","type":"compaction_completed",…}`.
-        .filter(|event| event["type"] == "compaction_completed")
+        .filter(|event| {
+            event["type"] == "compaction_completed"
+                || event["type"] == "session_memory_compact_applied"
+        })
         .count();
     assert!(
         compacted >= 1,
@@ -108,10 +111,16 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
         compacted < turns,
         "compacted {compacted} times in {turns} turns"
     );
-    assert_eq!(
-        compactions(&lines),
-        compacted,
-        "each compaction is in the rollout"
+    // Full compactions and the session-memory tier each write a `compacted` line; the rollout
+    // is the record.
+    let recorded = compactions(&lines);
+    assert!(
+        recorded >= compacted,
+        "{compacted} compactions shown, {recorded} in the rollout"
+    );
+    assert!(
+        recorded < turns,
+        "compacted {recorded} times in {turns} turns"
     );
     let first = lines
         .iter()
