@@ -165,11 +165,11 @@ fn disconnected() -> ModelError {
     }
 }
 
-#[tokio::test]
-async fn a_stream_that_dies_before_its_first_event_near_the_window_is_an_overflow() {
+/// A turn on a 100,000-token window (effective 80,000, blocking at 77,500) whose first
+/// request of about `tokens` dies before its first event; checks that it was taken for an
+/// overflow (one compaction, the request sent again) and returns the prompts sent.
+async fn stream_dies_on_a_prompt_of(tokens: usize) -> Vec<Prompt<'static>> {
     let dirs = dirs();
-    // 100,000 tokens: effective window 80,000, blocking at 77,500; a prompt of about 74,000
-    // is well over half of it.
     let model = model(100_000);
     model.push(ScriptedResponse::new().then_fail(disconnected()));
     model.push(ScriptedResponse::text("<summary>A long paste.</summary>"));
@@ -178,13 +178,20 @@ async fn a_stream_that_dies_before_its_first_event_near_the_window_is_an_overflo
     options.compact.session_memory.extraction_enabled = false;
     let (mut session, mut events) = Session::new(options).unwrap();
     let outcome = session
-        .run_turn(&text_of(74_000), &CancellationToken::new())
+        .run_turn(&text_of(tokens), &CancellationToken::new())
         .await
         .unwrap();
     assert_eq!(outcome.last_message.as_deref(), Some("Done."));
     assert_eq!(compactions(&drain(&mut events)), 1);
     let prompts = model.prompts();
     assert_eq!(prompts.len(), 3);
+    prompts
+}
+
+#[tokio::test]
+async fn a_stream_that_dies_before_its_first_event_near_the_window_is_an_overflow() {
+    // A prompt of about 74,000 is near the 80,000-token effective window.
+    let prompts = stream_dies_on_a_prompt_of(74_000).await;
     assert!(prompt_tokens(&prompts[0]) >= 72_000);
     assert!(prompt_tokens(&prompts[2]) < 72_000);
 }
@@ -194,21 +201,7 @@ async fn a_stream_that_dies_on_a_prompt_over_half_the_window_is_an_overflow() {
     // A local model's tokenizer may count far more than our estimate (SmolLM2 splits numbers
     // into single digits), so a prompt we put at 56% of the effective window may be the one the
     // server found too long.
-    let dirs = dirs();
-    let model = model(100_000);
-    model.push(ScriptedResponse::new().then_fail(disconnected()));
-    model.push(ScriptedResponse::text("<summary>A long paste.</summary>"));
-    model.push(ScriptedResponse::text("Done."));
-    let mut options = options(&dirs, Arc::new(model.clone()));
-    options.compact.session_memory.extraction_enabled = false;
-    let (mut session, mut events) = Session::new(options).unwrap();
-    let outcome = session
-        .run_turn(&text_of(45_000), &CancellationToken::new())
-        .await
-        .unwrap();
-    assert_eq!(outcome.last_message.as_deref(), Some("Done."));
-    assert_eq!(compactions(&drain(&mut events)), 1);
-    assert_eq!(model.prompts().len(), 3);
+    stream_dies_on_a_prompt_of(45_000).await;
 }
 
 #[tokio::test]
