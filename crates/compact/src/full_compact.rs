@@ -40,6 +40,12 @@ pub(crate) const PRUNED_TOOL_OUTPUT: &str = "[Old tool result content cleared]";
 /// The most tokens the offline summary may take.
 pub(crate) const OFFLINE_SUMMARY_MAX_TOKENS: u64 = 10_000;
 
+/// The token budget of the offline summary on a window of `effective_window` tokens: a tenth
+/// of it, at most [`OFFLINE_SUMMARY_MAX_TOKENS`].
+pub fn offline_summary_budget(effective_window: u64) -> u64 {
+    OFFLINE_SUMMARY_SHARE.cap(OFFLINE_SUMMARY_MAX_TOKENS, effective_window)
+}
+
 /// How much a context-window error shrinks the next summary request: to this share (in
 /// percent) of the estimate of the request that was refused.
 const OVERFLOW_SHRINK_PERCENT: u64 = 90;
@@ -243,10 +249,8 @@ pub async fn full_compact_within(
         None => (
             summarize_offline(
                 &history,
-                usize::try_from(
-                    OFFLINE_SUMMARY_SHARE.cap(OFFLINE_SUMMARY_MAX_TOKENS, limit.effective_window),
-                )
-                .unwrap_or(usize::MAX),
+                usize::try_from(offline_summary_budget(limit.effective_window))
+                    .unwrap_or(usize::MAX),
             ),
             SummaryPath::Offline,
         ),

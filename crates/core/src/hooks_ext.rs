@@ -56,9 +56,9 @@ pub use self::settings::PROJECT_SETTINGS_FILES;
 pub use self::settings::SettingsError;
 pub use self::settings::matches;
 pub use self::settings::read_settings_file;
-use crate::compact_ext::CompactPoint;
-use crate::compact_ext::Compactor;
-use crate::compact_ext::PreCompactHook;
+use crate::engine_ext::CompactPoint;
+use crate::engine_ext::ContextEngine;
+use crate::engine_ext::PreCompactHook;
 use crate::event::SessionEvent;
 use crate::session::SessionOptions;
 use crate::tools::ToolCallInterceptor;
@@ -308,13 +308,13 @@ impl HooksExt {
         &self.runner.set
     }
 
-    /// Puts the tool hooks around `tools` and the `PreCompact` hooks into `compactor`.
-    pub fn install(&self, tools: &mut ToolRegistry, compactor: &mut Compactor) {
+    /// Puts the tool hooks around `tools` and the `PreCompact` hooks into `engine`.
+    pub fn install(&self, tools: &mut ToolRegistry, engine: &mut ContextEngine) {
         if self.runner.set.is_empty() {
             return;
         }
         tools.add_interceptor(Arc::new(ToolHooks(Arc::clone(&self.runner))));
-        compactor.add_pre_compact_hook(Arc::new(PreCompactHooks(Arc::clone(&self.runner))));
+        engine.add_pre_compact_hook(Arc::new(PreCompactHooks(Arc::clone(&self.runner))));
     }
 
     /// `ctx` with the hook outcomes as its hook provider.

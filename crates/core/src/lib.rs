@@ -45,8 +45,8 @@
 //! ```
 
 pub mod approval;
-pub mod compact_ext;
 pub mod config;
+pub mod engine_ext;
 mod error;
 mod event;
 pub mod hooks_ext;
@@ -61,7 +61,6 @@ pub mod session_config;
 pub mod session_state;
 pub mod skills_ext;
 pub mod subagent;
-pub mod system_reminder_ext;
 pub mod tools;
 mod turn_stream;
 

@@ -1,10 +1,11 @@
 //! [`Session`] and its turn loop, "one turn, as data" (docs/design/core.md, "One turn").
 //!
-//! The loop owns the history, the rollout, the session state and the tools; everything else
-//! it reaches through the extension files: `system_reminder_ext` (reminders before each
-//! request), `compact_ext` (micro-compaction, auto-compaction before and within a turn,
-//! session-memory extraction after it), `skills_ext` (the `skill` tool) and
-//! `subagent/executor` (the `task` tool).
+//! The loop owns the model stream, the rollout, the session state and the tools. What the model
+//! sees is decided by the context engine (`agentctx-engine`: history, reminders, micro-,
+//! session-memory- and full compaction, restoration, usage), called at the loop's seams through
+//! `engine_ext`; the rest it reaches through the other extension files: `skills_ext` (the
+//! `skill` tool), `hooks_ext`, `mcp_ext`, `memory_ext` and `subagent/executor` (the `task`
+//! tool).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,13 +14,10 @@ use std::sync::MutexGuard;
 
 use agentctx_context::ContextManager;
 use agentctx_context::EnvironmentContext;
-use agentctx_context::InputModality;
 use agentctx_context::TruncationPolicy;
 use agentctx_context::TurnSettings;
 use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
-use agentctx_model::Prompt;
-use agentctx_protocol::CompactedItem;
 use agentctx_protocol::EventMsg;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
@@ -34,9 +32,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::ApprovalPolicy;
 use crate::approval::Approver;
-use crate::compact_ext;
-use crate::compact_ext::CompactPoint;
-use crate::compact_ext::Compactor;
+use crate::engine_ext;
+use crate::engine_ext::CompactPoint;
+use crate::engine_ext::ContextEngine;
+use crate::engine_ext::PromptParts;
 use crate::error::CoreError;
 use crate::event::SessionEvent;
 use crate::mcp_ext;
@@ -45,9 +44,6 @@ use crate::session_state::SessionState;
 use crate::skills_ext;
 use crate::subagent::SubagentRunner;
 use crate::subagent::executor::Subagents;
-use crate::system_reminder_ext;
-use crate::system_reminder_ext::ReminderEngine;
-use crate::system_reminder_ext::RequestFacts;
 use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
 use crate::turn_stream::MAX_OUTPUT_CONTINUATIONS;
@@ -88,9 +84,9 @@ pub struct SessionOptions {
     /// The system prompt.
     pub base_instructions: String,
     /// Reminders.
-    pub reminders: system_reminder_ext::SystemReminderConfig,
+    pub reminders: engine_ext::SystemReminderConfig,
     /// Compaction.
-    pub compact: compact_ext::CompactConfig,
+    pub compact: engine_ext::CompactConfig,
     /// Skills.
     pub skills: skills_ext::SkillsConfig,
     /// Cross-session memory (`[memory]`).
@@ -176,18 +172,13 @@ pub struct TurnOutcome {
 pub struct Session {
     options: SessionOptions,
     session_id: String,
-    history: ContextManager,
+    /// What the model sees: history, reminders, compaction, usage (`agentctx-engine`).
+    engine: ContextEngine,
     recorder: RolloutRecorder,
     state: Arc<Mutex<SessionState>>,
     tools: ToolRegistry,
     subagents: Arc<dyn SubagentRunner>,
     events: UnboundedSender<SessionEvent>,
-    previous_model: Option<String>,
-    reminders: ReminderEngine,
-    compactor: Compactor,
-    micro_cleared: usize,
-    compact_references: Vec<PathBuf>,
-    background: Vec<tokio::task::JoinHandle<()>>,
     memory: crate::memory_ext::MemoryExt,
     hooks: crate::hooks_ext::HooksExt,
     mcp: Option<Arc<McpConnectionManager>>,
@@ -267,9 +258,7 @@ impl Session {
             ..options
         };
         let (mut session, events) = Self::with_recorder(options, recorder, history);
-        let resumed = session
-            .reminders
-            .resume_from_history(session.history.raw_items());
+        let resumed = session.engine.resume_reminders();
         {
             let mut state = session.state();
             state.turn = turns;
@@ -281,7 +270,7 @@ impl Session {
             }
             let recorded = resumed
                 .plan_file
-                .or_else(|| recorded_plan_file(session.history.raw_items()));
+                .or_else(|| recorded_plan_file(session.engine.history()));
             // Only a file of the plans folder is trusted as the plan file (plan mode lets it be
             // written); a recorded path elsewhere is dropped and a new plan file is chosen.
             let home = session.options.home.clone();
@@ -301,7 +290,8 @@ impl Session {
                 state.plan.slug = Some(slug);
             }
         }
-        session.previous_model = Some(session.options.model.slug().to_string());
+        let model = session.options.model.slug().to_string();
+        session.engine.set_previous_model(Some(model));
         Ok((session, events))
     }
 
@@ -312,15 +302,8 @@ impl Session {
     ) -> (Self, UnboundedReceiver<SessionEvent>) {
         let (events, receiver) = unbounded_channel();
         let session_id = recorder.session_id().to_string();
-        let info = options.model.model_info().clone();
-        let reminders = ReminderEngine::new(options.reminders.clone());
-        let mut compactor = Compactor::new(
-            options.compact.clone(),
-            &options.home,
-            &session_id,
-            info.context_window,
-            info.max_output_tokens,
-        );
+        let mut engine =
+            ContextEngine::with_history(engine_ext::engine_options(&options, &session_id), history);
         let mut tools = ToolRegistry::with_builtin_tools();
         skills_ext::register_skill_tool(&mut tools, &options.home, &options.cwd, &options.skills);
         let subagents: Arc<dyn SubagentRunner> = Arc::new(Subagents::builtin(
@@ -333,22 +316,16 @@ impl Session {
         }
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
         let hooks = crate::hooks_ext::HooksExt::new(&options, &recorder, &events);
-        hooks.install(&mut tools, &mut compactor);
+        hooks.install(&mut tools, &mut engine);
         let session = Self {
             options,
             session_id,
-            history,
+            engine,
             recorder,
             state: Arc::new(Mutex::new(state)),
             tools,
             subagents,
             events,
-            previous_model: None,
-            reminders,
-            compactor,
-            micro_cleared: 0,
-            compact_references: Vec::new(),
-            background: Vec::new(),
             memory,
             hooks,
             mcp: None,
@@ -368,13 +345,13 @@ impl Session {
 
     /// The history as recorded (reminders in place, compactions applied).
     pub fn history(&self) -> &[ResponseItem] {
-        self.history.raw_items()
+        self.engine.history()
     }
 
     /// The tokens every model request of this session reported, summed (resumed sessions start
     /// from zero). The loop driver subtracts two readings to get one turn's usage.
     pub fn total_token_usage(&self) -> agentctx_protocol::TokenUsage {
-        self.history
+        self.engine
             .token_info()
             .map(|info| info.total_token_usage)
             .unwrap_or_default()
@@ -399,14 +376,14 @@ impl Session {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The reminder engine (its file tracker, for hosts and tests).
-    pub fn reminder_engine(&self) -> &ReminderEngine {
-        &self.reminders
+    /// The context engine (its reminder stage, window and thresholds, for hosts and tests).
+    pub fn engine(&self) -> &ContextEngine {
+        &self.engine
     }
 
-    /// The compaction state (to add a `PreCompact` hook).
-    pub fn compactor_mut(&mut self) -> &mut Compactor {
-        &mut self.compactor
+    /// The context engine, to add a `PreCompact` hook.
+    pub fn engine_mut(&mut self) -> &mut ContextEngine {
+        &mut self.engine
     }
 
     /// The memory glue (its startup pipeline and usage counts).
@@ -416,9 +393,7 @@ impl Session {
 
     /// Waits for background work started by finished turns (session-memory extraction).
     pub async fn wait_for_background(&mut self) {
-        for handle in self.background.drain(..) {
-            let _ = handle.await;
-        }
+        self.engine.wait_for_background().await;
     }
 
     fn emit(&self, event: SessionEvent) {
@@ -426,8 +401,7 @@ impl Session {
     }
 
     fn record(&mut self, items: &[ResponseItem]) -> Result<(), CoreError> {
-        self.history
-            .record_items(items.iter().cloned(), TruncationPolicy::default());
+        self.engine.record_items(items);
         self.recorder.record_response_items(items)?;
         Ok(())
     }
@@ -477,10 +451,7 @@ impl Session {
             state: Arc::clone(&self.state),
             approval: self.options.approval,
             approver: self.options.approver.clone(),
-            observers: vec![
-                self.reminders.file_observer(),
-                self.compactor.file_observer(),
-            ],
+            observers: vec![self.engine.file_observer()],
             events: Some(self.events.clone()),
             cancel: cancel.clone(),
             subagents: Some(Arc::clone(&self.subagents)),
@@ -502,13 +473,13 @@ impl Session {
         };
         self.emit(SessionEvent::TurnStarted { turn });
         self.memory.start(&self.session_id, &self.options.model);
-        self.hooks.session_start(self.history.len()).await;
+        self.hooks.session_start(self.engine.history().len()).await;
         if self.hooks.prompt_blocked(input).await {
             return self.abort(turn, 0);
         }
 
         // 1. Compaction before the turn, when the history is already over the threshold.
-        if self.compactor.should_compact(self.history.raw_items()) {
+        if self.engine.needs_compaction() {
             let clock = self.state().requests;
             self.compact(CompactPoint::PreTurn, clock).await?;
         }
@@ -517,18 +488,15 @@ impl Session {
         let settings = self.turn_settings();
         let initial = self.initial_context();
         let turn_id = format!("{}-{turn}", self.session_id);
-        let updates = self.history.record_context_updates(
-            self.previous_model.as_deref(),
-            &settings,
-            Some(turn_id.clone()),
-            || initial,
-        );
-        self.recorder.record_response_items(&updates)?;
-        self.recorder.record_items(&[RolloutItem::TurnContext(
-            settings.to_turn_context_item(Some(turn_id)),
-        )])?;
-        self.previous_model = Some(settings.model.clone());
-        self.record(&[ResponseItem::user_text(input)])?;
+        let start = self
+            .engine
+            .begin_turn(&settings, turn_id, || initial, input);
+        self.recorder
+            .record_response_items(&start.context_updates)?;
+        self.recorder
+            .record_items(&[RolloutItem::TurnContext(start.turn_context)])?;
+        self.recorder
+            .record_response_items(std::slice::from_ref(&start.user_message))?;
 
         let mut requests = 0u32;
         let mut last_message = None;
@@ -549,80 +517,58 @@ impl Session {
                 state.requests
             };
 
-            // 5. Reminders before every request; the user's message only on the first.
-            let (used, window, _) = self.compactor.usage_figures(self.history.raw_items());
-            let facts = RequestFacts {
-                has_user_input: requests == 1,
-                user_prompt: Some(input),
-                token_usage: Some((used, window)),
-                micro_compact_cleared: std::mem::take(&mut self.micro_cleared),
-                compact_file_references: std::mem::take(&mut self.compact_references),
-            };
+            // 5. Reminders before every request (the user's message only on the first), then
+            // micro-compaction of old tool results when it saves enough.
             let reminder_ctx = {
-                let state = self.state();
-                self.reminders.context(&self.options.cwd, &state, &facts)
+                let host = engine_ext::host_state(&self.state());
+                self.engine.reminder_context(&host, requests == 1)
             };
             let mut reminder_ctx = self.hooks.with_provider(reminder_ctx);
             if let Some(mcp) = &self.mcp {
                 mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
                 reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));
             }
-            let placed = self.reminders.generate(reminder_ctx).await;
-            self.record(&placed.record)?;
+            let prepared = self.engine.prepare_request(reminder_ctx).await;
+            self.recorder.record_response_items(&prepared.recorded)?;
             {
                 let mut state = self.state();
                 state.plan.just_exited = false;
             }
-
-            // 6. Micro-compaction of old tool results when it saves enough.
-            if let Some((items, event, cleared)) = self.compactor.micro(
-                self.history.raw_items(),
-                self.history.item_sizes(),
-                self.history.history_version(),
-            ) {
-                self.history.replace(items);
-                self.micro_cleared = cleared;
-                self.emit(SessionEvent::Loop(event));
+            if let Some(micro) = &prepared.micro {
+                self.emit(SessionEvent::Loop(micro.event.clone()));
             }
 
-            // 2. The prompt view.
-            // Borrowed from the history: no copy of it per request (see
+            // 2. The prompt view, borrowed from the history: no copy of it per request (see
             // docs/design/performance.md, "Per-turn pipeline").
-            let mut input_items = self.history.prompt_view(&InputModality::TEXT_AND_IMAGE);
-            placed.place_in_prompt(&mut input_items);
-            let prompt = Prompt {
-                instructions: self.options.base_instructions.clone(),
-                input: input_items,
-                tools: self.tools.specs(),
-                reasoning: None,
-                output_schema: None,
-                session_id: Some(self.session_id.clone()),
-                ..Prompt::default()
-            };
+            let prompt = self.engine.build_prompt(
+                &prepared,
+                PromptParts {
+                    instructions: self.options.base_instructions.clone(),
+                    tools: self.tools.specs(),
+                    reasoning: None,
+                    session_id: Some(self.session_id.clone()),
+                },
+            );
 
             // The blocking limit: a request our estimate (or the last measure) puts at or over
             // it is not sent. The history is compacted and the request built again; when a
             // compaction has just run, the turn fails with one clear error instead.
-            let estimate = self.compactor.estimate_prompt(&prompt);
-            self.compactor.set_prompt_overhead(estimate.overhead_tokens);
-            let prompt_tokens = estimate
-                .total_tokens
-                .max(self.compactor.usage(self.history.raw_items()).used_tokens());
-            let blocking = self.compactor.thresholds().blocking;
-            if prompt_tokens >= blocking {
-                if compacted_since_request || !self.compactor.enabled() {
+            let check = self.engine.check_prompt(&prompt);
+            let prompt_tokens = check.prompt_tokens;
+            if check.blocked() {
+                if compacted_since_request || !self.engine.compaction_enabled() {
                     self.recorder.flush()?;
-                    let window = self.compactor.window();
+                    let window = self.engine.window();
                     return Err(CoreError::ContextWindowFull {
                         prompt_tokens,
-                        limit: blocking,
+                        limit: check.blocking_limit,
                         window_tokens: window.window_tokens,
                         reserved_output_tokens: window.reserved_output_tokens,
                     });
                 }
                 tracing::info!(
                     prompt_tokens,
-                    blocking,
+                    blocking = check.blocking_limit,
                     "request at the blocking limit; compacting before it is sent"
                 );
                 drop(prompt);
@@ -633,9 +579,8 @@ impl Session {
             compacted_since_request = false;
             self.emit(SessionEvent::RequestStarted {
                 request: requests,
-                reminders: placed.len(),
+                reminders: prepared.reminders(),
             });
-            let history_len = self.history.len();
 
             // 7. Stream the model.
             let model = Arc::clone(&self.options.model);
@@ -667,21 +612,19 @@ impl Session {
                     return Err(failure.error.into());
                 }
             };
-            self.record(&response.items)?;
-            if let Some(usage) = &response.usage {
-                self.compactor
-                    .record_request_usage(usage, history_len, estimate.total_tokens);
-                self.history
-                    .update_token_info(usage, Some(self.options.model.context_window()));
+            self.recorder.record_response_items(&response.items)?;
+            if let Some(info) = self
+                .engine
+                .record_response(&response.items, response.usage.as_ref())
+            {
                 self.recorder
                     .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
                         TokenCountEvent {
-                            info: self.history.token_info().cloned(),
+                            info: Some(info),
                             ..TokenCountEvent::default()
                         },
                     ))])?;
-                let (used_tokens, effective_window, percent_left) =
-                    self.compactor.usage_figures(self.history.raw_items());
+                let (used_tokens, effective_window, percent_left) = self.engine.usage_figures();
                 self.emit(SessionEvent::TokenUsage {
                     used_tokens,
                     effective_window,
@@ -743,8 +686,8 @@ impl Session {
             };
             let (outputs, runs): (Vec<ResponseItem>, Vec<_>) = results.into_iter().unzip();
             self.memory.record_tool_calls(&calls, &runs);
-            self.record(&outputs)?;
-            self.compactor.record_tool_calls(runs.len());
+            self.engine.record_tool_outputs(&outputs, runs.len());
+            self.recorder.record_response_items(&outputs)?;
             self.state().last_tool_results = runs;
             if self.hooks.take_stop_request() {
                 break;
@@ -758,20 +701,15 @@ impl Session {
             }
 
             // Mid-turn compaction: the same turn goes on with the compacted history.
-            if self.compactor.should_compact(self.history.raw_items()) {
+            if self.engine.needs_compaction() {
                 self.compact(CompactPoint::MidTurn, clock).await?;
                 compacted_since_request = true;
             }
         }
 
         // 9. Background session-memory extraction when its trigger fires.
-        if let Some(handle) = self.compactor.after_turn(
-            Arc::clone(&self.options.model),
-            self.history.raw_items(),
-            false,
-        ) {
-            self.background.push(handle);
-        }
+        self.engine
+            .after_turn(Arc::clone(&self.options.model), false);
         self.recorder.flush()?;
         self.emit(SessionEvent::TurnCompleted {
             turn,
@@ -790,13 +728,13 @@ impl Session {
     /// ([`StreamFailure::may_be_context_overflow`]) on a prompt at or above
     /// [`OVERFLOW_SUSPECT_PERCENT`] of the effective window.
     fn is_overflow(&self, failure: &StreamFailure, prompt_tokens: u64) -> bool {
-        if !self.compactor.enabled() {
+        if !self.engine.compaction_enabled() {
             return false;
         }
         if matches!(failure.error, ModelError::ContextWindowExceeded { .. }) {
             return true;
         }
-        let effective = self.compactor.window().effective_tokens();
+        let effective = self.engine.window().effective_tokens();
         failure.may_be_context_overflow()
             && u128::from(prompt_tokens) * 100
                 >= u128::from(effective) * u128::from(OVERFLOW_SUSPECT_PERCENT)
@@ -817,54 +755,26 @@ impl Session {
         })
     }
 
-    /// Compacts the history in full and installs the result: the reminder engine starts over
-    /// with the restored files counted as read.
-    /// `clock` is the request count the restored files are stamped with.
+    /// Compacts the history through the engine and records the result: the reminder stage
+    /// starts over with the restored files counted as read at request `clock`.
     async fn compact(&mut self, point: CompactPoint, clock: i32) -> Result<(), CoreError> {
         self.emit(SessionEvent::Loop(LoopEvent::CompactionStarted));
-        let extraction: Vec<_> = self.background.drain(..).collect();
-        self.compactor.wait_for_extraction(extraction).await;
-        let snapshot = compact_ext::RestorationSnapshot::of(&self.state());
-        let history = self.history.raw_items().to_vec();
+        let host = engine_ext::host_state(&self.state());
         let initial = self.initial_context();
         let model = Arc::clone(&self.options.model);
         let compaction = self
-            .compactor
+            .engine
             .compact(
                 Some(model.as_ref()),
-                &history,
-                initial,
                 point,
+                initial,
                 &self.options.base_instructions,
-                snapshot,
-                // The reminder engine's reset below re-injects the critical instruction before
-                // the next request; restoring it here too would show it twice.
-                None,
+                &host,
+                clock,
             )
             .await;
-        self.history.replace(compaction.history.clone());
-        if point == CompactPoint::PreTurn {
-            // The next turn records the initial context in full again.
-            self.history.set_reference_context_item(None);
-        }
-        let summary = compaction
-            .history
-            .iter()
-            .rev()
-            .find_map(|item| {
-                item.message_text()
-                    .filter(|text| is_compaction_summary(text))
-            })
-            .unwrap_or_default();
         self.recorder
-            .record_items(&[RolloutItem::Compacted(CompactedItem {
-                message: summary,
-                replacement_history: Some(compaction.history.clone()),
-                ..CompactedItem::default()
-            })])?;
-        self.reminders
-            .reset_after_compaction(&self.options.cwd, &compaction.restored_files, clock);
-        self.compact_references = compaction.referenced_files.clone();
+            .record_items(&[RolloutItem::Compacted(compaction.compacted_item())])?;
         for event in compaction.events {
             self.emit(SessionEvent::Loop(event));
         }
@@ -894,11 +804,4 @@ fn recorded_plan_file(items: &[ResponseItem]) -> Option<PathBuf> {
         }
         _ => None,
     })
-}
-
-/// Whether `text` is a compaction summary (it opens with the summary prefix).
-fn is_compaction_summary(text: &str) -> bool {
-    agentctx_protocol::COMPACTION_SUMMARY_PREFIXES
-        .iter()
-        .any(|prefix| text.starts_with(prefix))
 }

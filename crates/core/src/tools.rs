@@ -80,21 +80,7 @@ impl ToolOutput {
     }
 }
 
-/// Told about every file a tool read or wrote, so the reminder engine's file tracker and
-/// compaction's restoration cache stay current (the extension files implement it).
-pub trait FileObserver: Send + Sync {
-    /// `path` was read; `content` is the whole file (`offset`/`limit` say what the model saw).
-    fn file_read(
-        &self,
-        path: &Path,
-        content: &str,
-        turn: i32,
-        offset: Option<usize>,
-        limit: Option<usize>,
-    );
-    /// `path` was written by a tool with `content`.
-    fn file_written(&self, path: &Path, content: &str, turn: i32);
-}
+pub use agentctx_engine::FileObserver;
 
 /// Everything a tool call may use.
 #[derive(Clone)]

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
-use agentctx_core::compact_ext::CompactPoint;
-use agentctx_core::compact_ext::PreCompactHook;
+use agentctx_core::engine_ext::CompactPoint;
+use agentctx_core::engine_ext::PreCompactHook;
 use agentctx_model::ModelInfo;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
@@ -67,7 +67,7 @@ async fn a_full_context_compacts_before_the_next_turn_and_calls_the_hook() {
     options.compact.session_memory.extraction_enabled = false;
     let (mut session, mut events) = Session::new(options).unwrap();
     let hook = Arc::new(Hook::default());
-    session.compactor_mut().add_pre_compact_hook(hook.clone());
+    session.engine_mut().add_pre_compact_hook(hook.clone());
 
     session
         .run_turn("First question about the parser", &CancellationToken::new())

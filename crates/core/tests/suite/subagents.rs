@@ -8,7 +8,7 @@ use agentctx_core::Session;
 use agentctx_core::SubagentExecutor;
 use agentctx_core::subagent::EXPLORE_CRITICAL_REMINDER;
 use agentctx_core::subagent::PLAN_CRITICAL_REMINDER;
-use agentctx_core::system_reminder_ext::SystemReminderConfig;
+use agentctx_core::engine_ext::SystemReminderConfig;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
 use agentctx_protocol::ResponseItem;

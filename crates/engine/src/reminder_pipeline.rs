@@ -1,10 +1,10 @@
-//! Glue to `agentctx-reminders`: builds the generators' [`GeneratorContext`] from session
-//! state, runs the orchestrator before every model request and places the reminders.
+//! The reminder stage of the pipeline: builds the generators' [`GeneratorContext`] from the
+//! host's state and the engine's own figures, runs the orchestrator before every model request
+//! and places the reminders.
 //!
-//! The session calls [`ReminderEngine::context`] and [`ReminderEngine::generate`] before each request of a turn,
-//! [`ReminderEngine::reset_after_compaction`] after every compaction, and registers
-//! [`ReminderEngine::file_observer`] with the tools. Delete this file and those call sites and
-//! the session runs without reminders. See docs/design/core.md, "The extension files".
+//! [`crate::ContextEngine`] calls [`ReminderEngine::context`] and [`ReminderEngine::generate`]
+//! before each request of a turn and [`ReminderEngine::reset_after_compaction`] after every
+//! compaction; the file tools report to [`ReminderEngine::file_observer`].
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -13,28 +13,28 @@ use std::sync::Arc;
 
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ResponseItem;
-use agentctx_reminders::BackgroundTaskInfo;
-use agentctx_reminders::BackgroundTaskStatus;
-use agentctx_reminders::BackgroundTaskType;
+use agentctx_reminders::AttachmentType;
 use agentctx_reminders::ContextTokenUsage;
 use agentctx_reminders::FileTracker;
 use agentctx_reminders::GeneratorContext;
 use agentctx_reminders::HistoryEvent;
-use agentctx_reminders::InvokedSkill;
 use agentctx_reminders::ItemFlags;
 use agentctx_reminders::PlanState;
 use agentctx_reminders::ReminderPlacement;
 use agentctx_reminders::ReminderState;
-pub use agentctx_reminders::SystemReminderConfig;
+use agentctx_reminders::ReminderTier;
+use agentctx_reminders::default_generators;
+use agentctx_reminders::is_full_plan_reminder;
+use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
 use agentctx_reminders::ThrottleManager;
 use agentctx_reminders::TodoState;
-use agentctx_reminders::ToolResultInfo;
 use agentctx_reminders::inject_system_reminders;
 
-use crate::process::BackgroundStatus;
-use crate::session_state::SessionState;
-use crate::tools::FileObserver;
+use crate::file_observer::FileObserver;
+use crate::host_state::HostPlan;
+use crate::host_state::HostState;
+use serde::Serialize;
 
 /// What the session knows about one model request, beyond its own state.
 #[derive(Debug, Clone, Default)]
@@ -51,6 +51,31 @@ pub struct RequestFacts<'a> {
     pub compact_file_references: Vec<PathBuf>,
 }
 
+/// One reminder that fired before a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FiredReminder {
+    /// The attachment type.
+    #[serde(rename = "type")]
+    pub attachment_type: AttachmentType,
+    /// Its tier.
+    pub tier: ReminderTier,
+    /// The text the model sees, wrapped in its XML tag.
+    pub text: String,
+    /// `full`, `sparse` or `sub_agent` for plan mode reminders.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<&'static str>,
+}
+
+impl FiredReminder {
+    /// `plan_mode:sparse`, `todo_reminder`.
+    pub fn label(&self) -> String {
+        match self.variant {
+            Some(variant) => format!("{}:{variant}", self.attachment_type),
+            None => self.attachment_type.to_string(),
+        }
+    }
+}
+
 /// Reminders of one request, placed.
 #[derive(Debug, Clone, Default)]
 pub struct PlacedReminders {
@@ -58,12 +83,17 @@ pub struct PlacedReminders {
     pub record: Vec<ResponseItem>,
     /// Items to insert into this request's prompt view only (`after_environment_context`).
     pub prompt_only: Vec<ResponseItem>,
+    /// Items to append to the end of this request's prompt only (a `tail` placement whose
+    /// host does not record reminders: a replay of a session another agent recorded).
+    pub prompt_tail: Vec<ResponseItem>,
+    /// What fired, in injection order.
+    pub fired: Vec<FiredReminder>,
 }
 
 impl PlacedReminders {
     /// How many reminders this request carries.
     pub fn len(&self) -> usize {
-        self.record.len() + self.prompt_only.len()
+        self.record.len() + self.prompt_only.len() + self.prompt_tail.len()
     }
 
     /// No reminder.
@@ -90,9 +120,13 @@ pub struct ReminderEngine {
     orchestrator: SystemReminderOrchestrator,
     file_tracker: Arc<FileTracker>,
     throttle: Arc<ThrottleManager>,
-    /// State read back from a resumed session's history, applied until the live state takes
-    /// over (todos and plan are moved into the session state on resume).
+    /// State read back from a recorded history (a resumed session, whose todos and plan move
+    /// into the host's state; or a replay, which keeps feeding it), applied before the host's.
     resumed: Option<ReminderState>,
+    /// Whether the reminders are for the main agent (not a subagent).
+    main_agent: bool,
+    /// Whether tail reminders are recorded in the history (else they ride on one prompt).
+    record_tail: bool,
 }
 
 impl std::fmt::Debug for ReminderEngine {
@@ -112,6 +146,65 @@ impl ReminderEngine {
             file_tracker: Arc::new(FileTracker::new()),
             throttle: Arc::new(ThrottleManager::new()),
             resumed: None,
+            main_agent: true,
+            record_tail: true,
+        }
+    }
+
+    /// An engine for the replay of a recorded session run in `cwd`: the sampler is seeded so
+    /// a replay is repeatable, and when `cwd` is not a folder on this machine (a session from
+    /// elsewhere) `@` mentions are not resolved.
+    pub fn for_replay(config: SystemReminderConfig, cwd: &Path) -> Self {
+        let mut generators = default_generators();
+        if !cwd.is_dir() {
+            generators.retain(|generator| {
+                generator.attachment_type() != AttachmentType::AtMentionedFiles
+            });
+        }
+        Self {
+            orchestrator: SystemReminderOrchestrator::with_generators(config.clone(), generators)
+                .with_sampler_seed(0),
+            ..Self::new(config)
+        }
+    }
+
+    /// Whether the reminders are for the main agent.
+    pub(crate) fn set_main_agent(&mut self, main_agent: bool) {
+        self.main_agent = main_agent;
+    }
+
+    /// Whether tail reminders are recorded in the history.
+    pub(crate) fn set_record_tail(&mut self, record_tail: bool) {
+        self.record_tail = record_tail;
+    }
+
+    /// Feeds one event of a recorded history into the derived reminder state (a replay).
+    pub(crate) fn observe_recorded(&mut self, event: HistoryEvent<'_>) {
+        self.resumed
+            .get_or_insert_with(ReminderState::default)
+            .observe(event);
+    }
+
+    /// The host state a recorded history implies (a replay has no live state of its own).
+    pub(crate) fn recorded_host_state(&self, requests: i32, todo_tool_available: bool) -> HostState {
+        let mut ctx = GeneratorContext::new(".");
+        if let Some(state) = &self.resumed {
+            state.apply_to(&mut ctx);
+        }
+        HostState {
+            requests,
+            todos: ctx.todo.items,
+            last_todo_write_turn: ctx.todo.last_write_turn,
+            todo_tool_available,
+            plan: HostPlan {
+                active: ctx.permission_mode == PermissionMode::Plan,
+                plan_file: ctx.plan.plan_file_path,
+                entered_before: ctx.plan.is_reentry,
+                just_exited: ctx.plan.just_exited,
+            },
+            background_tasks: ctx.background_tasks,
+            invoked_skills: ctx.invoked_skills,
+            last_tool_results: ctx.last_tool_results,
         }
     }
 
@@ -131,10 +224,10 @@ impl ReminderEngine {
     }
 
     /// The generator context of the main agent for one request.
-    pub fn context(
+    pub(crate) fn context(
         &self,
         cwd: &Path,
-        state: &SessionState,
+        state: &HostState,
         facts: &RequestFacts<'_>,
     ) -> GeneratorContext {
         let mut ctx = GeneratorContext::new(cwd).with_config(&self.config);
@@ -143,7 +236,7 @@ impl ReminderEngine {
         }
         // Reminders run before every request, so their clock is the request count.
         ctx.turn_number = state.requests;
-        ctx.is_main_agent = true;
+        ctx.is_main_agent = self.main_agent;
         ctx.has_user_input = facts.has_user_input;
         ctx.user_prompt = facts
             .user_prompt
@@ -168,38 +261,17 @@ impl ReminderEngine {
         ctx.todo = TodoState {
             items: state.todos.clone(),
             last_write_turn: state.last_todo_write_turn,
-            tool_available: true,
+            tool_available: state.todo_tool_available,
         };
         let live = self.resumed.is_none();
-        if live || !state.shells.is_empty() {
-            ctx.background_tasks = state
-                .shells
-                .iter()
-                .map(|(id, shell)| background_task(id, shell))
-                .collect();
+        if live || !state.background_tasks.is_empty() {
+            ctx.background_tasks = state.background_tasks.clone();
         }
         if live || !state.invoked_skills.is_empty() {
-            ctx.invoked_skills = state
-                .invoked_skills
-                .iter()
-                .map(|skill| InvokedSkill {
-                    name: skill.name.clone(),
-                    path: skill.path.clone(),
-                    content: skill.content.clone(),
-                })
-                .collect();
+            ctx.invoked_skills = state.invoked_skills.clone();
         }
         if live || !state.last_tool_results.is_empty() {
-            ctx.last_tool_results = state
-                .last_tool_results
-                .iter()
-                .map(|run| ToolResultInfo {
-                    tool_name: run.name.clone(),
-                    call_id: run.call_id.clone(),
-                    success: run.success,
-                    duration_ms: run.duration_ms,
-                })
-                .collect();
+            ctx.last_tool_results = state.last_tool_results.clone();
         }
         if let Some((used, total)) = facts.token_usage {
             let used = i64::try_from(used).unwrap_or(i64::MAX);
@@ -218,25 +290,48 @@ impl ReminderEngine {
     /// Runs every generator on `ctx` (from [`ReminderEngine::context`]) and places the
     /// reminders: recorded at the tail of the history, or kept for the prompt view, as the
     /// config says.
-    pub async fn generate(&self, ctx: GeneratorContext) -> PlacedReminders {
-        let reminders = self.orchestrator.generate_all(&ctx).await;
-        let mut items = Vec::new();
-        inject_system_reminders(&mut items, &reminders, ReminderPlacement::Tail);
-        match self.config.placement {
-            ReminderPlacement::Tail => PlacedReminders {
-                record: items,
-                prompt_only: Vec::new(),
-            },
-            ReminderPlacement::AfterEnvironmentContext => PlacedReminders {
-                record: Vec::new(),
-                prompt_only: items,
-            },
+    pub(crate) async fn generate(&mut self, ctx: GeneratorContext) -> PlacedReminders {
+        let plan_sent = self.throttle.session_count(AttachmentType::PlanMode);
+        let report = self.orchestrator.generate_all_with_report(&ctx).await;
+        if let Some(state) = &mut self.resumed {
+            state.reminders_generated();
         }
+        let main_agent = self.main_agent;
+        let fired = report
+            .reminders
+            .iter()
+            .map(|reminder| FiredReminder {
+                attachment_type: reminder.attachment_type,
+                tier: reminder.tier(),
+                text: reminder.wrap_xml(),
+                variant: (reminder.attachment_type == AttachmentType::PlanMode).then(|| {
+                    if !main_agent {
+                        "sub_agent"
+                    } else if is_full_plan_reminder(plan_sent) {
+                        "full"
+                    } else {
+                        "sparse"
+                    }
+                }),
+            })
+            .collect();
+        let mut items = Vec::new();
+        inject_system_reminders(&mut items, &report.reminders, ReminderPlacement::Tail);
+        let mut placed = PlacedReminders {
+            fired,
+            ..PlacedReminders::default()
+        };
+        match self.config.placement {
+            ReminderPlacement::Tail if self.record_tail => placed.record = items,
+            ReminderPlacement::Tail => placed.prompt_tail = items,
+            ReminderPlacement::AfterEnvironmentContext => placed.prompt_only = items,
+        }
+        placed
     }
 
     /// After a compaction: every generator starts over, and the files the compaction restored
     /// count as read again, so they are neither repeated nor lost.
-    pub fn reset_after_compaction(&self, cwd: &Path, restored: &[(PathBuf, String)], turn: i32) {
+    pub(crate) fn reset_after_compaction(&self, cwd: &Path, restored: &[(PathBuf, String)], turn: i32) {
         let ctx = GeneratorContext::new(cwd);
         let ctx = GeneratorContext {
             file_tracker: Arc::clone(&self.file_tracker),
@@ -252,7 +347,7 @@ impl ReminderEngine {
 
     /// Reads the reminder state back from a recorded history (resume). Returns the todo list,
     /// the plan file and whether plan mode was on, for the session state.
-    pub fn resume_from_history(&mut self, items: &[ResponseItem]) -> ResumedState {
+    pub(crate) fn resume_from_history(&mut self, items: &[ResponseItem]) -> ResumedState {
         let mut state = ReminderState::default();
         // The live session's clock counts model requests; a request starts with the first
         // model output after anything else.
@@ -295,29 +390,6 @@ pub struct ResumedState {
     pub plan_mode: bool,
     /// The plan file, when recorded.
     pub plan_file: Option<PathBuf>,
-}
-
-fn background_task(id: &str, shell: &crate::session_state::BackgroundShell) -> BackgroundTaskInfo {
-    let status = shell.process.status();
-    BackgroundTaskInfo {
-        task_id: id.to_string(),
-        task_type: BackgroundTaskType::Shell,
-        command: Some(shell.command.clone()),
-        description: shell.description.clone(),
-        status: match status {
-            BackgroundStatus::Running => BackgroundTaskStatus::Running,
-            BackgroundStatus::Exited(Some(0)) => BackgroundTaskStatus::Completed,
-            BackgroundStatus::Exited(_) | BackgroundStatus::Failed => BackgroundTaskStatus::Failed,
-            BackgroundStatus::Killed => BackgroundTaskStatus::Killed,
-        },
-        exit_code: match status {
-            BackgroundStatus::Exited(code) => code,
-            _ => None,
-        },
-        output_len: u64::try_from(shell.process.output_len()).unwrap_or(u64::MAX),
-        delta_summary: None,
-        progress_message: None,
-    }
 }
 
 struct TrackerObserver(Arc<FileTracker>);

@@ -1,21 +1,23 @@
-//! Glue to `agentctx-compact`: micro-compaction before each model request, auto-compaction
-//! before a turn and in the middle of one, context restoration, the thrash guard and the
-//! background session-memory extraction after a turn.
+//! The compaction policy: micro-compaction before each model request, auto-compaction before
+//! a turn and in the middle of one, the session-memory tier, full compaction, context
+//! restoration, the thrash guard, usage accounting and the background session-memory
+//! extraction after a turn.
 //!
-//! The session calls [`Compactor::micro`] before each request, [`Compactor::should_compact`]
-//! before a turn and after each request that asked for tools, [`Compactor::compact`] when it
-//! says so, [`Compactor::record_request_usage`] after each response and
-//! [`Compactor::after_turn`] at the end of a turn. Delete this file and those call sites and the
-//! session runs without compaction. See docs/design/core.md, "The extension files".
+//! [`crate::ContextEngine`] drives it: [`Compactor::micro`] before each request,
+//! [`Compactor::should_compact`] before a turn and after each request that asked for tools,
+//! [`Compactor::compact`] when it says so, [`Compactor::record_request_usage`] after each
+//! response and [`Compactor::after_turn`] at the end of a turn.
 
 use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use agentctx_compact::BackgroundTask;
-pub use agentctx_compact::CompactConfig;
+use agentctx_compact::CompactConfig;
 use agentctx_compact::CompactionMode;
 use agentctx_compact::CompactionThresholds;
 use agentctx_compact::ContextUsage;
@@ -35,10 +37,17 @@ use agentctx_compact::RestoredContext;
 use agentctx_compact::SUMMARIZATION_PROMPT;
 use agentctx_compact::SessionMemoryCompaction;
 use agentctx_compact::SessionMemoryStore;
+use agentctx_compact::SummaryPath;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
 use agentctx_compact::apply_micro_compact;
+use agentctx_compact::CarriedItems;
+use agentctx_compact::build_compacted_history;
+use agentctx_compact::collect_user_message_texts;
+use agentctx_compact::filter_for_summarization;
 use agentctx_compact::full_compact_within;
+use agentctx_compact::offline_summary_budget;
+use agentctx_compact::summarize_offline;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
 use agentctx_compact::try_session_memory_compact;
@@ -48,12 +57,15 @@ use agentctx_context::TokenEstimator;
 use agentctx_context::approx_token_count;
 use agentctx_model::ModelClient;
 use agentctx_model::Prompt;
+use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 
-use crate::session_state::SessionState;
-use crate::tools::FileObserver;
+use crate::context_engine::Compaction;
+use crate::context_engine::CompactionTier;
+use crate::file_observer::FileObserver;
+use crate::host_state::HostState;
 
 /// Where the compaction happens in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,19 +77,55 @@ pub enum CompactPoint {
     MidTurn,
 }
 
-/// A compaction the session installs.
+/// What [`Compactor::compact`] produced, before the engine installs it.
 #[derive(Debug, Clone)]
-pub struct Compaction {
+pub(crate) struct CompactionOutcome {
     /// The new history.
-    pub history: Vec<ResponseItem>,
+    pub(crate) history: Vec<ResponseItem>,
     /// Events to report, in order.
-    pub events: Vec<LoopEvent>,
+    pub(crate) events: Vec<LoopEvent>,
     /// Files restored in full, with their content (they count as read again).
-    pub restored_files: Vec<(PathBuf, String)>,
+    pub(crate) restored_files: Vec<(PathBuf, String)>,
     /// Files referenced without being restored.
-    pub referenced_files: Vec<PathBuf>,
+    pub(crate) referenced_files: Vec<PathBuf>,
     /// The thrash guard's warning, if it raised one.
-    pub warning: Option<String>,
+    pub(crate) warning: Option<String>,
+    /// The tier that compacted.
+    pub(crate) tier: CompactionTier,
+    /// Our estimate of the history before.
+    pub(crate) tokens_before: u64,
+}
+
+impl CompactionOutcome {
+    /// The typed result the engine hands its host.
+    pub(crate) fn into_compaction(self, point: CompactPoint) -> Compaction {
+        let summary = self
+            .history
+            .iter()
+            .rev()
+            .find_map(|item| item.message_text().filter(|text| is_compaction_summary(text)))
+            .unwrap_or_default();
+        let tokens_after = ApproxTokenEstimator.estimate_items(&self.history);
+        Compaction {
+            summary,
+            restored_files: self.restored_files,
+            referenced_files: self.referenced_files,
+            tier: self.tier,
+            point,
+            tokens_before: self.tokens_before,
+            tokens_after,
+            events: self.events,
+            warning: self.warning,
+            history: self.history,
+        }
+    }
+}
+
+/// Whether `text` is a compaction summary (it opens with a summary prefix).
+pub(crate) fn is_compaction_summary(text: &str) -> bool {
+    agentctx_protocol::COMPACTION_SUMMARY_PREFIXES
+        .iter()
+        .any(|prefix| text.starts_with(prefix))
 }
 
 /// What restoration needs of the session state, taken before the compaction awaits.
@@ -90,15 +138,16 @@ pub struct RestorationSnapshot {
 }
 
 impl RestorationSnapshot {
-    /// Copies the todo list, plan file, invoked skills and background shells of `state`.
-    pub fn of(state: &SessionState) -> Self {
-        let plan = state.plan.plan_file.as_ref().and_then(|path| {
+    /// Copies the todo list, plan file (read from disk now), invoked skills and background
+    /// tasks of `host`.
+    pub fn of(host: &HostState) -> Self {
+        let plan = host.plan.plan_file.as_ref().and_then(|path| {
             std::fs::read_to_string(path).ok().map(|content| PlanFile {
                 path: path.clone(),
                 content,
             })
         });
-        let skills = state
+        let skills = host
             .invoked_skills
             .iter()
             .map(|skill| InvokedSkill {
@@ -107,21 +156,32 @@ impl RestorationSnapshot {
                 content: skill.content.clone(),
             })
             .collect();
-        let tasks = state
-            .shells
+        let tasks = host
+            .background_tasks
             .iter()
-            .map(|(id, shell)| BackgroundTask {
-                id: id.clone(),
-                description: shell.description.clone(),
-                status: shell.process.status().as_str().to_string(),
+            .map(|task| BackgroundTask {
+                id: task.task_id.clone(),
+                description: task.description.clone(),
+                status: crate::host_state::status_word(task.status).to_string(),
             })
             .collect();
         Self {
-            todos: state.todos.clone(),
+            todos: host.todos.clone(),
             plan,
             skills,
             tasks,
         }
+    }
+}
+
+/// Replaces the text of a tool result, as micro-compaction's application does.
+fn replace_output(item: &mut ResponseItem, text: &str) {
+    match item {
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => {
+            output.body = FunctionCallOutputBody::Text(text.to_string());
+        }
+        _ => {}
     }
 }
 
@@ -133,7 +193,12 @@ pub trait PreCompactHook: Send + Sync {
 
 /// The session's compaction state.
 pub struct Compactor {
+    /// The configuration as given; `config` is it scaled to the window.
+    base_config: CompactConfig,
     config: CompactConfig,
+    /// Whether micro-compaction writes the results it clears under the home (a replay writes
+    /// nothing).
+    persist_cleared: bool,
     home: PathBuf,
     session_id: String,
     window: ContextWindow,
@@ -149,7 +214,8 @@ pub struct Compactor {
     /// What the micro-compaction decision knows of the history, kept across requests.
     micro_index: MicroCompactIndex,
     /// Tokens of the instructions and tool schemas of the latest request.
-    prompt_overhead: u64,
+    /// (Atomic so that a host can check a prompt that borrows the history.)
+    prompt_overhead: AtomicU64,
 }
 
 /// Our estimate of a request before it is sent.
@@ -187,7 +253,8 @@ impl Compactor {
         );
         // Every budget below (restoration, micro-compaction, session memory, full compaction)
         // is the configured one scaled to this window.
-        let config = config.scaled_to(window.effective_tokens());
+        let base_config = config;
+        let config = base_config.scaled_to(window.effective_tokens());
         let thresholds =
             CompactionThresholds::new(window, &config, approx_token_count(SUMMARIZATION_PROMPT));
         let restoration = &config.restoration;
@@ -198,7 +265,9 @@ impl Compactor {
         Self {
             thrash_guard: ThrashGuard::new(config.thrash_guard.clone()),
             extraction: Arc::new(Mutex::new(ExtractionTrigger::new(&config.session_memory))),
+            base_config,
             config,
+            persist_cleared: true,
             home: home.to_path_buf(),
             session_id: session_id.to_string(),
             window,
@@ -210,8 +279,65 @@ impl Compactor {
             pre_compact_hooks: Vec::new(),
             estimator: ApproxTokenEstimator,
             micro_index: MicroCompactIndex::new(),
-            prompt_overhead: 0,
+            prompt_overhead: AtomicU64::new(0),
         }
+    }
+
+    /// Moves the session to a model with `context_window` tokens and at most
+    /// `max_output_tokens` of output: the window, the thresholds and every scaled budget follow;
+    /// the caches, the measure and the thrash guard stay.
+    pub(crate) fn set_window(&mut self, context_window: i64, max_output_tokens: Option<i64>) {
+        let window = ContextWindow::new(
+            u64::try_from(context_window).unwrap_or(0),
+            max_output_tokens.and_then(|max| u64::try_from(max).ok()),
+            &self.base_config,
+        );
+        if window == self.window {
+            return;
+        }
+        self.config = self.base_config.scaled_to(window.effective_tokens());
+        self.thresholds = CompactionThresholds::new(
+            window,
+            &self.config,
+            approx_token_count(SUMMARIZATION_PROMPT),
+        );
+        self.window = window;
+    }
+
+    /// Whether micro-compaction writes the results it clears under the home.
+    pub(crate) fn set_persist_cleared(&mut self, persist: bool) {
+        self.persist_cleared = persist;
+    }
+
+    /// Forgets the last measure: the history was rewritten (a rollback, a recorded
+    /// compaction).
+    pub(crate) fn forget_measure(&mut self) {
+        self.last_request = None;
+    }
+
+    /// The usage of a history whose item sizes are `sizes` (each measured once, as the history
+    /// manager keeps them): the last measure plus the sizes of the items added since.
+    pub(crate) fn usage_of_sizes(&self, sizes: &[ItemSize]) -> ContextUsage {
+        ContextUsage::measure_sizes(sizes, self.last_request, self.window)
+            .with_unmeasured_overhead(self.prompt_overhead.load(Ordering::Relaxed))
+    }
+
+    /// Our estimate of `history` once compacted in full with the offline summary and no
+    /// restoration: what a compaction at this point would leave of it.
+    pub(crate) fn offline_compaction_tokens(&self, history: &[ResponseItem]) -> u64 {
+        let summary = summarize_offline(
+            &filter_for_summarization(history),
+            usize::try_from(offline_summary_budget(self.window.effective_tokens()))
+                .unwrap_or(usize::MAX),
+        );
+        let compacted = build_compacted_history(
+            Vec::new(),
+            &collect_user_message_texts(history),
+            &agentctx_compact::summary_text(&summary),
+            InitialContextInjection::DoNotInject,
+            CarriedItems::default(),
+        );
+        self.estimator.estimate_items(&compacted)
     }
 
     /// Our estimate of `prompt` as it will be sent: the instructions, the tool schemas and
@@ -241,8 +367,9 @@ impl Compactor {
     /// Remembers what every request carries besides the history (from the latest
     /// [`Compactor::estimate_prompt`]), so usage that no request measured (a new session, just
     /// after a compaction) counts it, and compaction leaves room for it.
-    pub fn set_prompt_overhead(&mut self, overhead_tokens: u64) {
-        self.prompt_overhead = overhead_tokens;
+    pub(crate) fn set_prompt_overhead(&self, overhead_tokens: u64) {
+        self.prompt_overhead
+            .store(overhead_tokens, Ordering::Relaxed);
     }
 
     /// The token levels of this session's window.
@@ -263,12 +390,12 @@ impl Compactor {
     }
 
     /// Adds a `PreCompact` hook.
-    pub fn add_pre_compact_hook(&mut self, hook: Arc<dyn PreCompactHook>) {
+    pub(crate) fn add_pre_compact_hook(&mut self, hook: Arc<dyn PreCompactHook>) {
         self.pre_compact_hooks.push(hook);
     }
 
     /// The observer the file tools report reads to (restoration cache and read ledger).
-    pub fn file_observer(&self) -> Arc<dyn FileObserver> {
+    pub(crate) fn file_observer(&self) -> Arc<dyn FileObserver> {
         Arc::new(CacheObserver {
             cache: Arc::clone(&self.file_cache),
             ledger: Arc::clone(&self.read_ledger),
@@ -279,7 +406,7 @@ impl Compactor {
     /// added since.
     pub fn usage(&self, history: &[ResponseItem]) -> ContextUsage {
         ContextUsage::measure(history, self.last_request, self.window, &self.estimator)
-            .with_unmeasured_overhead(self.prompt_overhead)
+            .with_unmeasured_overhead(self.prompt_overhead.load(Ordering::Relaxed))
     }
 
     /// `(used, effective window)` of `history`, for the token-usage reminder and events.
@@ -296,7 +423,7 @@ impl Compactor {
     /// that we estimated at `estimated_input_tokens`. An implausible report (zero, or under a
     /// quarter of the estimate) is replaced by the estimate
     /// ([`LastRequestUsage::from_reported`]).
-    pub fn record_request_usage(
+    pub(crate) fn record_request_usage(
         &mut self,
         usage: &TokenUsage,
         history_len: usize,
@@ -310,10 +437,17 @@ impl Compactor {
     }
 
     /// Counts tool calls, for the session-memory extraction trigger.
-    pub fn record_tool_calls(&mut self, count: usize) {
+    pub(crate) fn record_tool_calls(&mut self, count: usize) {
         self.tool_calls_this_turn = self
             .tool_calls_this_turn
             .saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+    }
+
+    /// Whether `used` tokens of a history of `items` items are over the auto-compact
+    /// threshold.
+    pub(crate) fn over_auto_compact(&self, used: u64, items: usize) -> bool {
+        self.thresholds
+            .should_auto_compact(used, items, &self.config)
     }
 
     /// Whether `history` is over the auto-compact threshold.
@@ -330,12 +464,12 @@ impl Compactor {
     /// and clears it. Returns the new history, the event and how many results were cleared. The
     /// common case, nothing worth clearing, copies nothing (see docs/design/performance.md,
     /// "Per-turn pipeline").
-    pub fn micro(
+    pub(crate) fn micro(
         &mut self,
         history: &[ResponseItem],
         sizes: &[ItemSize],
         version: u64,
-    ) -> Option<(Vec<ResponseItem>, LoopEvent, usize)> {
+    ) -> Option<(Vec<ResponseItem>, LoopEvent, usize, u64)> {
         if !self.config.micro_compact_enabled() {
             return None;
         }
@@ -360,8 +494,25 @@ impl Compactor {
             return None;
         };
         let mut items = history.to_vec();
+        if !self.persist_cleared {
+            // A replay writes nothing: the results are replaced by the same markers, unsaved.
+            for clear in &plan.clears {
+                if let Some(item) = items.get_mut(clear.index) {
+                    replace_output(item, &clear.replacement);
+                }
+            }
+            let event = LoopEvent::MicroCompactionApplied {
+                removed_results: i32::try_from(plan.clears.len()).unwrap_or(i32::MAX),
+            };
+            return Some((items, event, plan.clears.len(), plan.tokens_saved));
+        }
         match apply_micro_compact(&mut items, &plan) {
-            Ok(outcome) => Some((items, outcome.loop_event(), outcome.cleared_count())),
+            Ok(outcome) => Some((
+                items,
+                outcome.loop_event(),
+                outcome.cleared_count(),
+                plan.tokens_saved,
+            )),
             Err(error) => {
                 tracing::warn!(%error, "micro-compaction could not persist a result; history left as is");
                 None
@@ -384,7 +535,7 @@ impl Compactor {
         clippy::too_many_arguments,
         reason = "each is one input of the compaction"
     )]
-    pub async fn compact(
+    pub(crate) async fn compact(
         &mut self,
         model: Option<&dyn ModelClient>,
         history: &[ResponseItem],
@@ -393,7 +544,7 @@ impl Compactor {
         base_instructions: &str,
         snapshot: RestorationSnapshot,
         critical_instruction: Option<&str>,
-    ) -> Compaction {
+    ) -> CompactionOutcome {
         for hook in &self.pre_compact_hooks {
             hook.pre_compact(point, history);
         }
@@ -414,7 +565,7 @@ impl Compactor {
         let target = (effective.saturating_mul(u64::from(
             self.config.thrash_guard.ineffective_usage_percent,
         )) / 100)
-            .saturating_sub(self.prompt_overhead);
+            .saturating_sub(self.prompt_overhead.load(Ordering::Relaxed));
         let (restored, restored_files) = self.restoration(snapshot, critical_instruction, target);
         let restored_tokens = self.estimator.estimate_items(&restored.items);
         let limit = HistoryLimit {
@@ -437,8 +588,9 @@ impl Compactor {
                 }
                 fits
             });
-        let (mut new_history, event) = match from_memory {
-            Some(applied) => applied,
+        let tokens_before = self.estimator.estimate_items(history);
+        let (mut new_history, event, tier) = match from_memory {
+            Some((items, event)) => (items, event, CompactionTier::SessionMemory),
             None => {
                 let request = FullCompactRequest {
                     history,
@@ -452,7 +604,11 @@ impl Compactor {
                 let outcome =
                     full_compact_within(model, request, &full_config, &self.estimator, limit).await;
                 let event = outcome.completed_event();
-                (outcome.history, event)
+                let tier = match outcome.path {
+                    SummaryPath::Model => CompactionTier::FullModel,
+                    SummaryPath::Offline => CompactionTier::FullOffline,
+                };
+                (outcome.history, event, tier)
             }
         };
         let referenced_files = restored.referenced_files.clone();
@@ -463,12 +619,14 @@ impl Compactor {
         if let Ok(mut trigger) = self.extraction.lock() {
             trigger.end_compaction(usage_after.used_tokens());
         }
-        Compaction {
+        CompactionOutcome {
             events: vec![event],
             history: new_history,
             restored_files,
             referenced_files,
             warning: thrash.warning.map(|warning| warning.to_string()),
+            tier,
+            tokens_before,
         }
     }
 
@@ -551,7 +709,7 @@ impl Compactor {
 
     /// Waits up to the configured time for `extraction` (an extraction in flight), so a
     /// compaction can use the summary it is writing.
-    pub async fn wait_for_extraction(&self, extraction: Vec<tokio::task::JoinHandle<()>>) {
+    pub(crate) async fn wait_for_extraction(&self, extraction: Vec<tokio::task::JoinHandle<()>>) {
         if extraction.is_empty() {
             return;
         }
@@ -568,7 +726,7 @@ impl Compactor {
 
     /// At the end of a turn: starts the background session-memory extraction when its trigger
     /// fires. The extraction runs on its own task and never blocks the next turn.
-    pub fn after_turn(
+    pub(crate) fn after_turn(
         &mut self,
         model: Arc<dyn ModelClient>,
         history: &[ResponseItem],

@@ -1,0 +1,106 @@
+//! Glue to `agentctx-engine`: what the session hands the context engine at its seams.
+//!
+//! The engine decides what the model sees (history, reminders, micro-, session-memory- and
+//! full compaction, restoration, usage accounting); the session keeps the model stream, the
+//! tools, approvals, hooks, MCP and subagents. This file turns the session's own state into the
+//! engine's [`HostState`] and its options into [`EngineOptions`] — the two things a Codex fork
+//! writes for its own turn loop (docs/design/engine.md, "Wiring a host").
+
+pub use agentctx_engine::CompactConfig;
+pub use agentctx_engine::CompactPoint;
+pub use agentctx_engine::Compaction;
+pub use agentctx_engine::CompactionTier;
+pub use agentctx_engine::ContextEngine;
+pub use agentctx_engine::EngineOptions;
+pub use agentctx_engine::HostPlan;
+pub use agentctx_engine::HostState;
+pub use agentctx_engine::PreCompactHook;
+pub use agentctx_engine::PromptParts;
+pub use agentctx_engine::SystemReminderConfig;
+use agentctx_reminders::BackgroundTaskInfo;
+use agentctx_reminders::BackgroundTaskStatus;
+use agentctx_reminders::BackgroundTaskType;
+use agentctx_reminders::InvokedSkill;
+use agentctx_reminders::ToolResultInfo;
+
+use crate::process::BackgroundStatus;
+use crate::session::SessionOptions;
+use crate::session_state::BackgroundShell;
+use crate::session_state::SessionState;
+
+/// The engine's options for a session `session_id` built from `options`.
+pub fn engine_options(options: &SessionOptions, session_id: &str) -> EngineOptions {
+    let info = options.model.model_info();
+    EngineOptions {
+        cwd: options.cwd.clone(),
+        home: options.home.clone(),
+        session_id: session_id.to_string(),
+        reminders: options.reminders.clone(),
+        compact: options.compact.clone(),
+        context_window: info.context_window,
+        max_output_tokens: info.max_output_tokens,
+    }
+}
+
+/// What the engine needs of the session's state now.
+pub fn host_state(state: &SessionState) -> HostState {
+    HostState {
+        requests: state.requests,
+        todos: state.todos.clone(),
+        last_todo_write_turn: state.last_todo_write_turn,
+        todo_tool_available: true,
+        plan: HostPlan {
+            active: state.plan.active,
+            plan_file: state.plan.plan_file.clone(),
+            entered_before: state.plan.entered_before,
+            just_exited: state.plan.just_exited,
+        },
+        background_tasks: state
+            .shells
+            .iter()
+            .map(|(id, shell)| background_task(id, shell))
+            .collect(),
+        invoked_skills: state
+            .invoked_skills
+            .iter()
+            .map(|skill| InvokedSkill {
+                name: skill.name.clone(),
+                path: skill.path.clone(),
+                content: skill.content.clone(),
+            })
+            .collect(),
+        last_tool_results: state
+            .last_tool_results
+            .iter()
+            .map(|run| ToolResultInfo {
+                tool_name: run.name.clone(),
+                call_id: run.call_id.clone(),
+                success: run.success,
+                duration_ms: run.duration_ms,
+            })
+            .collect(),
+    }
+}
+
+fn background_task(id: &str, shell: &BackgroundShell) -> BackgroundTaskInfo {
+    let status = shell.process.status();
+    BackgroundTaskInfo {
+        task_id: id.to_string(),
+        task_type: BackgroundTaskType::Shell,
+        command: Some(shell.command.clone()),
+        description: shell.description.clone(),
+        status: match status {
+            BackgroundStatus::Running => BackgroundTaskStatus::Running,
+            BackgroundStatus::Exited(Some(0)) => BackgroundTaskStatus::Completed,
+            BackgroundStatus::Exited(_) | BackgroundStatus::Failed => BackgroundTaskStatus::Failed,
+            BackgroundStatus::Killed => BackgroundTaskStatus::Killed,
+        },
+        exit_code: match status {
+            BackgroundStatus::Exited(code) => code,
+            _ => None,
+        },
+        output_len: u64::try_from(shell.process.output_len()).unwrap_or(u64::MAX),
+        delta_summary: None,
+        progress_message: None,
+    }
+}

@@ -1,0 +1,716 @@
+//! [`ContextEngine`]: the per-session context state and the per-request pipeline, behind the
+//! seams a host's turn loop calls.
+//!
+//! One turn, as the host drives it:
+//!
+//! 1. [`ContextEngine::needs_compaction`] then, when it says so, [`ContextEngine::compact`] at
+//!    [`CompactPoint::PreTurn`];
+//! 2. [`ContextEngine::begin_turn`]: the initial context in full (first turn, after a
+//!    compaction) or the settings diff, then the user's message;
+//! 3. for every model request: [`ContextEngine::reminder_context`] (the host may add its
+//!    providers to the returned context), [`ContextEngine::prepare_request`] (reminders,
+//!    micro-compaction), [`ContextEngine::prompt_input`] and [`ContextEngine::check_prompt`]
+//!    (the blocking limit); after the stream, [`ContextEngine::record_response`], the tool
+//!    outputs through [`ContextEngine::record_tool_outputs`], file reads through
+//!    [`ContextEngine::file_observer`], and [`ContextEngine::needs_compaction`] for a mid-turn
+//!    compaction;
+//! 4. [`ContextEngine::after_turn`]: the background session-memory extraction.
+//!
+//! The engine records into its history; what it returns is what the host persists (the
+//! rollout) and reports (events). It never speaks to the model except through the
+//! [`ModelClient`] the host hands to [`ContextEngine::compact`] and
+//! [`ContextEngine::after_turn`].
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
+
+use agentctx_compact::CompactConfig;
+use agentctx_compact::CompactionThresholds;
+use agentctx_compact::ContextUsage;
+use agentctx_compact::ContextWindow;
+use agentctx_context::ContextManager;
+use agentctx_context::InputModality;
+use agentctx_context::TruncationPolicy;
+use agentctx_context::TurnSettings;
+use agentctx_model::ModelClient;
+use agentctx_model::Prompt;
+use agentctx_model::ReasoningOptions;
+use agentctx_model::ToolSpec;
+use agentctx_protocol::CompactedItem;
+use agentctx_protocol::LoopEvent;
+use agentctx_protocol::ResponseItem;
+use agentctx_protocol::TokenUsage;
+use agentctx_protocol::TokenUsageInfo;
+use agentctx_protocol::TurnContextItem;
+use agentctx_reminders::GeneratorContext;
+use agentctx_reminders::HistoryEvent;
+use agentctx_reminders::ItemFlags;
+use agentctx_reminders::SystemReminderConfig;
+
+use crate::compaction_policy::CompactPoint;
+use crate::compaction_policy::Compactor;
+use crate::compaction_policy::PreCompactHook;
+use crate::compaction_policy::PromptEstimate;
+use crate::compaction_policy::RestorationSnapshot;
+use crate::file_observer::FileObserver;
+use crate::host_state::HostState;
+use crate::reminder_pipeline::FiredReminder;
+use crate::reminder_pipeline::ReminderEngine;
+use crate::reminder_pipeline::RequestFacts;
+use crate::reminder_pipeline::ResumedState;
+
+/// What an engine is built from.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// The working directory (reminders resolve paths against it).
+    pub cwd: PathBuf,
+    /// The agentctx home (tool results, session memory).
+    pub home: PathBuf,
+    /// The session id (session memory is kept per session).
+    pub session_id: String,
+    /// Reminders.
+    pub reminders: SystemReminderConfig,
+    /// Compaction.
+    pub compact: CompactConfig,
+    /// The model's context window, in tokens.
+    pub context_window: i64,
+    /// The model's output limit, when known.
+    pub max_output_tokens: Option<i64>,
+}
+
+/// What [`ContextEngine::begin_turn`] recorded, for the host to persist in that order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnStart {
+    /// The initial context in full, or the settings diff (possibly empty).
+    pub context_updates: Vec<ResponseItem>,
+    /// The turn's settings line.
+    pub turn_context: TurnContextItem,
+    /// The user's message.
+    pub user_message: ResponseItem,
+}
+
+/// Micro-compaction done before a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MicroCompaction {
+    /// The event to report.
+    pub event: LoopEvent,
+    /// Tool results cleared.
+    pub cleared: usize,
+    /// Our usage before it.
+    pub tokens_before: u64,
+    /// Our usage after it (the plan's saving taken off).
+    pub tokens_after: u64,
+}
+
+/// One request, prepared: its reminders placed, micro-compaction done.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedRequest {
+    /// Reminder items recorded at the tail of the history (persist them).
+    pub recorded: Vec<ResponseItem>,
+    /// Reminder items only this request's prompt carries (`after_environment_context`).
+    pub prompt_only: Vec<ResponseItem>,
+    /// Reminder items only this request carries at the end of its prompt (a host that does
+    /// not record reminders in the history: the replay of another agent's session).
+    pub prompt_tail: Vec<ResponseItem>,
+    /// The reminders that fired, in injection order.
+    pub fired: Vec<FiredReminder>,
+    /// The micro-compaction of this request, when one ran.
+    pub micro: Option<MicroCompaction>,
+    /// Our usage of the request (after micro-compaction): the last measure plus the estimate
+    /// of what was added since, or the estimate of everything when nothing measured this
+    /// history.
+    pub usage: ContextUsage,
+}
+
+impl PreparedRequest {
+    /// How many reminders the request carries.
+    pub fn reminders(&self) -> usize {
+        self.recorded.len() + self.prompt_only.len() + self.prompt_tail.len()
+    }
+}
+
+/// What the host puts around the engine's input items in every request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptParts {
+    /// The system (base) instructions.
+    pub instructions: String,
+    /// The tools offered.
+    pub tools: Vec<ToolSpec>,
+    /// Reasoning settings.
+    pub reasoning: Option<ReasoningOptions>,
+    /// The session id (the Responses API's `prompt_cache_key`).
+    pub session_id: Option<String>,
+}
+
+/// The engine's verdict on a prompt about to be sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromptCheck {
+    /// Our estimate of the prompt.
+    pub estimate: PromptEstimate,
+    /// What the prompt counts against the window: the larger of the estimate and the usage
+    /// the last measure implies.
+    pub prompt_tokens: u64,
+    /// The blocking limit.
+    pub blocking_limit: u64,
+}
+
+impl PromptCheck {
+    /// The prompt is at or over the blocking limit: it must not be sent.
+    pub fn blocked(&self) -> bool {
+        self.prompt_tokens >= self.blocking_limit
+    }
+}
+
+/// Which tier compacted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionTier {
+    /// The session-memory summary, with no model call.
+    SessionMemory,
+    /// Full compaction, summary written by the model.
+    FullModel,
+    /// Full compaction, summary written by the offline summariser.
+    FullOffline,
+}
+
+/// A compaction the engine installed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compaction {
+    /// The new history.
+    pub history: Vec<ResponseItem>,
+    /// The summary message's text, as the model sees it (prefix included).
+    pub summary: String,
+    /// Files restored in full, with their content.
+    pub restored_files: Vec<(PathBuf, String)>,
+    /// Files referenced without being restored.
+    pub referenced_files: Vec<PathBuf>,
+    /// The tier that compacted.
+    pub tier: CompactionTier,
+    /// Where in the turn it ran.
+    pub point: CompactPoint,
+    /// Our estimate of the history before.
+    pub tokens_before: u64,
+    /// Our estimate of the history after (restoration included).
+    pub tokens_after: u64,
+    /// Events to report, in order.
+    pub events: Vec<LoopEvent>,
+    /// The thrash guard's warning, if it raised one.
+    pub warning: Option<String>,
+}
+
+impl Compaction {
+    /// The rollout line that records it (codex's `compacted` line with its replacement
+    /// history).
+    pub fn compacted_item(&self) -> CompactedItem {
+        CompactedItem {
+            message: self.summary.clone(),
+            replacement_history: Some(self.history.clone()),
+            ..CompactedItem::default()
+        }
+    }
+}
+
+/// The context engine of one session (or one subagent).
+pub struct ContextEngine {
+    cwd: PathBuf,
+    context_window: i64,
+    history: ContextManager,
+    reminders: ReminderEngine,
+    compactor: Compactor,
+    micro_cleared: usize,
+    compact_references: Vec<PathBuf>,
+    previous_model: Option<String>,
+    user_prompt: Option<String>,
+    /// Our estimate of the last prompt checked (atomic: the prompt checked borrows the
+    /// history).
+    last_estimate: AtomicU64,
+    /// The history's length when the last prepared request was sent (what its measure covers).
+    request_history_len: usize,
+    background: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for ContextEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextEngine")
+            .field("items", &self.history.len())
+            .field("compactor", &self.compactor)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ContextEngine {
+    /// An engine over an empty history.
+    pub fn new(options: EngineOptions) -> Self {
+        Self::with_history(options, ContextManager::new())
+    }
+
+    /// An engine continuing `history` (a resumed session).
+    pub fn with_history(options: EngineOptions, history: ContextManager) -> Self {
+        let compactor = Compactor::new(
+            options.compact.clone(),
+            &options.home,
+            &options.session_id,
+            options.context_window,
+            options.max_output_tokens,
+        );
+        Self {
+            cwd: options.cwd,
+            context_window: options.context_window,
+            history,
+            reminders: ReminderEngine::new(options.reminders),
+            compactor,
+            micro_cleared: 0,
+            compact_references: Vec::new(),
+            previous_model: None,
+            user_prompt: None,
+            last_estimate: AtomicU64::new(0),
+            request_history_len: 0,
+            background: Vec::new(),
+        }
+    }
+
+    /// An engine for the replay of a recorded session: the reminder stage is seeded and skips
+    /// `@` mentions when the session's folder is not on this machine, micro-compaction writes
+    /// nothing, and reminders are recorded in the history only when `record_reminders` (a
+    /// session this engine recorded, whose reminders are in its file, records none anew; one
+    /// another agent recorded carries ours on each request's prompt only).
+    pub fn for_replay(options: EngineOptions, record_reminders: bool) -> Self {
+        let reminders = ReminderEngine::for_replay(options.reminders.clone(), &options.cwd);
+        let mut engine = Self::new(options);
+        engine.reminders = reminders;
+        engine.reminders.set_record_tail(record_reminders);
+        engine.compactor.set_persist_cleared(false);
+        engine
+    }
+
+    /// The history as recorded (reminders in place, compactions applied).
+    pub fn history(&self) -> &[ResponseItem] {
+        self.history.raw_items()
+    }
+
+    /// The history manager (sizes, token info, reference context).
+    pub fn context_manager(&self) -> &ContextManager {
+        &self.history
+    }
+
+    /// The usage every request reported, with the window.
+    pub fn token_info(&self) -> Option<&TokenUsageInfo> {
+        self.history.token_info()
+    }
+
+    /// The reminder stage (its file tracker, for hosts and tests).
+    pub fn reminders(&self) -> &ReminderEngine {
+        &self.reminders
+    }
+
+    /// The compaction policy (its window and thresholds).
+    pub fn compactor(&self) -> &Compactor {
+        &self.compactor
+    }
+
+    /// Adds a `PreCompact` hook, told before every compaction.
+    pub fn add_pre_compact_hook(&mut self, hook: Arc<dyn PreCompactHook>) {
+        self.compactor.add_pre_compact_hook(hook);
+    }
+
+    /// The observer the host's file tools report reads and writes to: it feeds the
+    /// changed-file reminders, the restoration cache and the read ledger.
+    pub fn file_observer(&self) -> Arc<dyn FileObserver> {
+        Arc::new(Observers(vec![
+            self.reminders.file_observer(),
+            self.compactor.file_observer(),
+        ]))
+    }
+
+    /// Whether the reminders are for the main agent (a subagent's are fewer).
+    pub fn set_main_agent(&mut self, main_agent: bool) {
+        self.reminders.set_main_agent(main_agent);
+    }
+
+    /// Moves to a model with `context_window` tokens and at most `max_output_tokens` of output:
+    /// the thresholds and budgets follow the new window.
+    pub fn set_context_window(&mut self, context_window: i64, max_output_tokens: Option<i64>) {
+        self.context_window = context_window;
+        self.compactor
+            .set_window(context_window, max_output_tokens);
+    }
+
+    /// Remembers what every request carries besides the history (instructions and tool
+    /// schemas), for usage no request measured. [`ContextEngine::check_prompt`] sets it from
+    /// the prompt itself; a host that builds no prompt (a replay) sets it here.
+    pub fn set_prompt_overhead(&self, tokens: u64) {
+        self.compactor.set_prompt_overhead(tokens);
+    }
+
+    /// Our usage of the history now.
+    pub fn context_usage(&self) -> ContextUsage {
+        self.compactor
+            .usage_of_sizes(self.history.item_sizes())
+    }
+
+    /// A recorded turn starts with the user's `input` (a replay; [`ContextEngine::begin_turn`]
+    /// does this for a live turn): the next request's reminders see it.
+    pub fn observe_turn_start(&mut self, input: Option<&str>) {
+        self.user_prompt = input.map(str::to_string);
+    }
+
+    /// One item of a recorded history (a replay): the reminder state it implies is updated
+    /// and the item is appended.
+    pub fn observe_recorded_item(&mut self, item: &ResponseItem, flags: ItemFlags) {
+        self.reminders
+            .observe_recorded(HistoryEvent::Item(item, flags));
+        self.record_items(std::slice::from_ref(item));
+    }
+
+    /// A recorded `token_count` (a replay): the reminder state's view of usage.
+    pub fn observe_recorded_token_count(&mut self, info: &TokenUsageInfo) {
+        self.reminders
+            .observe_recorded(HistoryEvent::TokenCount(info));
+    }
+
+    /// The host state a recorded history implies at request `requests` (a replay has no live
+    /// state of its own). `todo_tool_available`: the recorded agent had a todo tool.
+    pub fn recorded_host_state(&mut self, requests: i32, todo_tool_available: bool) -> HostState {
+        self.reminders
+            .observe_recorded(HistoryEvent::TurnStarted(requests));
+        self.reminders
+            .recorded_host_state(requests, todo_tool_available)
+    }
+
+    /// Drops the last `num_turns` user turns (a recorded rollback), as codex rebuilds a history.
+    pub fn rollback(&mut self, num_turns: u32) {
+        self.history.drop_last_n_user_turns(num_turns);
+        self.compactor.forget_measure();
+    }
+
+    /// Installs a history the recording says replaced the old one (a compaction recorded by
+    /// this engine live, or by another agent): the measure is forgotten and the reminder stage
+    /// starts over, as after a compaction of its own.
+    pub fn install_recorded_compaction(&mut self, history: Vec<ResponseItem>, clock: i32) {
+        self.history.replace(history);
+        self.compactor.forget_measure();
+        self.reminders.reset_after_compaction(&self.cwd, &[], clock);
+        self.compact_references.clear();
+    }
+
+    /// Our usage after a full compaction now with the offline summary: `used` with the
+    /// history's estimate replaced by that of the compacted history (what a request carries
+    /// beyond the history stays). Nothing is installed.
+    pub fn estimate_compaction(&self, used: u64) -> u64 {
+        let history = self.history.raw_items();
+        let before: u64 = self
+            .history
+            .item_sizes()
+            .iter()
+            .map(|size| size.tokens)
+            .fold(0, u64::saturating_add);
+        used.saturating_sub(before)
+            .saturating_add(self.compactor.offline_compaction_tokens(history))
+    }
+
+    /// Whether `used` tokens are over the auto-compact trigger for this history.
+    pub fn over_auto_compact(&self, used: u64) -> bool {
+        self.compactor.over_auto_compact(used, self.history.len())
+    }
+
+    /// The model the last turn ran with (a change is announced to the next one).
+    pub fn set_previous_model(&mut self, model: Option<String>) {
+        self.previous_model = model;
+    }
+
+    /// Reads the reminder state back from the history (a resumed session): the todo list, the
+    /// plan file and plan mode, for the host's own state.
+    pub fn resume_reminders(&mut self) -> ResumedState {
+        self.reminders.resume_from_history(self.history.raw_items())
+    }
+
+    /// Whether the history is over the auto-compact threshold.
+    pub fn needs_compaction(&self) -> bool {
+        self.compactor.should_compact(self.history.raw_items())
+    }
+
+    /// `(used, effective window, percent left)` now.
+    pub fn usage_figures(&self) -> (u64, u64, u8) {
+        self.compactor.usage_figures(self.history.raw_items())
+    }
+
+    /// The thresholds of this session's window.
+    pub fn thresholds(&self) -> CompactionThresholds {
+        self.compactor.thresholds()
+    }
+
+    /// The window and its output reserve.
+    pub fn window(&self) -> ContextWindow {
+        self.compactor.window()
+    }
+
+    /// Whether compaction is enabled.
+    pub fn compaction_enabled(&self) -> bool {
+        self.compactor.enabled()
+    }
+
+    /// Starts a turn: records the initial context in full (first turn, after a pre-turn
+    /// compaction) or the diff of the settings since the last turn, then the user's `input`.
+    pub fn begin_turn(
+        &mut self,
+        settings: &TurnSettings,
+        turn_id: String,
+        initial_context: impl FnOnce() -> Vec<ResponseItem>,
+        input: &str,
+    ) -> TurnStart {
+        let context_updates = self.history.record_context_updates(
+            self.previous_model.as_deref(),
+            settings,
+            Some(turn_id.clone()),
+            initial_context,
+        );
+        self.previous_model = Some(settings.model.clone());
+        let user_message = ResponseItem::user_text(input);
+        self.record_items(std::slice::from_ref(&user_message));
+        self.user_prompt = Some(input.to_string());
+        TurnStart {
+            context_updates,
+            turn_context: settings.to_turn_context_item(Some(turn_id)),
+            user_message,
+        }
+    }
+
+    /// Appends `items` to the history (tool outputs, continuation messages, anything the host
+    /// adds between requests).
+    pub fn record_items(&mut self, items: &[ResponseItem]) {
+        self.history
+            .record_items(items.iter().cloned(), TruncationPolicy::default());
+    }
+
+    /// The reminder generators' context for the next request: the host's state, this engine's
+    /// usage, micro-compaction and compaction figures. `first_request` is true for the request
+    /// that carries the user's message. The host may add its own providers (hooks, MCP
+    /// resources) before handing it to [`ContextEngine::prepare_request`].
+    pub fn reminder_context(&mut self, host: &HostState, first_request: bool) -> GeneratorContext {
+        let (used, window, _) = self.usage_figures();
+        let facts = RequestFacts {
+            has_user_input: first_request,
+            user_prompt: self.user_prompt.as_deref(),
+            token_usage: Some((used, window)),
+            micro_compact_cleared: std::mem::take(&mut self.micro_cleared),
+            compact_file_references: std::mem::take(&mut self.compact_references),
+        };
+        self.reminders.context(&self.cwd, host, &facts)
+    }
+
+    /// Prepares the next request: runs the reminder generators on `reminders` (from
+    /// [`ContextEngine::reminder_context`]) and places them, then micro-compacts old tool
+    /// results when that saves enough.
+    pub async fn prepare_request(&mut self, reminders: GeneratorContext) -> PreparedRequest {
+        let placed = self.reminders.generate(reminders).await;
+        self.record_items(&placed.record);
+        let before = self.context_usage().used_tokens();
+        let micro = self
+            .compactor
+            .micro(
+                self.history.raw_items(),
+                self.history.item_sizes(),
+                self.history.history_version(),
+            )
+            .map(|(items, event, cleared, saved)| {
+                self.history.replace(items);
+                self.micro_cleared = cleared;
+                MicroCompaction {
+                    event,
+                    cleared,
+                    tokens_before: before,
+                    tokens_after: before.saturating_sub(saved),
+                }
+            });
+        self.request_history_len = self.history.len();
+        let mut usage = self.context_usage();
+        if let Some(micro) = &micro {
+            // The measure covered the history before the clears: the usage is the one before
+            // them with what they saved taken off.
+            usage.estimated_tokens = micro
+                .tokens_after
+                .saturating_sub(usage.measured_tokens.unwrap_or(0));
+        }
+        PreparedRequest {
+            recorded: placed.record,
+            prompt_only: placed.prompt_only,
+            prompt_tail: placed.prompt_tail,
+            fired: placed.fired,
+            micro,
+            usage,
+        }
+    }
+
+    /// The input items of the request: the normalised prompt view of the history (borrowed,
+    /// no copy per request) with the prompt-only reminders of `prepared` placed.
+    pub fn prompt_input(&self, prepared: &PreparedRequest) -> Vec<Cow<'_, ResponseItem>> {
+        let mut input = self.history.prompt_view(&InputModality::TEXT_AND_IMAGE);
+        input.extend(prepared.prompt_tail.iter().cloned().map(Cow::Owned));
+        if !prepared.prompt_only.is_empty() {
+            let position = agentctx_reminders::after_environment_context_position(&input);
+            input.splice(
+                position..position,
+                prepared.prompt_only.iter().cloned().map(Cow::Owned),
+            );
+        }
+        input
+    }
+
+    /// The request the engine would send: `parts` (the host's instructions and tools) around
+    /// [`ContextEngine::prompt_input`]. The live session and `agentctx replay --requests` build
+    /// their prompts here, so both send the same body for the same history.
+    pub fn build_prompt(&self, prepared: &PreparedRequest, parts: PromptParts) -> Prompt<'_> {
+        Prompt {
+            instructions: parts.instructions,
+            input: self.prompt_input(prepared),
+            tools: parts.tools,
+            reasoning: parts.reasoning,
+            output_schema: None,
+            session_id: parts.session_id,
+            ..Prompt::default()
+        }
+    }
+
+    /// Estimates `prompt` as it will be sent and checks it against the blocking limit; the
+    /// estimate is remembered for [`ContextEngine::record_response`].
+    pub fn check_prompt(&self, prompt: &Prompt<'_>) -> PromptCheck {
+        let estimate = self.compactor.estimate_prompt(prompt);
+        self.compactor.set_prompt_overhead(estimate.overhead_tokens);
+        self.last_estimate
+            .store(estimate.total_tokens, Ordering::Relaxed);
+        let prompt_tokens = estimate
+            .total_tokens
+            .max(self.compactor.usage(self.history.raw_items()).used_tokens());
+        PromptCheck {
+            estimate,
+            prompt_tokens,
+            blocking_limit: self.compactor.thresholds().blocking,
+        }
+    }
+
+    /// Records the response of the request last checked: its `items`, and the `usage` the
+    /// provider reported (an implausible report is replaced by our estimate). Returns the
+    /// session's token info after it, for the host's `token_count` line.
+    pub fn record_response(
+        &mut self,
+        items: &[ResponseItem],
+        usage: Option<&TokenUsage>,
+    ) -> Option<TokenUsageInfo> {
+        self.record_items(items);
+        self.record_usage(usage?)
+    }
+
+    /// Records the `usage` the provider reported for the last request prepared (a replay
+    /// records a request's items one by one, then its usage). An implausible report is
+    /// replaced by our estimate.
+    pub fn record_usage(&mut self, usage: &TokenUsage) -> Option<TokenUsageInfo> {
+        let history_len = self.request_history_len.min(self.history.len());
+        let estimate = match self.last_estimate.load(Ordering::Relaxed) {
+            0 => self.context_usage().used_tokens(),
+            estimate => estimate,
+        };
+        self.compactor
+            .record_request_usage(usage, history_len, estimate);
+        self.history
+            .update_token_info(usage, Some(self.context_window));
+        self.history.token_info().cloned()
+    }
+
+    /// Records the outputs of `calls_run` tool calls.
+    pub fn record_tool_outputs(&mut self, outputs: &[ResponseItem], calls_run: usize) {
+        self.record_items(outputs);
+        self.compactor.record_tool_calls(calls_run);
+    }
+
+    /// Compacts the history now and installs the result: waits (briefly) for a session-memory
+    /// extraction in flight, tries the session-memory tier, else compacts in full through
+    /// `model` (offline when there is none or it fails), restores what the session needs
+    /// (todos, plan, skills, background tasks, recently read files) and makes the reminder
+    /// stage start over with the restored files counted as read at request `clock`.
+    pub async fn compact(
+        &mut self,
+        model: Option<&dyn ModelClient>,
+        point: CompactPoint,
+        initial_context: Vec<ResponseItem>,
+        base_instructions: &str,
+        host: &HostState,
+        clock: i32,
+    ) -> Compaction {
+        let extraction: Vec<_> = self.background.drain(..).collect();
+        self.compactor.wait_for_extraction(extraction).await;
+        let snapshot = RestorationSnapshot::of(host);
+        let history = self.history.raw_items().to_vec();
+        let outcome = self
+            .compactor
+            .compact(
+                model,
+                &history,
+                initial_context,
+                point,
+                base_instructions,
+                snapshot,
+                // The reminder stage's reset below re-injects the critical instruction before
+                // the next request; restoring it here too would show it twice.
+                None,
+            )
+            .await;
+        self.history.replace(outcome.history.clone());
+        if point == CompactPoint::PreTurn {
+            // The next turn records the initial context in full again.
+            self.history.set_reference_context_item(None);
+        }
+        self.reminders
+            .reset_after_compaction(&self.cwd, &outcome.restored_files, clock);
+        self.compact_references = outcome.referenced_files.clone();
+        self.last_estimate.store(0, Ordering::Relaxed);
+        outcome.into_compaction(point)
+    }
+
+    /// At the end of a turn: starts the background session-memory extraction when its trigger
+    /// fires (it runs on its own task; [`ContextEngine::compact`] waits for it briefly, and
+    /// [`ContextEngine::wait_for_background`] fully).
+    pub fn after_turn(&mut self, model: Arc<dyn ModelClient>, last_response_had_tool_calls: bool) {
+        if let Some(handle) = self.compactor.after_turn(
+            model,
+            self.history.raw_items(),
+            last_response_had_tool_calls,
+        ) {
+            self.background.push(handle);
+        }
+    }
+
+    /// Waits for the background work finished turns started.
+    pub async fn wait_for_background(&mut self) {
+        for handle in self.background.drain(..) {
+            if let Err(error) = handle.await {
+                tracing::warn!(%error, "background session-memory extraction ended abnormally");
+            }
+        }
+    }
+}
+
+/// Several observers told of the same reads and writes.
+struct Observers(Vec<Arc<dyn FileObserver>>);
+
+impl FileObserver for Observers {
+    fn file_read(
+        &self,
+        path: &std::path::Path,
+        content: &str,
+        turn: i32,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) {
+        for observer in &self.0 {
+            observer.file_read(path, content, turn, offset, limit);
+        }
+    }
+
+    fn file_written(&self, path: &std::path::Path, content: &str, turn: i32) {
+        for observer in &self.0 {
+            observer.file_written(path, content, turn);
+        }
+    }
+}
