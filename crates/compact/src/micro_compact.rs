@@ -13,12 +13,10 @@ use std::path::PathBuf;
 
 use agentctx_context::ItemSize;
 use agentctx_context::TokenEstimator;
-use agentctx_context::is_contextual_user_fragment;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
-use agentctx_protocol::is_system_reminder_message;
 use serde_json::Value;
 
 use crate::config::CompactConfig;
@@ -35,7 +33,8 @@ use crate::thrash_guard::CompactionMode;
 pub enum CompactableTool {
     /// File reads (`Read`; codex `read_file`).
     Read,
-    /// Shell commands (`Bash`; codex `shell`, `shell_command`, `local_shell`, `exec_command`, …).
+    /// Shell commands (`Bash`; codex `shell`, `shell_command`, `local_shell`, `exec_command`, …)
+    /// and codex code-mode cells (`exec`, `wait`), which run commands through nested tools.
     Bash,
     /// Content search (`Grep`; codex `grep_files`).
     Grep,
@@ -59,6 +58,17 @@ impl CompactableTool {
             "Read" | "NotebookRead" | "read_file" => Self::Read,
             "Bash" | "BashOutput" | "shell" | "shell_command" | "local_shell"
             | "container.exec" | "exec_command" | "write_stdin" => Self::Bash,
+            // Codex code mode (0.12x+): `exec` is a freeform tool whose input is JavaScript that
+            // calls the other tools (`await tools.exec_command({cmd: …})`), recorded as a
+            // `custom_tool_call` named `exec` and answered by a `custom_tool_call_output` led by
+            // `Script completed` / `Script failed` / `Script running with cell ID N`; `wait`
+            // resumes a running cell, as `write_stdin` resumes an `exec_command` session.
+            // codex-rs `code-mode/src/lib.rs` (`PUBLIC_TOOL_NAME = "exec"`, `WAIT_TOOL_NAME =
+            // "wait"`), `core/src/tools/code_mode/execute_spec.rs` (the freeform grammar: an
+            // optional `// @exec: {…}` pragma line, then the source) and
+            // `core/src/tools/code_mode/mod.rs` (`prepend_script_status`);
+            // `core/src/tools/code_mode/wait_spec.rs` (`wait` takes the `cell_id`).
+            "exec" | "wait" => Self::Bash,
             "Grep" | "grep_files" => Self::Grep,
             "Glob" | "LS" | "list_dir" => Self::Glob,
             "WebSearch" | "web_search" => Self::WebSearch,
@@ -303,13 +313,12 @@ pub(crate) fn plan_results(
     estimator: &dyn TokenEstimator,
     planning: Planning,
 ) -> MicroCompactPlan {
-    let turn_start = current_turn_start(history);
     let keep_from = results.len().saturating_sub(config.keep_recent_results);
 
     let mut superseded = Vec::new();
     let mut others = Vec::new();
     for (position, result) in results.iter().enumerate() {
-        if !result.is_clearable(position < keep_from, turn_start) {
+        if !result.is_clearable(position < keep_from) {
             continue;
         }
         if result.goes_first() {
@@ -420,17 +429,17 @@ pub(crate) struct CompactableResult<'a> {
 
 impl CompactableResult<'_> {
     /// Whether micro-compaction may clear this result: old enough (`before_kept`: it is not one
-    /// of the newest results kept, and it belongs to a finished turn, before `turn_start`), not
-    /// cleared yet, not an error, not an edit's or write's confirmation, and not the latest
-    /// read of its file.
-    pub(crate) fn is_clearable(&self, before_kept: bool, turn_start: Option<usize>) -> bool {
+    /// of the `keep_recent_results` newest results), not cleared yet, not an error, not an
+    /// edit's or write's confirmation, and not the latest read of its file. Where the user's
+    /// last message stands does not matter: in agentic work one prompt drives the whole
+    /// session, and results of its first requests are as stale as those of an earlier turn.
+    pub(crate) fn is_clearable(&self, before_kept: bool) -> bool {
         let is_latest_read =
             self.tool == CompactableTool::Read && self.key.is_some() && !self.superseded;
         before_kept
             && !self.cleared
             && !self.is_error
             && !self.tool.is_protected()
-            && turn_start.is_some_and(|start| self.index < start)
             && !is_latest_read
     }
 
@@ -548,20 +557,6 @@ fn read_path(arguments: &str) -> Option<&str> {
     parsed.file_path.or(parsed.path)
 }
 
-/// Index of the last message the user typed: results after it belong to the current turn.
-/// Harness text in the user role (reminders, environment context, instructions) does not start
-/// a turn. `None` when the user has not spoken yet.
-pub(crate) fn current_turn_start(history: &[ResponseItem]) -> Option<usize> {
-    history.iter().rposition(|item| {
-        item.role() == Some("user")
-            && !item.is_injected()
-            && !is_system_reminder_message(item)
-            && item
-                .message_text()
-                .is_some_and(|text| !is_contextual_user_fragment(&text))
-    })
-}
-
 /// The text of an output, borrowed when it is a plain string (the common case, and the one
 /// the benchmark's million tokens go through).
 pub(crate) fn output_body_text(output: &FunctionCallOutputPayload) -> Cow<'_, str> {
@@ -574,13 +569,17 @@ pub(crate) fn output_body_text(output: &FunctionCallOutputPayload) -> Cow<'_, st
 }
 
 /// Whether an output reports a failure: the harness said so, the command exited non-zero
-/// (codex's `Exit code: N` header, or its older `metadata.exit_code`), or the tool reported an
-/// error (Claude Code's `<tool_use_error>`).
+/// (codex's `Exit code: N` header, or its older `metadata.exit_code`), a codex code-mode script
+/// failed (its `Script failed` status line: the rollout does not record the success flag), or
+/// the tool reported an error (Claude Code's `<tool_use_error>`).
 pub(crate) fn is_error_output(output: &FunctionCallOutputPayload, text: &str) -> bool {
     if output.success == Some(false) {
         return true;
     }
     if text.trim_start().starts_with("<tool_use_error>") {
+        return true;
+    }
+    if text.starts_with(SCRIPT_FAILED_HEADER) {
         return true;
     }
     if let Some(rest) = text.strip_prefix("Exit code: ") {
@@ -595,6 +594,11 @@ pub(crate) fn is_error_output(output: &FunctionCallOutputPayload, text: &str) ->
     }
     false
 }
+
+/// How a failed codex code-mode script's output starts: its status line, then the wall time
+/// (codex-rs `core/src/tools/code_mode/mod.rs`, `format_script_status` and
+/// `prepend_script_status`: `"{status}\nWall time {seconds:.1} seconds\nOutput:\n"`).
+const SCRIPT_FAILED_HEADER: &str = "Script failed\nWall time ";
 
 pub(crate) fn plan_clear(
     item: &ResponseItem,

@@ -27,7 +27,6 @@ use crate::micro_compact::CompactableTool;
 use crate::micro_compact::MicroCompactDecision;
 use crate::micro_compact::MicroCompactPlan;
 use crate::micro_compact::Planning;
-use crate::micro_compact::current_turn_start;
 use crate::micro_compact::is_error_output;
 use crate::micro_compact::is_worthwhile;
 use crate::micro_compact::output_body_text;
@@ -143,7 +142,6 @@ impl MicroCompactIndex {
         }
         // The walk of `plan_results`, in the same order (superseded results first, then the
         // others, each oldest first) with the same stops, on the kept facts and savings.
-        let turn_start = current_turn_start(history);
         let keep_from = self
             .results
             .len()
@@ -162,7 +160,7 @@ impl MicroCompactIndex {
                     is_error: result.is_error,
                     superseded: result.superseded,
                 };
-                if !candidate.is_clearable(position < keep_from, turn_start)
+                if !candidate.is_clearable(position < keep_from)
                     || candidate.goes_first() != first_round
                 {
                     continue;

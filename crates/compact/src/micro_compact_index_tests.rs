@@ -261,3 +261,52 @@ fn savings_are_computed_again_under_another_home_or_threshold() {
         "each setting saves a different amount: {answers:?}"
     );
 }
+
+#[test]
+fn one_prompt_growing_request_by_request_is_cleared_as_a_fresh_look_clears_it() {
+    // One user message drives every request: the index, fed the appended exchanges one
+    // request at a time, finds clearing worthwhile as soon as the whole-history plan does, and
+    // plans the same clears (all but the three newest results).
+    let home = tempfile::tempdir().unwrap();
+    let mut micro = CompactConfig::default().micro;
+    micro.target_tool_result_tokens = 0;
+    let mut history = ContextManager::new();
+    history.record_items(
+        [ResponseItem::user_text("fix the failing tests")],
+        TruncationPolicy::Bytes(100_000),
+    );
+    let mut index = MicroCompactIndex::new();
+    let mut first_worthwhile = None;
+    for serial in 1..=8 {
+        history.record_items(exchange(1, 0, 7_000, serial), TruncationPolicy::Bytes(100_000));
+        let fresh = plan_micro_compact_sized(
+            history.raw_items(),
+            history.item_sizes(),
+            &micro,
+            CompactionMode::Normal,
+            home.path(),
+            &EST,
+        );
+        let (decision, plan) = index.plan_when_worthwhile(
+            history.raw_items(),
+            history.item_sizes(),
+            history.history_version(),
+            &micro,
+            CompactionMode::Normal,
+            home.path(),
+            &EST,
+        );
+        assert_eq!(decision.worthwhile, fresh.worthwhile, "request {serial}");
+        assert_eq!(plan, fresh.worthwhile.then_some(fresh.clone()));
+        if decision.worthwhile && first_worthwhile.is_none() {
+            first_worthwhile = Some(serial);
+            let cleared: Vec<&str> = fresh.clears.iter().map(|c| c.call_id.as_str()).collect();
+            // The same command each time: the older results are superseded, the three newest
+            // kept.
+            assert_eq!(cleared.len(), serial - 3, "{cleared:?}");
+            assert!(!cleared.contains(&format!("call_{serial}").as_str()));
+        }
+    }
+    // Three 7,000-token results cleared save at least 20,000 tokens: the sixth request.
+    assert_eq!(first_worthwhile, Some(6));
+}

@@ -111,6 +111,8 @@ fn claude_code_and_codex_tool_names_map_to_the_compactable_kinds() {
         ("shell_command", Some(CompactableTool::Bash)),
         ("exec_command", Some(CompactableTool::Bash)),
         ("local_shell", Some(CompactableTool::Bash)),
+        ("exec", Some(CompactableTool::Bash)),
+        ("wait", Some(CompactableTool::Bash)),
         ("Grep", Some(CompactableTool::Grep)),
         ("grep_files", Some(CompactableTool::Grep)),
         ("Glob", Some(CompactableTool::Glob)),
@@ -261,18 +263,91 @@ fn the_latest_read_of_a_path_edits_writes_and_errors_are_never_cleared() {
     }
 }
 
-#[test]
-fn current_turn_results_are_never_cleared() {
-    let home = tempfile::tempdir().unwrap();
-    let mut history = vec![ResponseItem::user_text("one long turn")];
-    for n in 1..=10 {
-        history.extend(bash(&format!("c{n}"), &format!("step {n}"), 8_000));
+/// One user message, then `calls` shell commands with outputs of about `tokens` tokens and a
+/// reminder in the user role: an agentic session where one prompt drives every request.
+fn one_prompt_session(calls: usize, tokens: usize) -> Vec<ResponseItem> {
+    let mut history = vec![ResponseItem::user_text("fix the failing tests")];
+    for n in 1..=calls {
+        history.extend(bash(&format!("c{n}"), &format!("step {n}"), tokens));
     }
-    // A reminder in the user role does not start a new turn.
+    // A reminder in the user role; it is not a message the user typed either.
     history.push(ResponseItem::user_text(
         "<system-reminder>\nsomething changed\n</system-reminder>",
     ));
-    let result = run(&mut history, home.path());
+    history
+}
+
+#[test]
+fn one_prompt_driving_many_tool_calls_clears_all_but_the_three_newest() {
+    // The turn boundary is no reason to keep a result: every result here follows the only
+    // message the user typed, and all but the three newest go.
+    let home = tempfile::tempdir().unwrap();
+    let mut history = one_prompt_session(12, 8_000);
+    let mut config = config();
+    config.micro.target_tool_result_tokens = 0;
+    let outcome = applied(
+        micro_compact(
+            &mut history,
+            &config,
+            CompactionMode::Normal,
+            home.path(),
+            &EST,
+        )
+        .unwrap(),
+    );
+    let cleared: Vec<String> = (1..=9).map(|n| format!("c{n}")).collect();
+    assert_eq!(outcome.cleared_call_ids, cleared);
+    assert_eq!(outcome.cleared_count(), 9);
+    assert_eq!(outcome.persisted_paths.len(), 9);
+    for kept in ["c10", "c11", "c12"] {
+        assert!(!is_cleared(&history, kept), "{kept}");
+    }
+    insta::assert_snapshot!("one_prompt_session_after", render_outputs(&history, home.path()));
+
+    // Aggressive mode clears the same results under the default settings.
+    let mut aggressive = one_prompt_session(12, 8_000);
+    let outcome = applied(
+        micro_compact(
+            &mut aggressive,
+            &CompactConfig::default(),
+            CompactionMode::Aggressive,
+            home.path(),
+            &EST,
+        )
+        .unwrap(),
+    );
+    assert_eq!(outcome.cleared_call_ids, cleared);
+    assert_eq!(aggressive, history);
+}
+
+#[test]
+fn one_prompt_session_is_cleared_down_to_the_target_under_the_defaults() {
+    // 10 results of 7,000 tokens after the only user message: clearing the oldest stops once at
+    // most 40,000 tokens of results remain, five of them (the old rule cleared none: all were
+    // in the current turn).
+    let home = tempfile::tempdir().unwrap();
+    let mut history = one_prompt_session(10, 7_000);
+    let outcome = applied(run(&mut history, home.path()));
+    assert_eq!(outcome.cleared_call_ids, ["c1", "c2", "c3", "c4", "c5"]);
+    assert!(outcome.tokens_saved >= 20_000, "{}", outcome.tokens_saved);
+    for kept in ["c6", "c7", "c8", "c9", "c10"] {
+        assert!(!is_cleared(&history, kept), "{kept}");
+    }
+}
+
+#[test]
+fn a_history_of_three_results_or_fewer_has_nothing_to_clear() {
+    // The three newest results are always kept, whatever their size.
+    let home = tempfile::tempdir().unwrap();
+    let mut history = one_prompt_session(3, 8_000);
+    let result = micro_compact(
+        &mut history,
+        &CompactConfig::default(),
+        CompactionMode::Aggressive,
+        home.path(),
+        &EST,
+    )
+    .unwrap();
     assert_eq!(
         result,
         MicroCompactResult::Skipped(MicroCompactSkip::NothingToClear)
@@ -450,6 +525,74 @@ fn codex_local_shell_and_custom_tool_results_are_handled() {
             .iter()
             .all(|path| path.starts_with(home.path().join("tool-results")))
     );
+}
+
+/// A Codex code-mode `exec` call as a rollout records it: a `custom_tool_call` whose input is
+/// JavaScript (an optional `// @exec:` pragma first), answered by a `custom_tool_call_output`
+/// of content items led by the script's status header (codex-rs
+/// `core/src/tools/code_mode/mod.rs`, `prepend_script_status`).
+fn code_mode_exec(id: &str, status: &str, tokens: usize) -> [ResponseItem; 2] {
+    let output: FunctionCallOutputPayload = serde_json::from_value(serde_json::json!([
+        {"type": "input_text", "text": format!("{status}\nWall time 0.4 seconds\nOutput:\n")},
+        {"type": "input_text", "text": text_of(tokens, id)},
+    ]))
+    .unwrap();
+    [
+        ResponseItem::CustomToolCall {
+            id: None,
+            status: Some("completed".to_string()),
+            call_id: id.to_string(),
+            name: "exec".to_string(),
+            input: format!(
+                "// @exec: {{\"yield_time_ms\": 10000}}\nconst r = await tools.exec_command({{cmd: \"cat part_{id}.txt\"}});\ntext(r.output);"
+            ),
+            extra: ExtraFields::default(),
+        },
+        ResponseItem::CustomToolCallOutput {
+            call_id: id.to_string(),
+            output,
+            extra: ExtraFields::default(),
+        },
+    ]
+}
+
+#[test]
+fn codex_code_mode_exec_results_are_cleared_and_failed_scripts_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let mut history = vec![ResponseItem::user_text("go")];
+    history.extend(code_mode_exec("x1", "Script completed", 9_000));
+    history.extend(code_mode_exec("x2", "Script failed", 9_000));
+    history.extend(code_mode_exec("x3", "Script completed", 9_000));
+    history.extend(code_mode_exec("x4", "Script running with cell ID 7", 9_000));
+    history.push(call("w1", "wait", r#"{"cell_id":"7"}"#));
+    history.push(output("w1", text_of(9_000, "w1")));
+    for n in 1..=3 {
+        history.extend(bash(&format!("k{n}"), &format!("echo {n}"), 100));
+    }
+    let mut config = config();
+    config.micro.target_tool_result_tokens = 0;
+    let outcome = applied(
+        micro_compact(
+            &mut history,
+            &config,
+            CompactionMode::Normal,
+            home.path(),
+            &EST,
+        )
+        .unwrap(),
+    );
+    // The failed script is an error: kept, as a failed shell command is.
+    assert_eq!(outcome.cleared_call_ids, ["x1", "x3", "x4", "w1"]);
+    let cleared_exec = history
+        .iter()
+        .find_map(|item| match item {
+            ResponseItem::CustomToolCallOutput { call_id, output, .. } if call_id == "x1" => {
+                Some(output.text_content())
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert!(is_cleared_output(&cleared_exec), "{cleared_exec}");
 }
 
 #[test]

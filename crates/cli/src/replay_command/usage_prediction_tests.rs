@@ -146,8 +146,8 @@ fn shell_output(call_id: &str, bytes: usize) -> String {
 
 #[test]
 fn micro_compaction_triggers_where_its_plan_is_worthwhile_and_takes_its_savings_off() {
-    // Five large shell results in turn 1; at turn 2's request the two oldest may be cleared (the
-    // three most recent are kept).
+    // Five large shell results in turn 1; at the request after the fifth the two oldest may be
+    // cleared (the three most recent are kept), though no new user turn has started.
     let calls: Vec<(String, String)> = (1..=5)
         .map(|n| {
             (
@@ -168,18 +168,25 @@ fn micro_compaction_triggers_where_its_plan_is_worthwhile_and_takes_its_savings_
     options.config.micro.target_tool_result_tokens = 0;
     let reader = RolloutReader::new(Path::new("s.jsonl"), Cursor::new(session(&lines)));
     let replay = replay_reader_with(reader, &ApproxTokenEstimator, None, options).unwrap();
-    let last = replay.requests.last().unwrap();
-    let micro = last.micro_compact.expect("micro-compaction triggers");
-    assert_eq!(micro.tokens_before, last.predicted_tokens);
+    // Requests 1 to 5 start before calls 1 to 5; request 6 (turn 1's answer) follows the
+    // fifth result.
+    assert_eq!(replay.requests.len(), 7);
+    let sixth = &replay.requests[5];
+    let micro = sixth.micro_compact.expect("micro-compaction triggers");
+    assert_eq!(micro.tokens_before, sixth.predicted_tokens);
     // Two results of about 10,000 tokens each become short markers.
     let saved = micro.tokens_before - micro.tokens_after;
     assert!((19_000..20_000).contains(&saved), "{saved}");
-    // Within turn 1 every result is the current turn's: nothing may be cleared.
-    assert!(
-        replay.requests[..replay.requests.len() - 1]
-            .iter()
-            .all(|request| request.micro_compact.is_none())
-    );
+    // Before it one result at most may be cleared (about 10,000 tokens, under the least
+    // saving); after it nothing new came.
+    for request in &replay.requests {
+        assert_eq!(
+            request.micro_compact.is_some(),
+            request.request == 6,
+            "request {}",
+            request.request
+        );
+    }
     // Under the default 20,000-token least saving the same plan is not worth applying.
     let reader = RolloutReader::new(Path::new("s.jsonl"), Cursor::new(session(&lines)));
     let replay = replay_reader_with(
@@ -196,7 +203,12 @@ fn micro_compaction_triggers_where_its_plan_is_worthwhile_and_takes_its_savings_
         },
     )
     .unwrap();
-    assert_eq!(replay.requests.last().unwrap().micro_compact, None);
+    assert!(
+        replay
+            .requests
+            .iter()
+            .all(|request| request.micro_compact.is_none())
+    );
 }
 
 #[test]
@@ -251,7 +263,7 @@ fn micro_compaction_clears_a_result_once_and_waits_for_new_material() {
         .filter(|request| request.micro_compact.is_some())
         .map(|request| request.request)
         .collect();
-    // Turn 2's request clears the two old results; turn 3 adds no tool result, so nothing is
-    // left worth clearing.
-    assert_eq!(triggered, vec![7]);
+    // The request after the fifth result (turn 1's answer) clears the two old results; turns 2
+    // and 3 add no tool result, so nothing is left worth clearing.
+    assert_eq!(triggered, vec![6]);
 }

@@ -156,8 +156,8 @@ async fn a_full_context_compacts_before_the_next_turn_and_calls_the_hook() {
 #[tokio::test]
 async fn old_tool_results_are_micro_compacted_before_a_request() {
     let dirs = dirs();
-    // Thirty big command outputs (each kept at the history's 10,000-byte truncation): the
-    // oldest are cleared once that saves enough.
+    // Thirty big command outputs in one turn (each kept at the history's 10,000-byte
+    // truncation): the oldest are cleared once that saves enough.
     let big = "x".repeat(12_000);
     let mut calls = ScriptedResponse::new();
     for index in 0..30 {
@@ -172,15 +172,9 @@ async fn old_tool_results_are_micro_compacted_before_a_request() {
     model.push(calls);
     model.push(ScriptedResponse::text("Read them all."));
     model.push(ScriptedResponse::text("Summarised."));
-    model.push(ScriptedResponse::text("Done."));
     let mut options = options(&dirs, Arc::new(model.clone()));
     options.compact.session_memory.extraction_enabled = false;
     let (mut session, mut events) = Session::new(options).unwrap();
-    session
-        .run_turn("Print f0.txt to f29.txt", &CancellationToken::new())
-        .await
-        .unwrap();
-    // Results of the running turn are never cleared.
     let micro = |events: &[SessionEvent]| -> Vec<i32> {
         events
             .iter()
@@ -192,16 +186,20 @@ async fn old_tool_results_are_micro_compacted_before_a_request() {
             })
             .collect()
     };
-    assert_eq!(micro(&drain(&mut events)), Vec::<i32>::new());
-
     session
-        .run_turn("Summarise them", &CancellationToken::new())
+        .run_turn("Print f0.txt to f29.txt", &CancellationToken::new())
         .await
         .unwrap();
+    // Results of the running turn are cleared too once three newer results follow them: one
+    // prompt can drive a whole session. The turn's second request is the first with results.
     let cleared = micro(&drain(&mut events));
-    assert_eq!(cleared.len(), 1, "one micro-compaction before the request");
-    let last = model.last_prompt().unwrap();
-    let persisted = last
+    assert_eq!(
+        cleared.len(),
+        1,
+        "one micro-compaction, before the turn's second request"
+    );
+    let second = model.last_prompt().unwrap();
+    let persisted = second
         .items()
         .filter(|item| {
             matches!(item, ResponseItem::FunctionCallOutput { output, .. } if output.text_content().contains("persisted-output"))
@@ -211,15 +209,16 @@ async fn old_tool_results_are_micro_compacted_before_a_request() {
         i32::try_from(persisted).unwrap(),
         cleared[0],
         "{:#?}",
-        last.input
+        second.input
     );
     assert!(dirs.home.join("tool-results").is_dir());
 
-    // The next request tells the model what was cleared.
+    // Nothing new to clear before the next request, which tells the model what was cleared.
     session
-        .run_turn("Thanks", &CancellationToken::new())
+        .run_turn("Summarise them", &CancellationToken::new())
         .await
         .unwrap();
+    assert_eq!(micro(&drain(&mut events)), Vec::<i32>::new());
     let texts: Vec<String> = model
         .last_prompt()
         .unwrap()
