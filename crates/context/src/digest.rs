@@ -4,11 +4,12 @@
 //!
 //! Compaction's offline summariser and the memory crate's offline extraction both build on it.
 //! It reads the tool calls of Codex (`shell`, `shell_command`, `exec_command`, local shell calls,
-//! `apply_patch`, `read_file` / `write_file` / `edit_file`, `update_plan`) and of Claude Code
-//! (`Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `Bash`, `TodoWrite`) as our rollout
-//! importer records them. The work is bounded (every list is capped, only the head of a long text
-//! is scanned) and odd input is skipped, never a panic. The rules are described in
-//! docs/design/compaction.md, "The history digest and the offline summariser".
+//! code-mode `exec` cells, `apply_patch`, `read_file` / `write_file` / `edit_file`,
+//! `update_plan`) and of Claude Code (`Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
+//! `Bash`, `TodoWrite`) as our rollout importer records them. The work is bounded (every list is
+//! capped, only the head of a long text is scanned) and odd input is skipped, never a panic. The
+//! rules are described in docs/design/compaction.md, "The history digest and the offline
+//! summariser".
 
 use std::collections::BTreeMap;
 
@@ -29,8 +30,11 @@ mod command_text;
 use command_text::command_line;
 use command_text::error_line;
 use command_text::exit_code;
+use command_text::nested_commands;
 use command_text::patch_paths;
+use command_text::script_status;
 use command_text::shell_files;
+use command_text::strip_exec_pragma;
 
 /// Only this many bytes of a tool output or an assistant message are scanned.
 const SCAN_LIMIT_BYTES: usize = 64 * 1024;
@@ -227,6 +231,9 @@ fn user_text_parts(item: &ResponseItem) -> Option<String> {
 enum CallKind {
     /// A shell command line.
     Shell(String),
+    /// A Codex code-mode cell: the JavaScript an `exec` call ran (its pragma line left out),
+    /// which runs shell commands through nested tools. Read as a shell command.
+    CodeCell(String),
     /// A patch in the `*** Begin Patch` format.
     Patch(String),
     /// A tool that reads a file.
@@ -277,10 +284,10 @@ impl Builder {
                 call_id,
                 ..
             } => {
-                let kind = if name == "apply_patch" {
-                    CallKind::Patch(input.clone())
-                } else {
-                    CallKind::Other(name.clone())
+                let kind = match name.as_str() {
+                    "apply_patch" => CallKind::Patch(input.clone()),
+                    CODE_MODE_EXEC => CallKind::CodeCell(strip_exec_pragma(input).to_string()),
+                    _ => CallKind::Other(name.clone()),
                 };
                 self.call(call_id, kind);
             }
@@ -375,6 +382,7 @@ impl Builder {
     fn settle(&mut self, kind: CallKind, success: Option<bool>, output: &str) {
         match kind {
             CallKind::Shell(command) => self.shell_result(&command, success, output),
+            CallKind::CodeCell(source) => self.code_cell_result(&source, success, output),
             CallKind::Patch(patch) => {
                 let failed = success == Some(false) || exit_code(output).is_some_and(|c| c != 0);
                 let paths = patch_paths(&patch);
@@ -411,10 +419,35 @@ impl Builder {
     }
 
     fn shell_result(&mut self, command: &str, success: Option<bool>, output: &str) {
+        self.command_result(command, command_key(command), &[command], success, output);
+    }
+
+    /// A code-mode cell is a command: its source is the command line shown, it failed when its
+    /// output says `Script failed` (a rollout keeps no success flag) or the harness said so,
+    /// and its files are those of the shell commands it passed to nested tools. Its errors are
+    /// resolved by a later run of the same source (the first two words of a script, `const r`,
+    /// say nothing of what it does).
+    fn code_cell_result(&mut self, source: &str, success: Option<bool>, output: &str) {
+        let success = success.or_else(|| script_status(output));
+        let nested = nested_commands(source);
+        let scripts: Vec<&str> = nested.iter().map(String::as_str).collect();
+        let key = format!("exec:{}", clip_one_line(source, MAX_COMMAND_CHARS));
+        self.command_result(source, key, &scripts, success, output);
+    }
+
+    /// Records a command that ran: `command` as shown, `key` for its errors, `scripts` the
+    /// shell command lines whose files it read and modified.
+    fn command_result(
+        &mut self,
+        command: &str,
+        key: String,
+        scripts: &[&str],
+        success: Option<bool>,
+        output: &str,
+    ) {
         let code = exit_code(output);
         let failed = success == Some(false) || code.is_some_and(|c| c != 0);
         let clipped = clip_one_line(command, MAX_COMMAND_CHARS);
-        let key = command_key(command);
         if failed {
             self.error(key, clipped.clone(), output);
         } else {
@@ -424,12 +457,14 @@ impl Builder {
                     self.file_success(path, true);
                 }
             }
-            let files = shell_files(command);
-            for path in files.read {
-                self.file_success(path, false);
-            }
-            for path in files.modified {
-                self.file_success(path, true);
+            for script in scripts {
+                let files = shell_files(script);
+                for path in files.read {
+                    self.file_success(path, false);
+                }
+                for path in files.modified {
+                    self.file_success(path, true);
+                }
             }
         }
         push_capped(
@@ -544,8 +579,23 @@ fn command_key(command: &str) -> String {
         .join(" ")
 }
 
+/// The name of Codex's code-mode tool (0.12x+): a freeform tool whose input is JavaScript that
+/// calls the other tools (`await tools.exec_command({cmd: "…"})`), recorded as a
+/// `custom_tool_call` named `exec` and answered by a `custom_tool_call_output` that starts with
+/// `Script completed` or `Script failed`. codex-rs `code-mode/src/lib.rs` (`PUBLIC_TOOL_NAME`),
+/// `core/src/tools/code_mode/execute_spec.rs` (the freeform grammar: an optional
+/// `// @exec: {…}` pragma line, then the source) and `core/src/tools/code_mode/mod.rs`
+/// (`prepend_script_status`).
+const CODE_MODE_EXEC: &str = "exec";
+
 fn function_call_kind(name: &str, args: &Value, raw_arguments: &str) -> CallKind {
     match name {
+        // An `exec` function call with a command line is a shell command; any other is a
+        // code-mode cell whose arguments are its source.
+        CODE_MODE_EXEC => match command_line(args.get("command").or_else(|| args.get("cmd"))) {
+            Some(command) => CallKind::Shell(command),
+            None => CallKind::CodeCell(strip_exec_pragma(raw_arguments).to_string()),
+        },
         "shell" | "shell_command" | "exec_command" | "container.exec" | "local_shell" | "Bash" => {
             let command =
                 command_line(args.get("command").or_else(|| args.get("cmd"))).unwrap_or_default();

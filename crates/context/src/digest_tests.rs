@@ -416,6 +416,129 @@ fn codex_argv_commands_redirects_and_in_place_edits_are_read() {
     );
 }
 
+/// A Codex code-mode `exec` call as a rollout records it: a `custom_tool_call` whose input is
+/// JavaScript that calls nested tools (codex-rs `code-mode/src/lib.rs`, `PUBLIC_TOOL_NAME`).
+fn code_mode_exec(call_id: &str, input: &str) -> ResponseItem {
+    serde_json::from_value(json!({
+        "type": "custom_tool_call", "status": "completed", "call_id": call_id,
+        "name": "exec", "input": input,
+    }))
+    .unwrap()
+}
+
+/// Its output: content items led by the script's status line and wall time (codex-rs
+/// `core/src/tools/code_mode/mod.rs`, `prepend_script_status`).
+fn code_mode_output(call_id: &str, status: &str, text: &str) -> ResponseItem {
+    serde_json::from_value(json!({
+        "type": "custom_tool_call_output", "call_id": call_id,
+        "output": [
+            {"type": "input_text", "text": format!("{status}\nWall time 0.4 seconds\nOutput:\n")},
+            {"type": "input_text", "text": text},
+        ],
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_codex_code_mode_exec_cell_is_read_as_a_shell_command() {
+    let flaky = "const a = await tools.exec_command({ \"cmd\": 'cat README.md' });\nawait tools.shell_command({command: `echo done > notes/out.txt`});\ntext(a.output);";
+    let history = vec![
+        ResponseItem::user_text("Run the tests."),
+        code_mode_exec(
+            "x1",
+            "// @exec: {\"yield_time_ms\": 10000}\nconst r = await tools.exec_command({cmd: \"sed -n 1,40p src/lib.rs && cargo test -q\"});\ntext(r.output);",
+        ),
+        code_mode_output("x1", "Script completed", "test result: ok."),
+        code_mode_exec("x2", flaky),
+        code_mode_output(
+            "x2",
+            "Script failed",
+            "Script error:\nTypeError: a.output is undefined",
+        ),
+        code_mode_exec("x3", flaky),
+        code_mode_output("x3", "Script completed", "# readme"),
+        code_mode_exec("x4", "await tools.exec_command({cmd: \"sleep 60\"});"),
+        code_mode_output("x4", "Script running with cell ID 3", ""),
+        // An `exec` function call with a command line is a plain shell command.
+        ResponseItem::function_call("x5", "exec", json!({"cmd": "cat Cargo.toml"}).to_string()),
+        ResponseItem::function_call_output("x5", "Process exited with code 0\nOutput:\n[package]"),
+    ];
+    let digest = HistoryDigest::from_items(&history);
+    let flaky_line = "const a = await tools.exec_command({ \"cmd\": 'cat README.md' }); await tools.shell_command({command: `echo done > notes/out.txt`}); text(a.output);";
+    assert_eq!(
+        digest.commands,
+        vec![
+            CommandRun {
+                command: "const r = await tools.exec_command({cmd: \"sed -n 1,40p src/lib.rs && cargo test -q\"}); text(r.output);".to_string(),
+                exit_code: None,
+                failed: false,
+            },
+            CommandRun {
+                command: flaky_line.to_string(),
+                exit_code: None,
+                failed: true,
+            },
+            CommandRun {
+                command: flaky_line.to_string(),
+                exit_code: None,
+                failed: false,
+            },
+            CommandRun {
+                command: "await tools.exec_command({cmd: \"sleep 60\"});".to_string(),
+                exit_code: None,
+                failed: false,
+            },
+            CommandRun {
+                command: "cat Cargo.toml".to_string(),
+                exit_code: Some(0),
+                failed: false,
+            },
+        ]
+    );
+    assert_eq!(
+        digest.errors,
+        vec![ErrorNote {
+            source: flaky_line.to_string(),
+            message: "Script error:".to_string(),
+            resolved: true,
+        }]
+    );
+    assert_eq!(
+        digest.files_read,
+        vec!["src/lib.rs", "README.md", "Cargo.toml"]
+    );
+    assert_eq!(digest.files_modified, vec!["notes/out.txt"]);
+    assert_eq!(digest.tool_calls, 5);
+}
+
+#[test]
+fn nested_commands_are_the_cmd_and_command_literals_of_a_cell() {
+    use super::command_text::nested_commands;
+    use super::command_text::script_status;
+    use super::command_text::strip_exec_pragma;
+
+    assert_eq!(
+        nested_commands(
+            "const r = await tools.exec_command({cmd: \"rg -n \\\"fn main\\\" src\"});\nconst s = await tools.shell_command({ 'command' : 'ls\\tsrc' });\nconst t = await tools.exec_command({cmd: `cat a.rs`, yield_time_ms: 100});"
+        ),
+        vec!["rg -n \"fn main\" src", "ls\tsrc", "cat a.rs"]
+    );
+    // Identifiers that only contain the key, empty and unterminated literals, and values that
+    // are not literals are left out.
+    assert_eq!(
+        nested_commands(
+            "const mycmd = 'x'; ccmd: 'y'; cmdline: 'z'; cmd: ''; command: name; cmd: \"open"
+        ),
+        Vec::<String>::new()
+    );
+    assert_eq!(strip_exec_pragma("// @exec: {\"max_output_tokens\": 10}\ntext(1)"), "text(1)");
+    assert_eq!(strip_exec_pragma("text(1)\n// @exec: {}"), "text(1)\n// @exec: {}");
+    assert_eq!(script_status("Script completed\nWall time 0.1 seconds"), Some(true));
+    assert_eq!(script_status("Script failed\nWall time 0.1 seconds"), Some(false));
+    assert_eq!(script_status("Script running with cell ID 3\n"), None);
+    assert_eq!(script_status("Exit code: 1"), None);
+}
+
 #[test]
 fn a_call_without_output_still_counts_and_an_orphan_output_is_ignored() {
     let history = vec![

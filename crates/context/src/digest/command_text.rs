@@ -257,6 +257,102 @@ pub(super) fn error_line(output: &str) -> String {
         .map_or_else(|| "(no output)".to_string(), str::to_string)
 }
 
+/// The first-line pragma a Codex code-mode `exec` input may start with (codex-rs
+/// `code-mode/src/description.rs`, `CODE_MODE_PRAGMA_PREFIX` and `parse_exec_source`).
+const EXEC_PRAGMA_PREFIX: &str = "// @exec:";
+
+/// The JavaScript of a code-mode `exec` input: the input without its `// @exec: {…}` pragma
+/// line, when it has one.
+pub(super) fn strip_exec_pragma(input: &str) -> &str {
+    let (first, rest) = input.split_once('\n').unwrap_or((input, ""));
+    if first.trim_start().starts_with(EXEC_PRAGMA_PREFIX) {
+        rest
+    } else {
+        input
+    }
+}
+
+/// How a code-mode script ended, from the status line its output starts with (codex-rs
+/// `core/src/tools/code_mode/mod.rs`, `format_script_status`): `Script completed` is a success,
+/// `Script failed` a failure; a script still running (`Script running with cell ID N`) or
+/// terminated says neither.
+pub(super) fn script_status(output: &str) -> Option<bool> {
+    match output.lines().next()?.trim() {
+        "Script completed" => Some(true),
+        "Script failed" => Some(false),
+        _ => None,
+    }
+}
+
+/// The shell command lines a code-mode cell hands to nested tools: the string literal after
+/// each `cmd` or `command` key (`tools.exec_command({cmd: "cargo test"})`,
+/// `{"command": 'ls src'}`, a template literal), simple escapes undone, in source order. Only
+/// the head of the source is scanned; a literal that does not end is left out.
+pub(super) fn nested_commands(source: &str) -> Vec<String> {
+    let source = head(source, SCAN_LIMIT_BYTES);
+    let mut commands = Vec::new();
+    let mut from = 0;
+    while let Some(at) = source.get(from..).and_then(|rest| rest.find('c')) {
+        let at = from + at;
+        let (before, text) = source.split_at(at);
+        let after_key = if before.ends_with(is_identifier_char) {
+            None
+        } else {
+            ["cmd", "command"]
+                .iter()
+                .find_map(|key| key_value_start(text, key))
+        };
+        match after_key.and_then(string_literal) {
+            Some((command, after)) => {
+                if !command.trim().is_empty() {
+                    commands.push(command);
+                }
+                from = source.len() - after.len();
+            }
+            None => from = at + 1,
+        }
+    }
+    commands
+}
+
+fn is_identifier_char(ch: char) -> bool {
+    ch.is_ascii_alphanumeric() || ch == '_' || ch == '$'
+}
+
+/// What follows `key` (quoted or not) and its `:` in `text`, which starts with the key.
+fn key_value_start<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let after = text.strip_prefix(key)?;
+    if after.starts_with(is_identifier_char) {
+        return None;
+    }
+    let after = after.strip_prefix(['"', '\'']).unwrap_or(after);
+    after.trim_start().strip_prefix(':').map(str::trim_start)
+}
+
+/// The JavaScript string literal `text` starts with (`"…"`, `'…'` or a template literal),
+/// its `\n`, `\t` and quote escapes undone, and what follows it.
+fn string_literal(text: &str) -> Option<(String, &str)> {
+    let quote = text.chars().next().filter(|ch| matches!(ch, '"' | '\'' | '`'))?;
+    let mut value = String::new();
+    let mut chars = text.char_indices().skip(1);
+    while let Some((at, ch)) = chars.next() {
+        if ch == quote {
+            return Some((value, text.get(at + ch.len_utf8()..).unwrap_or_default()));
+        }
+        if ch == '\\' {
+            let (_, escaped) = chars.next()?;
+            value.push(match escaped {
+                'n' => '\n',
+                't' => '\t',
+                other => other,
+            });
+        } else {
+            value.push(ch);
+        }
+    }
+    None
+}
+
 fn push_unique(list: &mut Vec<String>, value: String) {
     if !list.contains(&value) {
         list.push(value);
