@@ -1,13 +1,13 @@
 //! `agentctx compact <SESSION>`: what our compaction makes of a recorded session.
 //!
 //! Rebuilds the history a Codex rollout or Claude Code transcript had at a chosen point
-//! (`recorded_history`), runs one of our tiers on it (`agentctx-compact`) and prints the history
-//! the model would see next. The summary model comes from `summary_model`; without one the
-//! offline summariser writes the summary and the output says why. A model that was named and
-//! fails is an error (exit status 1), never a quiet offline summary. See
-//! docs/design/compaction.md, "The compact command".
+//! (`agentctx_engine::read_recorded_session`, the reconstruction `Session::resume` uses too),
+//! runs one of our tiers on it (`agentctx-compact`) and prints the history the model would see
+//! next. The summary model comes from `summary_model`; without one the offline summariser writes
+//! the summary and the output says why. A model that was named and fails is an error (exit
+//! status 1), never a quiet offline summary. See docs/design/compaction.md, "The compact
+//! command".
 
-mod recorded_history;
 mod summary_model;
 
 use std::io::Write;
@@ -37,14 +37,15 @@ use agentctx_context::TokenEstimator;
 use agentctx_core::config::Config;
 use agentctx_core::config::EnvVars;
 use agentctx_core::session_config::ModelSelection;
+use agentctx_engine::RecordedSession;
+use agentctx_engine::StopPoint;
+use agentctx_engine::read_recorded_session;
 use agentctx_model::ModelClient;
 use agentctx_protocol::ResponseItem;
 use agentctx_rollout::RolloutReader;
 use anyhow::Context as _;
 use serde::Serialize;
 
-use self::recorded_history::RecordedHistory;
-use self::recorded_history::StopPoint;
 use self::summary_model::SummaryModel;
 
 #[derive(Debug, clap::Args)]
@@ -138,8 +139,7 @@ pub(crate) fn run(args: CompactArgs) -> anyhow::Result<()> {
     // The reader's errors name the file and carry the I/O error in their message already; only
     // that message is shown, as the cause chain would repeat it.
     let reader = RolloutReader::open(&args.session).map_err(|err| anyhow::anyhow!("{err}"))?;
-    let recorded =
-        recorded_history::read_history(reader, stop).map_err(|err| anyhow::anyhow!("{err}"))?;
+    let recorded = read_recorded_session(reader, stop).map_err(|err| anyhow::anyhow!("{err}"))?;
     if let StopPoint::BeforeCompaction(n) = stop
         && let Some(total) = recorded.compactions_in_file
     {
@@ -178,7 +178,7 @@ pub(crate) fn run(args: CompactArgs) -> anyhow::Result<()> {
     }
 }
 
-fn report_skipped(session: &Path, recorded: &RecordedHistory) -> anyhow::Result<()> {
+fn report_skipped(session: &Path, recorded: &RecordedSession) -> anyhow::Result<()> {
     let mut stderr = std::io::stderr().lock();
     for skipped in &recorded.skipped {
         writeln!(
@@ -198,7 +198,7 @@ fn compact(
     home: &Path,
     full_config: &Config,
     env: &EnvVars,
-    recorded: RecordedHistory,
+    recorded: RecordedSession,
 ) -> anyhow::Result<CompactReport> {
     let config = &full_config.compact;
     let estimator = ApproxTokenEstimator;
@@ -339,7 +339,7 @@ fn restore_todos(history: &[ResponseItem], config: &CompactConfig) -> Vec<Respon
 fn session_memory(
     home: &Path,
     config: &CompactConfig,
-    recorded: &RecordedHistory,
+    recorded: &RecordedSession,
     estimator: &dyn TokenEstimator,
 ) -> Result<(Vec<ResponseItem>, String), String> {
     let session_id = recorded

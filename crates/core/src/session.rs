@@ -14,8 +14,8 @@ use std::sync::MutexGuard;
 
 use agentctx_context::ContextManager;
 use agentctx_context::EnvironmentContext;
-use agentctx_context::TruncationPolicy;
 use agentctx_context::TurnSettings;
+use agentctx_engine::StopPoint;
 use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
 use agentctx_protocol::EventMsg;
@@ -221,37 +221,26 @@ impl Session {
         options: SessionOptions,
         path: &std::path::Path,
     ) -> Result<(Self, UnboundedReceiver<SessionEvent>), CoreError> {
-        let file = agentctx_rollout::read_rollout(path)?;
-        let session_id = file
-            .session_meta()
-            .map(|meta| meta.id.clone())
-            .filter(|id| !id.is_empty())
+        // The history as the session had it: compactions (with or without a recorded
+        // replacement history) and rollbacks applied, as codex rebuilds it (see
+        // `agentctx_engine::read_recorded_session`).
+        let reader = agentctx_rollout::RolloutReader::open(path)?;
+        let recorded = agentctx_engine::read_recorded_session(reader, StopPoint::End)?;
+        for skipped in &recorded.skipped {
+            tracing::warn!(path = %path.display(), %skipped, "unreadable rollout line skipped");
+        }
+        let session_id = recorded
+            .session_id
+            .clone()
             .ok_or_else(|| CoreError::NotASession {
                 path: path.to_path_buf(),
             })?;
         let mut history = ContextManager::new();
-        let mut turns = 0;
-        let mut requests = 0;
-        for record in &file.records {
-            match &record.line.item {
-                RolloutItem::ResponseItem(item) => {
-                    history
-                        .record_items(std::iter::once(item.clone()), TruncationPolicy::default());
-                }
-                RolloutItem::Compacted(compacted) => {
-                    if let Some(replacement) = &compacted.replacement_history {
-                        history.replace(replacement.clone());
-                    }
-                }
-                // One token count per model request that reported usage.
-                RolloutItem::EventMsg(EventMsg::TokenCount(_)) => requests += 1,
-                RolloutItem::TurnContext(context) => {
-                    turns += 1;
-                    history.set_reference_context_item(Some(context.clone()));
-                }
-                _ => {}
-            }
-        }
+        history.replace(recorded.items);
+        history.set_reference_context_item(recorded.reference_context_item);
+        // One turn per `turn_context` line; one request per model request that reported usage.
+        let turns = i32::try_from(recorded.turns).unwrap_or(i32::MAX);
+        let requests = i32::try_from(recorded.requests).unwrap_or(i32::MAX);
         let recorder = RolloutRecorder::resume(path, session_id.clone())?;
         let options = SessionOptions {
             session_id: Some(session_id),

@@ -13,6 +13,7 @@ mod mcp_interop;
 mod memory;
 mod responses;
 mod resume;
+mod resume_recorded;
 mod skills;
 mod small_window;
 mod subagents;

@@ -54,6 +54,7 @@ mod compaction_policy;
 mod context_engine;
 mod file_observer;
 mod host_state;
+mod recorded_session;
 mod reminder_pipeline;
 
 pub use compaction_policy::CompactPoint;
@@ -81,3 +82,7 @@ pub use reminder_pipeline::ResumedState;
 pub use agentctx_compact::CompactConfig;
 pub use agentctx_reminders::SystemReminderConfig;
 
+// Recorded sessions (helper-owned block: the reconstruction of a history from a rollout).
+pub use recorded_session::RecordedSession;
+pub use recorded_session::StopPoint;
+pub use recorded_session::read_recorded_session;
