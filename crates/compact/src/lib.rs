@@ -67,6 +67,7 @@ pub use full_compact::OfflineReason;
 pub use full_compact::SummaryPath;
 pub use full_compact::full_compact;
 pub use full_compact::full_compact_within;
+pub use full_compact::offline_summary_budget;
 pub use message_filter::cleanup_summary_tags;
 pub use message_filter::collect_user_message_texts;
 pub use message_filter::filter_for_summarization;

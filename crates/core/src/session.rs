@@ -179,6 +179,8 @@ pub struct Session {
     tools: ToolRegistry,
     subagents: Arc<dyn SubagentRunner>,
     events: UnboundedSender<SessionEvent>,
+    /// The tool specs the last `turn_context` line recorded.
+    recorded_tools: Option<Vec<agentctx_model::ToolSpec>>,
     memory: crate::memory_ext::MemoryExt,
     hooks: crate::hooks_ext::HooksExt,
     mcp: Option<Arc<McpConnectionManager>>,
@@ -205,6 +207,14 @@ impl Session {
             originator: Some("agentctx".to_string()),
             cli_version: Some(env!("CARGO_PKG_VERSION").to_string()),
             model_provider: Some(options.provider_name.clone()).filter(|name| !name.is_empty()),
+            // As codex records them: what every request sends as its instructions (`agentctx
+            // replay --requests` rebuilds the requests from the file).
+            extra: [(
+                "base_instructions".to_string(),
+                serde_json::json!({ "text": options.base_instructions }),
+            )]
+            .into_iter()
+            .collect(),
             ..SessionMetaLine::default()
         };
         let recorder = RolloutRecorder::create(&options.home, meta)?;
@@ -315,6 +325,7 @@ impl Session {
             tools,
             subagents,
             events,
+            recorded_tools: None,
             memory,
             hooks,
             mcp: None,
@@ -482,8 +493,20 @@ impl Session {
             .begin_turn(&settings, turn_id, || initial, input);
         self.recorder
             .record_response_items(&start.context_updates)?;
+        let mut turn_context = start.turn_context;
+        // The tools offered, when they changed since the last turn recorded them (a replay of
+        // the file rebuilds the requests with them).
+        let tools = self.tools.specs();
+        if self.recorded_tools.as_ref() != Some(&tools) {
+            if let Ok(value) = serde_json::to_value(&tools) {
+                turn_context
+                    .extra
+                    .insert(agentctx_engine::replay::RECORDED_TOOLS_FIELD.to_string(), value);
+            }
+            self.recorded_tools = Some(tools);
+        }
         self.recorder
-            .record_items(&[RolloutItem::TurnContext(start.turn_context)])?;
+            .record_items(&[RolloutItem::TurnContext(turn_context)])?;
         self.recorder
             .record_response_items(std::slice::from_ref(&start.user_message))?;
 

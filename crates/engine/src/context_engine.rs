@@ -228,6 +228,8 @@ pub struct ContextEngine {
     last_estimate: AtomicU64,
     /// The history's length when the last prepared request was sent (what its measure covers).
     request_history_len: usize,
+    /// How tool outputs are truncated as they enter the history.
+    truncation: TruncationPolicy,
     background: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -267,6 +269,7 @@ impl ContextEngine {
             user_prompt: None,
             last_estimate: AtomicU64::new(0),
             request_history_len: 0,
+            truncation: TruncationPolicy::default(),
             background: Vec::new(),
         }
     }
@@ -481,7 +484,15 @@ impl ContextEngine {
     /// adds between requests).
     pub fn record_items(&mut self, items: &[ResponseItem]) {
         self.history
-            .record_items(items.iter().cloned(), TruncationPolicy::default());
+            .record_items(items.iter().cloned(), self.truncation);
+    }
+
+    /// How tool outputs are truncated as they enter the history (default: codex's 10,000
+    /// bytes). A replay follows what the recording says the agent did: a Codex rollout the
+    /// `truncation_policy` of each turn, a Claude Code transcript nothing (its results are
+    /// recorded as the model saw them).
+    pub fn set_truncation(&mut self, policy: TruncationPolicy) {
+        self.truncation = policy;
     }
 
     /// The reminder generators' context for the next request: the host's state, this engine's

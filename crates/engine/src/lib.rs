@@ -52,10 +52,12 @@
 
 mod compaction_policy;
 mod context_engine;
+mod error;
 mod file_observer;
 mod host_state;
 mod recorded_session;
 mod reminder_pipeline;
+pub mod replay;
 
 pub use compaction_policy::CompactPoint;
 pub use compaction_policy::Compactor;
@@ -71,6 +73,7 @@ pub use context_engine::PreparedRequest;
 pub use context_engine::PromptCheck;
 pub use context_engine::PromptParts;
 pub use context_engine::TurnStart;
+pub use error::ReplayError;
 pub use file_observer::FileObserver;
 pub use host_state::HostPlan;
 pub use host_state::HostState;

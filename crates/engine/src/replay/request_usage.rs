@@ -1,0 +1,135 @@
+//! The figures a replay gives per model request: our usage prediction against what the
+//! request recorded, and where each of the engine's tiers triggered (see
+//! `docs/design/compaction.md`, "Replay: predicted usage and the timeline").
+
+use agentctx_compact::ThresholdLevel;
+use serde::Serialize;
+
+/// What our usage prediction was based on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PredictionBasis {
+    /// The previous request's recorded input plus the estimate of the items added since: the
+    /// pairs `usage_prediction_error` is measured on.
+    PreviousRequest,
+    /// No usable previous request (the first request, or the history was rewritten by a
+    /// compaction or a rollback since): the estimate of the whole history, as our pipeline does
+    /// right after a compaction. Left out of `usage_prediction_error`.
+    WholeHistory,
+}
+
+/// Our tiers' thresholds for the session's window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct UsageThresholds {
+    /// The window.
+    pub window: u64,
+    /// The window minus the reserved output.
+    pub effective_window: u64,
+    /// The warning level.
+    pub warning: u64,
+    /// The auto-compact trigger.
+    pub auto_compact: u64,
+    /// The blocking limit.
+    pub blocking: u64,
+}
+
+/// A tier that would have changed the history: tokens before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TierTrigger {
+    /// Our usage before the tier.
+    pub tokens_before: u64,
+    /// Our usage after it (micro: the plan's savings taken off; full: the estimate of the
+    /// compacted history with an offline summary).
+    pub tokens_after: u64,
+}
+
+/// One model request of the main thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestUsage {
+    /// 1-based request number in the session.
+    pub request: usize,
+    /// Line of the request's first model-generated item.
+    pub line: usize,
+    /// Our usage for the request: what our trigger would have read.
+    pub predicted_tokens: u64,
+    /// What `predicted_tokens` is based on.
+    pub basis: PredictionBasis,
+    /// The input tokens the request recorded (cached included), when it recorded usage.
+    pub recorded_tokens: Option<u64>,
+    /// A recorded compaction rewrote the history since the previous request.
+    pub after_compaction: bool,
+    /// Micro-compaction would have cleared results before the request.
+    pub micro_compact: Option<TierTrigger>,
+    /// The level our usage (after micro-compaction) reached: `normal`, `warning`, `error`,
+    /// `auto_compact` or `blocking`.
+    #[serde(serialize_with = "serialize_level")]
+    pub level: ThresholdLevel,
+    /// Auto-compaction would have run here: the first request at or over the trigger since the
+    /// start or the last recorded compaction.
+    pub auto_compact: Option<TierTrigger>,
+}
+
+/// A [`ThresholdLevel`] by its name in snake case.
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's `serialize_with` passes a reference"
+)]
+fn serialize_level<S: serde::Serializer>(
+    level: &ThresholdLevel,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(match level {
+        ThresholdLevel::Normal => "normal",
+        ThresholdLevel::Warning => "warning",
+        ThresholdLevel::Error => "error",
+        ThresholdLevel::AutoCompact => "auto_compact",
+        ThresholdLevel::Blocking => "blocking",
+    })
+}
+
+impl RequestUsage {
+    /// |predicted − recorded| / recorded, for a pair that counts.
+    pub fn relative_error(&self) -> Option<f64> {
+        let recorded = self.recorded_tokens.filter(|&tokens| tokens > 0)?;
+        if self.basis != PredictionBasis::PreviousRequest {
+            return None;
+        }
+        let diff = self.predicted_tokens.abs_diff(recorded);
+        Some(diff as f64 / recorded as f64)
+    }
+}
+
+/// `usage_prediction_error`: the nearest-rank median and 95th percentile of the relative errors.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PredictionError {
+    /// The median (`null` without pairs).
+    pub median: Option<f64>,
+    /// The 95th percentile (`null` without pairs).
+    pub p95: Option<f64>,
+    /// Pairs measured.
+    pub n: usize,
+}
+
+impl PredictionError {
+    /// Over `requests`, the pairs with a previous-request basis and a recorded input.
+    pub fn over<'a>(requests: impl IntoIterator<Item = &'a RequestUsage>) -> Self {
+        let mut errors: Vec<f64> = requests
+            .into_iter()
+            .filter_map(RequestUsage::relative_error)
+            .collect();
+        errors.sort_by(f64::total_cmp);
+        Self {
+            median: nearest_rank(&errors, 50),
+            p95: nearest_rank(&errors, 95),
+            n: errors.len(),
+        }
+    }
+}
+
+/// The `percent`-th percentile of sorted `values` by nearest rank: the value at rank
+/// ⌈percent/100 × n⌉ (1-based).
+fn nearest_rank(sorted: &[f64], percent: usize) -> Option<f64> {
+    let rank = (sorted.len() * percent).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied()
+}
+
