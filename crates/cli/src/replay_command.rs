@@ -59,8 +59,10 @@ pub(crate) struct ReplayArgs {
     pub(crate) reminders_config: Option<PathBuf>,
     /// The context window our compaction tiers are judged against when the session records
     /// none (Claude Code transcripts do not; Codex rollouts record `model_context_window`).
-    #[arg(long, value_name = "TOKENS", default_value_t = usage_prediction::DEFAULT_CONTEXT_WINDOW)]
-    pub(crate) context_window: u64,
+    /// Without it: the model table's window for the model the session recorded (a `[1m]`
+    /// suffix is 1,000,000), else 200,000.
+    #[arg(long, value_name = "TOKENS")]
+    pub(crate) context_window: Option<u64>,
     /// Draw the session's token timeline into FILE as SVG: recorded and predicted usage per
     /// request, our thresholds, recorded compactions and where our tiers would trigger. Takes
     /// exactly one session file.
@@ -92,7 +94,8 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         .context("invalid compaction setting in the environment")?;
     let usage_options = UsageOptions {
         config: compact_config,
-        default_window: args.context_window,
+        context_window: args.context_window,
+        default_window: usage_prediction::DEFAULT_CONTEXT_WINDOW,
     };
     let reminder_config = if args.no_reminders {
         None

@@ -75,6 +75,7 @@ pub use model_info::MaxTokensField;
 pub use model_info::ModelEntry;
 pub use model_info::ModelInfo;
 pub use model_limits::ResolvedModel;
+pub use model_table::known_context_window;
 pub use prompt::Prompt;
 pub use prompt::ReasoningEffort;
 pub use prompt::ReasoningOptions;

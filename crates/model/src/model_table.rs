@@ -167,16 +167,52 @@ impl KnownModel {
     }
 }
 
+/// The suffix Claude Code puts on a model id when the 1M-token context window is on
+/// (`claude-sonnet-4-5[1m]`, `claude-opus-4-6[1m]`; its `/model` picker and `--model` take it,
+/// and it reaches a transcript's `message.model` when the request carried it).
+const ONE_MILLION_SUFFIX: &str = "[1m]";
+
+/// The window of a model id with [`ONE_MILLION_SUFFIX`]: one million tokens.
+const ONE_MILLION_WINDOW: i64 = 1_000_000;
+
 /// The table's entry for `slug`: an exact row, else the longest row that prefixes it (so
 /// `gpt-5-2025-08-07` finds `gpt-5`). A vendor prefix as routers write it (`openai/gpt-5`) is
-/// ignored.
+/// ignored. A `[1m]` suffix (any case) sets the window to one million tokens, on the row of the
+/// slug without it, or on defaults when the table has no row for that slug: the suffix alone
+/// says what the window is.
 pub(crate) fn known_model(slug: &str) -> Option<ModelInfo> {
     let bare = slug.rsplit_once('/').map_or(slug, |(_, bare)| bare);
-    TABLE
+    let (bare, one_million) = match strip_suffix_ignore_case(bare, ONE_MILLION_SUFFIX) {
+        Some(base) => (base, true),
+        None => (bare, false),
+    };
+    let row = TABLE
         .iter()
         .filter(|row| bare.starts_with(row.slug))
         .max_by_key(|row| row.slug.len())
-        .map(KnownModel::model_info)
+        .map(KnownModel::model_info);
+    if !one_million {
+        return row;
+    }
+    let mut info = row.unwrap_or_default();
+    info.context_window = ONE_MILLION_WINDOW;
+    Some(info)
+}
+
+/// `text` without `suffix`, ASCII case ignored; `None` when it does not end with it.
+fn strip_suffix_ignore_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
+    let cut = text.len().checked_sub(suffix.len())?;
+    let tail = text.get(cut..)?;
+    tail.eq_ignore_ascii_case(suffix)
+        .then(|| text.get(..cut))
+        .flatten()
+}
+
+/// The context window the built-in table knows for a model id as a session recorded it (a
+/// Codex `turn_context.model`, a Claude Code `message.model`); `None` for a model it does not
+/// know. A `[1m]` suffix is the one-million-token window.
+pub fn known_context_window(slug: &str) -> Option<i64> {
+    known_model(slug).map(|info| info.context_window)
 }
 
 /// The rows whose slug starts with `prefix`, as `(slug, info)`, for the provider presets.

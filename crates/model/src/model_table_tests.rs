@@ -56,3 +56,26 @@ fn windows_and_output_limits() {
         Some((200_000, Some(64_000)))
     );
 }
+
+#[test]
+fn a_one_million_suffix_is_the_one_million_window() {
+    // Claude Code's id of a model with the 1M context on; the row without the suffix keeps its
+    // output limit.
+    let sonnet = known_model("claude-sonnet-4-5[1m]");
+    assert_eq!(
+        sonnet.map(|info| (info.context_window, info.max_output_tokens)),
+        Some((1_000_000, Some(64_000)))
+    );
+    // A model the table has no row for still gets the window the suffix names.
+    assert_eq!(known_context_window("claude-opus-4-6[1m]"), Some(1_000_000));
+    assert_eq!(
+        known_context_window("anthropic/claude-opus-4-6[1M]"),
+        Some(1_000_000)
+    );
+    // Without the suffix, the row's window (or nothing for an unknown model).
+    assert_eq!(
+        known_context_window("claude-sonnet-4-5-20250929"),
+        Some(200_000)
+    );
+    assert_eq!(known_context_window("claude-opus-4-6"), None);
+}

@@ -40,10 +40,32 @@ pub(crate) const TURN_ABORTED_CLOSE_TAG: &str = "</turn_aborted>";
 pub(crate) const SUBAGENT_NOTIFICATION_OPEN_TAG: &str = "<subagent_notification>";
 /// Closing tag of a sub-agent notification.
 pub(crate) const SUBAGENT_NOTIFICATION_CLOSE_TAG: &str = "</subagent_notification>";
+/// Opening tag of the plugins codex recommends installing (codex-rs
+/// `core/src/context/recommended_plugins_instructions.rs`, a `user` message since 0.12x).
+pub(crate) const RECOMMENDED_PLUGINS_OPEN_TAG: &str = "<recommended_plugins>";
+/// Closing tag of the recommended plugins.
+pub(crate) const RECOMMENDED_PLUGINS_CLOSE_TAG: &str = "</recommended_plugins>";
+/// Opening tag of a goal steering prompt (codex-rs `core/src/context/goal_context.rs`).
+pub(crate) const GOAL_CONTEXT_OPEN_TAG: &str = "<goal_context>";
+/// Closing tag of a goal steering prompt.
+pub(crate) const GOAL_CONTEXT_CLOSE_TAG: &str = "</goal_context>";
+/// Opening tag of an extension's hidden context (codex-rs
+/// `core/src/context/extension_context.rs`).
+pub(crate) const EXTENSION_CONTEXT_OPEN_TAG: &str = "<extension_context>";
+/// Closing tag of an extension's hidden context.
+pub(crate) const EXTENSION_CONTEXT_CLOSE_TAG: &str = "</extension_context>";
+/// How codex's internal model context opens: the tag carries a `source` attribute
+/// (`<codex_internal_context source="goal">`; codex-rs `core/src/context/internal_model_context.rs`).
+pub(crate) const INTERNAL_CONTEXT_OPEN_MARKER: &str = "<codex_internal_context";
+/// Closing tag of codex's internal model context.
+pub(crate) const INTERNAL_CONTEXT_CLOSE_TAG: &str = "</codex_internal_context>";
 
 /// `(start, end)` markers of every contextual user fragment kind: a `user` message whose text
-/// starts with one and ends with the other was written by the harness.
-pub const CONTEXTUAL_USER_MARKERS: [(&str, &str); 7] = [
+/// starts with one and ends with the other was written by the harness. The blocks newer codex
+/// builds write with the `user` role (recommended plugins, goal and extension context, codex's
+/// internal context: the `user` fragments of codex-rs `core/src/context/`) are among them, so
+/// none of them is ever taken for the user's request.
+pub const CONTEXTUAL_USER_MARKERS: [(&str, &str); 11] = [
     (AGENTS_MD_START_MARKER, AGENTS_MD_END_MARKER),
     (ENVIRONMENT_CONTEXT_OPEN_TAG, ENVIRONMENT_CONTEXT_CLOSE_TAG),
     (USER_INSTRUCTIONS_OPEN_TAG, USER_INSTRUCTIONS_CLOSE_TAG),
@@ -54,6 +76,10 @@ pub const CONTEXTUAL_USER_MARKERS: [(&str, &str); 7] = [
         SUBAGENT_NOTIFICATION_OPEN_TAG,
         SUBAGENT_NOTIFICATION_CLOSE_TAG,
     ),
+    (RECOMMENDED_PLUGINS_OPEN_TAG, RECOMMENDED_PLUGINS_CLOSE_TAG),
+    (GOAL_CONTEXT_OPEN_TAG, GOAL_CONTEXT_CLOSE_TAG),
+    (EXTENSION_CONTEXT_OPEN_TAG, EXTENSION_CONTEXT_CLOSE_TAG),
+    (INTERNAL_CONTEXT_OPEN_MARKER, INTERNAL_CONTEXT_CLOSE_TAG),
 ];
 
 /// Opening tag of the permissions instructions developer section.

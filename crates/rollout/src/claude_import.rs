@@ -17,10 +17,14 @@
 //!   its parts (the results follow the response, as the model saw them), and the response's
 //!   final `usage` (the last part's) is recorded once, as a `token_count` event whose
 //!   `last_token_usage.input_tokens` is the request's occupancy (input + cache creation + cache
-//!   read). See docs/design/rollout-formats.md, "Claude Code transcripts".
+//!   read), with the model that answered. See docs/design/rollout-formats.md, "Claude Code
+//!   transcripts".
 //! - `system` records with subtype `compact_boundary` and the `isCompactSummary` user record after
 //!   them become one `compacted` record whose replacement history is the summary message.
 //! - `isSidechain` records are flagged [`RecordFlags::sidechain`].
+//! - `attachment` records (Claude Code 2.1.x: hook context, todo and task reminders, queued
+//!   commands and task notifications) become injected `user` messages with the text the model
+//!   saw (`attachments`); one whose text is not known is counted as `attachment:{type}`.
 //! - Every other record kind (`progress`, `file-history-snapshot`, other `system` subtypes, …) is
 //!   skipped and counted by kind; new kinds never fail the import.
 //! - The records form a tree (`uuid` / `parentUuid`); records on branches the user abandoned
@@ -29,6 +33,7 @@
 //!   over the records' heads when the file can be read twice, else at its end. Usage of
 //!   abandoned requests still counts in the session total: those requests were made.
 
+mod attachments;
 mod content_blocks;
 mod conversation_tree;
 mod first_pass;
@@ -146,6 +151,8 @@ struct PendingAssistant {
     items: Vec<PendingItem>,
     /// The last part's `usage`, as its JSON text.
     usage: Option<Box<str>>,
+    /// The model that answered (`message.model`), kept on the response's `token_count`.
+    model: Option<String>,
 }
 
 #[derive(Debug)]
@@ -254,6 +261,7 @@ impl ClaudeImporter {
                 self.flush_assistant();
                 self.user(line_number, source, view);
             }
+            "attachment" => self.attachment(line_number, source, view, ignored),
             "system" => {
                 let subtype = view.subtype.and_then(as_str);
                 let subtype = subtype.as_deref().unwrap_or("unknown");
@@ -459,6 +467,43 @@ impl ClaudeImporter {
         }
     }
 
+    /// An `attachment` record (Claude Code 2.1.x): the context it added to the next request, as
+    /// an injected user message, when what the model saw is known (see `attachments`); else it
+    /// is counted in `ignored` as `attachment:{type}`. Written while a response was still being
+    /// written, it follows that response and its tool results, as the model saw it.
+    fn attachment(
+        &mut self,
+        line_number: usize,
+        source: Option<String>,
+        view: &RecordView<'_>,
+        ignored: &mut BTreeMap<String, usize>,
+    ) {
+        let attachment = view.attachment.map(to_value).unwrap_or(Value::Null);
+        let rendered = view.rendered.map(to_value);
+        let Some(mut parts) = attachments::attachment_parts(&attachment, rendered.as_ref()) else {
+            let kind = attachment
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
+            count(ignored, &format!("attachment:{kind}"));
+            return;
+        };
+        let mut flags = flags_of(view);
+        flags.injected = true;
+        let Some(event) = user_parts_record(&mut parts, line_number, &timestamp_of(view), flags)
+        else {
+            return;
+        };
+        if self.pending_assistant.is_some() {
+            self.deferred.push(HeldEvent {
+                source,
+                event: LazyReadEvent::from(event),
+            });
+        } else {
+            self.hold(source, event);
+        }
+    }
+
     fn assistant(&mut self, line_number: usize, source: Option<String>, view: &RecordView<'_>) {
         let Some(message) = &view.message else {
             self.skip(
@@ -493,12 +538,16 @@ impl ClaudeImporter {
                 flags: flags_of(view),
                 items: Vec::new(),
                 usage: None,
+                model: None,
             });
         // Each part repeats the response's usage as it stood when the part was written; the
         // last part's is the final one (its output tokens cover the whole response).
         // Kept as text until the response is complete: only the last part's is read.
         if let Some(usage) = message.usage.filter(|usage| usage.starts_with('{')) {
             pending.usage = Some(usage.into());
+        }
+        if let Some(model) = message.model.and_then(as_str) {
+            pending.model = Some(model.into_owned());
         }
         match &message.content {
             Some(Content::Text(text)) => push_assistant_text(&mut pending.items, text),
@@ -566,6 +615,7 @@ impl ClaudeImporter {
             usage,
             last,
             total: self.total_usage,
+            model: pending.model,
         };
         self.hold_untyped(
             pending.source,

@@ -55,6 +55,16 @@ mod overlap;
 use overlap::Overlap;
 use overlap::ReadOnce;
 
+/// The Codex line types `agentctx-protocol` models (`RolloutItem`); any other is passed on
+/// untyped and counted in `ignored`.
+const MODELLED_CODEX_KINDS: [&str; 5] = [
+    "session_meta",
+    "response_item",
+    "compacted",
+    "turn_context",
+    "event_msg",
+];
+
 /// Buffer size of the reader: large enough for typical tool-output lines in one read.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
 
@@ -104,8 +114,11 @@ pub struct RolloutFile {
     pub records: Vec<RolloutRecord>,
     /// Lines that could not be used.
     pub skipped: Vec<SkippedLine>,
-    /// Records skipped by rule, counted by kind: bookkeeping kinds that carry no conversation,
-    /// and (as `abandoned-branch`) records of Claude Code branches the user abandoned.
+    /// Records not read into the conversation, counted by kind: bookkeeping kinds that carry no
+    /// conversation (dropped), records of Claude Code branches the user abandoned (dropped, as
+    /// `abandoned-branch`), Claude Code attachments whose text is not known (dropped, as
+    /// `attachment:{type}`), and Codex line types this version does not model (passed on
+    /// untyped, in `records` too).
     pub ignored: BTreeMap<String, usize>,
 }
 
@@ -326,7 +339,8 @@ impl<R: BufRead> RolloutReader<R> {
         self.bytes_read
     }
 
-    /// Records skipped by rule so far, counted by kind.
+    /// Records not read into the conversation so far, counted by kind (see
+    /// [`RolloutFile::ignored`]).
     pub fn ignored(&self) -> &BTreeMap<String, usize> {
         &self.ignored
     }
@@ -400,9 +414,7 @@ impl<R: BufRead> RolloutReader<R> {
         if let Some(Decoder::Codex) = self.decoder {
             // The common case, kept off the JSON tree: the envelope is read, the payload kept.
             match LazyRolloutLine::parse(text) {
-                Ok(line) => self
-                    .pending
-                    .push_back(LazyReadEvent::Record(LazyRecord::raw(line_number, line))),
+                Ok(line) => self.push_codex_line(line_number, line),
                 Err(err) => self.skip(line_number, err.to_string()),
             }
             return;
@@ -457,9 +469,7 @@ impl<R: BufRead> RolloutReader<R> {
         }
         match &mut self.decoder {
             Some(Decoder::Codex) => match LazyRolloutLine::parse(text.as_bytes()) {
-                Ok(line) => self
-                    .pending
-                    .push_back(LazyReadEvent::Record(LazyRecord::raw(line_number, line))),
+                Ok(line) => self.push_codex_line(line_number, line),
                 Err(err) => self.skip(line_number, err.to_string()),
             },
             Some(Decoder::CodexLegacy) => {
@@ -647,6 +657,25 @@ impl<R: BufRead> RolloutReader<R> {
                 });
             }
         }
+    }
+
+    /// A line of a Codex rollout, passed on as it was read. A line of a type this version does
+    /// not model (`world_state`, `inter_agent_communication_metadata`, `token_usage_record`,
+    /// whatever newer builds add) is counted in `ignored` by its type as well: it is still
+    /// passed on (as `RolloutItem::Unknown` once typed), so a host that writes lines back keeps
+    /// it, but nothing reads it into the conversation (see docs/design/rollout-formats.md,
+    /// "Line types read, and line types counted").
+    fn push_codex_line(&mut self, line_number: usize, line: LazyRolloutLine) {
+        if !MODELLED_CODEX_KINDS.contains(&line.kind()) {
+            match self.ignored.get_mut(line.kind()) {
+                Some(count) => *count += 1,
+                None => {
+                    self.ignored.insert(line.kind().to_string(), 1);
+                }
+            }
+        }
+        self.pending
+            .push_back(LazyReadEvent::Record(LazyRecord::raw(line_number, line)));
     }
 
     fn skip(&mut self, line_number: usize, reason: String) {

@@ -9,10 +9,12 @@
 
 mod suite {
     mod bounded_memory;
+    mod claude_attachments;
     mod claude_branches;
     mod claude_harness;
     mod claude_import;
     mod claude_lines;
+    mod codex_newer_lines;
     mod corrupt_lines;
     mod discovery;
     mod format_detection;

@@ -14,6 +14,7 @@ use agentctx_protocol::EventMsg;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
+use agentctx_protocol::TokenUsageInfo;
 use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RequestSegmenter;
@@ -216,6 +217,10 @@ pub(crate) struct SessionReplayBuilder<'a> {
     /// The text of a `user_message` event that started a turn before its item arrived (older
     /// Codex builds write the event first).
     event_turn: Option<String>,
+    /// The usage of the main thread's last `token_count`, to recognise its copies.
+    last_token_info: Option<TokenUsageInfo>,
+    /// Records the replay itself leaves out, by kind (beside the reader's).
+    ignored: BTreeMap<String, usize>,
 }
 
 /// How an item relates to the turns.
@@ -254,14 +259,17 @@ impl<'a> SessionReplayBuilder<'a> {
             model_output_seen: false,
             user_events_seen: false,
             event_turn: None,
+            last_token_info: None,
+            ignored: BTreeMap::new(),
         }
     }
 
     /// Takes one record read lazily into account, typing it only when the replay reads it: the
-    /// session header, conversation items, compactions, and the `token_count`, `user_message`
-    /// and `thread_rolled_back` events. Any other record (turn settings, other events, unknown
-    /// lines) has only the effect [`SessionReplayBuilder::observe`] gives every record: it ends
-    /// the wait of the held user messages once the session is under way.
+    /// session header, conversation items, compactions, turn settings (for the model), and the
+    /// `token_count`, `user_message`, `thread_rolled_back` and `thread_settings_applied` events.
+    /// Any other record (other events, unknown lines) has only the effect
+    /// [`SessionReplayBuilder::observe`] gives every record: it ends the wait of the held user
+    /// messages once the session is under way.
     pub(crate) fn observe_lazy(&mut self, record: LazyRecord) {
         if replay_reads(&record) {
             self.observe(&record.into_read_only_record());
@@ -325,38 +333,74 @@ impl<'a> SessionReplayBuilder<'a> {
                     self.requests.history_rewritten();
                 }
             }
-            RolloutItem::EventMsg(EventMsg::TokenCount(event)) => {
-                if let Some(info) = &event.info
-                    && main
-                {
-                    let usage = info.last_token_usage;
-                    self.model_context_window =
-                        info.model_context_window.or(self.model_context_window);
-                    self.max_recorded_prompt_tokens = Some(
-                        self.max_recorded_prompt_tokens
-                            .map_or(usage.input_tokens, |max| max.max(usage.input_tokens)),
-                    );
-                    let recorded = self
-                        .usage
-                        .recorded(usage.input_tokens, info.model_context_window);
-                    if let (Some(recorded), Some(turn)) = (recorded, &mut self.current)
-                        && let Some(request) = turn.request_usage.last_mut()
-                    {
-                        request.recorded_tokens = Some(recorded);
-                    }
-                    if let Some(turn) = &mut self.current {
-                        turn.recorded_prompt_tokens = Some(usage.input_tokens);
-                        turn.recorded_output_tokens = Some(usage.output_tokens);
-                        turn.model_context_window = self.model_context_window;
-                    }
-                    if let Some(reminders) = &mut self.reminders {
-                        reminders.token_count(info);
-                    }
+            RolloutItem::EventMsg(EventMsg::TokenCount(event)) if main => {
+                // An imported Claude Code response names its model here.
+                if let Some(model) = event.extra.get("model").and_then(Value::as_str) {
+                    self.usage.model(model);
+                }
+                if let Some(info) = &event.info {
+                    self.token_count(info);
+                }
+            }
+            RolloutItem::TurnContext(context) if main => {
+                if let Some(model) = &context.model {
+                    self.usage.model(model);
+                }
+            }
+            RolloutItem::EventMsg(EventMsg::Other(event)) if main => {
+                if let Some(model) = thread_settings_model(event) {
+                    self.usage.model(model);
                 }
             }
             RolloutItem::EventMsg(_)
             | RolloutItem::TurnContext(_)
             | RolloutItem::Unknown { .. } => {}
+        }
+    }
+
+    /// A main-thread `token_count`: the measure of a model request.
+    ///
+    /// A count whose usage is the previous count's is a copy and is dropped (counted in
+    /// `ignored` as `token_count:copy`): the total a count carries grows with every request, so
+    /// two requests never record the same usage. Codex 0.4x–0.5x wrote such copies: it sent a
+    /// count whenever rate limits arrived, at the start of each request's stream, with the usage
+    /// of the request before (codex-rs `core/src/codex.rs`, `update_rate_limits` →
+    /// `send_token_count_event`), so each measure appears twice, the copy after the next
+    /// request's `turn_context`.
+    fn token_count(&mut self, info: &TokenUsageInfo) {
+        if self.last_token_info.as_ref() == Some(info) {
+            *self
+                .ignored
+                .entry("token_count:copy".to_string())
+                .or_default() += 1;
+            return;
+        }
+        self.last_token_info = Some(info.clone());
+        let usage = info.last_token_usage;
+        self.model_context_window = info.model_context_window.or(self.model_context_window);
+        self.max_recorded_prompt_tokens = Some(
+            self.max_recorded_prompt_tokens
+                .map_or(usage.input_tokens, |max| max.max(usage.input_tokens)),
+        );
+        if let Some((request, tokens)) = self
+            .usage
+            .recorded(usage.input_tokens, info.model_context_window)
+        {
+            let turns = self.current.iter_mut().chain(self.turns.iter_mut().rev());
+            if let Some(measured) = turns
+                .flat_map(|turn| turn.request_usage.iter_mut())
+                .find(|measured| measured.request == request)
+            {
+                measured.recorded_tokens = Some(tokens);
+            }
+        }
+        if let Some(turn) = &mut self.current {
+            turn.recorded_prompt_tokens = Some(usage.input_tokens);
+            turn.recorded_output_tokens = Some(usage.output_tokens);
+            turn.model_context_window = self.model_context_window;
+        }
+        if let Some(reminders) = &mut self.reminders {
+            reminders.token_count(info);
         }
     }
 
@@ -546,10 +590,13 @@ impl<'a> SessionReplayBuilder<'a> {
         format: RolloutFormat,
         lines: usize,
         bytes: u64,
-        ignored: BTreeMap<String, usize>,
+        mut ignored: BTreeMap<String, usize>,
     ) -> SessionReplay {
         self.release_held(None);
         self.close_turn();
+        for (kind, count) in std::mem::take(&mut self.ignored) {
+            *ignored.entry(kind).or_default() += count;
+        }
         SessionReplay {
             file,
             format,
@@ -579,13 +626,25 @@ impl<'a> SessionReplayBuilder<'a> {
 /// The records whose typed payload the replay reads (see [`SessionReplayBuilder::observe`]).
 fn replay_reads(record: &LazyRecord) -> bool {
     match record.kind() {
-        "session_meta" | "response_item" | "compacted" => true,
+        "session_meta" | "response_item" | "compacted" | "turn_context" => true,
         "event_msg" => matches!(
             record.payload_type(),
-            Some("token_count" | "user_message" | "thread_rolled_back")
+            Some("token_count" | "user_message" | "thread_rolled_back" | "thread_settings_applied")
         ),
         _ => false,
     }
+}
+
+/// The model of a `thread_settings_applied` event (codex 0.12x+: the settings a `/model` or
+/// `/permissions` change applied, `{"type":"thread_settings_applied","thread_settings":{"model":
+/// …}}`).
+fn thread_settings_model(event: &Value) -> Option<&str> {
+    if event.get("type").and_then(Value::as_str) != Some("thread_settings_applied") {
+        return None;
+    }
+    event
+        .pointer("/thread_settings/model")
+        .and_then(Value::as_str)
 }
 
 /// True when the text of the user message `record` holds is `text` (surrounding whitespace

@@ -429,3 +429,74 @@ fn the_samples_read_the_same_in_two_passes_as_in_one() {
         );
     }
 }
+
+#[test]
+fn a_recommended_plugins_block_is_not_the_users_request() {
+    // Codex 0.12x+ writes the plugins it recommends as a `user` message of its own (codex-rs
+    // `core/src/context/recommended_plugins_instructions.rs`); a rollout without
+    // `user_message` events decides turns by the text.
+    let session = [
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s1","cli_version":"0.128.0"}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<recommended_plugins>\nHere is a list of plugins that are available but not installed.\n\n- GitHub (github@openai-curated)\n</recommended_plugins>"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the parser"}]}}"#,
+        &assistant(),
+    ]
+    .join("\n");
+    let replay = replay_text(&session);
+    assert_eq!(turn_lines(&replay), vec![(3, "fix the parser".to_string())]);
+    assert_eq!(replay.preamble_items, 1);
+}
+
+#[test]
+fn the_window_of_the_recorded_model_is_used_when_the_session_records_none() {
+    // No `model_context_window` in the counts: the model of the `turn_context` names it.
+    let count = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":900,"total_tokens":900},"last_token_usage":{"input_tokens":900,"total_tokens":900}}}}"#;
+    let session = |context: &str| {
+        [
+            r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s1"}}"#,
+            context,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]}}"#,
+            &assistant(),
+            count,
+        ]
+        .join("\n")
+    };
+    let turn_context =
+        r#"{"timestamp":"t","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex"}}"#;
+    assert_eq!(
+        replay_text(&session(turn_context)).thresholds.window,
+        272_000
+    );
+    // A later model choice (`/model`) is a `thread_settings_applied` event in codex 0.12x+.
+    let settings = format!(
+        "{turn_context}\n{}",
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"thread_settings_applied","thread_settings":{"model":"gpt-4.1","reasoning_effort":"medium"}}}"#
+    );
+    assert_eq!(
+        replay_text(&session(&settings)).thresholds.window,
+        1_047_576
+    );
+    // A model the table does not know: the default.
+    let unknown =
+        r#"{"timestamp":"t","type":"turn_context","payload":{"cwd":"/w","model":"qwen3:8b"}}"#;
+    assert_eq!(replay_text(&session(unknown)).thresholds.window, 200_000);
+}
+
+#[test]
+fn a_claude_code_model_with_the_1m_suffix_is_judged_against_a_million_tokens() {
+    let transcript = [
+        r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"read the whole repo"}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"model":"claude-opus-4-6[1m]","id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}],"usage":{"input_tokens":2,"cache_creation_input_tokens":1000,"cache_read_input_tokens":300000,"output_tokens":30}}}"#,
+        r#"{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"A"}]}}"#,
+        r#"{"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s","message":{"model":"claude-opus-4-6[1m]","id":"m2","role":"assistant","content":[{"type":"text","text":"read"}],"usage":{"input_tokens":2,"cache_creation_input_tokens":200,"cache_read_input_tokens":301002,"output_tokens":5}}}"#,
+    ]
+    .join("\n");
+    let replay = replay_text(&transcript);
+    assert_eq!(replay.thresholds.window, 1_000_000);
+    // The second request, 301,002 + 200 tokens in: far below a million's levels (over a
+    // 200,000 window's blocking limit).
+    let second = &replay.requests[1];
+    assert_eq!(second.recorded_tokens, Some(301_204));
+    assert_eq!(second.level, ThresholdLevel::Normal);
+    assert_eq!(second.auto_compact, None);
+}

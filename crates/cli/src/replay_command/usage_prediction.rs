@@ -31,7 +31,8 @@ use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::ResponseItem;
 use serde::Serialize;
 
-/// The window assumed when the session records none (Claude Code transcripts do not).
+/// The window assumed when the session records none (Claude Code transcripts do not) and the
+/// model table does not know its model.
 pub(crate) const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
 /// The token budget of the offline summary in the full-compaction estimate (the budget the
@@ -47,7 +48,11 @@ const PLAN_HOME: &str = ".agentctx";
 pub(crate) struct UsageOptions {
     /// The compaction settings the tiers are judged under.
     pub(crate) config: CompactConfig,
-    /// The window when the session records none.
+    /// The window given for sessions that record none (`--context-window`): it comes before
+    /// the model table.
+    pub(crate) context_window: Option<u64>,
+    /// The window when the session records none, none was given, and the model table does
+    /// not know the session's model.
     pub(crate) default_window: u64,
 }
 
@@ -55,6 +60,7 @@ impl Default for UsageOptions {
     fn default() -> Self {
         Self {
             config: CompactConfig::default(),
+            context_window: None,
             default_window: DEFAULT_CONTEXT_WINDOW,
         }
     }
@@ -218,6 +224,13 @@ pub(crate) struct UsageReplay {
     recorded_window: Option<u64>,
     /// The last request that recorded usage, while the history still extends its input.
     last_measured: Option<LastRequestUsage>,
+    /// The session records a request's measure before its items (Codex 0.4x–0.5x; see
+    /// [`UsageReplay::recorded`]).
+    measures_lead: bool,
+    /// A recorded input that measures the request about to start, in such a session.
+    pending_measure: Option<u64>,
+    /// The window the model table gives for the model the session recorded.
+    model_window: Option<u64>,
     /// The history was rewritten since the last measured request.
     rewritten: bool,
     compacted_since_request: bool,
@@ -241,6 +254,9 @@ impl UsageReplay {
             instructions_tokens: 0,
             recorded_window: None,
             last_measured: None,
+            measures_lead: false,
+            pending_measure: None,
+            model_window: None,
             rewritten: false,
             compacted_since_request: false,
             over_trigger: false,
@@ -292,7 +308,7 @@ impl UsageReplay {
             tokens_after: self.full_compact_estimate(used, estimator),
         });
         self.over_trigger = triggers;
-        let request = RequestUsage {
+        let mut request = RequestUsage {
             request: self.requests.len() + 1,
             line,
             predicted_tokens,
@@ -305,6 +321,16 @@ impl UsageReplay {
         };
         self.compacted_since_request = false;
         self.open_request_len = Some(self.items.len());
+        // Judged first, measured after: a measure recorded before the request's items is this
+        // request's own input, never part of its prediction.
+        if let Some(tokens) = self.pending_measure.take() {
+            request.recorded_tokens = Some(tokens);
+            self.last_measured = Some(LastRequestUsage {
+                input_tokens: tokens,
+                history_len: self.items.len(),
+            });
+            self.rewritten = false;
+        }
         self.requests.push(request.clone());
         request
     }
@@ -348,14 +374,41 @@ impl UsageReplay {
         })
     }
 
-    /// The open request recorded its usage (`input_tokens`, cached included) and the window.
-    /// A second report for the same request replaces the first.
-    pub(crate) fn recorded(&mut self, input_tokens: i64, window: Option<i64>) -> Option<u64> {
+    /// A request recorded its usage (`input_tokens`, cached included) and the window. Returns
+    /// the request it measures and the tokens, when that request has started already.
+    ///
+    /// Current writers record a request's measure after its items (Codex writes the
+    /// `token_count` when the response completes, its items as they arrive; the Claude Code
+    /// import after the response): the measure is the open request's, and a second report
+    /// for it replaces the first. Codex 0.4x–0.5x recorded a request's items only once its
+    /// stream had completed, after the `token_count` of that completion (codex-rs
+    /// `core/src/codex.rs`: `try_run_turn` sends the count on `Completed` and returns the
+    /// processed items, which `run_task` then records): there the measure comes before the
+    /// request's items and is kept until the request starts. Such a session is recognised by
+    /// its first measure, which comes before any request (a current writer's first one follows
+    /// the first request's items). A measure of zero input tokens measures no request (codex's
+    /// count after a context-window error, its estimates). The copies those builds wrote of
+    /// each measure are the caller's to drop (see `session_replay`, and
+    /// docs/design/rollout-formats.md, "What replay does").
+    pub(crate) fn recorded(
+        &mut self,
+        input_tokens: i64,
+        window: Option<i64>,
+    ) -> Option<(usize, u64)> {
         if let Some(window) = window.and_then(|window| u64::try_from(window).ok()) {
             self.recorded_window = Some(window);
         }
+        let tokens = u64::try_from(input_tokens)
+            .ok()
+            .filter(|&tokens| tokens > 0)?;
+        if self.requests.is_empty() {
+            self.measures_lead = true;
+        }
+        if self.measures_lead {
+            self.pending_measure = Some(tokens);
+            return None;
+        }
         let history_len = self.open_request_len?;
-        let tokens = u64::try_from(input_tokens).unwrap_or(0);
         let request = self.requests.last_mut()?;
         request.recorded_tokens = Some(tokens);
         self.last_measured = Some(LastRequestUsage {
@@ -363,7 +416,15 @@ impl UsageReplay {
             history_len,
         });
         self.rewritten = false;
-        Some(tokens)
+        Some((request.request, tokens))
+    }
+
+    /// The model the session recorded (a Codex `turn_context.model` or `thread_settings_applied`,
+    /// the model of an imported Claude Code response): its window in the model table is used
+    /// when the session records none (a `[1m]` suffix is the one-million-token window).
+    pub(crate) fn model(&mut self, slug: &str) {
+        self.model_window = agentctx_model::known_context_window(slug)
+            .and_then(|window| u64::try_from(window).ok());
     }
 
     /// A recorded compaction replaced the history: with the recorded replacement, or codex's
@@ -411,11 +472,19 @@ impl UsageReplay {
         self.version += 1;
         self.rewritten = true;
         self.open_request_len = None;
+        // A measure waiting for its request measured one before the rewrite (codex's
+        // summarisation request, whose output is the compaction itself).
+        self.pending_measure = None;
     }
 
-    /// The window in use: the session's, else the default.
+    /// The window in use: the session's, else the one given, else the model table's for the
+    /// session's model, else the default.
     fn window(&self) -> ContextWindow {
-        let tokens = self.recorded_window.unwrap_or(self.options.default_window);
+        let tokens = self
+            .recorded_window
+            .or(self.options.context_window)
+            .or(self.model_window)
+            .unwrap_or(self.options.default_window);
         ContextWindow::new(tokens, None, &self.options.config)
     }
 

@@ -199,6 +199,7 @@ fn micro_compaction_triggers_where_its_plan_is_worthwhile_and_takes_its_savings_
                 config.micro.target_tool_result_tokens = 0;
                 config
             },
+            context_window: None,
             default_window: DEFAULT_CONTEXT_WINDOW,
         },
     )
@@ -266,4 +267,104 @@ fn micro_compaction_clears_a_result_once_and_waits_for_new_material() {
     // The request after the fifth result (turn 1's answer) clears the two old results; turns 2
     // and 3 add no tool result, so nothing is left worth clearing.
     assert_eq!(triggered, vec![6]);
+}
+
+/// A `token_count` as codex 0.5x wrote it: the request's usage and the session's total, the
+/// rate limits it was sent for.
+fn codex_05x_count(last: u64, total: u64) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total},"cached_input_tokens":0,"output_tokens":40,"reasoning_output_tokens":0,"total_tokens":{total}}},"last_token_usage":{{"input_tokens":{last},"cached_input_tokens":0,"output_tokens":40,"reasoning_output_tokens":0,"total_tokens":{last}}},"model_context_window":272000}},"rate_limits":{{"primary":{{"used_percent":4.0,"window_minutes":300,"resets_in_seconds":9000}}}}}}}}"#
+    )
+}
+
+#[test]
+fn a_codex_05x_measure_goes_to_the_request_it_measures_and_its_copy_is_dropped() {
+    // Codex 0.5x, per request (codex-rs `core/src/codex.rs`, `try_run_turn`): the
+    // `turn_context`, a count sent when the rate limits arrived at the stream's start (the
+    // usage of the request before: a copy; none yet before the first), the count of this
+    // request when its stream completed, and only then its items (`run_task` records them once
+    // `try_run_turn` returns).
+    let turn_context = r#"{"timestamp":"t","type":"turn_context","payload":{"cwd":"/w","approval_policy":"on-request","sandbox_policy":{"mode":"workspace-write"},"model":"gpt-5-codex","effort":"medium","summary":"auto"}}"#;
+    let no_usage_yet = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"primary":{"used_percent":4.0,"window_minutes":300,"resets_in_seconds":9000}}}}"#;
+    let reasoning = r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gAAA"}}"#;
+    let output_2 = OUTPUT.replace("c1", "c2");
+    let call_2 = CALL.replace("c1", "c2");
+    // Request 1 sees [user] and records 1,000; it adds reasoning, a call and its output (300):
+    // request 2 records 1,300 and adds a call and its output (200): request 3 records 1,500.
+    let first = codex_05x_count(1_000, 1_000);
+    let second = codex_05x_count(1_300, 2_300);
+    let third = codex_05x_count(1_500, 3_800);
+    let lines = [
+        META,
+        USER,
+        turn_context,
+        no_usage_yet,
+        &first,
+        reasoning,
+        CALL,
+        OUTPUT,
+        turn_context,
+        &first,
+        &second,
+        &call_2,
+        &output_2,
+        turn_context,
+        &second,
+        &third,
+        ANSWER,
+    ];
+    let replay = replay(&session(&lines));
+    let measured: Vec<(u64, Option<u64>)> = replay
+        .requests
+        .iter()
+        .map(|request| (request.predicted_tokens, request.recorded_tokens))
+        .collect();
+    // Each measure is its own request's, and each prediction is the previous measure plus the
+    // items added since: exact.
+    assert_eq!(
+        measured,
+        vec![
+            (100 + 10, Some(1_000)),
+            (1_000 + 300, Some(1_300)),
+            (1_300 + 200, Some(1_500))
+        ]
+    );
+    assert_eq!(
+        replay.usage_prediction_error,
+        PredictionError {
+            median: Some(0.0),
+            p95: Some(0.0),
+            n: 2
+        }
+    );
+    // The copies are no requests' measures; they are counted.
+    assert_eq!(replay.ignored.get("token_count:copy"), Some(&2));
+    assert_eq!(replay.turns[0].request_usage, replay.requests);
+}
+
+#[test]
+fn a_count_after_a_compaction_measures_the_compaction_not_the_next_request() {
+    // Current codex records the summarisation request's count after the `compacted` line:
+    // it measures no request of the conversation.
+    let first = token_count(1_000);
+    let of_the_compaction = token_count(4_000);
+    let second = token_count(1_200);
+    let replay = replay(&session(&[
+        META,
+        USER,
+        ANSWER,
+        &first,
+        COMPACTED,
+        &of_the_compaction,
+        USER,
+        ANSWER,
+        &second,
+    ]));
+    let recorded: Vec<Option<u64>> = replay
+        .requests
+        .iter()
+        .map(|request| request.recorded_tokens)
+        .collect();
+    assert_eq!(recorded, vec![Some(1_000), Some(1_200)]);
+    assert_eq!(replay.requests[1].basis, PredictionBasis::WholeHistory);
 }

@@ -745,3 +745,310 @@ fn svg_with_several_sessions_is_an_error_before_anything_is_replayed() {
     );
     assert!(!svg_path.exists());
 }
+
+/// Writes `lines` as a session file `name` in a new directory.
+fn session_file(name: &str, lines: &[String]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    (dir, path)
+}
+
+fn line(timestamp: &str, kind: &str, payload: &Value) -> String {
+    serde_json::json!({"timestamp": timestamp, "type": kind, "payload": payload}).to_string()
+}
+
+/// A `token_count` as codex 0.50 wrote it: the request's usage, the session's total, the rate
+/// limits the event was also sent for.
+fn codex_050_count(last: u64, total: u64, used_percent: f64) -> Value {
+    let usage = |input: u64| {
+        serde_json::json!({"input_tokens": input, "cached_input_tokens": 0, "output_tokens": 300,
+            "reasoning_output_tokens": 128, "total_tokens": input + 300})
+    };
+    serde_json::json!({"type": "token_count",
+        "info": {"total_token_usage": usage(total), "last_token_usage": usage(last), "model_context_window": 272000},
+        "rate_limits": {"primary": {"used_percent": used_percent, "window_minutes": 300, "resets_in_seconds": 9000},
+            "secondary": {"used_percent": 1.0, "window_minutes": 10080, "resets_in_seconds": 500000}}})
+}
+
+/// A session of codex 0.50 as it wrote it: three model requests of one turn, each request's
+/// lines in the order `core/src/codex.rs` wrote them then. `try_run_turn` persists the
+/// `turn_context` and opens the stream; the rate limits of the response headers come first and
+/// `update_rate_limits` sends a `token_count` with the usage stored so far (none before the
+/// first request, the previous request's after: a copy); the stream's `Completed` sends the
+/// request's own `token_count` (`update_token_usage_info`); only then does `run_task` record
+/// the request's items and tool outputs (`process_items` → `record_conversation_items`). The
+/// recorded inputs are those our estimate predicts: each is the previous one plus our estimate
+/// of what the previous request added.
+fn codex_050_session() -> Vec<String> {
+    const INPUTS: [u64; 3] = [11_000, 17_768, 18_972];
+    let [first, second, third] = INPUTS;
+    let context = serde_json::json!({"cwd": "/work/app", "approval_policy": "on-request",
+        "sandbox_policy": {"mode": "workspace-write", "network_access": false,
+            "exclude_tmpdir_env_var": false, "exclude_slash_tmp": false},
+        "model": "gpt-5-codex", "effort": "medium", "summary": "auto"});
+    let test_log = (1..700)
+        .map(|case| format!("test parser::tests::case_{case:03} ... ok"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n\nfailures:\n\n---- parser::tests::nested_lists stdout ----\nassertion `left == right` failed\n  left: [Item(1), List([])]\n right: [Item(1), List([Item(2)])]\n\ntest result: FAILED. 699 passed; 1 failed";
+    let source = (180..230)
+        .map(|line| format!("{line:>4}\t    fn parse_line_{line}(&mut self, line: &str) -> Result<Node> {{ self.push(line) }}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let shell = |call_id: &str, command: &str| {
+        serde_json::json!({"type": "function_call", "name": "shell", "call_id": call_id,
+            "arguments": serde_json::json!({"command": ["bash", "-lc", command], "workdir": "/work/app"}).to_string()})
+    };
+    let output = |call_id: &str, output: &str, exit_code: i32| {
+        serde_json::json!({"type": "function_call_output", "call_id": call_id,
+            "output": serde_json::json!({"output": output, "metadata": {"exit_code": exit_code, "duration_seconds": 6.4}}).to_string()})
+    };
+    let reasoning = |text: &str| {
+        serde_json::json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": text}],
+            "content": null, "encrypted_content": "gAAAAABo9zV1"})
+    };
+    let request = "the parser test for nested lists fails, fix it";
+    let answer = "The nested list branch drops its items; `parse_list` now keeps them.";
+    vec![
+        line(
+            "2025-10-21T08:00:00.010Z",
+            "session_meta",
+            &serde_json::json!({"id": "0199fb3c-7d21-7a40-9c11-2f6e8d0a4b15",
+            "timestamp": "2025-10-21T08:00:00.000Z", "cwd": "/work/app", "originator": "codex_cli_rs",
+            "cli_version": "0.50.0", "instructions": null, "source": "cli", "model_provider": "openai"}),
+        ),
+        line(
+            "2025-10-21T08:00:00.020Z",
+            "response_item",
+            &serde_json::json!({"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "<environment_context>\n  <cwd>/work/app</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted</network_access>\n  <shell>bash</shell>\n</environment_context>"}]}),
+        ),
+        line(
+            "2025-10-21T08:00:05.000Z",
+            "response_item",
+            &serde_json::json!({"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": request}]}),
+        ),
+        line(
+            "2025-10-21T08:00:05.001Z",
+            "event_msg",
+            &serde_json::json!({"type": "user_message", "message": request, "images": []}),
+        ),
+        // Request 1.
+        line("2025-10-21T08:00:05.002Z", "turn_context", &context),
+        line(
+            "2025-10-21T08:00:05.900Z",
+            "event_msg",
+            &serde_json::json!({"type": "token_count", "info": null,
+            "rate_limits": {"primary": {"used_percent": 4.0, "window_minutes": 300, "resets_in_seconds": 9000}}}),
+        ),
+        line(
+            "2025-10-21T08:00:08.000Z",
+            "event_msg",
+            &serde_json::json!({"type": "agent_reasoning", "text": "**Running the parser tests**"}),
+        ),
+        line(
+            "2025-10-21T08:00:08.500Z",
+            "event_msg",
+            &codex_050_count(first, first, 4.0),
+        ),
+        line(
+            "2025-10-21T08:00:08.501Z",
+            "response_item",
+            &reasoning("**Running the parser tests**"),
+        ),
+        line(
+            "2025-10-21T08:00:08.502Z",
+            "response_item",
+            &shell("call_Tq1", "cargo test -p parser"),
+        ),
+        line(
+            "2025-10-21T08:00:15.000Z",
+            "response_item",
+            &output("call_Tq1", &test_log, 101),
+        ),
+        // Request 2.
+        line("2025-10-21T08:00:15.001Z", "turn_context", &context),
+        line(
+            "2025-10-21T08:00:15.800Z",
+            "event_msg",
+            &codex_050_count(first, first, 5.0),
+        ),
+        line(
+            "2025-10-21T08:00:18.000Z",
+            "event_msg",
+            &serde_json::json!({"type": "agent_reasoning", "text": "**Reading the list parser**"}),
+        ),
+        line(
+            "2025-10-21T08:00:18.400Z",
+            "event_msg",
+            &codex_050_count(second, first + second, 5.0),
+        ),
+        line(
+            "2025-10-21T08:00:18.401Z",
+            "response_item",
+            &reasoning("**Reading the list parser**"),
+        ),
+        line(
+            "2025-10-21T08:00:18.402Z",
+            "response_item",
+            &shell("call_Tq2", "nl -ba src/parser.rs | sed -n '180,230p'"),
+        ),
+        line(
+            "2025-10-21T08:00:18.600Z",
+            "response_item",
+            &output("call_Tq2", &source, 0),
+        ),
+        // Request 3.
+        line("2025-10-21T08:00:18.601Z", "turn_context", &context),
+        line(
+            "2025-10-21T08:00:19.300Z",
+            "event_msg",
+            &codex_050_count(second, first + second, 5.0),
+        ),
+        line(
+            "2025-10-21T08:00:21.000Z",
+            "event_msg",
+            &serde_json::json!({"type": "agent_message", "message": answer}),
+        ),
+        line(
+            "2025-10-21T08:00:21.200Z",
+            "event_msg",
+            &codex_050_count(third, first + second + third, 5.0),
+        ),
+        line(
+            "2025-10-21T08:00:21.201Z",
+            "response_item",
+            &serde_json::json!({"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": answer}]}),
+        ),
+    ]
+}
+
+#[test]
+fn a_codex_050_session_credits_each_token_count_to_the_request_it_measures() {
+    let (_dir, path) = session_file(
+        "rollout-2025-10-21T08-00-00-0199fb3c.jsonl",
+        &codex_050_session(),
+    );
+    let output = replay(&["--json", "--no-reminders", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let session = &json_lines(&output.stdout)[0];
+    let requests: Vec<Value> = session["turn_details"][0]["request_usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|request| {
+            serde_json::json!([
+                request["predicted_tokens"],
+                request["basis"],
+                request["recorded_tokens"]
+            ])
+        })
+        .collect();
+    // Each request recorded its own input (its copy, sent when the next request's rate limits
+    // arrived, is dropped), and the prediction is exact. Crediting each count to the request
+    // open when it was written gave request 1 the input of request 2 and request 2 that of
+    // request 3 (predicted 24,536 against 18,972: a 29% miss), and request 3 none.
+    assert_eq!(
+        requests,
+        vec![
+            serde_json::json!([109, "whole_history", 11_000]),
+            serde_json::json!([17_768, "previous_request", 17_768]),
+            serde_json::json!([18_972, "previous_request", 18_972]),
+        ]
+    );
+    assert_eq!(
+        session["usage_prediction_error"],
+        serde_json::json!({"median": 0.0, "p95": 0.0, "n": 2})
+    );
+    assert_eq!(
+        session["ignored_records"],
+        serde_json::json!({"token_count:copy": 2})
+    );
+}
+
+#[test]
+fn the_lines_codex_014x_adds_are_read_or_counted() {
+    // Codex 0.145's lines beside the conversation (upstream `RolloutItem`: `world_state`, the
+    // baseline of what the model was told, and `inter_agent_communication_metadata`), its
+    // `thread_settings_applied` event, a `spawn_agent` call of the `collaboration` namespace
+    // and a code-mode `exec` call whose output is content items.
+    let lines = [
+        serde_json::json!({"timestamp": "2026-08-06T12:48:58.100Z", "type": "session_meta", "payload": {"id": "019f7a2c-1b2e-7d41-9a53-3c0e2f1d8a77", "cwd": "/work/app", "originator": "codex_cli_rs", "cli_version": "0.145.0", "source": "cli", "model_provider": "openai"}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:48:58.186Z", "type": "world_state", "payload": {"full": true, "state": {"agents_md": {"directory": "/work/app", "text": "Use pnpm here."}, "collaboration_mode": "default"}}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:48:58.187Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "# AGENTS.md instructions for /work/app\n\n<INSTRUCTIONS>\nUse pnpm here.\n</INSTRUCTIONS>"}]}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:48:58.190Z", "type": "turn_context", "payload": {"turn_id": "t1", "cwd": "/work/app", "approval_policy": "on-request", "model": "gpt-5.5", "effort": "medium"}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:48:58.191Z", "type": "event_msg", "payload": {"type": "thread_settings_applied", "thread_settings": {"model": "gpt-5.5", "reasoning_effort": "medium"}}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:48:58.200Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "split the parser work"}]}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:48:58.201Z", "type": "event_msg", "payload": {"type": "user_message", "message": "split the parser work", "images": [], "local_images": [], "text_elements": []}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:49:02.000Z", "type": "response_item", "payload": {"type": "function_call", "id": "fc_1", "call_id": "call_spawn", "namespace": "collaboration", "name": "spawn_agent", "arguments": "{\"task_name\":\"lexer\",\"message\":\"rewrite the lexer\",\"fork_turns\":\"none\"}"}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:49:02.100Z", "type": "inter_agent_communication_metadata", "payload": {"trigger_turn": true}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:49:02.200Z", "type": "response_item", "payload": {"type": "function_call_output", "call_id": "call_spawn", "output": "{\"agent_id\":\"019f7a2d\",\"nickname\":\"Boyle\"}"}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:49:05.000Z", "type": "response_item", "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "call_NDJ", "name": "exec", "input": "text(await tools.exec_command({cmd:\"uname -s\",max_output_tokens:1000}));\n"}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:49:06.000Z", "type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "call_NDJ", "output": [{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"}, {"type": "input_text", "text": "Linux\n"}]}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:49:06.100Z", "type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 15200, "total_tokens": 15380}, "last_token_usage": {"input_tokens": 15200, "total_tokens": 15380}, "model_context_window": 258400}, "rate_limits": null}}),
+        serde_json::json!({"timestamp": "2026-08-06T12:49:08.000Z", "type": "world_state", "payload": {"full": false, "state": {"collaboration_mode": "default"}}}),
+    ]
+    .map(|line| line.to_string());
+    let (_dir, path) = session_file("rollout-2026-08-06T12-48-58-019f7a2c.jsonl", &lines);
+    let output = replay(&["--json", "--no-reminders", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
+    let session = &json_lines(&output.stdout)[0];
+    assert_eq!(
+        session["ignored_records"],
+        serde_json::json!({"inter_agent_communication_metadata": 1, "world_state": 2})
+    );
+    // The AGENTS.md text the model saw is the item rendered from the baseline, read once.
+    assert_eq!(session["preamble_items"], 1);
+    assert_eq!(session["turns"], 1);
+    assert_eq!(
+        session["turn_details"][0]["tools"],
+        serde_json::json!({"exec": 1, "spawn_agent": 1})
+    );
+}
+
+#[test]
+fn claude_code_attachments_and_a_1m_model_in_a_replay() {
+    // As Claude Code 2.1.x writes them: the context it added before a request as `attachment`
+    // records, and the model with the 1M window on.
+    let envelope = r#""userType":"external","entrypoint":"cli","cwd":"/work/app","sessionId":"0ab3352c","version":"2.1.123","gitBranch":"main""#;
+    let lines = [
+        r#""parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"read the whole repo and fix the parser"},"uuid":"u1","timestamp":"2026-05-01T02:45:00.000Z""#,
+        r#""parentUuid":"u1","isSidechain":false,"attachment":{"type":"hook_additional_context","content":["the repo uses pnpm"],"hookName":"UserPromptSubmit","toolUseID":"hook-1","hookEvent":"UserPromptSubmit"},"type":"attachment","uuid":"x1","timestamp":"2026-05-01T02:45:00.100Z""#,
+        r#""parentUuid":"x1","isSidechain":false,"message":{"model":"claude-opus-4-6[1m]","id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"src/parser.rs"}}],"usage":{"input_tokens":2,"cache_creation_input_tokens":1000,"cache_read_input_tokens":300000,"output_tokens":40}},"requestId":"req_1","type":"assistant","uuid":"a1","timestamp":"2026-05-01T02:45:05.000Z""#,
+        r#""parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"fn parse() {}"}]},"uuid":"u2","timestamp":"2026-05-01T02:45:06.000Z""#,
+        r#""parentUuid":"u2","isSidechain":false,"attachment":{"type":"todo_reminder","content":[{"content":"Fix the parser","status":"in_progress","activeForm":"Fixing the parser"}],"itemCount":1},"type":"attachment","uuid":"x2","timestamp":"2026-05-01T02:45:06.100Z""#,
+        r#""parentUuid":"x2","isSidechain":false,"attachment":{"type":"deferred_tools_delta","addedNames":["WebFetch"],"addedLines":["WebFetch"],"removedNames":[]},"type":"attachment","uuid":"x3","timestamp":"2026-05-01T02:45:06.110Z""#,
+        r#""parentUuid":"x3","isSidechain":false,"message":{"model":"claude-opus-4-6[1m]","id":"msg_2","type":"message","role":"assistant","content":[{"type":"text","text":"fixed"}],"usage":{"input_tokens":2,"cache_creation_input_tokens":300,"cache_read_input_tokens":301002,"output_tokens":5}},"requestId":"req_2","type":"assistant","uuid":"a2","timestamp":"2026-05-01T02:45:09.000Z""#,
+    ]
+    .map(|body| format!("{{{body},{envelope}}}"));
+    let (_dir, path) = session_file("0ab3352c.jsonl", &lines);
+    let output = replay(&["--json", "--no-reminders", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let session = &json_lines(&output.stdout)[0];
+    // Judged against a million tokens: the second request's 301,304 are far from its levels.
+    assert_eq!(session["thresholds"]["window"], 1_000_000);
+    let levels: Vec<&Value> = session["turn_details"][0]["request_usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|request| &request["level"])
+        .collect();
+    assert_eq!(levels, ["normal", "normal"]);
+    // The attachments the model saw are injected items of the turn, not turns of their own.
+    assert_eq!(session["turns"], 1);
+    assert_eq!(session["items"], 6);
+    assert_eq!(
+        session["ignored_records"],
+        serde_json::json!({"attachment:deferred_tools_delta": 1})
+    );
+}

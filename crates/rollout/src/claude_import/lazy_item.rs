@@ -14,6 +14,7 @@ use agentctx_protocol::RolloutLine;
 use agentctx_protocol::TokenCountEvent;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
+use serde_json::Value;
 
 use super::content_blocks;
 use super::record_view;
@@ -44,6 +45,9 @@ pub(crate) struct LazyTokenCount {
     pub(crate) last: TokenUsage,
     /// The session's counts so far, this request's included.
     pub(crate) total: TokenUsage,
+    /// The model that answered (`message.model`), kept in the event as `model`: a transcript
+    /// records no window, and the model names it (`claude-opus-4-6[1m]`).
+    pub(crate) model: Option<String>,
 }
 
 impl PartialEq for LazyBlock {
@@ -116,9 +120,13 @@ impl LazyClaudeItem {
 }
 
 impl LazyTokenCount {
-    /// The `token_count` event: the counts, and the original usage object as `claude_usage`.
+    /// The `token_count` event: the counts, the model that answered as `model`, and the
+    /// original usage object as `claude_usage`.
     pub(crate) fn event(&self) -> TokenCountEvent {
         let mut extra = ExtraFields::new();
+        if let Some(model) = &self.model {
+            extra.insert("model".to_string(), Value::String(model.clone()));
+        }
         extra.insert(
             "claude_usage".to_string(),
             record_view::to_value(&self.usage),

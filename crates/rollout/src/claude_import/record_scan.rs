@@ -68,6 +68,8 @@ pub(crate) fn scan_into<'a>(text: &'a str, view: &mut RecordView<'a>) -> Option<
             "isCompactSummary" => &mut view.is_compact_summary,
             "permissionMode" => &mut view.permission_mode,
             "compactMetadata" => &mut view.compact_metadata,
+            "attachment" => &mut view.attachment,
+            "rendered" => &mut view.rendered,
             "message" => {
                 view.message = Some(scan.message(depth)?);
                 return Some(());
@@ -320,6 +322,7 @@ impl<'a> Scan<'a> {
             match name {
                 "id" => message.id = Some(scan.raw_value(depth)?),
                 "usage" => message.usage = Some(scan.raw_value(depth)?),
+                "model" => message.model = Some(scan.raw_value(depth)?),
                 "content" => message.content = Some(scan.content(depth)?),
                 _ => scan.value(depth)?,
             }

@@ -169,6 +169,9 @@ fn json_text(depth: u32, odd: u32) -> BoxedStrategy<String> {
         "isSidechain",
         "text",
         "toolUseResult",
+        "model",
+        "attachment",
+        "rendered",
         "",
     ]);
     let escaped_name = prop::sample::select(vec!["typ\\u0065", "a\\\"b"]);

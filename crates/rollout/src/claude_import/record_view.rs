@@ -51,6 +51,12 @@ pub(crate) struct RecordView<'a> {
     pub(crate) is_compact_summary: Option<&'a str>,
     pub(crate) permission_mode: Option<&'a str>,
     pub(crate) compact_metadata: Option<&'a str>,
+    /// An `attachment` record's payload (Claude Code 2.1.x: reminders, hook context, queued
+    /// commands).
+    pub(crate) attachment: Option<&'a str>,
+    /// What Claude Code sent the model for an attachment, when it recorded it (later 2.1.x
+    /// builds).
+    pub(crate) rendered: Option<&'a str>,
 }
 
 impl<'a> RecordView<'a> {
@@ -116,9 +122,13 @@ impl<'a> RecordView<'a> {
             view.is_compact_summary,
             view.permission_mode,
             view.compact_metadata,
+            view.attachment,
+            view.rendered,
         ];
         let message = view.message.as_ref();
-        let message_members = message.map_or([None, None], |message| [message.id, message.usage]);
+        let message_members = message.map_or([None, None, None], |message| {
+            [message.id, message.usage, message.model]
+        });
         let valid = members
             .into_iter()
             .flatten()
@@ -137,6 +147,8 @@ pub(crate) struct MessageView<'a> {
     pub(crate) id: Option<&'a str>,
     pub(crate) content: Option<Content<'a>>,
     pub(crate) usage: Option<&'a str>,
+    /// The model that answered (assistant records).
+    pub(crate) model: Option<&'a str>,
 }
 
 /// A message's `content`, read in the same pass as the record.
@@ -289,12 +301,15 @@ members_visitor!(RecordView, "a claude code record", PhantomData::<IgnoredAny>, 
     "isCompactSummary" => is_compact_summary,
     "permissionMode" => permission_mode,
     "compactMetadata" => compact_metadata,
+    "attachment" => attachment,
+    "rendered" => rendered,
 });
 
 members_visitor!(MessageMembers, "a claude code message", Validate(IN_MESSAGE), {
     "id" => id,
     "content" => content,
     "usage" => usage,
+    "model" => model,
 });
 
 members_visitor!(BlockView, "a content block", Validate(IN_BLOCK), {
@@ -307,6 +322,7 @@ struct MessageMembers<'a> {
     id: Option<&'a str>,
     content: Option<Content<'a>>,
     usage: Option<&'a str>,
+    model: Option<&'a str>,
 }
 
 impl<'de> Deserialize<'de> for MessageView<'de> {
@@ -321,6 +337,7 @@ impl<'de> Deserialize<'de> for MessageView<'de> {
             id: members.id,
             content: members.content,
             usage: members.usage,
+            model: members.model,
         })
     }
 }

@@ -85,6 +85,8 @@ fn the_view_refuses_what_the_tree_of_the_read_members_refuses() {
         r#"{"type":"user","message":[NEST]}"#,
         r#"{"type":"system","compactMetadata":NEST}"#,
         r#"{"type":"user","parentUuid":NEST}"#,
+        r#"{"type":"attachment","attachment":NEST}"#,
+        r#"{"type":"attachment","rendered":NEST}"#,
     ];
     for template in templates {
         let mut flips = 0;
