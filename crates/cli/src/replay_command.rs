@@ -1,29 +1,32 @@
 //! `agentctx replay <FILE|DIR>...`: what the model saw, turn by turn, in recorded sessions.
 //!
-//! Reads Codex rollouts (current and legacy) and Claude Code transcripts, detected per file, and
-//! prints per turn the items, our estimate of the prompt, tool calls, compactions and the token
-//! figures the session recorded, and which system reminders the real reminder engine would
-//! have fired before each model request of the turn (`reminder_replay`), and our compaction pipeline beside
-//! the session: per request our usage prediction against what it recorded and where our tiers
-//! would have triggered (`usage_prediction`), drawn with `--svg` (`svg_timeline`). Corrupt lines are reported on stderr as `<file>:<line>: <reason>`
-//! and the replay goes on. The accounting is in `session_replay`; this file only gathers files
-//! and prints.
+//! Reads Codex rollouts (current and legacy), Claude Code transcripts and agentctx's own
+//! sessions, detected per file, and feeds each through the context engine
+//! (`agentctx_engine::replay`), the one pipeline a live session runs: per turn the items, our
+//! estimate of the prompt, tool calls, compactions and the token figures the session recorded,
+//! the reminders the engine placed before each model request, and per request the engine's
+//! usage against what the request recorded and where its tiers triggered, drawn with `--svg`
+//! (`svg_timeline`). `--requests DIR` writes every request the engine would send, as the
+//! session's provider receives it (`request_bodies`). Corrupt lines are reported on stderr as
+//! `<file>:<line>: <reason>` and the replay goes on. This file only gathers files, reads the
+//! arguments and prints; the engine decides.
 
 mod human_report;
 mod json_report;
-mod prompt_history;
-mod reminder_replay;
-mod session_replay;
+mod request_bodies;
 mod svg_timeline;
-mod turn_boundary;
-mod usage_prediction;
 
 use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
 use agentctx_compact::CompactConfig;
-use agentctx_context::ApproxTokenEstimator;
+use agentctx_engine::ReplayError;
+use agentctx_engine::replay::DEFAULT_CONTEXT_WINDOW;
+use agentctx_engine::replay::ReplayOptions;
+use agentctx_engine::replay::RequestSink;
+use agentctx_engine::replay::SessionReplay;
+use agentctx_engine::replay::replay_file;
 use agentctx_reminders::ConfigError;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_rollout::RolloutError;
@@ -31,9 +34,6 @@ use agentctx_rollout::discover_sessions;
 use anyhow::Context as _;
 
 use self::human_report::ReplayTotals;
-use self::reminder_replay::ReminderReplay;
-use self::session_replay::SessionReplay;
-use self::usage_prediction::UsageOptions;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
@@ -68,6 +68,23 @@ pub(crate) struct ReplayArgs {
     /// exactly one session file.
     #[arg(long, value_name = "FILE")]
     pub(crate) svg: Option<PathBuf>,
+    /// Write every request the engine would send into DIR (`request-0001.json`, …), as the
+    /// session's provider receives it: for a session agentctx recorded, the bodies the live
+    /// session sent. Takes exactly one session file. The provider and model are the
+    /// `--provider` / `--model` given, else the ones the session recorded, else config.toml's.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) requests: Option<PathBuf>,
+    /// The provider whose wire format `--requests` writes (a `[model_providers.<id>]` of
+    /// config.toml or a built-in id).
+    #[arg(long, value_name = "ID", requires = "requests")]
+    pub(crate) provider: Option<String>,
+    /// The model `--requests` names in the bodies.
+    #[arg(long, value_name = "SLUG", requires = "requests")]
+    pub(crate) model: Option<String>,
+    /// agentctx home: config.toml, and the folder micro-compaction's markers name (nothing is
+    /// written there) [default: ~/.agentctx].
+    #[arg(long, value_name = "DIR", env = "AGENTCTX_HOME")]
+    pub(crate) home: Option<PathBuf>,
 }
 
 /// A file to replay, and whether the user named it (an unreadable named file is an error; an
@@ -88,15 +105,23 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
             targets.len()
         );
     }
+    if args.requests.is_some() && targets.len() != 1 {
+        anyhow::bail!(
+            "--requests writes one session's requests, but the paths hold {} session files: name one file",
+            targets.len()
+        );
+    }
+    let home = match &args.home {
+        Some(dir) => dir.clone(),
+        None => std::env::home_dir()
+            .map(|dir| dir.join(".agentctx"))
+            .context("no home directory: pass --home or set AGENTCTX_HOME")?,
+    };
     let mut compact_config = CompactConfig::default();
     compact_config
         .apply_env_vars(utf8_env_vars())
         .context("invalid compaction setting in the environment")?;
-    let usage_options = UsageOptions {
-        config: compact_config,
-        context_window: args.context_window,
-        default_window: usage_prediction::DEFAULT_CONTEXT_WINDOW,
-    };
+
     let reminder_config = if args.no_reminders {
         None
     } else {
@@ -110,25 +135,34 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
             .context("invalid reminder setting in the environment")?;
         Some(config)
     };
-    let estimator = ApproxTokenEstimator;
+    let options = ReplayOptions {
+        home: home.clone(),
+        reminders: reminder_config,
+        compact: compact_config,
+        context_window: args.context_window,
+        default_window: DEFAULT_CONTEXT_WINDOW,
+    };
+    let mut bodies = match (&args.requests, targets.first()) {
+        (Some(dir), Some(target)) => Some(request_bodies::RequestBodies::new(
+            dir,
+            &target.path,
+            &home,
+            args.provider.as_deref(),
+            args.model.as_deref(),
+        )?),
+        _ => None,
+    };
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     let mut totals = ReplayTotals::default();
     let mut failures = 0usize;
     for target in &targets {
-        let reminders = reminder_config
-            .clone()
-            .map(ReminderReplay::new)
-            .transpose()
-            .context("cannot start the reminder engine's runtime")?;
-        let replay = match session_replay::replay_file(
-            &target.path,
-            &estimator,
-            reminders,
-            usage_options.clone(),
-        ) {
+        let sink = bodies
+            .as_mut()
+            .map(|bodies| bodies as &mut dyn RequestSink);
+        let replay = match replay_file(&target.path, &options, sink) {
             Ok(replay) => replay,
-            Err(RolloutError::UnrecognizedFormat { .. }) if !target.named => {
+            Err(ReplayError::Rollout(RolloutError::UnrecognizedFormat { .. })) if !target.named => {
                 writeln!(
                     stderr,
                     "{}: not a codex rollout or claude code transcript, skipped",

@@ -473,9 +473,17 @@ impl ContextEngine {
         let user_message = ResponseItem::user_text(input);
         self.record_items(std::slice::from_ref(&user_message));
         self.user_prompt = Some(input.to_string());
+        let mut turn_context = settings.to_turn_context_item(Some(turn_id));
+        // As codex records it: how this turn's tool outputs are truncated in the history (a
+        // replay or a resume of the file truncates them alike).
+        if let Ok(policy) = serde_json::to_value(self.truncation) {
+            turn_context
+                .extra
+                .insert("truncation_policy".to_string(), policy);
+        }
         TurnStart {
             context_updates,
-            turn_context: settings.to_turn_context_item(Some(turn_id)),
+            turn_context,
             user_message,
         }
     }

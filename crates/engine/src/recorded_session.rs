@@ -53,7 +53,7 @@ const NO_SUMMARY: &str = "(no summary available)";
 
 /// The truncation of a transcript whose tool outputs are recorded as the model saw them (Claude
 /// Code truncates a result before writing it): no limit.
-const AS_RECORDED: TruncationPolicy = TruncationPolicy::Bytes(usize::MAX);
+pub(crate) const AS_RECORDED: TruncationPolicy = TruncationPolicy::Bytes(usize::MAX);
 
 /// Where to stop reading a recorded session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -247,7 +247,9 @@ impl Builder {
             RolloutItem::Compacted(compacted) => self.compact(compacted),
             RolloutItem::TurnContext(context) => {
                 self.turn_contexts += 1;
-                self.truncation = truncation_policy_of(context).unwrap_or_default();
+                // A turn that recorded no policy is from a writer that truncated nothing when
+                // recording (codex before 0.6x wrote outputs already cut for the model).
+                self.truncation = truncation_policy_of(context).unwrap_or(AS_RECORDED);
                 self.last_turn_context = Some(context.clone());
                 self.reference.turn_context(context);
             }
@@ -339,7 +341,7 @@ impl Builder {
 
 /// The truncation policy a `turn_context` recorded (codex writes `truncation_policy` as
 /// `{"mode": "bytes"|"tokens", "limit": N}`); `None` when it recorded none.
-fn truncation_policy_of(context: &TurnContextItem) -> Option<TruncationPolicy> {
+pub(crate) fn truncation_policy_of(context: &TurnContextItem) -> Option<TruncationPolicy> {
     let value = context.extra.get("truncation_policy")?;
     TruncationPolicy::deserialize(value).ok()
 }

@@ -1,1 +1,2 @@
 //! One module per area of `agentctx-engine`.
+mod replay_requests;

@@ -7,11 +7,10 @@ use comfy_table::ContentArrangement;
 use comfy_table::Table;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 
-use super::reminder_replay::FiredReminder;
-use super::session_replay::ReplayTurn;
-use super::session_replay::SessionReplay;
-use super::usage_prediction::PredictionBasis;
-use super::usage_prediction::TierTrigger;
+use agentctx_engine::replay::PredictionBasis;
+use agentctx_engine::replay::ReplayTurn;
+use agentctx_engine::replay::SessionReplay;
+use agentctx_engine::replay::TierTrigger;
 use agentctx_compact::ThresholdLevel;
 
 /// Totals over every replayed session.
@@ -209,7 +208,7 @@ fn reminder_labels(turn: &ReplayTurn) -> String {
         return "-".to_string();
     };
     let mut labels: Vec<(String, usize)> = Vec::new();
-    for label in reminders.iter().map(FiredReminder::label) {
+    for label in reminders.iter().map(|fired| fired.reminder.label()) {
         match labels.iter_mut().find(|(seen, _)| *seen == label) {
             Some((_, count)) => *count += 1,
             None => labels.push((label, 1)),

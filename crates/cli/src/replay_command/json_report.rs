@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use agentctx_rollout::SkippedLine;
 use serde::Serialize;
 
-use super::session_replay::ReplayTurn;
-use super::session_replay::SessionReplay;
-use super::usage_prediction::PredictionError;
-use super::usage_prediction::UsageThresholds;
+use agentctx_engine::replay::PredictionError;
+use agentctx_engine::replay::ReplayTurn;
+use agentctx_engine::replay::SessionReplay;
+use agentctx_engine::replay::UsageThresholds;
 
 /// The JSON shape of a session replay.
 #[derive(Debug, Serialize)]

@@ -8,9 +8,9 @@
 
 use std::fmt::Write as _;
 
-use super::session_replay::SessionReplay;
-use super::usage_prediction::PredictionBasis;
-use super::usage_prediction::RequestUsage;
+use agentctx_engine::replay::PredictionBasis;
+use agentctx_engine::replay::RequestUsage;
+use agentctx_engine::replay::SessionReplay;
 
 const WIDTH: f64 = 960.0;
 const LEFT: f64 = 90.0;

@@ -81,7 +81,7 @@ fn environment_overrides_apply_over_the_reminders_config() {
     let sessions = json_lines(&output.stdout);
     assert_eq!(
         sessions[0]["reminder_counts"],
-        serde_json::json!({"token_usage": 42})
+        serde_json::json!({"token_usage": 43})
     );
     let output = replay(&["--json", "--reminders-config", config, CLAUDE_SAMPLE])
         .env("CODEX_ENABLE_TOKEN_USAGE", "1")
@@ -132,17 +132,20 @@ fn a_reminders_config_can_turn_token_usage_on_and_todo_reminders_off() {
     .unwrap();
     assert!(output.status.success(), "{output:?}");
     let sessions = json_lines(&output.stdout);
-    // Every request after the first (42 of 43) has new recorded usage to report, against the
-    // 200,000-token window assumed for Claude Code.
+    // Every request (43 of 43) has usage to report, against the 200,000-token window assumed
+    // for Claude Code: the engine's usage, which the first request has too (our estimate of its
+    // prompt), as in a live session.
     assert_eq!(
         sessions[0]["reminder_counts"],
-        serde_json::json!({"token_usage": 42})
+        serde_json::json!({"token_usage": 43})
     );
     let turn_two = &sessions[0]["turn_details"][2]["reminders"][0];
     assert_eq!(turn_two["type"], "token_usage");
     assert_eq!(turn_two["tier"], "main_agent_only");
+    // The engine's usage against its effective window (200,000 less the 20,000 reserved for
+    // output), as a live session reports it.
     assert!(
-        turn_two["text"].as_str().unwrap().contains("/200000; "),
+        turn_two["text"].as_str().unwrap().contains("/180000; "),
         "{turn_two}"
     );
 

@@ -42,10 +42,11 @@ fn a_long_agentic_turn_evaluates_reminders_before_each_request() {
     assert_eq!(turn["requests"], 150);
     assert_eq!(turn["reminder_evaluations"], 150);
     // The todo reminder waits 5 requests after the TodoWrite of request 1 and keeps 3 between
-    // two: requests 6, 9, …, 150. Each request after the first has new usage to report.
+    // two: requests 6, 9, …, 150. Each request has the engine's usage to report, the first
+    // included (our estimate of its prompt), as in a live session.
     assert_eq!(
         session["reminder_counts"],
-        serde_json::json!({"todo_reminder": 49, "token_usage": 149})
+        serde_json::json!({"todo_reminder": 49, "token_usage": 150})
     );
     let reminders = turn["reminders"].as_array().unwrap();
     let todo_requests: Vec<u64> = reminders
@@ -58,7 +59,7 @@ fn a_long_agentic_turn_evaluates_reminders_before_each_request() {
         .iter()
         .find(|reminder| reminder["type"] == "token_usage")
         .unwrap();
-    assert_eq!(first_token["request"], 2);
+    assert_eq!(first_token["request"], 1);
 }
 
 #[test]

@@ -40,6 +40,7 @@ use agentctx_protocol::EventMsg;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
+use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_protocol::TurnContextItem;
 use agentctx_reminders::ItemFlags;
@@ -67,6 +68,8 @@ use super::request_usage::UsageThresholds;
 use super::turn_boundary::is_turn_start;
 use crate::error::ReplayError;
 use crate::context_engine::ContextEngine;
+use crate::recorded_session::AS_RECORDED;
+use crate::recorded_session::truncation_policy_of;
 use crate::context_engine::EngineOptions;
 use crate::context_engine::PromptParts;
 use crate::reminder_pipeline::FiredReminder;
@@ -94,7 +97,11 @@ pub struct ReplayOptions {
     pub reminders: Option<SystemReminderConfig>,
     /// The compaction settings the tiers are judged under.
     pub compact: CompactConfig,
-    /// The window when the session records none.
+    /// The window given for sessions that record none (`--context-window`): it comes before
+    /// the model table.
+    pub context_window: Option<u64>,
+    /// The window when the session records none, none was given, and the model table does not
+    /// know the session's model.
     pub default_window: u64,
 }
 
@@ -104,6 +111,7 @@ impl Default for ReplayOptions {
             home: PathBuf::from(".agentctx"),
             reminders: Some(SystemReminderConfig::default()),
             compact: CompactConfig::default(),
+            context_window: None,
             default_window: DEFAULT_CONTEXT_WINDOW,
         }
     }
@@ -286,7 +294,18 @@ pub struct SessionReplayBuilder<'a> {
     compactions: usize,
     max_prompt_tokens: u64,
     max_recorded_prompt_tokens: Option<i64>,
+    /// The window the session recorded last.
     model_context_window: Option<i64>,
+    /// The window the model table gives for the model the session recorded.
+    model_window: Option<i64>,
+    /// The usage of the main thread's last `token_count`, to recognise its copies.
+    last_token_info: Option<TokenUsageInfo>,
+    /// The session records a request's measure before its items (Codex 0.4x–0.5x).
+    measures_lead: bool,
+    /// A recorded measure of the request about to start, in such a session.
+    pending_measure: Option<TokenUsage>,
+    /// Records the replay itself leaves out, by kind (beside the reader's).
+    ignored: BTreeMap<String, usize>,
     reminder_counts: BTreeMap<String, usize>,
     requests: Vec<RequestUsage>,
     /// The open request still takes the usage its `token_count` reports.
@@ -359,6 +378,11 @@ impl<'a> SessionReplayBuilder<'a> {
             max_prompt_tokens: 0,
             max_recorded_prompt_tokens: None,
             model_context_window: None,
+            model_window: None,
+            last_token_info: None,
+            measures_lead: false,
+            pending_measure: None,
+            ignored: BTreeMap::new(),
             reminder_counts: BTreeMap::new(),
             requests: Vec::new(),
             request_open: false,
@@ -376,15 +400,20 @@ impl<'a> SessionReplayBuilder<'a> {
         self.originator.as_deref() == Some(AGENTCTX_ORIGINATOR)
     }
 
+    /// Whether the session records tool results as the model saw them (a Claude Code
+    /// transcript): nothing is truncated again.
+    fn records_results_as_seen(&self) -> bool {
+        self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR)
+    }
+
     /// The engine, built on first use from what the header said.
     fn engine(&mut self) -> &mut ContextEngine {
         let overhead = self.overhead_tokens();
         let by_agentctx = self.recorded_by_agentctx();
+        let as_seen = self.records_results_as_seen();
         let main_agent = self.main_thread_is_sidechain != Some(true);
+        let window = self.window();
         let options = &self.options;
-        let window = self
-            .model_context_window
-            .unwrap_or_else(|| i64::try_from(options.default_window).unwrap_or(i64::MAX));
         let cwd = &self.cwd;
         let session_id = &self.session_id;
         self.engine.get_or_insert_with(|| {
@@ -410,8 +439,38 @@ impl<'a> SessionReplayBuilder<'a> {
             );
             engine.set_main_agent(main_agent);
             engine.set_prompt_overhead(overhead);
+            if as_seen {
+                engine.set_truncation(AS_RECORDED);
+            }
             engine
         })
+    }
+
+    /// The window in use: the session's, else the one given, else the model table's for the
+    /// session's model, else the default.
+    fn window(&self) -> i64 {
+        let given = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
+        self.model_context_window
+            .or(self.options.context_window.map(given))
+            .or(self.model_window)
+            .unwrap_or_else(|| given(self.options.default_window))
+    }
+
+    /// Moves the engine to the window now in use.
+    fn apply_window(&mut self) {
+        let window = self.window();
+        if let Some(engine) = &mut self.engine {
+            engine.set_context_window(window, None);
+        }
+    }
+
+    /// The model the session recorded (a Codex `turn_context.model` or
+    /// `thread_settings_applied`, the model of an imported Claude Code response): its window in
+    /// the model table is used when the session records none (a `[1m]` suffix is the
+    /// one-million-token window).
+    fn model(&mut self, slug: &str) {
+        self.model_window = agentctx_model::known_context_window(slug);
+        self.apply_window();
     }
 
     /// What every request carries besides the history: the instructions and the tools.
@@ -481,11 +540,21 @@ impl<'a> SessionReplayBuilder<'a> {
                 // the prompt (the turns themselves happened and stay in the report).
                 self.engine().rollback(event.num_turns);
                 self.request_open = false;
+                self.pending_measure = None;
                 self.segmenter.history_rewritten();
             }
             RolloutItem::EventMsg(EventMsg::TokenCount(event)) if main => {
+                // An imported Claude Code response names its model here.
+                if let Some(model) = event.extra.get("model").and_then(Value::as_str) {
+                    self.model(model);
+                }
                 if let Some(info) = &event.info {
                     self.token_count(info);
+                }
+            }
+            RolloutItem::EventMsg(EventMsg::Other(event)) if main => {
+                if let Some(model) = thread_settings_model(event) {
+                    self.model(model);
                 }
             }
             RolloutItem::TurnContext(_)
@@ -496,33 +565,55 @@ impl<'a> SessionReplayBuilder<'a> {
         Ok(())
     }
 
+    /// A main-thread `token_count`: the measure of a model request.
+    ///
+    /// A count whose usage is the previous count's is a copy and is dropped (counted in
+    /// `ignored` as `token_count:copy`): the total a count carries grows with every request, so
+    /// two requests never record the same usage. Codex 0.4x–0.5x wrote such copies: it sent a
+    /// count whenever rate limits arrived, at the start of each request's stream, with the usage
+    /// of the request before (codex-rs `core/src/codex.rs`, `update_rate_limits` →
+    /// `send_token_count_event`), so each measure appears twice, the copy after the next
+    /// request's `turn_context`.
+    ///
+    /// Current writers record a request's measure after its items (Codex writes the
+    /// `token_count` when the response completes, its items as they arrive; the Claude Code
+    /// import after the response): the measure is the open request's, and a second report for
+    /// it replaces the first. Codex 0.4x–0.5x recorded a request's items only once its stream
+    /// had completed, after the `token_count` of that completion (codex-rs `core/src/codex.rs`:
+    /// `try_run_turn` sends the count on `Completed` and returns the processed items, which
+    /// `run_task` then records): there the measure comes before the request's items and is kept
+    /// until the request starts. Such a session is recognised by its first measure, which comes
+    /// before any request. A measure of zero input tokens measures no request (codex's count
+    /// after a context-window error, its estimates).
     fn token_count(&mut self, info: &TokenUsageInfo) {
+        if self.last_token_info.as_ref() == Some(info) {
+            *self
+                .ignored
+                .entry("token_count:copy".to_string())
+                .or_default() += 1;
+            return;
+        }
+        self.last_token_info = Some(info.clone());
         let usage = info.last_token_usage;
         if let Some(window) = info.model_context_window
             && self.model_context_window != Some(window)
         {
             self.model_context_window = Some(window);
-            if let Some(engine) = &mut self.engine {
-                engine.set_context_window(window, None);
-            }
+            self.apply_window();
         }
         self.max_recorded_prompt_tokens = Some(
             self.max_recorded_prompt_tokens
                 .map_or(usage.input_tokens, |max| max.max(usage.input_tokens)),
         );
-        let engine = self.engine();
-        engine.observe_recorded_token_count(info);
-        if self.request_open {
-            let engine = self.engine();
-            engine.record_usage(&usage);
-            let recorded = u64::try_from(usage.input_tokens).unwrap_or(0);
-            if let Some(request) = self.requests.last_mut() {
-                request.recorded_tokens = Some(recorded);
+        self.engine().observe_recorded_token_count(info);
+        if usage.input_tokens > 0 {
+            if self.requests.is_empty() {
+                self.measures_lead = true;
             }
-            if let Some(turn) = &mut self.current
-                && let Some(request) = turn.request_usage.last_mut()
-            {
-                request.recorded_tokens = Some(recorded);
+            if self.measures_lead {
+                self.pending_measure = Some(usage);
+            } else if self.request_open {
+                self.measure_open_request(&usage);
             }
         }
         if let Some(turn) = &mut self.current {
@@ -547,6 +638,9 @@ impl<'a> SessionReplayBuilder<'a> {
         };
         engine.install_recorded_compaction(history, clock);
         self.request_open = false;
+        // A measure waiting for its request measured one before the rewrite (codex's
+        // summarisation request, whose output is the compaction itself).
+        self.pending_measure = None;
         self.segmenter.history_rewritten();
         self.compacted_since_request = true;
         self.over_trigger = false;
@@ -617,12 +711,6 @@ impl<'a> SessionReplayBuilder<'a> {
         self.session_id = Some(meta.id.clone()).filter(|id| !id.is_empty());
         self.cwd = meta.cwd.as_ref().map(PathBuf::from);
         self.originator.clone_from(&meta.originator);
-        if self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR)
-            && self.model_context_window.is_none()
-        {
-            self.model_context_window =
-                Some(i64::try_from(self.options.default_window).unwrap_or(i64::MAX));
-        }
         let instructions = meta
             .extra
             .get("base_instructions")
@@ -638,8 +726,18 @@ impl<'a> SessionReplayBuilder<'a> {
         }
     }
 
-    /// A turn's settings: the tools agentctx recorded for it, when they changed.
+    /// A turn's settings: its model, its truncation policy (as `read_recorded_session` reads
+    /// it), and the tools agentctx recorded for it when they changed.
     fn turn_context(&mut self, context: &TurnContextItem) {
+        if let Some(model) = &context.model {
+            self.model(model);
+        }
+        if !self.records_results_as_seen() {
+            // A turn that recorded no policy is from a writer that truncated nothing when
+            // recording (codex before 0.6x wrote outputs already cut for the model).
+            let policy = truncation_policy_of(context).unwrap_or(AS_RECORDED);
+            self.engine().set_truncation(policy);
+        }
         let Some(tools) = context
             .extra
             .get(RECORDED_TOOLS_FIELD)
@@ -813,7 +911,10 @@ impl<'a> SessionReplayBuilder<'a> {
         self.requests.push(request.clone());
         self.max_prompt_tokens = self.max_prompt_tokens.max(prompt_tokens);
         for reminder in &prepared.fired {
-            *self.reminder_counts.entry(reminder.label()).or_default() += 1;
+            *self
+                .reminder_counts
+                .entry(reminder.attachment_type.to_string())
+                .or_default() += 1;
         }
         if let Some(turn) = &mut self.current {
             if let Some(reminders) = &mut turn.reminders {
@@ -830,7 +931,30 @@ impl<'a> SessionReplayBuilder<'a> {
             turn.estimated_prompt_tokens = prompt_tokens;
             turn.max_estimated_prompt_tokens = turn.max_estimated_prompt_tokens.max(prompt_tokens);
         }
+        // Judged first, measured after: a measure recorded before the request's items is this
+        // request's own input, never part of its prediction.
+        if let Some(usage) = self.pending_measure.take() {
+            self.measure_open_request(&usage);
+        }
         Ok(())
+    }
+
+    /// The open request recorded `usage`: the engine takes it as the request's measure, and
+    /// the request's row shows it.
+    fn measure_open_request(&mut self, usage: &TokenUsage) {
+        self.engine().record_usage(usage);
+        let recorded = u64::try_from(usage.input_tokens).unwrap_or(0);
+        let number = self.requests.len();
+        if let Some(request) = self.requests.last_mut() {
+            request.recorded_tokens = Some(recorded);
+        }
+        let turns = self.current.iter_mut().chain(self.turns.iter_mut().rev());
+        if let Some(measured) = turns
+            .flat_map(|turn| turn.request_usage.iter_mut())
+            .find(|measured| measured.request == number)
+        {
+            measured.recorded_tokens = Some(recorded);
+        }
     }
 
     fn close_turn(&mut self) {
@@ -855,10 +979,13 @@ impl<'a> SessionReplayBuilder<'a> {
         format: RolloutFormat,
         lines: usize,
         bytes: u64,
-        ignored: BTreeMap<String, usize>,
+        mut ignored: BTreeMap<String, usize>,
     ) -> Result<SessionReplay, ReplayError> {
         self.release_held(None)?;
         self.close_turn();
+        for (kind, count) in std::mem::take(&mut self.ignored) {
+            *ignored.entry(kind).or_default() += count;
+        }
         let recorded_by_agentctx = self.recorded_by_agentctx();
         let thresholds = self.engine().thresholds();
         let window = self.engine().window();
@@ -905,10 +1032,22 @@ fn replay_reads(record: &LazyRecord) -> bool {
         "session_meta" | "response_item" | "compacted" | "turn_context" => true,
         "event_msg" => matches!(
             record.payload_type(),
-            Some("token_count" | "user_message" | "thread_rolled_back")
+            Some("token_count" | "user_message" | "thread_rolled_back" | "thread_settings_applied")
         ),
         _ => false,
     }
+}
+
+/// The model of a `thread_settings_applied` event (codex 0.12x+: the settings a `/model` or
+/// `/permissions` change applied, `{"type":"thread_settings_applied","thread_settings":{"model":
+/// …}}`).
+fn thread_settings_model(event: &Value) -> Option<&str> {
+    if event.get("type").and_then(Value::as_str) != Some("thread_settings_applied") {
+        return None;
+    }
+    event
+        .pointer("/thread_settings/model")
+        .and_then(Value::as_str)
 }
 
 /// True when the text of the user message `record` holds is `text` (surrounding whitespace

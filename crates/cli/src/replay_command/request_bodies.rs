@@ -1,0 +1,122 @@
+//! `agentctx replay --requests DIR`: every request the engine would send, written as the
+//! session's provider receives it.
+//!
+//! The provider and model are the flags', else the ones the session recorded (its
+//! `session_meta.model_provider` and the first `turn_context.model`), else config.toml's, and
+//! are resolved as every command resolves them (`agentctx_core::session_config::resolve_model`).
+//! The body is the provider client's own (`HttpModelClient::request_body`): nothing is sent. A
+//! missing API key does not matter for a body that never leaves the machine.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::path::PathBuf;
+
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
+use agentctx_core::session_config::ModelSelection;
+use agentctx_core::session_config::resolve_model;
+use agentctx_engine::replay::RequestSink;
+use agentctx_model::HttpModelClient;
+use agentctx_model::Prompt;
+use agentctx_protocol::RolloutItem;
+use agentctx_rollout::ReadEvent;
+use agentctx_rollout::RolloutReader;
+use anyhow::Context as _;
+
+/// The lines read at most to find what model a session recorded.
+const HEADER_LINES: usize = 200;
+
+/// Writes `request-NNNN.json` files into a folder.
+pub(crate) struct RequestBodies {
+    dir: PathBuf,
+    client: HttpModelClient,
+}
+
+impl std::fmt::Debug for RequestBodies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestBodies")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestBodies {
+    /// Bodies of `session`'s requests into `dir` (created when missing), for the provider and
+    /// model chosen as the module says.
+    pub(crate) fn new(
+        dir: &Path,
+        session: &Path,
+        home: &Path,
+        provider: Option<&str>,
+        model: Option<&str>,
+    ) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let (recorded_provider, recorded_model) = recorded_model(session);
+        let env = EnvVars::from_process_env();
+        let loaded = Config::load(home, &env)?;
+        let selection = ModelSelection {
+            provider: provider.map(str::to_string).or(recorded_provider),
+            model: model.map(str::to_string).or(recorded_model),
+            context_window: None,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        let choice = runtime
+            .block_on(resolve_model(&loaded.config, &env, home, &selection))
+            .context("cannot choose the provider the requests are written for")?;
+        let lookup = env.lookup();
+        let key = choice.provider.config.env_key.clone();
+        let client = HttpModelClient::new(choice.provider.config.clone(), &choice.model.slug, &|name| {
+            lookup(name).or_else(|| {
+                // The body never leaves the machine: a missing key does not stop it.
+                (key.as_deref() == Some(name)).then(|| "unused-by-replay".to_string())
+            })
+        })
+        .context("cannot build the provider's client")?
+        .with_model_info(choice.model.info);
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            client,
+        })
+    }
+}
+
+impl RequestSink for RequestBodies {
+    fn request(&mut self, request: usize, prompt: &Prompt<'_>) -> std::io::Result<()> {
+        let body = self.client.request_body(prompt);
+        let path = self.dir.join(format!("request-{request:04}.json"));
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        serde_json::to_writer_pretty(&mut file, &body)?;
+        writeln!(file)?;
+        file.flush()
+    }
+}
+
+/// The provider id and model the session recorded (its header's `model_provider`, its first
+/// `turn_context.model`), when it recorded them.
+fn recorded_model(session: &Path) -> (Option<String>, Option<String>) {
+    let Ok(reader) = RolloutReader::open(session) else {
+        return (None, None);
+    };
+    let mut provider = None;
+    let mut model = None;
+    for event in reader.take(HEADER_LINES) {
+        let Ok(ReadEvent::Record(record)) = event else {
+            continue;
+        };
+        match &record.line.item {
+            RolloutItem::SessionMeta(meta) if provider.is_none() => {
+                provider.clone_from(&meta.model_provider);
+            }
+            RolloutItem::TurnContext(context) => {
+                model.clone_from(&context.model);
+                break;
+            }
+            _ => {}
+        }
+    }
+    (provider, model)
+}
