@@ -1,11 +1,12 @@
 //! The thin core of agentctx: a [`Session`] and its turn loop, the tools, subagents and plan
 //! mode.
 //!
-//! Floor 4. The turn loop (`session.rs`) owns the history, the rollout, the session state and
-//! the tools, and reaches the feature crates only through its extension files, the pattern a
-//! Codex fork copies: `system_reminder_ext.rs` (reminders before every model request),
-//! `compact_ext.rs` (micro-compaction, auto-compaction before and within a turn, restoration,
-//! session-memory extraction), `skills_ext.rs` (the `skill` tool), `memory_ext.rs` (the memory pipeline at session start and
+//! Floor 4. The turn loop (`session.rs`) owns the model stream, the rollout, the session state
+//! and the tools. What the model sees — history, reminders, micro-, session-memory- and full
+//! compaction, restoration, usage — is decided by the context engine (`agentctx-engine`), which
+//! the loop calls at its seams through `engine_ext.rs`. The loop reaches the other feature crates
+//! only through its extension files, the pattern a Codex fork copies: `engine_ext.rs`,
+//! `skills_ext.rs` (the `skill` tool), `memory_ext.rs` (the memory pipeline at session start and
 //! the memory summary in the developer instructions), `hooks_ext.rs` (Claude Code compatible
 //! hooks) and `subagent/executor.rs`
 //! (subagents with their critical reminder). Delete one of them and its call sites and the core

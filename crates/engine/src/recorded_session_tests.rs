@@ -525,8 +525,14 @@ fn codex_tool_outputs_are_truncated_by_the_turns_policy() {
         Some(ResponseItem::FunctionCallOutput { output, .. }) => output.text_content(),
         other => panic!("not an output: {other:?}"),
     };
-    // No policy recorded: the default (10,000 bytes, with the envelope allowance).
-    let truncated = output_text(&read(&lines(None), StopPoint::End));
+    // No policy recorded: a writer that truncated nothing when recording (codex before 0.6x
+    // wrote outputs already cut for the model), so the output is kept as recorded.
+    assert_eq!(output_text(&read(&lines(None), StopPoint::End)), long);
+    // codex's default policy as it records it (10,000 bytes, with the envelope allowance).
+    let truncated = output_text(&read(
+        &lines(Some(json!({"mode": "bytes", "limit": 10_000}))),
+        StopPoint::End,
+    ));
     assert!(truncated.len() < 13_000, "{}", truncated.len());
     assert!(truncated.contains("truncated"), "{truncated}");
     // The turn's own policy.

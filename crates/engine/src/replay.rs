@@ -2,6 +2,7 @@
 //! conversation drives a [`crate::ContextEngine`] request by request, and every figure the
 //! replay shows is what the engine decided.
 
+mod replay_report;
 mod request_usage;
 mod session_replay;
 mod turn_boundary;
@@ -11,15 +12,15 @@ pub use request_usage::PredictionError;
 pub use request_usage::RequestUsage;
 pub use request_usage::TierTrigger;
 pub use request_usage::UsageThresholds;
+pub use replay_report::DEFAULT_CONTEXT_WINDOW;
+pub use replay_report::ReplayOptions;
+pub use replay_report::ReplayTurn;
+pub use replay_report::RequestSink;
+pub use replay_report::SessionReplay;
+pub use replay_report::TurnReminder;
 pub use session_replay::AGENTCTX_ORIGINATOR;
-pub use session_replay::DEFAULT_CONTEXT_WINDOW;
 pub use session_replay::RECORDED_TOOLS_FIELD;
-pub use session_replay::ReplayOptions;
-pub use session_replay::ReplayTurn;
-pub use session_replay::RequestSink;
-pub use session_replay::SessionReplay;
 pub use session_replay::SessionReplayBuilder;
-pub use session_replay::TurnReminder;
 pub use session_replay::replay_file;
 pub use session_replay::replay_reader;
 pub use turn_boundary::is_turn_start;

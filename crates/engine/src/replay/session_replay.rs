@@ -21,64 +21,48 @@
 //!   would have. An auto-compaction is reported with its estimate and not installed (the
 //!   recorded session went on); the session's own compactions are installed.
 
+mod engine_feed;
+
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::Path;
 use std::path::PathBuf;
 
-use agentctx_compact::CarriedItems;
-use agentctx_compact::CompactConfig;
-use agentctx_compact::InitialContextInjection;
-use agentctx_compact::build_compacted_history;
-use agentctx_compact::collect_user_message_texts;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::TokenEstimator;
-use agentctx_model::Prompt;
 use agentctx_model::ToolSpec;
-use agentctx_protocol::CompactedItem;
 use agentctx_protocol::EventMsg;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
-use agentctx_protocol::TurnContextItem;
 use agentctx_reminders::ItemFlags;
-use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::is_reminder_item;
-use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
 use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RequestSegmenter;
-use agentctx_rollout::RequestStart;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::RolloutFormat;
 use agentctx_rollout::RolloutReader;
 use agentctx_rollout::RolloutRecord;
 use agentctx_rollout::SkippedLine;
 use agentctx_rollout::is_model_generated;
-use serde::Serialize;
 use serde_json::Value;
 
-use super::request_usage::PredictionBasis;
+use super::replay_report::ReplayOptions;
+use super::replay_report::ReplayTurn;
+use super::replay_report::RequestSink;
+use super::replay_report::SessionReplay;
 use super::request_usage::PredictionError;
 use super::request_usage::RequestUsage;
-use super::request_usage::TierTrigger;
 use super::request_usage::UsageThresholds;
 use super::turn_boundary::is_turn_start;
 use crate::error::ReplayError;
 use crate::context_engine::ContextEngine;
-use crate::recorded_session::AS_RECORDED;
-use crate::recorded_session::truncation_policy_of;
-use crate::context_engine::EngineOptions;
-use crate::context_engine::PromptParts;
-use crate::reminder_pipeline::FiredReminder;
 
 /// Characters of the user message shown per turn.
 const USER_MESSAGE_PREVIEW_CHARS: usize = 60;
-
-/// The window assumed when the session records none (Claude Code transcripts do not).
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
 /// The originator agentctx writes in the sessions it records.
 pub const AGENTCTX_ORIGINATOR: &str = "agentctx";
@@ -86,145 +70,6 @@ pub const AGENTCTX_ORIGINATOR: &str = "agentctx";
 /// The field of a `turn_context` line in which agentctx records the tools offered from that
 /// turn on (only when they changed): the replay rebuilds requests with them.
 pub const RECORDED_TOOLS_FIELD: &str = "agentctx_tools";
-
-/// What a replay needs besides the session.
-#[derive(Debug, Clone)]
-pub struct ReplayOptions {
-    /// The agentctx home: micro-compaction's markers name the files under it (nothing is
-    /// written).
-    pub home: PathBuf,
-    /// The reminder settings (`None`: reminders are not replayed).
-    pub reminders: Option<SystemReminderConfig>,
-    /// The compaction settings the tiers are judged under.
-    pub compact: CompactConfig,
-    /// The window given for sessions that record none (`--context-window`): it comes before
-    /// the model table.
-    pub context_window: Option<u64>,
-    /// The window when the session records none, none was given, and the model table does not
-    /// know the session's model.
-    pub default_window: u64,
-}
-
-impl Default for ReplayOptions {
-    fn default() -> Self {
-        Self {
-            home: PathBuf::from(".agentctx"),
-            reminders: Some(SystemReminderConfig::default()),
-            compact: CompactConfig::default(),
-            context_window: None,
-            default_window: DEFAULT_CONTEXT_WINDOW,
-        }
-    }
-}
-
-/// Told of every request the engine would send (`agentctx replay --requests`).
-pub trait RequestSink {
-    /// The `request`-th (1-based) request of the main thread, as the engine would send it.
-    fn request(&mut self, request: usize, prompt: &Prompt<'_>) -> std::io::Result<()>;
-}
-
-/// A reminder that fired before a request of a turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TurnReminder {
-    /// The reminder.
-    #[serde(flatten)]
-    pub reminder: FiredReminder,
-    /// The model request of the turn (1-based) it fired before.
-    pub request: usize,
-}
-
-/// One turn: from a real user message to the next.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReplayTurn {
-    /// 1-based turn number.
-    pub turn: usize,
-    /// Line of the user message in the file.
-    pub line: usize,
-    /// The start of the user message, on one line.
-    pub user_message: String,
-    /// Conversation items recorded in the turn, the user message included.
-    pub items: usize,
-    /// Model requests in the turn (runs of model-generated items).
-    pub requests: usize,
-    /// Tool calls in the turn.
-    pub tool_calls: usize,
-    /// Tool calls by tool name.
-    pub tools: BTreeMap<String, usize>,
-    /// Compactions applied during the turn.
-    pub compactions: usize,
-    /// Our estimate of the prompt of the turn's last request (or, without requests, of the
-    /// history at the turn's end), base instructions included.
-    pub estimated_prompt_tokens: u64,
-    /// The largest prompt estimate over the turn's requests.
-    pub max_estimated_prompt_tokens: u64,
-    /// Prompt tokens the session recorded for its last request in the turn (Codex
-    /// `last_token_usage.input_tokens`; Claude input + cache creation + cache read).
-    pub recorded_prompt_tokens: Option<i64>,
-    /// Output tokens the session recorded for that request.
-    pub recorded_output_tokens: Option<i64>,
-    /// The context window the session recorded.
-    pub model_context_window: Option<i64>,
-    /// The system reminders the engine placed before the turn's model requests, request by
-    /// request in injection order (`None` when reminders are not replayed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reminders: Option<Vec<TurnReminder>>,
-    /// How many times the reminder stage ran in the turn: once before each model request
-    /// (`None` when reminders are not replayed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reminder_evaluations: Option<usize>,
-    /// The turn's model requests: the engine's usage against what each recorded, and where its
-    /// tiers triggered.
-    pub request_usage: Vec<RequestUsage>,
-}
-
-/// One session replayed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionReplay {
-    /// The file.
-    pub file: PathBuf,
-    /// Its format.
-    pub format: RolloutFormat,
-    /// The session id from its header.
-    pub session_id: Option<String>,
-    /// Whether agentctx recorded it (its reminders are in the file).
-    pub recorded_by_agentctx: bool,
-    /// Lines in the file.
-    pub lines: usize,
-    /// Bytes in the file.
-    pub bytes: u64,
-    /// Conversation items of the main thread.
-    pub items: usize,
-    /// Items of sub-agent branches, kept out of the main history.
-    pub sidechain_items: usize,
-    /// Items before the first turn (instructions, environment context).
-    pub preamble_items: usize,
-    /// Lines that could not be read.
-    pub skipped: Vec<SkippedLine>,
-    /// Records skipped by rule, by kind.
-    pub ignored: BTreeMap<String, usize>,
-    /// The turns.
-    pub turns: Vec<ReplayTurn>,
-    /// Tool calls in the main thread.
-    pub tool_calls: usize,
-    /// Compactions in the main thread.
-    pub compactions: usize,
-    /// Our largest prompt estimate over the session's requests.
-    pub max_prompt_tokens: u64,
-    /// The largest prompt the session recorded.
-    pub max_recorded_prompt_tokens: Option<i64>,
-    /// The context window the session recorded last.
-    pub model_context_window: Option<i64>,
-    /// Estimated tokens of the base instructions from the session header.
-    pub instructions_tokens: u64,
-    /// Reminders placed over the session, by type (`None` when reminders are not replayed).
-    pub reminder_counts: Option<BTreeMap<String, usize>>,
-    /// Every model request of the main thread, in order (those before the first turn too).
-    pub requests: Vec<RequestUsage>,
-    /// The engine's thresholds for the session's window (the recorded one, else the default).
-    pub thresholds: UsageThresholds,
-    /// How far the engine's usage prediction was from what the requests recorded.
-    pub usage_prediction_error: PredictionError,
-}
 
 /// Replays the file at `path`.
 pub fn replay_file(
@@ -395,96 +240,6 @@ impl<'a> SessionReplayBuilder<'a> {
         }
     }
 
-    /// Whether agentctx recorded the session (its reminders are in the file).
-    fn recorded_by_agentctx(&self) -> bool {
-        self.originator.as_deref() == Some(AGENTCTX_ORIGINATOR)
-    }
-
-    /// Whether the session records tool results as the model saw them (a Claude Code
-    /// transcript): nothing is truncated again.
-    fn records_results_as_seen(&self) -> bool {
-        self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR)
-    }
-
-    /// The engine, built on first use from what the header said.
-    fn engine(&mut self) -> &mut ContextEngine {
-        let overhead = self.overhead_tokens();
-        let by_agentctx = self.recorded_by_agentctx();
-        let as_seen = self.records_results_as_seen();
-        let main_agent = self.main_thread_is_sidechain != Some(true);
-        let window = self.window();
-        let options = &self.options;
-        let cwd = &self.cwd;
-        let session_id = &self.session_id;
-        self.engine.get_or_insert_with(|| {
-            let reminders = match (&options.reminders, by_agentctx) {
-                // The live engine's reminders are in the file.
-                (Some(_), true) | (None, _) => SystemReminderConfig {
-                    enabled: false,
-                    ..SystemReminderConfig::default()
-                },
-                (Some(config), false) => config.clone(),
-            };
-            let mut engine = ContextEngine::for_replay(
-                EngineOptions {
-                    cwd: cwd.clone().unwrap_or_default(),
-                    home: options.home.clone(),
-                    session_id: session_id.clone().unwrap_or_default(),
-                    reminders,
-                    compact: options.compact.clone(),
-                    context_window: window,
-                    max_output_tokens: None,
-                },
-                by_agentctx,
-            );
-            engine.set_main_agent(main_agent);
-            engine.set_prompt_overhead(overhead);
-            if as_seen {
-                engine.set_truncation(AS_RECORDED);
-            }
-            engine
-        })
-    }
-
-    /// The window in use: the session's, else the one given, else the model table's for the
-    /// session's model, else the default.
-    fn window(&self) -> i64 {
-        let given = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
-        self.model_context_window
-            .or(self.options.context_window.map(given))
-            .or(self.model_window)
-            .unwrap_or_else(|| given(self.options.default_window))
-    }
-
-    /// Moves the engine to the window now in use.
-    fn apply_window(&mut self) {
-        let window = self.window();
-        if let Some(engine) = &mut self.engine {
-            engine.set_context_window(window, None);
-        }
-    }
-
-    /// The model the session recorded (a Codex `turn_context.model` or
-    /// `thread_settings_applied`, the model of an imported Claude Code response): its window in
-    /// the model table is used when the session records none (a `[1m]` suffix is the
-    /// one-million-token window).
-    fn model(&mut self, slug: &str) {
-        self.model_window = agentctx_model::known_context_window(slug);
-        self.apply_window();
-    }
-
-    /// What every request carries besides the history: the instructions and the tools.
-    fn overhead_tokens(&self) -> u64 {
-        let tools = if self.tools.is_empty() {
-            0
-        } else {
-            serde_json::to_string(&self.tools)
-                .map(|json| self.estimator.estimate_text(&json))
-                .unwrap_or(0)
-        };
-        self.instructions_tokens.saturating_add(tools)
-    }
-
     /// Takes one record read lazily into account, typing it only when the replay reads it: the
     /// session header, turn settings, conversation items, compactions, and the `token_count`,
     /// `user_message` and `thread_rolled_back` events. Any other record has only the effect
@@ -565,91 +320,6 @@ impl<'a> SessionReplayBuilder<'a> {
         Ok(())
     }
 
-    /// A main-thread `token_count`: the measure of a model request.
-    ///
-    /// A count whose usage is the previous count's is a copy and is dropped (counted in
-    /// `ignored` as `token_count:copy`): the total a count carries grows with every request, so
-    /// two requests never record the same usage. Codex 0.4x–0.5x wrote such copies: it sent a
-    /// count whenever rate limits arrived, at the start of each request's stream, with the usage
-    /// of the request before (codex-rs `core/src/codex.rs`, `update_rate_limits` →
-    /// `send_token_count_event`), so each measure appears twice, the copy after the next
-    /// request's `turn_context`.
-    ///
-    /// Current writers record a request's measure after its items (Codex writes the
-    /// `token_count` when the response completes, its items as they arrive; the Claude Code
-    /// import after the response): the measure is the open request's, and a second report for
-    /// it replaces the first. Codex 0.4x–0.5x recorded a request's items only once its stream
-    /// had completed, after the `token_count` of that completion (codex-rs `core/src/codex.rs`:
-    /// `try_run_turn` sends the count on `Completed` and returns the processed items, which
-    /// `run_task` then records): there the measure comes before the request's items and is kept
-    /// until the request starts. Such a session is recognised by its first measure, which comes
-    /// before any request. A measure of zero input tokens measures no request (codex's count
-    /// after a context-window error, its estimates).
-    fn token_count(&mut self, info: &TokenUsageInfo) {
-        if self.last_token_info.as_ref() == Some(info) {
-            *self
-                .ignored
-                .entry("token_count:copy".to_string())
-                .or_default() += 1;
-            return;
-        }
-        self.last_token_info = Some(info.clone());
-        let usage = info.last_token_usage;
-        if let Some(window) = info.model_context_window
-            && self.model_context_window != Some(window)
-        {
-            self.model_context_window = Some(window);
-            self.apply_window();
-        }
-        self.max_recorded_prompt_tokens = Some(
-            self.max_recorded_prompt_tokens
-                .map_or(usage.input_tokens, |max| max.max(usage.input_tokens)),
-        );
-        self.engine().observe_recorded_token_count(info);
-        if usage.input_tokens > 0 {
-            if self.requests.is_empty() {
-                self.measures_lead = true;
-            }
-            if self.measures_lead {
-                self.pending_measure = Some(usage);
-            } else if self.request_open {
-                self.measure_open_request(&usage);
-            }
-        }
-        if let Some(turn) = &mut self.current {
-            turn.recorded_prompt_tokens = Some(usage.input_tokens);
-            turn.recorded_output_tokens = Some(usage.output_tokens);
-            turn.model_context_window = self.model_context_window;
-        }
-    }
-
-    fn compacted(&mut self, compacted: &CompactedItem) {
-        let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
-        let engine = self.engine();
-        let history = match &compacted.replacement_history {
-            Some(items) => items.clone(),
-            None => build_compacted_history(
-                Vec::new(),
-                &collect_user_message_texts(engine.history()),
-                &compacted.message,
-                InitialContextInjection::DoNotInject,
-                CarriedItems::default(),
-            ),
-        };
-        engine.install_recorded_compaction(history, clock);
-        self.request_open = false;
-        // A measure waiting for its request measured one before the rewrite (codex's
-        // summarisation request, whose output is the compaction itself).
-        self.pending_measure = None;
-        self.segmenter.history_rewritten();
-        self.compacted_since_request = true;
-        self.over_trigger = false;
-        self.compactions += 1;
-        if let Some(turn) = &mut self.current {
-            turn.compactions += 1;
-        }
-    }
-
     /// Decides the held user messages: the newest whose text is `event_text` is the input of
     /// a `user_message` event, and starts its turn (returns true); the others are unconfirmed.
     fn release_held(&mut self, event_text: Option<&str>) -> Result<bool, ReplayError> {
@@ -724,30 +394,6 @@ impl<'a> SessionReplayBuilder<'a> {
         if let Some(engine) = &self.engine {
             engine.set_prompt_overhead(self.overhead_tokens());
         }
-    }
-
-    /// A turn's settings: its model, its truncation policy (as `read_recorded_session` reads
-    /// it), and the tools agentctx recorded for it when they changed.
-    fn turn_context(&mut self, context: &TurnContextItem) {
-        if let Some(model) = &context.model {
-            self.model(model);
-        }
-        if !self.records_results_as_seen() {
-            // A turn that recorded no policy is from a writer that truncated nothing when
-            // recording (codex before 0.6x wrote outputs already cut for the model).
-            let policy = truncation_policy_of(context).unwrap_or(AS_RECORDED);
-            self.engine().set_truncation(policy);
-        }
-        let Some(tools) = context
-            .extra
-            .get(RECORDED_TOOLS_FIELD)
-            .and_then(|value| serde_json::from_value::<Vec<ToolSpec>>(value.clone()).ok())
-        else {
-            return;
-        };
-        self.tools = tools;
-        let overhead = self.overhead_tokens();
-        self.engine().set_prompt_overhead(overhead);
     }
 
     fn item_with_turn(&mut self, record: &RolloutRecord, turn: ItemTurn) -> Result<(), ReplayError> {
@@ -832,129 +478,6 @@ impl<'a> SessionReplayBuilder<'a> {
             None => self.preamble_items += 1,
         }
         Ok(())
-    }
-
-    /// A recorded model request starts: the engine prepares it as a live session does before
-    /// it sends one.
-    fn request(&mut self, line: usize, start: RequestStart) -> Result<(), ReplayError> {
-        let number = self.requests.len() + 1;
-        let clock = i32::try_from(number).unwrap_or(i32::MAX);
-        let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
-        let runtime = match self.runtime.take() {
-            Some(runtime) => runtime,
-            None => tokio::runtime::Builder::new_current_thread()
-                .enable_time()
-                .build()
-                .map_err(ReplayError::Runtime)?,
-        };
-        let engine = self.engine();
-        let host = engine.recorded_host_state(clock, todo_tool);
-        let ctx = engine.reminder_context(&host, start.has_user_input);
-        let prepared = runtime.block_on(engine.prepare_request(ctx));
-        self.runtime = Some(runtime);
-        let usage = prepared.usage;
-        let predicted_tokens = usage.used_tokens();
-        let basis = if usage.measured_tokens.is_some() {
-            PredictionBasis::PreviousRequest
-        } else {
-            PredictionBasis::WholeHistory
-        };
-        let micro_compact = prepared.micro.as_ref().map(|micro| TierTrigger {
-            tokens_before: micro.tokens_before,
-            tokens_after: micro.tokens_after,
-        });
-        let predicted_tokens = micro_compact.map_or(predicted_tokens, |micro| micro.tokens_before);
-        let used = micro_compact.map_or(predicted_tokens, |micro| micro.tokens_after);
-        let Some(engine) = self.engine.as_ref() else {
-            return Ok(());
-        };
-        let level = engine.thresholds().level(used);
-        let triggers = engine.over_auto_compact(used);
-        let auto_compact = (triggers && !self.over_trigger).then(|| TierTrigger {
-            tokens_before: used,
-            tokens_after: engine.estimate_compaction(used),
-        });
-        self.over_trigger = triggers;
-        let prompt_tokens = engine
-            .context_manager()
-            .estimate_token_count()
-            .saturating_add(self.instructions_tokens);
-        if let Some(sink) = self.sink.as_deref_mut() {
-            let prompt = engine.build_prompt(
-                &prepared,
-                PromptParts {
-                    instructions: self.instructions.clone(),
-                    tools: self.tools.clone(),
-                    reasoning: None,
-                    session_id: self.session_id.clone(),
-                },
-            );
-            engine.check_prompt(&prompt);
-            sink.request(number, &prompt)
-                .map_err(|source| ReplayError::Sink {
-                    request: number,
-                    source,
-                })?;
-        }
-        let request = RequestUsage {
-            request: number,
-            line,
-            predicted_tokens,
-            basis,
-            recorded_tokens: None,
-            after_compaction: std::mem::take(&mut self.compacted_since_request),
-            micro_compact,
-            level,
-            auto_compact,
-        };
-        self.request_open = true;
-        self.requests.push(request.clone());
-        self.max_prompt_tokens = self.max_prompt_tokens.max(prompt_tokens);
-        for reminder in &prepared.fired {
-            *self
-                .reminder_counts
-                .entry(reminder.attachment_type.to_string())
-                .or_default() += 1;
-        }
-        if let Some(turn) = &mut self.current {
-            if let Some(reminders) = &mut turn.reminders {
-                reminders.extend(prepared.fired.into_iter().map(|reminder| TurnReminder {
-                    reminder,
-                    request: start.request_in_turn,
-                }));
-            }
-            if let Some(evaluations) = &mut turn.reminder_evaluations {
-                *evaluations += 1;
-            }
-            turn.request_usage.push(request);
-            turn.requests += 1;
-            turn.estimated_prompt_tokens = prompt_tokens;
-            turn.max_estimated_prompt_tokens = turn.max_estimated_prompt_tokens.max(prompt_tokens);
-        }
-        // Judged first, measured after: a measure recorded before the request's items is this
-        // request's own input, never part of its prediction.
-        if let Some(usage) = self.pending_measure.take() {
-            self.measure_open_request(&usage);
-        }
-        Ok(())
-    }
-
-    /// The open request recorded `usage`: the engine takes it as the request's measure, and
-    /// the request's row shows it.
-    fn measure_open_request(&mut self, usage: &TokenUsage) {
-        self.engine().record_usage(usage);
-        let recorded = u64::try_from(usage.input_tokens).unwrap_or(0);
-        let number = self.requests.len();
-        if let Some(request) = self.requests.last_mut() {
-            request.recorded_tokens = Some(recorded);
-        }
-        let turns = self.current.iter_mut().chain(self.turns.iter_mut().rev());
-        if let Some(measured) = turns
-            .flat_map(|turn| turn.request_usage.iter_mut())
-            .find(|measured| measured.request == number)
-        {
-            measured.recorded_tokens = Some(recorded);
-        }
     }
 
     fn close_turn(&mut self) {
@@ -1094,3 +617,7 @@ fn preview(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+#[path = "session_replay_tests.rs"]
+mod tests;

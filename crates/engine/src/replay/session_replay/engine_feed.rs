@@ -1,0 +1,355 @@
+//! How the replay feeds the engine: the engine built from the session's header, the window in
+//! use, the recorded measures and compactions, and the seams run before every recorded model
+//! request.
+
+use agentctx_compact::CarriedItems;
+use agentctx_compact::InitialContextInjection;
+use agentctx_compact::build_compacted_history;
+use agentctx_compact::collect_user_message_texts;
+use agentctx_context::TokenEstimator;
+use agentctx_model::ToolSpec;
+use agentctx_protocol::CompactedItem;
+use agentctx_protocol::TokenUsage;
+use agentctx_protocol::TokenUsageInfo;
+use agentctx_protocol::TurnContextItem;
+use agentctx_reminders::SystemReminderConfig;
+use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
+use agentctx_rollout::RequestStart;
+
+use super::AGENTCTX_ORIGINATOR;
+use super::RECORDED_TOOLS_FIELD;
+use super::SessionReplayBuilder;
+use crate::context_engine::ContextEngine;
+use crate::context_engine::EngineOptions;
+use crate::context_engine::PromptParts;
+use crate::error::ReplayError;
+use crate::recorded_session::AS_RECORDED;
+use crate::recorded_session::truncation_policy_of;
+use crate::replay::replay_report::TurnReminder;
+use crate::replay::request_usage::PredictionBasis;
+use crate::replay::request_usage::RequestUsage;
+use crate::replay::request_usage::TierTrigger;
+
+impl SessionReplayBuilder<'_> {
+    /// Whether agentctx recorded the session (its reminders are in the file).
+    pub(super) fn recorded_by_agentctx(&self) -> bool {
+        self.originator.as_deref() == Some(AGENTCTX_ORIGINATOR)
+    }
+
+    /// Whether the session records tool results as the model saw them (a Claude Code
+    /// transcript): nothing is truncated again.
+    pub(super) fn records_results_as_seen(&self) -> bool {
+        self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR)
+    }
+
+    /// The engine, built on first use from what the header said.
+    pub(super) fn engine(&mut self) -> &mut ContextEngine {
+        let overhead = self.overhead_tokens();
+        let by_agentctx = self.recorded_by_agentctx();
+        let as_seen = self.records_results_as_seen();
+        let main_agent = self.main_thread_is_sidechain != Some(true);
+        let window = self.window();
+        let options = &self.options;
+        let cwd = &self.cwd;
+        let session_id = &self.session_id;
+        self.engine.get_or_insert_with(|| {
+            let reminders = match (&options.reminders, by_agentctx) {
+                // The live engine's reminders are in the file.
+                (Some(_), true) | (None, _) => SystemReminderConfig {
+                    enabled: false,
+                    ..SystemReminderConfig::default()
+                },
+                (Some(config), false) => config.clone(),
+            };
+            let mut engine = ContextEngine::for_replay(
+                EngineOptions {
+                    cwd: cwd.clone().unwrap_or_default(),
+                    home: options.home.clone(),
+                    session_id: session_id.clone().unwrap_or_default(),
+                    reminders,
+                    compact: options.compact.clone(),
+                    context_window: window,
+                    max_output_tokens: None,
+                },
+                by_agentctx,
+            );
+            engine.set_main_agent(main_agent);
+            engine.set_prompt_overhead(overhead);
+            if as_seen {
+                engine.set_truncation(AS_RECORDED);
+            }
+            engine
+        })
+    }
+
+    /// The window in use: the session's, else the one given, else the model table's for the
+    /// session's model, else the default.
+    pub(super) fn window(&self) -> i64 {
+        let given = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
+        self.model_context_window
+            .or(self.options.context_window.map(given))
+            .or(self.model_window)
+            .unwrap_or_else(|| given(self.options.default_window))
+    }
+
+    /// Moves the engine to the window now in use.
+    pub(super) fn apply_window(&mut self) {
+        let window = self.window();
+        if let Some(engine) = &mut self.engine {
+            engine.set_context_window(window, None);
+        }
+    }
+
+    /// The model the session recorded (a Codex `turn_context.model` or
+    /// `thread_settings_applied`, the model of an imported Claude Code response): its window in
+    /// the model table is used when the session records none (a `[1m]` suffix is the
+    /// one-million-token window).
+    pub(super) fn model(&mut self, slug: &str) {
+        self.model_window = agentctx_model::known_context_window(slug);
+        self.apply_window();
+    }
+
+    /// What every request carries besides the history: the instructions and the tools.
+    pub(super) fn overhead_tokens(&self) -> u64 {
+        let tools = if self.tools.is_empty() {
+            0
+        } else {
+            serde_json::to_string(&self.tools)
+                .map(|json| self.estimator.estimate_text(&json))
+                .unwrap_or(0)
+        };
+        self.instructions_tokens.saturating_add(tools)
+    }
+
+    /// A main-thread `token_count`: the measure of a model request.
+    ///
+    /// A count whose usage is the previous count's is a copy and is dropped (counted in
+    /// `ignored` as `token_count:copy`): the total a count carries grows with every request, so
+    /// two requests never record the same usage. Codex 0.4x–0.5x wrote such copies: it sent a
+    /// count whenever rate limits arrived, at the start of each request's stream, with the usage
+    /// of the request before (codex-rs `core/src/codex.rs`, `update_rate_limits` →
+    /// `send_token_count_event`), so each measure appears twice, the copy after the next
+    /// request's `turn_context`.
+    ///
+    /// Current writers record a request's measure after its items (Codex writes the
+    /// `token_count` when the response completes, its items as they arrive; the Claude Code
+    /// import after the response): the measure is the open request's, and a second report for
+    /// it replaces the first. Codex 0.4x–0.5x recorded a request's items only once its stream
+    /// had completed, after the `token_count` of that completion (codex-rs `core/src/codex.rs`:
+    /// `try_run_turn` sends the count on `Completed` and returns the processed items, which
+    /// `run_task` then records): there the measure comes before the request's items and is kept
+    /// until the request starts. Such a session is recognised by its first measure, which comes
+    /// before any request. A measure of zero input tokens measures no request (codex's count
+    /// after a context-window error, its estimates).
+    pub(super) fn token_count(&mut self, info: &TokenUsageInfo) {
+        if self.last_token_info.as_ref() == Some(info) {
+            *self
+                .ignored
+                .entry("token_count:copy".to_string())
+                .or_default() += 1;
+            return;
+        }
+        self.last_token_info = Some(info.clone());
+        let usage = info.last_token_usage;
+        if let Some(window) = info.model_context_window
+            && self.model_context_window != Some(window)
+        {
+            self.model_context_window = Some(window);
+            self.apply_window();
+        }
+        self.max_recorded_prompt_tokens = Some(
+            self.max_recorded_prompt_tokens
+                .map_or(usage.input_tokens, |max| max.max(usage.input_tokens)),
+        );
+        self.engine().observe_recorded_token_count(info);
+        if usage.input_tokens > 0 {
+            if self.requests.is_empty() {
+                self.measures_lead = true;
+            }
+            if self.measures_lead {
+                self.pending_measure = Some(usage);
+            } else if self.request_open {
+                self.measure_open_request(&usage);
+            }
+        }
+        if let Some(turn) = &mut self.current {
+            turn.recorded_prompt_tokens = Some(usage.input_tokens);
+            turn.recorded_output_tokens = Some(usage.output_tokens);
+            turn.model_context_window = self.model_context_window;
+        }
+    }
+
+    pub(super) fn compacted(&mut self, compacted: &CompactedItem) {
+        let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
+        let engine = self.engine();
+        let history = match &compacted.replacement_history {
+            Some(items) => items.clone(),
+            None => build_compacted_history(
+                Vec::new(),
+                &collect_user_message_texts(engine.history()),
+                &compacted.message,
+                InitialContextInjection::DoNotInject,
+                CarriedItems::default(),
+            ),
+        };
+        engine.install_recorded_compaction(history, clock);
+        self.request_open = false;
+        // A measure waiting for its request measured one before the rewrite (codex's
+        // summarisation request, whose output is the compaction itself).
+        self.pending_measure = None;
+        self.segmenter.history_rewritten();
+        self.compacted_since_request = true;
+        self.over_trigger = false;
+        self.compactions += 1;
+        if let Some(turn) = &mut self.current {
+            turn.compactions += 1;
+        }
+    }
+
+    /// A turn's settings: its model, its truncation policy (as `read_recorded_session` reads
+    /// it), and the tools agentctx recorded for it when they changed.
+    pub(super) fn turn_context(&mut self, context: &TurnContextItem) {
+        if let Some(model) = &context.model {
+            self.model(model);
+        }
+        if !self.records_results_as_seen() {
+            // A turn that recorded no policy is from a writer that truncated nothing when
+            // recording (codex before 0.6x wrote outputs already cut for the model).
+            let policy = truncation_policy_of(context).unwrap_or(AS_RECORDED);
+            self.engine().set_truncation(policy);
+        }
+        let Some(tools) = context
+            .extra
+            .get(RECORDED_TOOLS_FIELD)
+            .and_then(|value| serde_json::from_value::<Vec<ToolSpec>>(value.clone()).ok())
+        else {
+            return;
+        };
+        self.tools = tools;
+        let overhead = self.overhead_tokens();
+        self.engine().set_prompt_overhead(overhead);
+    }
+
+    /// A recorded model request starts: the engine prepares it as a live session does before
+    /// it sends one.
+    pub(super) fn request(&mut self, line: usize, start: RequestStart) -> Result<(), ReplayError> {
+        let number = self.requests.len() + 1;
+        let clock = i32::try_from(number).unwrap_or(i32::MAX);
+        let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
+        let runtime = match self.runtime.take() {
+            Some(runtime) => runtime,
+            None => tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .map_err(ReplayError::Runtime)?,
+        };
+        let engine = self.engine();
+        let host = engine.recorded_host_state(clock, todo_tool);
+        let ctx = engine.reminder_context(&host, start.has_user_input);
+        let prepared = runtime.block_on(engine.prepare_request(ctx));
+        self.runtime = Some(runtime);
+        let usage = prepared.usage;
+        let predicted_tokens = usage.used_tokens();
+        let basis = if usage.measured_tokens.is_some() {
+            PredictionBasis::PreviousRequest
+        } else {
+            PredictionBasis::WholeHistory
+        };
+        let micro_compact = prepared.micro.as_ref().map(|micro| TierTrigger {
+            tokens_before: micro.tokens_before,
+            tokens_after: micro.tokens_after,
+        });
+        let predicted_tokens = micro_compact.map_or(predicted_tokens, |micro| micro.tokens_before);
+        let used = micro_compact.map_or(predicted_tokens, |micro| micro.tokens_after);
+        let Some(engine) = self.engine.as_ref() else {
+            return Ok(());
+        };
+        let level = engine.thresholds().level(used);
+        let triggers = engine.over_auto_compact(used);
+        let auto_compact = (triggers && !self.over_trigger).then(|| TierTrigger {
+            tokens_before: used,
+            tokens_after: engine.estimate_compaction(used),
+        });
+        self.over_trigger = triggers;
+        let prompt_tokens = engine
+            .context_manager()
+            .estimate_token_count()
+            .saturating_add(self.instructions_tokens);
+        if let Some(sink) = self.sink.as_deref_mut() {
+            let prompt = engine.build_prompt(
+                &prepared,
+                PromptParts {
+                    instructions: self.instructions.clone(),
+                    tools: self.tools.clone(),
+                    reasoning: None,
+                    session_id: self.session_id.clone(),
+                },
+            );
+            engine.check_prompt(&prompt);
+            sink.request(number, &prompt)
+                .map_err(|source| ReplayError::Sink {
+                    request: number,
+                    source,
+                })?;
+        }
+        let request = RequestUsage {
+            request: number,
+            line,
+            predicted_tokens,
+            basis,
+            recorded_tokens: None,
+            after_compaction: std::mem::take(&mut self.compacted_since_request),
+            micro_compact,
+            level,
+            auto_compact,
+        };
+        self.request_open = true;
+        self.requests.push(request.clone());
+        self.max_prompt_tokens = self.max_prompt_tokens.max(prompt_tokens);
+        for reminder in &prepared.fired {
+            *self
+                .reminder_counts
+                .entry(reminder.attachment_type.to_string())
+                .or_default() += 1;
+        }
+        if let Some(turn) = &mut self.current {
+            if let Some(reminders) = &mut turn.reminders {
+                reminders.extend(prepared.fired.into_iter().map(|reminder| TurnReminder {
+                    reminder,
+                    request: start.request_in_turn,
+                }));
+            }
+            if let Some(evaluations) = &mut turn.reminder_evaluations {
+                *evaluations += 1;
+            }
+            turn.request_usage.push(request);
+            turn.requests += 1;
+            turn.estimated_prompt_tokens = prompt_tokens;
+            turn.max_estimated_prompt_tokens = turn.max_estimated_prompt_tokens.max(prompt_tokens);
+        }
+        // Judged first, measured after: a measure recorded before the request's items is this
+        // request's own input, never part of its prediction.
+        if let Some(usage) = self.pending_measure.take() {
+            self.measure_open_request(&usage);
+        }
+        Ok(())
+    }
+
+    /// The open request recorded `usage`: the engine takes it as the request's measure, and
+    /// the request's row shows it.
+    pub(super) fn measure_open_request(&mut self, usage: &TokenUsage) {
+        self.engine().record_usage(usage);
+        let recorded = u64::try_from(usage.input_tokens).unwrap_or(0);
+        let number = self.requests.len();
+        if let Some(request) = self.requests.last_mut() {
+            request.recorded_tokens = Some(recorded);
+        }
+        let turns = self.current.iter_mut().chain(self.turns.iter_mut().rev());
+        if let Some(measured) = turns
+            .flat_map(|turn| turn.request_usage.iter_mut())
+            .find(|measured| measured.request == number)
+        {
+            measured.recorded_tokens = Some(recorded);
+        }
+    }
+}
