@@ -2,24 +2,23 @@
 //!
 //! Its initial messages put the agent's `critical_system_reminder` right after its system
 //! prompt, drop the parent's reminders from any parent messages it is handed, then add the task.
-//! Before each of its requests only core-tier reminders run (`is_main_agent` and
-//! `has_user_input` false), on its own file tracker and throttle. See docs/design/core.md,
-//! "Subagents".
+//! It runs its own context engine: before each of its requests only core-tier reminders run
+//! (`is_main_agent` and `has_user_input` false), on its own file tracker and throttle, which its
+//! file tools report to. See docs/design/core.md, "Subagents".
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::Mutex;
 
+use agentctx_engine::CompactConfig;
+use agentctx_engine::ContextEngine;
+use agentctx_engine::EngineOptions;
+use agentctx_engine::HostState;
+use agentctx_engine::PromptParts;
 use agentctx_model::ModelClient;
-use agentctx_model::Prompt;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::XmlTag;
-use agentctx_reminders::GeneratorContext;
-use agentctx_reminders::ReminderPlacement;
 use agentctx_reminders::SystemReminderConfig;
-use agentctx_reminders::SystemReminderOrchestrator;
 use agentctx_reminders::filter_system_reminders;
-use agentctx_reminders::inject_system_reminders;
 use async_trait::async_trait;
 
 use super::AgentDefinition;
@@ -35,7 +34,6 @@ use crate::turn_stream::stream_response;
 pub struct SubagentExecutor {
     definition: AgentDefinition,
     model: Arc<dyn ModelClient>,
-    orchestrator: SystemReminderOrchestrator,
     config: SystemReminderConfig,
 }
 
@@ -55,7 +53,6 @@ impl SubagentExecutor {
         config: SystemReminderConfig,
     ) -> Self {
         Self {
-            orchestrator: SystemReminderOrchestrator::new(config.clone()),
             config,
             definition,
             model,
@@ -96,45 +93,60 @@ impl SubagentExecutor {
 
     /// Runs the agent on `prompt` with the parent's working directory and approvals; returns its
     /// last message.
+    ///
+    /// The subagent runs its own context engine (`agentctx-engine`), as the session does: its
+    /// history and usage, its reminders (core tier only: `is_main_agent` and `has_user_input`
+    /// false) on its own file tracker and throttle, which its file tools report to, and
+    /// micro-compaction of its old tool results. Nothing it does reaches the parent's reminders,
+    /// and the parent's never reach it.
     pub async fn run(&self, prompt: &str, parent: &ToolContext) -> Result<String, String> {
-        let mut history = self.build_initial_messages(&[], prompt);
+        let info = self.model.model_info();
+        let mut engine = ContextEngine::new(EngineOptions {
+            cwd: parent.cwd.clone(),
+            home: parent.home.clone(),
+            session_id: format!("subagent-{}", self.definition.name),
+            reminders: self.config.clone(),
+            compact: CompactConfig::default(),
+            context_window: info.context_window,
+            max_output_tokens: info.max_output_tokens,
+        });
+        engine.set_main_agent(false);
+        engine.record_items(&self.build_initial_messages(&[], prompt));
         let tools = self.tools();
-        // The subagent's own state and file tracker: nothing it does reaches the parent's
-        // reminders, and the parent's never reach it.
         let ctx = ToolContext {
             state: Arc::new(Mutex::new(SessionState::default())),
-            observers: Vec::new(),
+            observers: vec![engine.file_observer()],
             events: None,
             subagents: None,
             ..parent.clone()
         };
-        let reminder_ctx = GeneratorContext::new(&parent.cwd).with_config(&self.config);
         let mut last = None;
         for request in 1..=self.definition.max_requests {
-            let mut reminder_ctx = reminder_ctx.clone();
-            reminder_ctx.turn_number = i32::try_from(request).unwrap_or(i32::MAX);
-            reminder_ctx.is_main_agent = false;
-            reminder_ctx.has_user_input = false;
-            reminder_ctx.todo.tool_available = false;
-            let reminders = self.orchestrator.generate_all(&reminder_ctx).await;
-            inject_system_reminders(&mut history, &reminders, ReminderPlacement::Tail);
-            let prompt = Prompt {
-                instructions: self.definition.system_prompt.clone().unwrap_or_default(),
-                // Borrowed: the subagent's history is not copied for each request.
-                input: history.iter().map(Cow::Borrowed).collect(),
-                tools: tools.specs(),
-                reasoning: None,
-                output_schema: None,
-                session_id: None,
-                ..Prompt::default()
+            let host = HostState {
+                requests: i32::try_from(request).unwrap_or(i32::MAX),
+                todo_tool_available: false,
+                ..HostState::default()
             };
+            let reminders = engine.reminder_context(&host, false);
+            let prepared = engine.prepare_request(reminders).await;
+            let prompt = engine.build_prompt(
+                &prepared,
+                PromptParts {
+                    instructions: self.definition.system_prompt.clone().unwrap_or_default(),
+                    tools: tools.specs(),
+                    reasoning: None,
+                    session_id: None,
+                },
+            );
+            engine.check_prompt(&prompt);
             let response =
                 match stream_response(self.model.as_ref(), &prompt, None, &parent.cancel).await {
                     Ok(Some(response)) => response,
                     Ok(None) => return Err("cancelled".to_string()),
                     Err(error) => return Err(error.to_string()),
                 };
-            history.extend(response.items.iter().cloned());
+            drop(prompt);
+            engine.record_response(&response.items, response.usage.as_ref());
             if let Some(text) = response
                 .items
                 .iter()
@@ -149,7 +161,8 @@ impl SubagentExecutor {
                 return last.ok_or_else(|| "the agent ended without a report".to_string());
             }
             let results = run_tool_calls(&tools, &ctx, &calls).await;
-            history.extend(results.into_iter().map(|(item, _)| item));
+            let outputs: Vec<ResponseItem> = results.into_iter().map(|(item, _)| item).collect();
+            engine.record_tool_outputs(&outputs, outputs.len());
         }
         last.ok_or_else(|| {
             format!(
