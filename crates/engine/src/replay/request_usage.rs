@@ -133,3 +133,6 @@ fn nearest_rank(sorted: &[f64], percent: usize) -> Option<f64> {
     sorted.get(rank - 1).copied()
 }
 
+#[cfg(test)]
+#[path = "request_usage_tests.rs"]
+mod tests;
