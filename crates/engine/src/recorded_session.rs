@@ -117,7 +117,12 @@ pub fn read_recorded_session<R: BufRead>(
     mut reader: RolloutReader<R>,
     stop: StopPoint,
 ) -> Result<RecordedSession, RolloutError> {
-    let mut builder = Builder::default();
+    let mut builder = Builder {
+        // Until a `turn_context` says otherwise, outputs are kept as recorded (codex's legacy
+        // rollouts record none).
+        truncation: AS_RECORDED,
+        ..Builder::default()
+    };
     let mut stopped = false;
     while let Some(event) = reader.next_lazy() {
         let record = match event? {
@@ -370,7 +375,7 @@ fn has_contextual_part(content: &[ContentItem]) -> bool {
 /// user messages within 20,000 tokens, then the summary (codex's placeholder when it is empty),
 /// with no initial context (codex-rs `core/src/session/rollout_reconstruction.rs`:
 /// `build_compacted_history(Vec::new(), &collect_user_messages(..), &compacted.message)`).
-fn rebuild_without_replacement(items: &[ResponseItem], summary: &str) -> Vec<ResponseItem> {
+pub(crate) fn rebuild_without_replacement(items: &[ResponseItem], summary: &str) -> Vec<ResponseItem> {
     let summary = if summary.is_empty() {
         NO_SUMMARY
     } else {

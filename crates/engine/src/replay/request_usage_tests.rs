@@ -699,8 +699,6 @@ fn tool_outputs_are_truncated_by_the_policy_their_turn_recorded() {
 }
 
 #[test]
-#[ignore = "defect: a Codex rollout without any turn_context line truncates its tool outputs by \
-            the engine's default policy (10,000 bytes) instead of keeping them as recorded"]
 fn a_rollout_without_turn_settings_keeps_its_tool_outputs_as_recorded() {
     // No turn of it recorded a policy (codex's legacy rollouts record no `turn_context` at
     // all): as a turn without one, its outputs are kept as recorded.

@@ -1487,10 +1487,6 @@ fn every_request_after_a_compaction_or_a_rollback_is_built_on_the_rebuilt_histor
 }
 
 #[test]
-#[ignore = "defect: the replay rebuilds a compaction without replacement history with \
-            agentctx_compact::collect_user_message_texts (text parts joined by a newline) and \
-            the message as is (an empty summary stays empty), not as read_recorded_session and \
-            codex do (parts joined with nothing, `(no summary available)`)"]
 fn a_compaction_without_replacement_history_is_rebuilt_as_codex_rebuilds_it() {
     // codex rebuilds it from its user messages (the text parts of one message joined with
     // nothing between them, an earlier summary left out) and the summary, its placeholder when

@@ -2,10 +2,6 @@
 //! use, the recorded measures and compactions, and the seams run before every recorded model
 //! request.
 
-use agentctx_compact::CarriedItems;
-use agentctx_compact::InitialContextInjection;
-use agentctx_compact::build_compacted_history;
-use agentctx_compact::collect_user_message_texts;
 use agentctx_context::TokenEstimator;
 use agentctx_model::ToolSpec;
 use agentctx_protocol::CompactedItem;
@@ -24,6 +20,7 @@ use crate::context_engine::EngineOptions;
 use crate::context_engine::PromptParts;
 use crate::error::ReplayError;
 use crate::recorded_session::AS_RECORDED;
+use crate::recorded_session::rebuild_without_replacement;
 use crate::recorded_session::truncation_policy_of;
 use crate::replay::replay_report::TurnReminder;
 use crate::replay::request_usage::PredictionBasis;
@@ -46,7 +43,6 @@ impl SessionReplayBuilder<'_> {
     pub(super) fn engine(&mut self) -> &mut ContextEngine {
         let overhead = self.overhead_tokens();
         let by_agentctx = self.recorded_by_agentctx();
-        let as_seen = self.records_results_as_seen();
         let main_agent = self.main_thread_is_sidechain != Some(true);
         let window = self.window();
         let options = &self.options;
@@ -75,9 +71,9 @@ impl SessionReplayBuilder<'_> {
             );
             engine.set_main_agent(main_agent);
             engine.set_prompt_overhead(overhead);
-            if as_seen {
-                engine.set_truncation(AS_RECORDED);
-            }
+            // Until a `turn_context` says otherwise, outputs are kept as recorded (Claude Code
+            // records them as the model saw them; codex's legacy rollouts record no policy).
+            engine.set_truncation(AS_RECORDED);
             engine
         })
     }
@@ -184,13 +180,7 @@ impl SessionReplayBuilder<'_> {
         let engine = self.engine();
         let history = match &compacted.replacement_history {
             Some(items) => items.clone(),
-            None => build_compacted_history(
-                Vec::new(),
-                &collect_user_message_texts(engine.history()),
-                &compacted.message,
-                InitialContextInjection::DoNotInject,
-                CarriedItems::default(),
-            ),
+            None => rebuild_without_replacement(engine.history(), &compacted.message),
         };
         engine.install_recorded_compaction(history, clock);
         self.request_open = false;
