@@ -2,11 +2,14 @@
 //!
 //! Rebuilds the history a Codex rollout or Claude Code transcript had at a chosen point
 //! (`agentctx_engine::read_recorded_session`, the reconstruction `Session::resume` uses too),
-//! runs one of our tiers on it (`agentctx-compact`) and prints the history the model would see
-//! next. The summary model comes from `summary_model`; without one the offline summariser writes
-//! the summary and the output says why. A model that was named and fails is an error (exit
-//! status 1), never a quiet offline summary. See docs/design/compaction.md, "The compact
-//! command".
+//! hands it to a context engine with the files the session read
+//! (`ContextEngine::observe_recorded_reads`), lets the engine run one of its tiers
+//! (`ContextEngine::compact_offline`: micro-compaction, the session-memory tier or full
+//! compaction, restoration included) and prints the history the model would see next. The
+//! command decides nothing of what the model sees. The summary model comes from
+//! `summary_model`; without one the offline summariser writes the summary and the output says
+//! why. A model that was named and fails is an error (exit status 1), never a quiet offline
+//! summary. See docs/design/compaction.md, "The compact command".
 
 mod summary_model;
 
@@ -14,29 +17,18 @@ use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
-use agentctx_compact::CompactConfig;
-use agentctx_compact::CompactionMode;
-use agentctx_compact::FullCompactRequest;
-use agentctx_compact::InitialContextInjection;
-use agentctx_compact::MicroCompactResult;
-use agentctx_compact::MicroCompactSkip;
-use agentctx_compact::NotApplicable;
 use agentctx_compact::OfflineReason;
-use agentctx_compact::RestorationInput;
-use agentctx_compact::SessionMemoryCompaction;
-use agentctx_compact::SessionMemoryStore;
 use agentctx_compact::SummaryPath;
-use agentctx_compact::full_compact;
-use agentctx_compact::micro_compact;
 use agentctx_compact::render_history;
-use agentctx_compact::restore_context;
-use agentctx_compact::try_session_memory_compact;
-use agentctx_context::ApproxTokenEstimator;
-use agentctx_context::HistoryDigest;
-use agentctx_context::TokenEstimator;
+use agentctx_context::ContextManager;
 use agentctx_core::config::Config;
 use agentctx_core::config::EnvVars;
 use agentctx_core::session_config::ModelSelection;
+use agentctx_engine::CompactionTier;
+use agentctx_engine::ContextEngine;
+use agentctx_engine::EngineOptions;
+use agentctx_engine::OfflineResult;
+use agentctx_engine::OfflineTier;
 use agentctx_engine::RecordedSession;
 use agentctx_engine::StopPoint;
 use agentctx_engine::read_recorded_session;
@@ -90,6 +82,28 @@ enum Tier {
     Full,
 }
 
+impl Tier {
+    /// The engine's name of the tier.
+    fn offline(self) -> OfflineTier {
+        match self {
+            Self::Auto => OfflineTier::Auto,
+            Self::Micro => OfflineTier::Micro,
+            Self::SessionMemory => OfflineTier::SessionMemory,
+            Self::Full => OfflineTier::Full,
+        }
+    }
+
+    /// The flag's name of an engine tier.
+    fn of(tier: OfflineTier) -> Self {
+        match tier {
+            OfflineTier::Auto => Self::Auto,
+            OfflineTier::Micro => Self::Micro,
+            OfflineTier::SessionMemory => Self::SessionMemory,
+            OfflineTier::Full => Self::Full,
+        }
+    }
+}
+
 /// A tier that was tried and did not apply.
 #[derive(Debug, Clone, Serialize)]
 struct NotApplied {
@@ -120,6 +134,8 @@ struct CompactReport {
     not_applied: Vec<NotApplied>,
     /// Tool results micro-compaction wrote under the home.
     persisted_paths: Vec<PathBuf>,
+    /// Files whose contents the restoration after a summarising tier put back, newest first.
+    restored_files: Vec<PathBuf>,
     /// The new history.
     items: Vec<ResponseItem>,
 }
@@ -192,7 +208,8 @@ fn report_skipped(session: &Path, recorded: &RecordedSession) -> anyhow::Result<
     Ok(())
 }
 
-/// Runs the chosen tier (or the cascade of `auto`) on the recorded history.
+/// Runs the chosen tier (or the cascade of `auto`) on the recorded history, through the
+/// context engine: the command only reports what the engine did.
 fn compact(
     args: &CompactArgs,
     home: &Path,
@@ -200,214 +217,140 @@ fn compact(
     env: &EnvVars,
     recorded: RecordedSession,
 ) -> anyhow::Result<CompactReport> {
-    let config = &full_config.compact;
-    let estimator = ApproxTokenEstimator;
-    let tokens_before = estimator.estimate_items(&recorded.items);
-    let mut report = CompactReport {
-        session: args.session.clone(),
-        session_id: recorded.session_id.clone(),
-        through_line: recorded.last_line,
-        recorded_compactions_before: recorded.compactions_applied,
-        tier: None,
-        tokens_before,
-        tokens_after: tokens_before,
-        summary: None,
-        summary_path: None,
-        offline_reason: None,
-        not_applied: Vec::new(),
-        persisted_paths: Vec::new(),
-        items: recorded.items.clone(),
-    };
-
-    if matches!(args.tier, Tier::Auto | Tier::Micro) {
-        let mut items = recorded.items.clone();
-        match micro_compact(&mut items, config, CompactionMode::Normal, home, &estimator)
-            .context("micro-compaction failed")?
-        {
-            MicroCompactResult::Applied(outcome) => {
-                report.tier = Some(Tier::Micro);
-                report.tokens_after = estimator.estimate_items(&items);
-                report.persisted_paths = outcome.persisted_paths;
-                report.items = items;
-                return Ok(report);
-            }
-            MicroCompactResult::Skipped(skip) => report.not_applied.push(NotApplied {
-                tier: Tier::Micro,
-                reason: micro_skip_reason(skip),
-            }),
-        }
-    }
-
-    if matches!(args.tier, Tier::Auto | Tier::SessionMemory) {
-        match session_memory(home, config, &recorded, &estimator) {
-            Ok((mut items, summary)) => {
-                items.extend(restore_todos(&recorded.items, config));
-                report.tier = Some(Tier::SessionMemory);
-                report.tokens_after = estimator.estimate_items(&items);
-                report.summary = Some(summary);
-                report.items = items;
-                return Ok(report);
-            }
-            Err(reason) => report.not_applied.push(NotApplied {
-                tier: Tier::SessionMemory,
-                reason,
-            }),
-        }
-    }
-
-    if matches!(args.tier, Tier::Auto | Tier::Full) {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("cannot start the async runtime")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    // The summary model is chosen only when full compaction may run.
+    let (client, chosen_offline_reason) = if matches!(args.tier, Tier::Auto | Tier::Full) {
         let selection = ModelSelection {
             provider: args.provider.clone(),
             model: args.model.clone(),
             context_window: None,
         };
-        let chosen = runtime.block_on(summary_model::choose(
+        match runtime.block_on(summary_model::choose(
             args.offline,
             &selection,
             full_config,
             env,
             home,
-        ))?;
-        let (client, mut offline_reason) = match chosen {
+        ))? {
             SummaryModel::Client(client) => (Some(client), None),
             SummaryModel::Offline { code, detail } => (None, Some(format!("{code}: {detail}"))),
-        };
-        let request = FullCompactRequest {
-            history: &recorded.items,
-            initial_context: Vec::new(),
-            // The recorded point is between requests; the next turn re-sends the initial
-            // context in full, so none goes into the compacted history.
-            injection: InitialContextInjection::DoNotInject,
-            base_instructions: recorded.base_instructions.as_deref().unwrap_or_default(),
-            prompt_override: None,
-            reserved_output_tokens: config.max_reserved_output_tokens,
-            session_id: recorded.session_id.clone(),
-        };
-        let model = client.as_deref().map(|client| client as &dyn ModelClient);
-        let mut outcome = runtime.block_on(full_compact(model, request, &config.full, &estimator));
-        // The model was named: its failure is the command's, not a reason to go offline.
-        if let Some(OfflineReason::ModelFailed { last_error }) = &outcome.offline_reason
-            && client.is_some()
-        {
-            anyhow::bail!("the summary model failed: {last_error}");
         }
-        let restored = restore_todos(&recorded.items, config);
-        outcome.history.extend(restored);
-        outcome.tokens_after = estimator.estimate_items(&outcome.history);
-        if offline_reason.is_none() {
-            offline_reason = outcome.offline_reason.as_ref().map(|reason| match reason {
-                OfflineReason::NoModel => "no_provider_configured".to_string(),
-                OfflineReason::ModelFailed { last_error } => {
-                    format!("model_failed: {last_error}")
-                }
-                OfflineReason::PromptTooLarge => {
-                    "prompt_too_large: even the newest item does not fit the model's window"
-                        .to_string()
-                }
+    } else {
+        (None, None)
+    };
+    let model = client.as_deref().map(|client| client as &dyn ModelClient);
+
+    // The window the compaction is fitted to: the summary model's, else that of the model the
+    // session recorded, else the default.
+    let context_window = model
+        .map(ModelClient::context_window)
+        .or_else(|| {
+            recorded
+                .last_turn_context
+                .as_ref()
+                .and_then(|context| context.model.as_deref())
+                .and_then(agentctx_model::known_context_window)
+        })
+        // Else the replay's default window.
+        .unwrap_or_else(|| {
+            i64::try_from(agentctx_engine::replay::DEFAULT_CONTEXT_WINDOW).unwrap_or(i64::MAX)
+        });
+    let cwd = recorded.cwd.clone().unwrap_or_default();
+    let options = EngineOptions {
+        cwd: cwd.clone(),
+        home: home.to_path_buf(),
+        session_id: recorded.session_id.clone().unwrap_or_default(),
+        reminders: full_config.system_reminder.clone(),
+        compact: full_config.compact.clone(),
+        context_window,
+        max_output_tokens: model.and_then(|model| model.model_info().max_output_tokens),
+    };
+    let mut history = ContextManager::new();
+    history.replace(recorded.items);
+    let mut engine = ContextEngine::with_history(options, history);
+    engine.observe_recorded_reads(&cwd, engine.history());
+    let base_instructions = recorded.base_instructions.as_deref().unwrap_or_default();
+    let done = runtime
+        .block_on(engine.compact_offline(args.tier.offline(), model, base_instructions))
+        .context("micro-compaction failed")?;
+
+    let mut report = CompactReport {
+        session: args.session.clone(),
+        session_id: recorded.session_id,
+        through_line: recorded.last_line,
+        recorded_compactions_before: recorded.compactions_applied,
+        tier: None,
+        tokens_before: done.tokens_before,
+        tokens_after: done.tokens_before,
+        summary: None,
+        summary_path: None,
+        offline_reason: None,
+        not_applied: done
+            .not_applied
+            .iter()
+            .map(|skipped| NotApplied {
+                tier: Tier::of(skipped.tier),
+                reason: skipped.reason.clone(),
+            })
+            .collect(),
+        persisted_paths: Vec::new(),
+        restored_files: Vec::new(),
+        items: Vec::new(),
+    };
+    match done.result {
+        OfflineResult::Unchanged => {}
+        OfflineResult::Micro(micro) => {
+            report.tier = Some(Tier::Micro);
+            report.tokens_after = micro.tokens_after;
+            report.persisted_paths = micro.persisted_paths;
+        }
+        OfflineResult::Compacted(compacted) => {
+            let summary_path = match compacted.compaction.tier {
+                CompactionTier::SessionMemory => None,
+                CompactionTier::FullModel => Some(SummaryPath::Model),
+                CompactionTier::FullOffline => Some(SummaryPath::Offline),
+            };
+            if summary_path == Some(SummaryPath::Offline) {
+                report.offline_reason = match &compacted.offline_reason {
+                    // The model was named: its failure is the command's, not a reason to go
+                    // offline.
+                    Some(OfflineReason::ModelFailed { last_error }) if client.is_some() => {
+                        anyhow::bail!("the summary model failed: {last_error}")
+                    }
+                    _ if chosen_offline_reason.is_some() => chosen_offline_reason,
+                    Some(reason) => Some(offline_reason_text(reason)),
+                    None => None,
+                };
+            }
+            report.tier = Some(match compacted.compaction.tier {
+                CompactionTier::SessionMemory => Tier::SessionMemory,
+                CompactionTier::FullModel | CompactionTier::FullOffline => Tier::Full,
             });
+            report.summary = Some(compacted.summary_body().to_string());
+            report.summary_path = summary_path;
+            report.tokens_after = compacted.compaction.tokens_after;
+            report.restored_files = compacted
+                .compaction
+                .restored_files
+                .iter()
+                .map(|(path, _)| path.clone())
+                .collect();
         }
-        report.tier = Some(Tier::Full);
-        report.tokens_after = outcome.tokens_after;
-        report.summary = Some(outcome.summary);
-        report.summary_path = Some(outcome.path);
-        report.offline_reason = offline_reason.filter(|_| outcome.path == SummaryPath::Offline);
-        report.items = outcome.history;
     }
+    report.items = engine.history().to_vec();
     Ok(report)
 }
 
-/// What is restored after a summarising tier: the todo list the session last wrote, when an
-/// item is open. The files it read are not restored, as their contents then are not in the
-/// recording (the tool outputs are, but may be partial); neither is a plan file.
-fn restore_todos(history: &[ResponseItem], config: &CompactConfig) -> Vec<ResponseItem> {
-    let digest = HistoryDigest::from_items(history);
-    restore_context(
-        &RestorationInput {
-            todos: &digest.todos,
-            ..RestorationInput::default()
-        },
-        &config.restoration,
-    )
-    .items
-}
-
-/// The session-memory tier: the new history and the summary, or why it does not apply.
-fn session_memory(
-    home: &Path,
-    config: &CompactConfig,
-    recorded: &RecordedSession,
-    estimator: &dyn TokenEstimator,
-) -> Result<(Vec<ResponseItem>, String), String> {
-    let session_id = recorded
-        .session_id
-        .as_deref()
-        .ok_or_else(|| "the session records no id".to_string())?;
-    let store = SessionMemoryStore::new(home, session_id).map_err(|err| err.to_string())?;
-    let summary = match store.read_summary() {
-        Ok(Some(summary)) => summary,
-        Ok(None) => {
-            return Err(format!(
-                "no session-memory summary under {}",
-                store.dir().display()
-            ));
-        }
-        Err(err) => return Err(err.to_string()),
-    };
-    match try_session_memory_compact(
-        &store,
-        config,
-        &recorded.items,
-        &[],
-        InitialContextInjection::DoNotInject,
-        estimator,
-    ) {
-        SessionMemoryCompaction::Applied(compacted) => Ok((compacted.history, summary)),
-        SessionMemoryCompaction::NotApplicable(reason) => Err(session_memory_reason(&reason)),
-    }
-}
-
-/// Why the session-memory tier did not apply, in words (never the variant's debug form).
-fn session_memory_reason(reason: &NotApplicable) -> String {
+/// Why the offline summariser wrote the summary, as the output names it.
+fn offline_reason_text(reason: &OfflineReason) -> String {
     match reason {
-        NotApplicable::Disabled => "session-memory compaction is switched off".to_string(),
-        NotApplicable::NoSummary => "no session-memory summary has been written".to_string(),
-        NotApplicable::InvalidSummary => {
-            "the session-memory summary holds nothing usable".to_string()
-        }
-        NotApplicable::NoMetadata => "the session-memory summary has no metadata".to_string(),
-        NotApplicable::CorruptMetadata { reason } => {
-            format!("the session-memory metadata cannot be read: {reason}")
-        }
-        NotApplicable::Unreadable { reason } => {
-            format!("a session-memory file cannot be read: {reason}")
-        }
-        NotApplicable::SummaryTooLarge {
-            summary_tokens,
-            max_tokens,
-        } => format!("the summary has {summary_tokens} tokens, over the maximum of {max_tokens}"),
-        NotApplicable::LastSummarizedNotFound { last_summarized_id } => format!(
-            "the last summarised item {last_summarized_id} is not in the history (the summary is stale)"
-        ),
-        NotApplicable::NothingToRemove => {
-            "the summary covers nothing still in the history".to_string()
-        }
-        NotApplicable::InsufficientSavings {
-            saved_tokens,
-            min_tokens,
-        } => format!("it would save only {saved_tokens} tokens (minimum {min_tokens})"),
-    }
-}
-
-fn micro_skip_reason(skip: MicroCompactSkip) -> String {
-    match skip {
-        MicroCompactSkip::Disabled => "micro-compaction is switched off".to_string(),
-        MicroCompactSkip::NothingToClear => "no tool result may be cleared".to_string(),
-        MicroCompactSkip::BelowMinimumSavings { would_save } => {
-            format!("clearing would save only {would_save} tokens")
+        OfflineReason::NoModel => "no_provider_configured".to_string(),
+        OfflineReason::ModelFailed { last_error } => format!("model_failed: {last_error}"),
+        OfflineReason::PromptTooLarge => {
+            "prompt_too_large: even the newest item does not fit the model's window".to_string()
         }
     }
 }
@@ -443,6 +386,14 @@ fn human_report(report: &CompactReport) -> String {
         (Some(SummaryPath::Offline), None) => out.push_str("summary: offline summariser\n"),
         (Some(SummaryPath::Model), _) => out.push_str("summary: written by the model\n"),
         (None, _) => {}
+    }
+    if !report.restored_files.is_empty() {
+        let files: Vec<String> = report
+            .restored_files
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect();
+        out.push_str(&format!("restored files: {}\n", files.join(", ")));
     }
     out.push_str(&format!(
         "tokens: {} -> {}\n\nnext prompt ({} items):\n{}\n",

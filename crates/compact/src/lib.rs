@@ -96,6 +96,7 @@ pub use restoration::PlanFile;
 pub use restoration::RestorationInput;
 pub use restoration::RestoredContext;
 pub use restoration::restore_context;
+pub use restoration::restored_file_of;
 pub use session_memory::EXTRACTION_INSTRUCTIONS;
 pub use session_memory::ExtractionOutcome;
 pub use session_memory::ExtractionTicket;

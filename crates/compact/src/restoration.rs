@@ -169,6 +169,24 @@ fn restore_files(
     }
 }
 
+/// The file a restored-file item of an earlier compaction put back, and the contents it
+/// carried (as [`restore_context`] wrote them: possibly cut to the per-file limit), from the
+/// item's text; `None` for any other text. A resumed session reads the files it had been shown
+/// back from these (see docs/design/engine.md, "Recorded reads").
+pub fn restored_file_of(text: &str) -> Option<(PathBuf, String)> {
+    let (before_path, after_path) = RESTORED_FILE.split_once("{path}")?;
+    let (between, after_content) = after_path.split_once("{content}")?;
+    let inner = text
+        .strip_prefix(agentctx_protocol::SYSTEM_REMINDER_OPEN_TAG)?
+        .strip_prefix('\n')?
+        .strip_suffix(agentctx_protocol::SYSTEM_REMINDER_CLOSE_TAG)?
+        .strip_suffix('\n')?;
+    let rest = inner.strip_prefix(before_path)?;
+    let (path, content) = rest.split_once(between)?;
+    let content = content.strip_suffix(after_content)?;
+    (!path.is_empty() && !path.contains('\n')).then(|| (PathBuf::from(path), content.to_string()))
+}
+
 fn todos_text(todos: &[TodoItem]) -> Option<String> {
     if todos
         .iter()

@@ -121,3 +121,30 @@ fn a_finished_todo_list_is_not_restored() {
         RestoredContext::default()
     );
 }
+
+#[test]
+fn a_restored_file_is_read_back_from_its_item() {
+    let mut cache = FileCache::default();
+    cache.record_read("/repo/src/a.rs", "fn a() {}\n\nfn b() {}\n");
+    let restored = restore_context(
+        &RestorationInput {
+            file_cache: Some(&cache),
+            ..RestorationInput::default()
+        },
+        &ContextRestorationConfig::default(),
+    );
+    let text = restored.items[0].message_text().unwrap();
+    assert_eq!(
+        restored_file_of(&text),
+        Some((
+            PathBuf::from("/repo/src/a.rs"),
+            "fn a() {}\n\nfn b() {}\n".to_string()
+        ))
+    );
+    // The ledger and any other text are not a restored file.
+    assert_eq!(
+        restored_file_of("<system-reminder>\nNote: hi\n</system-reminder>"),
+        None
+    );
+    assert_eq!(restored_file_of("fn a() {}"), None);
+}

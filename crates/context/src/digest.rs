@@ -26,15 +26,23 @@ use serde_json::Value;
 use crate::contextual_user_message::is_contextual_user_fragment;
 
 mod command_text;
+mod shell_reads;
 
 use command_text::command_line;
 use command_text::error_line;
 use command_text::exit_code;
 use command_text::nested_commands;
-use command_text::patch_paths;
 use command_text::script_status;
 use command_text::shell_files;
 use command_text::strip_exec_pragma;
+
+pub use command_text::patch_paths;
+pub use shell_reads::ShellFileRead;
+pub use shell_reads::ShellOutput;
+pub use shell_reads::has_cut_marker;
+pub use shell_reads::local_shell_file_read;
+pub use shell_reads::shell_file_read;
+pub use shell_reads::shell_output;
 
 /// Only this many bytes of a tool output or an assistant message are scanned.
 const SCAN_LIMIT_BYTES: usize = 64 * 1024;

@@ -257,6 +257,12 @@ impl Session {
             ..options
         };
         let (mut session, events) = Self::with_recorder(options, recorder, history);
+        // The files the session read and wrote, as its file tools would have reported them: the
+        // changed-file reminder, the restoration cache and the read ledger go on from there.
+        let cwd = session.options.cwd.clone();
+        session
+            .engine
+            .observe_recorded_reads(&cwd, session.engine.history());
         let resumed = session.engine.resume_reminders();
         {
             let mut state = session.state();

@@ -29,7 +29,12 @@ use agentctx_compact::HistoryLimit;
 use agentctx_compact::InitialContextInjection;
 use agentctx_compact::InvokedSkill;
 use agentctx_compact::LastRequestUsage;
+use agentctx_compact::MicroCompactError;
 use agentctx_compact::MicroCompactIndex;
+use agentctx_compact::MicroCompactOutcome;
+use agentctx_compact::MicroCompactResult;
+use agentctx_compact::MicroCompactSkip;
+use agentctx_compact::OfflineReason;
 use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
 use agentctx_compact::RestorationInput;
@@ -46,7 +51,9 @@ use agentctx_compact::build_compacted_history;
 use agentctx_compact::collect_user_message_texts;
 use agentctx_compact::filter_for_summarization;
 use agentctx_compact::full_compact_within;
+use agentctx_compact::micro_compact;
 use agentctx_compact::offline_summary_budget;
+use agentctx_compact::plan_micro_compact;
 use agentctx_compact::summarize_offline;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
@@ -66,6 +73,7 @@ use crate::context_engine::Compaction;
 use crate::context_engine::CompactionTier;
 use crate::file_observer::FileObserver;
 use crate::host_state::HostState;
+use crate::offline_compaction::CompactionTiers;
 
 /// Where the compaction happens in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +102,23 @@ pub(crate) struct CompactionOutcome {
     pub(crate) tier: CompactionTier,
     /// Our estimate of the history before.
     pub(crate) tokens_before: u64,
+    /// Why the session-memory tier did not apply, when it was tried and did not.
+    pub(crate) session_memory_skipped: Option<String>,
+    /// Why the offline summariser wrote the summary, when it did.
+    pub(crate) offline_reason: Option<OfflineReason>,
+}
+
+/// The first half of a compaction ([`Compactor::plan_compaction`]), before the host decides to
+/// go on with it.
+#[derive(Debug)]
+pub(crate) struct CompactionPlan {
+    point: CompactPoint,
+    injection: InitialContextInjection,
+    restored: RestoredContext,
+    restored_files: Vec<(PathBuf, String)>,
+    limit: HistoryLimit,
+    /// The session-memory tier's result, or why it does not apply; `None` when not tried.
+    pub(crate) from_memory: Option<Result<(Vec<ResponseItem>, LoopEvent), String>>,
 }
 
 impl CompactionOutcome {
@@ -402,6 +427,14 @@ impl Compactor {
         })
     }
 
+    /// Drops `path` from the restoration cache: the model changed it and what it holds now is
+    /// not known (the read ledger keeps it as read).
+    pub(crate) fn forget_file(&self, path: &Path) {
+        if let Ok(mut cache) = self.file_cache.lock() {
+            cache.forget(path);
+        }
+    }
+
     /// The usage of `history` now: the last request's measure plus the estimate of what was
     /// added since.
     pub fn usage(&self, history: &[ResponseItem]) -> ContextUsage {
@@ -520,6 +553,54 @@ impl Compactor {
         }
     }
 
+    /// Micro-compaction now, whatever the request (`agentctx compact --tier micro`): plans on
+    /// `history` under this session's configuration and thrash mode and, when worthwhile,
+    /// clears it in place, writing the cleared results under the home unless this compactor
+    /// writes nothing (a replay). The result says what was cleared or why nothing was.
+    pub(crate) fn micro_now(
+        &mut self,
+        history: &mut [ResponseItem],
+    ) -> Result<MicroCompactResult, MicroCompactError> {
+        let mode = self.thrash_guard.next_mode(Instant::now());
+        if self.persist_cleared {
+            return micro_compact(history, &self.config, mode, &self.home, &self.estimator);
+        }
+        if !self.config.micro_compact_enabled() {
+            return Ok(MicroCompactResult::Skipped(MicroCompactSkip::Disabled));
+        }
+        let plan = plan_micro_compact(
+            history,
+            &self.config.micro,
+            mode,
+            &self.home,
+            &self.estimator,
+        );
+        if plan.clears.is_empty() {
+            return Ok(MicroCompactResult::Skipped(
+                MicroCompactSkip::NothingToClear,
+            ));
+        }
+        if !plan.worthwhile {
+            return Ok(MicroCompactResult::Skipped(
+                MicroCompactSkip::BelowMinimumSavings {
+                    would_save: plan.tokens_saved,
+                },
+            ));
+        }
+        let mut cleared_call_ids = Vec::new();
+        for clear in &plan.clears {
+            if let Some(item) = history.get_mut(clear.index) {
+                replace_output(item, &clear.replacement);
+                cleared_call_ids.push(clear.call_id.clone());
+            }
+        }
+        Ok(MicroCompactResult::Applied(MicroCompactOutcome {
+            tokens_saved: plan.tokens_saved,
+            cleared_call_ids,
+            persisted_paths: Vec::new(),
+        }))
+    }
+
     /// Compacts `history` in full (through `model`, or offline when it fails) and builds the
     /// restoration from the session state. In aggressive mode (the thrash guard saw
     /// compactions that freed too little) fewer user messages are kept verbatim.
@@ -545,18 +626,31 @@ impl Compactor {
         snapshot: RestorationSnapshot,
         critical_instruction: Option<&str>,
     ) -> CompactionOutcome {
-        for hook in &self.pre_compact_hooks {
-            hook.pre_compact(point, history);
-        }
-        let now = Instant::now();
-        let mode = self.thrash_guard.next_mode(now);
-        let mut full_config = self.config.full.clone();
-        if mode == CompactionMode::Aggressive {
-            full_config.user_message_budget_tokens /= 2;
-        }
-        if let Ok(mut trigger) = self.extraction.lock() {
-            trigger.begin_compaction();
-        }
+        let plan = self.plan_compaction(
+            history,
+            &initial_context,
+            point,
+            snapshot,
+            critical_instruction,
+            CompactionTiers::SessionMemoryThenFull,
+        );
+        self.finish_compaction(plan, model, history, initial_context, base_instructions)
+            .await
+    }
+
+    /// The first half of a compaction: the restoration built and held to the window, and the
+    /// session-memory tier tried when `tiers` allows it (its result, or why it does not apply).
+    /// Nothing of the session's state changes but the session-memory store's rebase, when that
+    /// tier applies.
+    pub(crate) fn plan_compaction(
+        &self,
+        history: &[ResponseItem],
+        initial_context: &[ResponseItem],
+        point: CompactPoint,
+        snapshot: RestorationSnapshot,
+        critical_instruction: Option<&str>,
+        tiers: CompactionTiers,
+    ) -> CompactionPlan {
         let injection = match point {
             CompactPoint::PreTurn => InitialContextInjection::DoNotInject,
             CompactPoint::MidTurn => InitialContextInjection::BeforeLastUserMessage,
@@ -574,21 +668,77 @@ impl Compactor {
         };
         // The cheaper tier first: the summary the background extraction keeps, with no model
         // call, when it saves enough and fits; else a full compaction.
-        let from_memory = self
-            .session_memory_compact(history, &initial_context, injection)
-            .filter(|(items, _)| {
-                let tokens = self.estimator.estimate_items(items);
-                let fits = tokens <= limit.max_tokens;
-                if !fits {
-                    tracing::info!(
-                        tokens,
-                        limit = limit.max_tokens,
-                        "session-memory compaction does not fit the window; compacting in full"
-                    );
-                }
-                fits
-            });
+        let from_memory = if tiers == CompactionTiers::FullOnly {
+            None
+        } else {
+            Some(
+                self.session_memory_compact(history, initial_context, injection)
+                    .and_then(|(items, event)| {
+                        let tokens = self.estimator.estimate_items(&items);
+                        if tokens <= limit.max_tokens {
+                            Ok((items, event))
+                        } else {
+                            tracing::info!(
+                                tokens,
+                                limit = limit.max_tokens,
+                                "session-memory compaction does not fit the window; compacting in full"
+                            );
+                            Err(format!(
+                                "the compacted history would take {tokens} tokens, over the {} the window leaves it",
+                                limit.max_tokens
+                            ))
+                        }
+                    }),
+            )
+        };
+        CompactionPlan {
+            point,
+            injection,
+            restored,
+            restored_files,
+            limit,
+            from_memory,
+        }
+    }
+
+    /// The second half of a compaction planned by [`Compactor::plan_compaction`]: the
+    /// `PreCompact` hooks are told, the session-memory result is taken when it applies, else
+    /// `history` is compacted in full through `model`; the restoration is appended.
+    pub(crate) async fn finish_compaction(
+        &mut self,
+        plan: CompactionPlan,
+        model: Option<&dyn ModelClient>,
+        history: &[ResponseItem],
+        initial_context: Vec<ResponseItem>,
+        base_instructions: &str,
+    ) -> CompactionOutcome {
+        let CompactionPlan {
+            point,
+            injection,
+            restored,
+            restored_files,
+            limit,
+            from_memory,
+        } = plan;
+        for hook in &self.pre_compact_hooks {
+            hook.pre_compact(point, history);
+        }
+        let now = Instant::now();
+        let mode = self.thrash_guard.next_mode(now);
+        let mut full_config = self.config.full.clone();
+        if mode == CompactionMode::Aggressive {
+            full_config.user_message_budget_tokens /= 2;
+        }
+        if let Ok(mut trigger) = self.extraction.lock() {
+            trigger.begin_compaction();
+        }
         let tokens_before = self.estimator.estimate_items(history);
+        let (from_memory, session_memory_skipped) = match from_memory {
+            Some(Ok(compacted)) => (Some(compacted), None),
+            Some(Err(reason)) => (None, Some(reason)),
+            None => (None, None),
+        };
+        let mut offline_reason = None;
         let (mut new_history, event, tier) = match from_memory {
             Some((items, event)) => (items, event, CompactionTier::SessionMemory),
             None => {
@@ -608,6 +758,7 @@ impl Compactor {
                     SummaryPath::Model => CompactionTier::FullModel,
                     SummaryPath::Offline => CompactionTier::FullOffline,
                 };
+                offline_reason = outcome.offline_reason;
                 (outcome.history, event, tier)
             }
         };
@@ -627,6 +778,8 @@ impl Compactor {
             warning: thrash.warning.map(|warning| warning.to_string()),
             tier,
             tokens_before,
+            session_memory_skipped,
+            offline_reason,
         }
     }
 
@@ -678,16 +831,21 @@ impl Compactor {
     }
 
     /// The session-memory tier: the history rebuilt from the cached summary, with its event,
-    /// when it applies (the store's `last_summarized_id` then points into the new history).
+    /// when it applies (the store's `last_summarized_id` then points into the new history);
+    /// else why not, in words.
     fn session_memory_compact(
         &self,
         history: &[ResponseItem],
         initial_context: &[ResponseItem],
         injection: InitialContextInjection,
-    ) -> Option<(Vec<ResponseItem>, LoopEvent)> {
-        let store = SessionMemoryStore::new(&self.home, &self.session_id)
-            .map_err(|error| tracing::warn!(%error, "session memory unavailable"))
-            .ok()?;
+    ) -> Result<(Vec<ResponseItem>, LoopEvent), String> {
+        if self.session_id.is_empty() {
+            return Err("the session records no id".to_string());
+        }
+        let store = SessionMemoryStore::new(&self.home, &self.session_id).map_err(|error| {
+            tracing::warn!(%error, "session memory unavailable");
+            error.to_string()
+        })?;
         match try_session_memory_compact(
             &store,
             &self.config,
@@ -701,9 +859,11 @@ impl Compactor {
                     tracing::warn!(%error, "session memory not rebased; the next extraction re-reads the history");
                 }
                 let event = compacted.outcome.loop_event();
-                Some((compacted.history, event))
+                Ok((compacted.history, event))
             }
-            SessionMemoryCompaction::NotApplicable(_) => None,
+            SessionMemoryCompaction::NotApplicable(reason) => Err(
+                crate::offline_compaction::session_memory_reason(&reason, &store),
+            ),
         }
     }
 

@@ -89,3 +89,19 @@ pub use agentctx_reminders::SystemReminderConfig;
 pub use recorded_session::RecordedSession;
 pub use recorded_session::StopPoint;
 pub use recorded_session::read_recorded_session;
+
+// Recorded reads and offline compaction (helper-owned block: the files a recorded history read,
+// and compaction tier by tier for `agentctx compact`).
+mod offline_compaction;
+mod recorded_reads;
+pub use offline_compaction::CompactionTiers;
+pub use offline_compaction::MicroCompactNow;
+pub use offline_compaction::MicroCompacted;
+pub use offline_compaction::OfflineCompaction;
+pub use offline_compaction::OfflineResult;
+pub use offline_compaction::OfflineTier;
+pub use offline_compaction::TierNotApplied;
+pub use offline_compaction::TieredCompaction;
+pub use recorded_reads::RecordedAccess;
+pub use recorded_reads::RecordedRead;
+pub use recorded_reads::recorded_reads;

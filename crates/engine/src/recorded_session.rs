@@ -22,6 +22,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::BufRead;
+use std::path::PathBuf;
 
 use agentctx_compact::CarriedItems;
 use agentctx_compact::InitialContextInjection;
@@ -79,6 +80,9 @@ pub struct RecordedSession {
     pub base_instructions: Option<String>,
     /// The last `turn_context` line read.
     pub last_turn_context: Option<TurnContextItem>,
+    /// The session's working directory: the last `turn_context`'s, else the header's (a
+    /// Claude Code transcript's records carry theirs).
+    pub cwd: Option<PathBuf>,
     /// The settings the next turn diffs against, by codex's rule: the `turn_context` of the
     /// newest user turn that survives the rollbacks; `None` when a compaction came after it, or
     /// when the history was rebuilt for a compaction without replacement history (the history
@@ -195,6 +199,8 @@ struct Builder {
     main_is_sidechain: Option<bool>,
     session_id: Option<String>,
     base_instructions: Option<String>,
+    /// The header's working directory.
+    header_cwd: Option<String>,
     last_turn_context: Option<TurnContextItem>,
     reference: ReferenceContext,
     /// A compaction without replacement history was rebuilt since the last one with: the
@@ -285,6 +291,9 @@ impl Builder {
         if self.session_id.is_none() && !meta.id.is_empty() {
             self.session_id = Some(meta.id.clone());
         }
+        if self.header_cwd.is_none() {
+            self.header_cwd = meta.cwd.clone().filter(|cwd| !cwd.is_empty());
+        }
         if self.base_instructions.is_none() {
             self.base_instructions = meta
                 .extra
@@ -319,6 +328,13 @@ impl Builder {
             items: self.history.raw_items().to_vec(),
             session_id: self.session_id,
             base_instructions: self.base_instructions,
+            cwd: self
+                .last_turn_context
+                .as_ref()
+                .and_then(|context| context.cwd.clone())
+                .filter(|cwd| !cwd.is_empty())
+                .or(self.header_cwd)
+                .map(PathBuf::from),
             last_turn_context: self.last_turn_context,
             // codex clears the reference after replaying a compaction without replacement
             // history ("reinject canonical context at the end of the resumed conversation").

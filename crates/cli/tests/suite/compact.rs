@@ -555,10 +555,111 @@ fn a_session_memory_tier_that_does_not_apply_says_why_in_words() {
         .lines()
         .find(|line| line.starts_with("session-memory does not apply: "))
         .unwrap_or_else(|| panic!("{stdout}"));
-    assert!(
-        line.starts_with("session-memory does not apply: it would save only ")
-            && line.ends_with(" tokens (minimum 1000000)"),
-        "{line}"
-    );
+    // The minimum is the configured one held to its share of the window the engine compacts
+    // for, as in a session.
+    let minimum = line
+        .strip_prefix("session-memory does not apply: it would save only ")
+        .and_then(|rest| rest.split_once(" tokens (minimum "))
+        .and_then(|(_, minimum)| minimum.strip_suffix(')'))
+        .and_then(|minimum| minimum.parse::<u64>().ok());
+    assert!(minimum.is_some_and(|minimum| minimum > 0), "{line}");
     assert!(!line.contains('{'), "{line}");
+}
+
+/// A Codex 0.63 rollout of a session in `/home/mira/src/ledgerd` (not on this machine): the
+/// model reads `src/rates.rs` whole with `cat`, the first lines of `src/main.rs` with `sed -n`,
+/// fails to read a file, and answers.
+const CODEX_READS: &str = r##"{"timestamp":"2025-11-25T10:02:11.101Z","type":"session_meta","payload":{"id":"019aa2f0-1c3d-7e5f-9a0b-2c4d6e8f0a1b","timestamp":"2025-11-25T10:02:11.101Z","cwd":"/home/mira/src/ledgerd","originator":"codex_cli_rs","cli_version":"0.63.0","instructions":null,"source":"cli","model_provider":"openai","base_instructions":{"text":"You are Codex, a coding agent running in the user's terminal."}}}
+{"timestamp":"2025-11-25T10:02:11.102Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/home/mira/src/ledgerd</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted</network_access>\n  <shell>bash</shell>\n</environment_context>"}]}}
+{"timestamp":"2025-11-25T10:02:14.310Z","type":"event_msg","payload":{"type":"task_started","turn_id":"0","model_context_window":258400}}
+{"timestamp":"2025-11-25T10:02:14.311Z","type":"turn_context","payload":{"turn_id":"0","cwd":"/home/mira/src/ledgerd","approval_policy":"on-request","sandbox_policy":{"type":"workspace-write","network_access":false,"exclude_tmpdir_env_var":false,"exclude_slash_tmp":false},"model":"gpt-5.1-codex","effort":"medium","summary":"auto","truncation_policy":{"mode":"tokens","limit":10000}}}
+{"timestamp":"2025-11-25T10:02:14.312Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"why does the daily rate round down for negative balances?"}]}}
+{"timestamp":"2025-11-25T10:02:14.313Z","type":"event_msg","payload":{"type":"user_message","message":"why does the daily rate round down for negative balances?","images":[],"local_images":[],"text_elements":[]}}
+{"timestamp":"2025-11-25T10:02:17.640Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"cat src/rates.rs\",\"workdir\":\"/home/mira/src/ledgerd\",\"timeout_ms\":10000}","call_id":"call_Rt4Xb9Lm2Qp7Vn1Kc8Wd3Sfa"}}
+{"timestamp":"2025-11-25T10:02:17.641Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"sed -n 1,3p src/main.rs\",\"workdir\":\"/home/mira/src/ledgerd\",\"timeout_ms\":10000}","call_id":"call_Mn5Yc0Hj3Rk8Wp2Ld9Xe4Tgb"}}
+{"timestamp":"2025-11-25T10:02:17.642Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"cat src/interest.rs\",\"workdir\":\"/home/mira/src/ledgerd\",\"timeout_ms\":10000}","call_id":"call_Qz6Ad1Gk4Tl9Xq3Me0Yf5Uhc"}}
+{"timestamp":"2025-11-25T10:02:17.902Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_Rt4Xb9Lm2Qp7Vn1Kc8Wd3Sfa","output":"Exit code: 0\nWall time: 0.1 seconds\nOutput:\n/// Daily rate in basis points of a yearly rate.\npub fn daily_rate(yearly_bp: i64) -> i64 {\n    yearly_bp / 365\n}\n"}}
+{"timestamp":"2025-11-25T10:02:17.903Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_Mn5Yc0Hj3Rk8Wp2Ld9Xe4Tgb","output":"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nmod interest;\nmod rates;\n\n"}}
+{"timestamp":"2025-11-25T10:02:17.904Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_Qz6Ad1Gk4Tl9Xq3Me0Yf5Uhc","output":"Exit code: 1\nWall time: 0.1 seconds\nOutput:\ncat: src/interest.rs: No such file or directory\n"}}
+{"timestamp":"2025-11-25T10:02:17.905Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":8120,"cached_input_tokens":3072,"output_tokens":96,"reasoning_output_tokens":64,"total_tokens":8216},"last_token_usage":{"input_tokens":8120,"cached_input_tokens":3072,"output_tokens":96,"reasoning_output_tokens":64,"total_tokens":8216},"model_context_window":258400},"rate_limits":null}}
+{"timestamp":"2025-11-25T10:02:21.220Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"`daily_rate` divides with `/`, which truncates toward zero in Rust; use `div_euclid` to round down."}]}}
+{"timestamp":"2025-11-25T10:02:21.221Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":16450,"cached_input_tokens":11160,"output_tokens":150,"reasoning_output_tokens":64,"total_tokens":16600},"last_token_usage":{"input_tokens":8330,"cached_input_tokens":8088,"output_tokens":54,"reasoning_output_tokens":0,"total_tokens":8384},"model_context_window":258400},"rate_limits":null}}
+{"timestamp":"2025-11-25T10:02:21.222Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"0","last_agent_message":"`daily_rate` divides with `/`, which truncates toward zero in Rust; use `div_euclid` to round down."}}
+"##;
+
+#[test]
+fn the_files_the_session_read_are_restored_with_the_content_the_model_saw() {
+    // The session's folder is not on this machine: the contents come from the recording.
+    assert!(!Path::new("/home/mira/src/ledgerd").exists());
+    let home = tempfile::tempdir().unwrap();
+    let session = home
+        .path()
+        .join("rollout-2025-11-25T10-02-11-019aa2f0.jsonl");
+    std::fs::write(&session, CODEX_READS).unwrap();
+    let session = session.to_str().unwrap();
+    let report = json_of(
+        &compact(
+            home.path(),
+            &["--tier", "full", "--offline", "--json", session],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert_eq!(report["tier"], "full");
+    assert_eq!(
+        report["restored_files"],
+        serde_json::json!([
+            "/home/mira/src/ledgerd/src/main.rs",
+            "/home/mira/src/ledgerd/src/rates.rs"
+        ])
+    );
+    let texts: Vec<String> = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| item["content"][0]["text"].as_str().map(str::to_string))
+        .collect();
+    // The whole file, as `cat` printed it.
+    let rates = texts
+        .iter()
+        .find(|text| text.contains("Note: /home/mira/src/ledgerd/src/rates.rs was read before"))
+        .unwrap_or_else(|| panic!("{texts:#?}"));
+    assert!(
+        rates.contains(
+            "/// Daily rate in basis points of a yearly rate.\npub fn daily_rate(yearly_bp: i64) -> i64 {\n    yearly_bp / 365\n}\n"
+        ),
+        "{rates}"
+    );
+    // Only the lines `sed -n` printed, numbered, so they are not taken for the whole file.
+    let main = texts
+        .iter()
+        .find(|text| text.contains("Note: /home/mira/src/ledgerd/src/main.rs was read before"))
+        .unwrap_or_else(|| panic!("{texts:#?}"));
+    assert!(
+        main.contains("     1\tmod interest;\n     2\tmod rates;\n     3\t\n"),
+        "{main}"
+    );
+    // The file the session failed to read is not restored, nor listed as read.
+    assert!(
+        !texts
+            .iter()
+            .any(|text| text.contains("interest.rs was read"))
+    );
+    let ledger = texts
+        .iter()
+        .find(|text| text.contains("Files you already read in this session"))
+        .unwrap_or_else(|| panic!("{texts:#?}"));
+    assert!(!ledger.contains("src/interest.rs"), "{ledger}");
+    // The human report names them too.
+    let human = stdout_of(
+        &compact(home.path(), &["--tier", "full", "--offline", session])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        human.contains(
+            "restored files: /home/mira/src/ledgerd/src/main.rs, /home/mira/src/ledgerd/src/rates.rs\n"
+        ),
+        "{human}"
+    );
 }

@@ -51,7 +51,7 @@ fn is_shell(program: &str) -> bool {
 }
 
 /// The files a `*** Begin Patch` text adds, updates, deletes or moves to.
-pub(super) fn patch_paths(patch: &str) -> Vec<String> {
+pub fn patch_paths(patch: &str) -> Vec<String> {
     const MARKERS: [&str; 4] = [
         "*** Add File: ",
         "*** Update File: ",
@@ -131,7 +131,7 @@ pub(super) fn shell_files(command: &str) -> ShellFiles {
 
 /// The simple commands of a command line, split at `&&`, `||`, `;`, `|` and newlines (quotes
 /// are not tracked: a separator inside a quoted pattern only splits a pattern we ignore).
-fn simple_commands(command: &str) -> Vec<String> {
+pub(super) fn simple_commands(command: &str) -> Vec<String> {
     command
         .split(['\n', ';', '|', '&'])
         .map(str::trim)
@@ -141,7 +141,7 @@ fn simple_commands(command: &str) -> Vec<String> {
 }
 
 /// Whitespace-separated words with one level of single or double quotes removed.
-fn split_words(command: &str) -> Vec<String> {
+pub(super) fn split_words(command: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     let mut quote: Option<char> = None;
@@ -174,7 +174,7 @@ fn split_words(command: &str) -> Vec<String> {
 
 /// A word names a file when it has a `/` or an extension and none of the characters of
 /// patterns, globs, variables or line ranges.
-fn looks_like_path(word: &str) -> bool {
+pub(super) fn looks_like_path(word: &str) -> bool {
     const NOT_IN_PATHS: [char; 16] = [
         '*', '?', '$', '(', ')', '[', ']', '{', '}', '|', '\\', '^', ',', '=', '`', '&',
     ];

@@ -202,3 +202,60 @@ async fn a_compaction_without_replacement_history_is_rebuilt_on_resume() {
         "{prompt:#?}"
     );
 }
+
+/// The message texts of the last prompt `model` was sent.
+fn last_prompt_texts(model: &ScriptedModelClient) -> Vec<String> {
+    texts(
+        &model
+            .last_prompt()
+            .unwrap()
+            .items()
+            .cloned()
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[tokio::test]
+async fn a_file_read_before_the_resume_that_changed_since_is_reported_after_it() {
+    let dirs = dirs();
+    std::fs::create_dir_all(dirs.cwd.join("src")).unwrap();
+    let lib = dirs.cwd.join("src/lib.rs");
+    std::fs::write(&lib, "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n").unwrap();
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::new().with_function_call(
+        "call_read",
+        "read_file",
+        r#"{"path":"src/lib.rs"}"#,
+    ));
+    model.push(ScriptedResponse::text("`add` adds two i32s."));
+    let (mut first, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
+    first
+        .run_turn("what does lib.rs do?", &CancellationToken::new())
+        .await
+        .unwrap();
+    let path = first.rollout_path().to_path_buf();
+    drop(first);
+
+    // The user edits the file between the two sessions.
+    std::fs::write(&lib, "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n").unwrap();
+
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::text("Now it adds i64s."));
+    let (mut resumed, _events) =
+        Session::resume(options(&dirs, Arc::new(model.clone())), &path).unwrap();
+    resumed
+        .run_turn("and now?", &CancellationToken::new())
+        .await
+        .unwrap();
+    let prompt = last_prompt_texts(&model);
+    let reminder = prompt
+        .iter()
+        .find(|text| text.contains("was modified, either by the user or by a linter"))
+        .unwrap_or_else(|| panic!("no changed-file reminder: {prompt:#?}"));
+    assert!(
+        reminder.contains(&lib.display().to_string())
+            && reminder.contains("-pub fn add(a: i32, b: i32) -> i32 {")
+            && reminder.contains("+pub fn add(a: i64, b: i64) -> i64 {"),
+        "{reminder}"
+    );
+}
