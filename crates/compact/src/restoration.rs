@@ -8,7 +8,6 @@ use std::path::PathBuf;
 
 use agentctx_context::TruncationPolicy;
 use agentctx_context::truncate_text;
-use agentctx_protocol::InvokedSkillText;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
@@ -35,27 +34,12 @@ pub struct PlanFile {
     pub content: String,
 }
 
-/// A skill invoked in this session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvokedSkill {
-    /// Its name.
-    pub name: String,
-    /// Its `SKILL.md`.
-    pub path: PathBuf,
-    /// The instructions the model was given.
-    pub content: String,
-}
+/// A skill invoked in this session (defined in `agentctx-protocol`, shared with the reminders).
+pub use agentctx_protocol::InvokedSkill;
 
-/// A background task still tracked by the host.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BackgroundTask {
-    /// The task id the model uses to ask for its output.
-    pub id: String,
-    /// What it runs (a command, an agent's task).
-    pub description: String,
-    /// `running`, `completed`, `failed`, …
-    pub status: String,
-}
+/// A background task still tracked by the host (defined in `agentctx-protocol`, shared with the
+/// reminders).
+pub use agentctx_protocol::BackgroundTask;
 
 /// What the host knows of the session, to restore after a full compaction.
 #[derive(Debug, Clone, Copy, Default)]
@@ -118,7 +102,7 @@ pub fn restore_context(
         ));
     }
     if !input.invoked_skills.is_empty() {
-        push(skills_text(input.invoked_skills));
+        push(invoked_skills_text(input.invoked_skills));
     }
     if !input.background_tasks.is_empty() {
         push(background_tasks_text(input.background_tasks));
@@ -203,25 +187,15 @@ fn todos_text(todos: &[TodoItem]) -> Option<String> {
     Some(RESTORED_TODOS.replace("{list}", &list))
 }
 
-fn skills_text(skills: &[InvokedSkill]) -> String {
-    let texts: Vec<InvokedSkillText<'_>> = skills
-        .iter()
-        .map(|skill| InvokedSkillText {
-            name: &skill.name,
-            path: &skill.path,
-            content: &skill.content,
-        })
-        .collect();
-    invoked_skills_text(&texts)
-}
-
 fn background_tasks_text(tasks: &[BackgroundTask]) -> String {
     let lines = tasks
         .iter()
         .map(|task| {
             format!(
                 "- {}: {} (status: {})",
-                task.id, task.description, task.status
+                task.task_id,
+                task.description,
+                task.status.as_str()
             )
         })
         .collect::<Vec<_>>()

@@ -1,5 +1,7 @@
 use std::path::PathBuf;
 
+use agentctx_protocol::BackgroundTaskStatus;
+use agentctx_protocol::BackgroundTaskType;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
 use pretty_assertions::assert_eq;
@@ -38,9 +40,15 @@ fn every_kind_of_state_is_restored_in_order() {
         content: "Use one import per line.".to_string(),
     }];
     let tasks = [BackgroundTask {
-        id: "bash_1".to_string(),
+        task_id: "bash_1".to_string(),
+        task_type: BackgroundTaskType::Shell,
+        command: Some("cargo test --workspace".to_string()),
         description: "cargo test --workspace".to_string(),
-        status: "running".to_string(),
+        status: BackgroundTaskStatus::Running,
+        exit_code: None,
+        output_len: 0,
+        delta_summary: None,
+        progress_message: None,
     }];
     let input = RestorationInput {
         file_cache: Some(&cache),

@@ -7,6 +7,8 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_protocol::TurnContextItem;
+use agentctx_protocol::is_model_generated;
+use agentctx_protocol::is_user_turn_start;
 
 use crate::contextual_user_message::has_non_contextual_developer_content;
 use crate::contextual_user_message::is_contextual_developer_message_content;
@@ -15,8 +17,6 @@ use crate::estimated_items::EstimatedItems;
 use crate::function_output_truncation::truncate_tool_output_item;
 use crate::input_modality::InputModality;
 use crate::item_classification::is_api_message;
-use crate::item_classification::is_model_generated_item;
-use crate::item_classification::is_user_turn_boundary;
 use crate::normalize::find_corresponding;
 use crate::normalize::prompt_view;
 use crate::normalize::replace_images;
@@ -180,7 +180,7 @@ impl ContextManager {
         let boundaries: Vec<usize> = items
             .iter()
             .enumerate()
-            .filter(|(_, item)| is_user_turn_boundary(item))
+            .filter(|(_, item)| is_user_turn_start(item))
             .map(|(index, _)| index)
             .collect();
         let Some(&first) = boundaries.first() else {
@@ -222,7 +222,7 @@ impl ContextManager {
             .items
             .items()
             .iter()
-            .rposition(|item| item.is_tool_output() || is_user_turn_boundary(item))
+            .rposition(|item| item.is_tool_output() || is_user_turn_start(item))
         else {
             return false;
         };
@@ -361,13 +361,13 @@ impl ContextManager {
         let items = self.items.items();
         items
             .iter()
-            .rposition(is_model_generated_item)
+            .rposition(is_model_generated)
             .map_or(items.len(), |index| index + 1)
     }
 
     fn encrypted_reasoning_tokens_before_last_user_turn(&self) -> i64 {
         let items = self.items.items();
-        let Some(last_user) = items.iter().rposition(is_user_turn_boundary) else {
+        let Some(last_user) = items.iter().rposition(is_user_turn_start) else {
             return 0;
         };
         let tokens = items

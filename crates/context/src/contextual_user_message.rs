@@ -5,30 +5,11 @@
 //! not count as user turns (rollback, compaction's kept user messages), so each is recognised by
 //! its start and end markers, case-insensitively, ignoring surrounding whitespace.
 
-use agentctx_protocol::CONTEXTUAL_USER_MARKERS;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::is_contextual_developer_fragment;
-use agentctx_protocol::is_system_reminder_text;
-
-/// True when `text` is a contextual fragment or a system reminder.
-pub fn is_contextual_user_fragment(text: &str) -> bool {
-    if is_system_reminder_text(text) {
-        return true;
-    }
-    let trimmed_start = text.trim_start();
-    let trimmed_end = text.trim_end();
-    CONTEXTUAL_USER_MARKERS.iter().any(|(start, end)| {
-        starts_with_ignore_case(trimmed_start, start) && ends_with_ignore_case(trimmed_end, end)
-    })
-}
-
-/// True when any text part of `content` is a contextual fragment.
-pub(crate) fn is_contextual_user_message_content(content: &[ContentItem]) -> bool {
-    content
-        .iter()
-        .filter_map(ContentItem::as_text)
-        .any(is_contextual_user_fragment)
-}
+// The predicates are defined once, in `agentctx-protocol`, beside the markers they read.
+pub use agentctx_protocol::is_contextual_user_fragment;
+pub(crate) use agentctx_protocol::is_contextual_user_message_content;
 
 /// True when a `developer` message holds a turn-settings section (permissions, model switch,
 /// collaboration mode, personality): a rollback may trim it with the turn it preceded.
@@ -47,20 +28,6 @@ pub(crate) fn has_non_contextual_developer_content(content: &[ContentItem]) -> b
 /// Wraps `body` in a fragment's markers: `"{start}\n{body}\n{end}"`.
 pub(crate) fn wrap_contextual_fragment(start: &str, body: &str, end: &str) -> String {
     format!("{start}\n{body}\n{end}")
-}
-
-fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
-    text.as_bytes()
-        .get(..prefix.len())
-        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
-}
-
-fn ends_with_ignore_case(text: &str, suffix: &str) -> bool {
-    text.len() >= suffix.len()
-        && text
-            .as_bytes()
-            .get(text.len() - suffix.len()..)
-            .is_some_and(|tail| tail.eq_ignore_ascii_case(suffix.as_bytes()))
 }
 
 #[cfg(test)]

@@ -13,17 +13,17 @@
 
 use std::collections::BTreeMap;
 
-use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
 use agentctx_protocol::COMPACTION_SUMMARY_PREFIXES;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
+/// True for a `user` text the harness wrote (defined in `agentctx-protocol`, with the rule of
+/// a user turn's start that it is part of).
+pub use agentctx_protocol::is_harness_user_text;
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
-
-use crate::contextual_user_message::is_contextual_user_fragment;
 
 mod command_text;
 mod shell_reads;
@@ -189,19 +189,6 @@ impl HistoryDigest {
     }
 }
 
-/// True for a `user` text the harness wrote: a contextual fragment (environment context,
-/// AGENTS.md instructions, a skill body, …), a system reminder, or Claude Code's command output,
-/// caveats and notifications.
-pub fn is_harness_user_text(text: &str) -> bool {
-    if is_contextual_user_fragment(text) {
-        return true;
-    }
-    let trimmed = text.trim_start();
-    CLAUDE_CODE_HARNESS_PREFIXES
-        .iter()
-        .any(|prefix| trimmed.starts_with(prefix))
-}
-
 /// True when `text` is a summary an earlier compaction left in the history.
 pub fn is_summary_message_text(text: &str) -> bool {
     let trimmed = text.trim_start();
@@ -212,7 +199,10 @@ pub fn is_summary_message_text(text: &str) -> bool {
 
 /// The user's own text of `item`, verbatim: the text parts of a `user` message that is not
 /// injected, harness-written parts left out, joined by a newline. `None` for other items, for a
-/// message with nothing left, and for a summary an earlier compaction left.
+/// message with nothing left, and for a summary an earlier compaction left. Harness text is
+/// [`is_harness_user_text`], the rule of a user turn's start (`agentctx_protocol::is_user_turn_start`),
+/// but applied part by part: a message that holds a reminder beside the user's words starts no
+/// turn, yet its words are the user's.
 pub fn user_request_text(item: &ResponseItem) -> Option<String> {
     let text = user_text_parts(item)?;
     (!is_summary_message_text(&text)).then_some(text)

@@ -16,32 +16,3 @@ fn api_messages() {
         json!({"type": "future"})
     )));
 }
-
-#[test]
-fn model_and_harness_generated() {
-    assert!(is_model_generated_item(&ResponseItem::assistant_text("x")));
-    assert!(is_model_generated_item(&ResponseItem::function_call(
-        "c", "f", "{}"
-    )));
-    assert!(!is_model_generated_item(&ResponseItem::user_text("x")));
-    assert!(!is_model_generated_item(
-        &ResponseItem::function_call_output("c", "o")
-    ));
-}
-
-#[test]
-fn user_turn_boundaries_skip_contextual_messages() {
-    assert!(is_user_turn_boundary(&ResponseItem::user_text("fix it")));
-    assert!(!is_user_turn_boundary(&ResponseItem::user_text(
-        "<environment_context>\n  <cwd>/r</cwd>\n</environment_context>"
-    )));
-    assert!(!is_user_turn_boundary(&ResponseItem::user_text(
-        "<system-reminder>\nnote\n</system-reminder>"
-    )));
-    assert!(!is_user_turn_boundary(&ResponseItem::user_text(
-        "# AGENTS.md instructions for /r\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>"
-    )));
-    assert!(!is_user_turn_boundary(&ResponseItem::assistant_text(
-        "fix it"
-    )));
-}

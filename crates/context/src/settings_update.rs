@@ -26,10 +26,10 @@ use agentctx_protocol::PERSONALITY_SPEC_CLOSE_TAG;
 use agentctx_protocol::PERSONALITY_SPEC_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TurnContextItem;
+use agentctx_protocol::is_user_turn_start;
 use serde_json::Value;
 
 use crate::contextual_user_message::wrap_contextual_fragment;
-use crate::item_classification::is_user_turn_boundary;
 
 /// The `<model_switch>` developer section telling a new model how to continue.
 pub(crate) fn model_switch_message(model_instructions: &str) -> String {
@@ -331,7 +331,7 @@ pub(crate) fn is_model_switch_message(item: &ResponseItem) -> bool {
 /// Removes and returns the newest `<model_switch>` developer message recorded after the last user
 /// turn, so compaction can summarise the history without it and re-attach it afterwards.
 pub fn extract_trailing_model_switch_update(items: &mut Vec<ResponseItem>) -> Option<ResponseItem> {
-    let last_user_turn = items.iter().rposition(is_user_turn_boundary);
+    let last_user_turn = items.iter().rposition(is_user_turn_start);
     let index = items
         .iter()
         .enumerate()

@@ -17,10 +17,9 @@ pub use agentctx_engine::HostState;
 pub use agentctx_engine::PreCompactHook;
 pub use agentctx_engine::PromptParts;
 pub use agentctx_engine::SystemReminderConfig;
-use agentctx_reminders::BackgroundTaskInfo;
-use agentctx_reminders::BackgroundTaskStatus;
-use agentctx_reminders::BackgroundTaskType;
-use agentctx_reminders::InvokedSkill;
+use agentctx_protocol::BackgroundTask;
+use agentctx_protocol::BackgroundTaskStatus;
+use agentctx_protocol::BackgroundTaskType;
 use agentctx_reminders::ToolResultInfo;
 
 use crate::process::BackgroundStatus;
@@ -60,15 +59,7 @@ pub fn host_state(state: &SessionState) -> HostState {
             .iter()
             .map(|(id, shell)| background_task(id, shell))
             .collect(),
-        invoked_skills: state
-            .invoked_skills
-            .iter()
-            .map(|skill| InvokedSkill {
-                name: skill.name.clone(),
-                path: skill.path.clone(),
-                content: skill.content.clone(),
-            })
-            .collect(),
+        invoked_skills: state.invoked_skills.clone(),
         last_tool_results: state
             .last_tool_results
             .iter()
@@ -82,9 +73,9 @@ pub fn host_state(state: &SessionState) -> HostState {
     }
 }
 
-fn background_task(id: &str, shell: &BackgroundShell) -> BackgroundTaskInfo {
+fn background_task(id: &str, shell: &BackgroundShell) -> BackgroundTask {
     let status = shell.process.status();
-    BackgroundTaskInfo {
+    BackgroundTask {
         task_id: id.to_string(),
         task_type: BackgroundTaskType::Shell,
         command: Some(shell.command.clone()),

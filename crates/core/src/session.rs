@@ -431,11 +431,10 @@ impl Session {
         if let Ok(agents) = std::fs::read_to_string(self.options.cwd.join("AGENTS.md"))
             && !agents.trim().is_empty()
         {
-            items.push(ResponseItem::user_text(format!(
-                "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{}\n</INSTRUCTIONS>",
-                self.options.cwd.display(),
-                agents.trim_end()
-            )));
+            items.push(agentctx_protocol::agents_md_message(
+                &self.options.cwd,
+                agents.trim_end(),
+            ));
         }
         let settings = self.turn_settings();
         items.push(

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use agentctx_protocol::InvokedSkill;
 use agentctx_protocol::TodoItem;
 
 use crate::process::BackgroundProcess;
@@ -25,17 +26,6 @@ pub struct PlanMode {
     pub entered_before: bool,
     /// Plan mode was left since the last model request.
     pub just_exited: bool,
-}
-
-/// A skill the model or the user invoked, with the prompt it brought.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvokedSkillRecord {
-    /// The skill's name.
-    pub name: String,
-    /// Its `SKILL.md`, when it has one.
-    pub path: PathBuf,
-    /// The prompt injected.
-    pub content: String,
 }
 
 /// One finished tool call, for the next request's reminders.
@@ -81,7 +71,7 @@ pub struct SessionState {
     /// Shells started so far, for ids.
     pub shells_started: u32,
     /// Skills invoked in this session, in order.
-    pub invoked_skills: Vec<InvokedSkillRecord>,
+    pub invoked_skills: Vec<InvokedSkill>,
     /// Tool calls of the previous model request.
     pub last_tool_results: Vec<ToolRun>,
 }

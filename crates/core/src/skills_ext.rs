@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agentctx_model::ToolSpec;
+use agentctx_protocol::InvokedSkill;
 use agentctx_skills::CommandRegistry;
 use agentctx_skills::SkillRoots;
 pub use agentctx_skills::SkillsConfig;
@@ -18,7 +19,6 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::session_state::InvokedSkillRecord;
 use crate::tools::ToolContext;
 use crate::tools::ToolHandler;
 use crate::tools::ToolOutput;
@@ -97,7 +97,7 @@ impl ToolHandler for SkillTool {
         };
         match self.skills.invoke_by_model(&args.skill, &args.args) {
             Ok(invocation) => {
-                ctx.state().invoked_skills.push(InvokedSkillRecord {
+                ctx.state().invoked_skills.push(InvokedSkill {
                     name: invocation.name.clone(),
                     path: invocation.path.clone().unwrap_or_default(),
                     content: invocation.prompt.clone(),

@@ -16,7 +16,6 @@ use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use agentctx_compact::BackgroundTask;
 use agentctx_compact::CompactConfig;
 use agentctx_compact::CompactionMode;
 use agentctx_compact::CompactionThresholds;
@@ -27,7 +26,6 @@ use agentctx_compact::FileCache;
 use agentctx_compact::FullCompactRequest;
 use agentctx_compact::HistoryLimit;
 use agentctx_compact::InitialContextInjection;
-use agentctx_compact::InvokedSkill;
 use agentctx_compact::LastRequestUsage;
 use agentctx_compact::MicroCompactError;
 use agentctx_compact::MicroCompactIndex;
@@ -64,7 +62,9 @@ use agentctx_context::TokenEstimator;
 use agentctx_context::approx_token_count;
 use agentctx_model::ModelClient;
 use agentctx_model::Prompt;
+use agentctx_protocol::BackgroundTask;
 use agentctx_protocol::FunctionCallOutputBody;
+use agentctx_protocol::InvokedSkill;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
@@ -172,29 +172,11 @@ impl RestorationSnapshot {
                 content,
             })
         });
-        let skills = host
-            .invoked_skills
-            .iter()
-            .map(|skill| InvokedSkill {
-                name: skill.name.clone(),
-                path: skill.path.clone(),
-                content: skill.content.clone(),
-            })
-            .collect();
-        let tasks = host
-            .background_tasks
-            .iter()
-            .map(|task| BackgroundTask {
-                id: task.task_id.clone(),
-                description: task.description.clone(),
-                status: crate::host_state::status_word(task.status).to_string(),
-            })
-            .collect();
         Self {
             todos: host.todos.clone(),
             plan,
-            skills,
-            tasks,
+            skills: host.invoked_skills.clone(),
+            tasks: host.background_tasks.clone(),
         }
     }
 }

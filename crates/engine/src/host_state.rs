@@ -7,10 +7,9 @@
 
 use std::path::PathBuf;
 
+use agentctx_protocol::BackgroundTask;
+use agentctx_protocol::InvokedSkill;
 use agentctx_protocol::TodoItem;
-use agentctx_reminders::BackgroundTaskInfo;
-use agentctx_reminders::BackgroundTaskStatus;
-use agentctx_reminders::InvokedSkill;
 use agentctx_reminders::ToolResultInfo;
 
 /// Plan mode as the host runs it.
@@ -41,19 +40,9 @@ pub struct HostState {
     /// Plan mode.
     pub plan: HostPlan,
     /// Background tasks, in start order.
-    pub background_tasks: Vec<BackgroundTaskInfo>,
+    pub background_tasks: Vec<BackgroundTask>,
     /// Skills invoked in the session, in order.
     pub invoked_skills: Vec<InvokedSkill>,
     /// Tool calls of the previous model request.
     pub last_tool_results: Vec<ToolResultInfo>,
-}
-
-/// The status word restoration and the tools use for a background task.
-pub(crate) fn status_word(status: BackgroundTaskStatus) -> &'static str {
-    match status {
-        BackgroundTaskStatus::Running => "running",
-        BackgroundTaskStatus::Completed => "completed",
-        BackgroundTaskStatus::Failed => "failed",
-        BackgroundTaskStatus::Killed => "killed",
-    }
 }

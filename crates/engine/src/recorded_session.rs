@@ -30,7 +30,6 @@ use agentctx_compact::build_compacted_history;
 use agentctx_compact::is_summary_text;
 use agentctx_context::ContextManager;
 use agentctx_context::TruncationPolicy;
-use agentctx_context::is_contextual_user_fragment;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::EventMsg;
@@ -38,6 +37,7 @@ use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
 use agentctx_protocol::TurnContextItem;
+use agentctx_protocol::is_user_turn_start;
 use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RecordFlags;
@@ -367,26 +367,6 @@ pub(crate) fn truncation_policy_of(context: &TurnContextItem) -> Option<Truncati
     TruncationPolicy::deserialize(value).ok()
 }
 
-/// True for a message that starts a user turn: a `user` message the user typed, not harness
-/// text (injected) nor a contextual fragment (environment context, AGENTS.md instructions,
-/// skills, system reminders, ...). The rule of `ContextManager::drop_last_n_user_turns` (codex-rs
-/// `core/src/context_manager/history.rs`, `is_user_turn_boundary`).
-fn is_user_turn_start(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { role, content, .. } => {
-            role == "user" && !item.is_injected() && !has_contextual_part(content)
-        }
-        _ => false,
-    }
-}
-
-fn has_contextual_part(content: &[ContentItem]) -> bool {
-    content
-        .iter()
-        .filter_map(ContentItem::as_text)
-        .any(is_contextual_user_fragment)
-}
-
 /// The history codex rebuilds for a compaction that recorded no replacement history: the newest
 /// user messages within 20,000 tokens, then the summary (codex's placeholder when it is empty),
 /// with no initial context (codex-rs `core/src/session/rollout_reconstruction.rs`:
@@ -418,16 +398,17 @@ fn codex_user_messages(items: &[ResponseItem]) -> Vec<String> {
 }
 
 /// The text of a user message as codex reads it (codex-rs `core/src/event_mapping.rs`,
-/// `parse_user_message`, and `UserMessageItem::message`): a `user` message none of whose parts is
-/// a contextual fragment, and which is not a hook prompt; its `input_text` parts joined with
-/// nothing between them, without the `<image>` tags codex wraps around an image (an image
-/// contributes no text, so a message of images alone is the empty text). A message agentctx
-/// marked injected (Claude Code's harness text) is no user message either.
+/// `parse_user_message`, and `UserMessageItem::message`): a message that starts a user turn
+/// (`agentctx_protocol::is_user_turn_start`: none of its parts is harness text such as a
+/// contextual fragment, and agentctx did not mark it injected) and which is not a hook prompt; its
+/// `input_text` parts joined with nothing between them, without the `<image>` tags codex wraps
+/// around an image (an image contributes no text, so a message of images alone is the empty
+/// text).
 fn codex_user_message_text(item: &ResponseItem) -> Option<String> {
-    let ResponseItem::Message { role, content, .. } = item else {
+    let ResponseItem::Message { content, .. } = item else {
         return None;
     };
-    if role != "user" || item.is_injected() || has_contextual_part(content) {
+    if !is_user_turn_start(item) {
         return None;
     }
     if is_hook_prompt(content) {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::ResponseItem;
+use agentctx_protocol::is_model_generated;
 use agentctx_reminders::AttachmentType;
 use agentctx_reminders::ContextTokenUsage;
 use agentctx_reminders::FileTracker;
@@ -354,11 +355,7 @@ impl ReminderEngine {
         let mut clock = 0;
         let mut in_response = false;
         for item in items {
-            let from_model = item.role() == Some("assistant")
-                || matches!(
-                    item,
-                    ResponseItem::Reasoning { .. } | ResponseItem::FunctionCall { .. }
-                );
+            let from_model = is_model_generated(item);
             if from_model && !in_response {
                 clock += 1;
                 state.observe(HistoryEvent::TurnStarted(clock));

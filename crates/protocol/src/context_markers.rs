@@ -8,11 +8,14 @@
 //! docs/design/context-and-tokens.md, "Contextual fragments".
 
 use crate::models::ContentItem;
+use crate::reminder_tags::is_system_reminder_text;
 
 /// Start marker of AGENTS.md instructions (codex-rs's current form).
 pub(crate) const AGENTS_MD_START_MARKER: &str = "# AGENTS.md instructions for ";
 /// End marker of AGENTS.md instructions.
 pub(crate) const AGENTS_MD_END_MARKER: &str = "</INSTRUCTIONS>";
+/// Opening tag of the body of AGENTS.md instructions (its closing tag is the end marker).
+pub(crate) const AGENTS_MD_BODY_OPEN_TAG: &str = "<INSTRUCTIONS>";
 /// Opening tag of user instructions (codex-rs's older form of AGENTS.md instructions).
 pub(crate) const USER_INSTRUCTIONS_OPEN_TAG: &str = "<user_instructions>";
 /// Closing tag of user instructions.
@@ -154,6 +157,60 @@ pub fn is_contextual_developer_fragment(part: &ContentItem) -> bool {
     CONTEXTUAL_DEVELOPER_PREFIXES
         .iter()
         .any(|prefix| starts_with_ignore_ascii_case(trimmed, prefix))
+}
+
+/// True when `text` is a contextual user fragment (a text of [`CONTEXTUAL_USER_MARKERS`]: it
+/// starts with a kind's start marker and ends with its end marker, ASCII case ignored, leading
+/// and trailing whitespace aside) or a system reminder. codex-rs recognises its fragments so
+/// (`core/src/context/fragment.rs`, `ContextualUserFragment::matches_text`).
+pub fn is_contextual_user_fragment(text: &str) -> bool {
+    is_system_reminder_text(text)
+        || CONTEXTUAL_USER_MARKERS
+            .iter()
+            .any(|(start, end)| is_marked_fragment(text, start, end))
+}
+
+/// True when any text part of a `user` message's `content` is a contextual fragment: the
+/// message is harness context, not the user's words (codex-rs `core/src/event_mapping.rs`,
+/// `is_contextual_user_message_content`: one fragment is enough).
+pub fn is_contextual_user_message_content(content: &[ContentItem]) -> bool {
+    content
+        .iter()
+        .filter_map(ContentItem::as_text)
+        .any(is_contextual_user_fragment)
+}
+
+/// True when `text` is Claude Code's harness text: it starts, after leading whitespace, with
+/// one of [`CLAUDE_CODE_HARNESS_PREFIXES`] (local command output and caveats, task
+/// notifications, the interruption marker).
+pub fn is_claude_code_harness_text(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    CLAUDE_CODE_HARNESS_PREFIXES
+        .iter()
+        .any(|prefix| trimmed.starts_with(prefix))
+}
+
+/// True for a `user` text the harness wrote, in either agent: a contextual fragment or a system
+/// reminder ([`is_contextual_user_fragment`]), or Claude Code's harness text
+/// ([`is_claude_code_harness_text`]). A `user` message with such a part starts no user turn
+/// (see [`crate::is_user_turn_start`]).
+pub fn is_harness_user_text(text: &str) -> bool {
+    is_contextual_user_fragment(text) || is_claude_code_harness_text(text)
+}
+
+/// True when `text`, leading and trailing whitespace aside, starts with `start` and ends with
+/// `end`, ASCII case ignored.
+pub(crate) fn is_marked_fragment(text: &str, start: &str, end: &str) -> bool {
+    starts_with_ignore_ascii_case(text.trim_start(), start)
+        && ends_with_ignore_ascii_case(text.trim_end(), end)
+}
+
+/// True when `text` ends with `suffix`, ASCII case ignored.
+fn ends_with_ignore_ascii_case(text: &str, suffix: &str) -> bool {
+    text.len()
+        .checked_sub(suffix.len())
+        .and_then(|start| text.as_bytes().get(start..))
+        .is_some_and(|tail| tail.eq_ignore_ascii_case(suffix.as_bytes()))
 }
 
 /// True when `text` starts with `prefix`, ASCII case ignored.

@@ -8,6 +8,12 @@
 //! verbatim, and whatever a typed payload cannot hold (a `null`, a field of a nested content part,
 //! an alias) is kept beside it in [`RolloutLine::fidelity`] and put back on write.
 //!
+//! It also holds the vocabulary the other crates share about those items, each defined once:
+//! which items the model generated ([`is_model_generated`]), where a user turn starts
+//! ([`is_user_turn_start`]) and what harness text is ([`is_harness_user_text`]), the AGENTS.md
+//! message ([`agents_md_message`]), an invoked skill ([`InvokedSkill`]) and a background task
+//! ([`BackgroundTask`]).
+//!
 //! ```
 //! use agentctx_protocol::RolloutItem;
 //! use agentctx_protocol::RolloutLine;
@@ -23,7 +29,10 @@
 //! # let _ = ResponseItem::user_text("x");
 //! ```
 
+mod agents_md;
+mod background_task;
 mod context_markers;
+mod item_classification;
 mod lazy_rollout_line;
 mod loop_event;
 mod models;
@@ -37,6 +46,11 @@ mod thinking_level;
 mod todo;
 mod token_usage;
 
+pub use agents_md::agents_md_message;
+pub use agents_md::is_agents_md_message;
+pub use background_task::BackgroundTask;
+pub use background_task::BackgroundTaskStatus;
+pub use background_task::BackgroundTaskType;
 pub use context_markers::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
 pub use context_markers::CLAUDE_CODE_CONTINUATION_PREFIX;
 pub use context_markers::CLAUDE_CODE_HARNESS_PREFIXES;
@@ -52,7 +66,13 @@ pub use context_markers::MODEL_SWITCH_OPEN_TAG;
 pub use context_markers::PERSONALITY_SPEC_CLOSE_TAG;
 pub use context_markers::PERSONALITY_SPEC_OPEN_TAG;
 pub use context_markers::USER_INSTRUCTIONS_PREFIXES;
+pub use context_markers::is_claude_code_harness_text;
 pub use context_markers::is_contextual_developer_fragment;
+pub use context_markers::is_contextual_user_fragment;
+pub use context_markers::is_contextual_user_message_content;
+pub use context_markers::is_harness_user_text;
+pub use item_classification::is_model_generated;
+pub use item_classification::is_user_turn_start;
 pub use lazy_rollout_line::LazyLineError;
 pub use lazy_rollout_line::LazyRolloutLine;
 pub use loop_event::LoopEvent;
@@ -72,7 +92,7 @@ pub use reminder_tags::TEAMMATE_MESSAGE_OPEN_TAG;
 pub use reminder_tags::XmlTag;
 pub use reminder_tags::is_system_reminder_message;
 pub use reminder_tags::is_system_reminder_text;
-pub use restored_context_texts::InvokedSkillText;
+pub use restored_context_texts::InvokedSkill;
 pub use restored_context_texts::compact_file_reference_text;
 pub use restored_context_texts::invoked_skills_text;
 pub use restored_context_texts::plan_file_reference_text;

@@ -3,15 +3,17 @@
 //! as reminders) and the compaction crate (which restores them right after a compaction) write
 //! them, so they are defined once here (docs/design/compaction.md, "Context restoration").
 
-/// One skill invoked in the session, as the restoration text names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InvokedSkillText<'a> {
+/// A skill invoked in the session (by the model's `skill` tool or the user), with the prompt it
+/// brought: the session state records it, the `invoked_skills` reminder reports it and a
+/// compaction restores it, so its guidelines stay in force.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvokedSkill {
     /// The skill's name.
-    pub name: &'a str,
-    /// Where its `SKILL.md` is.
-    pub path: &'a std::path::Path,
+    pub name: String,
+    /// Where its `SKILL.md` is; empty for a skill without one (a builtin).
+    pub path: std::path::PathBuf,
     /// The prompt it injected.
-    pub content: &'a str,
+    pub content: String,
 }
 
 /// The plan file of plan mode at `path` with its `content` (which may end with a note saying
@@ -23,7 +25,7 @@ pub fn plan_file_reference_text(path: &str, content: &str) -> String {
 }
 
 /// The skills invoked in this session, each with its prompt, so the model keeps following them.
-pub fn invoked_skills_text(skills: &[InvokedSkillText<'_>]) -> String {
+pub fn invoked_skills_text(skills: &[InvokedSkill]) -> String {
     let sections = skills
         .iter()
         .map(|skill| {

@@ -13,15 +13,15 @@ fn placeholders_in_a_path_or_content_are_kept_as_written() {
 #[test]
 fn skills_are_separated_by_a_rule_in_the_order_given() {
     let skills = [
-        InvokedSkillText {
-            name: "commit",
-            path: std::path::Path::new("/s/commit/SKILL.md"),
-            content: "Write a message.",
+        InvokedSkill {
+            name: "commit".to_string(),
+            path: "/s/commit/SKILL.md".into(),
+            content: "Write a message.".to_string(),
         },
-        InvokedSkillText {
-            name: "review",
-            path: std::path::Path::new("/s/review/SKILL.md"),
-            content: "Read the diff.",
+        InvokedSkill {
+            name: "review".to_string(),
+            path: "/s/review/SKILL.md".into(),
+            content: "Read the diff.".to_string(),
         },
     ];
     assert_eq!(

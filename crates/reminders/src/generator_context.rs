@@ -12,8 +12,6 @@ use std::time::SystemTime;
 use agentctx_protocol::PermissionMode;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
-use serde::Deserialize;
-use serde::Serialize;
 
 use crate::config::DEFAULT_CHANGED_FILES_TOKEN_CAP;
 use crate::config::ReminderPlacement;
@@ -215,61 +213,13 @@ pub struct ToolResultInfo {
     pub duration_ms: i64,
 }
 
-/// The kind of a background task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BackgroundTaskType {
-    /// A background shell.
-    Shell,
-    /// An async agent.
-    AsyncAgent,
-    /// A remote session.
-    RemoteSession,
-}
-
+/// A background task as the session sees it now (defined in `agentctx-protocol`, shared with
+/// compaction's restoration).
+pub use agentctx_protocol::BackgroundTask as BackgroundTaskInfo;
 /// The status of a background task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BackgroundTaskStatus {
-    /// Still running.
-    Running,
-    /// Finished successfully.
-    Completed,
-    /// Finished with an error.
-    Failed,
-    /// Stopped by the user or the agent.
-    Killed,
-}
-
-impl BackgroundTaskStatus {
-    /// Whether the task has ended.
-    pub fn is_terminal(self) -> bool {
-        !matches!(self, Self::Running)
-    }
-}
-
-/// A background task as the session sees it now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BackgroundTaskInfo {
-    /// Its id.
-    pub task_id: String,
-    /// Its kind.
-    pub task_type: BackgroundTaskType,
-    /// The command, for shells.
-    pub command: Option<String>,
-    /// A description.
-    pub description: String,
-    /// Its status.
-    pub status: BackgroundTaskStatus,
-    /// The exit code, once ended.
-    pub exit_code: Option<i32>,
-    /// Bytes of output produced so far (a change marks new output).
-    pub output_len: u64,
-    /// A short summary of what changed since the last report, if the host has one.
-    pub delta_summary: Option<String>,
-    /// The latest progress message, if any.
-    pub progress_message: Option<String>,
-}
+pub use agentctx_protocol::BackgroundTaskStatus;
+/// The kind of a background task.
+pub use agentctx_protocol::BackgroundTaskType;
 
 /// Context window usage (named apart from the protocol's recorded `TokenUsageInfo`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,13 +256,6 @@ pub struct SessionMemoryEntry {
     pub remaining_lines: i32,
 }
 
-/// A skill invoked in this session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvokedSkill {
-    /// Its name.
-    pub name: String,
-    /// Its SKILL.md path.
-    pub path: PathBuf,
-    /// Its content.
-    pub content: String,
-}
+/// A skill invoked in this session (defined in `agentctx-protocol`, shared with compaction's
+/// restoration).
+pub use agentctx_protocol::InvokedSkill;

@@ -21,7 +21,7 @@ use agentctx_protocol::ContentItem;
 use agentctx_protocol::ENVIRONMENT_CONTEXT_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TEAMMATE_MESSAGE_OPEN_TAG;
-use agentctx_protocol::USER_INSTRUCTIONS_PREFIXES;
+use agentctx_protocol::is_agents_md_message;
 use agentctx_protocol::is_system_reminder_message;
 
 use crate::config::ReminderPlacement;
@@ -105,9 +105,10 @@ pub fn is_environment_context(item: &ResponseItem) -> bool {
     user_text_starts_with(item, &[ENVIRONMENT_CONTEXT_OPEN_TAG])
 }
 
-/// Whether `item` is a user instructions message.
+/// Whether `item` is a user instructions message: the AGENTS.md message, in codex's current or
+/// older form (`agentctx_protocol::is_agents_md_message`).
 pub fn is_user_instructions(item: &ResponseItem) -> bool {
-    user_text_starts_with(item, &USER_INSTRUCTIONS_PREFIXES)
+    is_agents_md_message(item)
 }
 
 fn user_text_starts_with(item: &ResponseItem, prefixes: &[&str]) -> bool {

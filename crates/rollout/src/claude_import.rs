@@ -47,7 +47,6 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 
-use agentctx_protocol::CLAUDE_CODE_HARNESS_PREFIXES;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ExtraFields;
@@ -58,6 +57,7 @@ use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
 use agentctx_protocol::SessionMetaLine;
 use agentctx_protocol::TokenUsage;
+use agentctx_protocol::is_claude_code_harness_text;
 use foldhash::HashSet;
 use serde::Deserialize;
 use serde_json::Value;
@@ -693,7 +693,7 @@ fn user_parts_record(
     if flags.injected
         || item
             .message_text()
-            .is_some_and(|text| is_harness_text(&text))
+            .is_some_and(|text| is_claude_code_harness_text(&text))
     {
         flags.injected = true;
         item.set_injected(true);
@@ -704,14 +704,6 @@ fn user_parts_record(
         RolloutItem::ResponseItem(item),
         flags,
     ))
-}
-
-/// Text Claude Code's harness writes as a `user` record (see [`CLAUDE_CODE_HARNESS_PREFIXES`]).
-fn is_harness_text(text: &str) -> bool {
-    let text = text.trim_start();
-    CLAUDE_CODE_HARNESS_PREFIXES
-        .iter()
-        .any(|prefix| text.starts_with(prefix))
 }
 
 /// True for a `user` record whose content is tool results and nothing else.

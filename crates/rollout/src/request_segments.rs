@@ -1,7 +1,8 @@
 //! [`RequestSegmenter`]: where the model requests of a recorded history begin.
 //!
 //! A session file records items, not requests. A request is read back as a run of
-//! model-generated items (assistant messages, reasoning, tool calls): whatever the harness or the
+//! model-generated items (`agentctx_protocol::is_model_generated`: assistant messages,
+//! reasoning, tool calls, web searches, server-side compactions): whatever the harness or the
 //! user added (a tool result, an injected message, the user's next message) ends the run, and the
 //! next model item starts a new request. One user turn of an agentic session is many requests;
 //! a host that runs something "before every model request" (the reminder engine) replays it at
@@ -9,6 +10,8 @@
 //! docs/design/rollout-formats.md, "Model requests".
 
 use agentctx_protocol::ResponseItem;
+/// Items the model produces; a run of them is one request (defined in `agentctx-protocol`).
+pub use agentctx_protocol::is_model_generated;
 
 /// A model request begins at the item just observed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,23 +74,6 @@ impl RequestSegmenter {
     /// Requests seen so far.
     pub fn requests(&self) -> usize {
         self.requests
-    }
-}
-
-/// Items the model produces; a run of them is one request.
-pub fn is_model_generated(item: &ResponseItem) -> bool {
-    match item {
-        ResponseItem::Message { role, .. } => role == "assistant",
-        ResponseItem::Reasoning { .. }
-        | ResponseItem::FunctionCall { .. }
-        | ResponseItem::CustomToolCall { .. }
-        | ResponseItem::LocalShellCall { .. }
-        | ResponseItem::WebSearchCall { .. } => true,
-        ResponseItem::FunctionCallOutput { .. }
-        | ResponseItem::CustomToolCallOutput { .. }
-        | ResponseItem::GhostSnapshot { .. }
-        | ResponseItem::Compaction { .. }
-        | ResponseItem::Other(_) => false,
     }
 }
 

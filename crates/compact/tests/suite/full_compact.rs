@@ -21,6 +21,8 @@ use agentctx_compact::restore_context;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_model::ModelClient;
 use agentctx_model::ScriptedModelClient;
+use agentctx_protocol::BackgroundTaskStatus;
+use agentctx_protocol::BackgroundTaskType;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
 use agentctx_protocol::TodoStatus;
@@ -185,9 +187,15 @@ async fn compact_and_restore(
         content: PLAN.to_string(),
     };
     let tasks = [BackgroundTask {
-        id: "bash_7".to_string(),
+        task_id: "bash_7".to_string(),
+        task_type: BackgroundTaskType::Shell,
+        command: Some("cargo build --release".to_string()),
         description: "cargo build --release".to_string(),
-        status: "running".to_string(),
+        status: BackgroundTaskStatus::Running,
+        exit_code: None,
+        output_len: 0,
+        delta_summary: None,
+        progress_message: None,
     }];
     let input = RestorationInput {
         file_cache: Some(&session.cache),

@@ -21,16 +21,6 @@ use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
 
-/// The wire name of a status.
-pub(crate) fn status_name(status: BackgroundTaskStatus) -> &'static str {
-    match status {
-        BackgroundTaskStatus::Running => "running",
-        BackgroundTaskStatus::Completed => "completed",
-        BackgroundTaskStatus::Failed => "failed",
-        BackgroundTaskStatus::Killed => "killed",
-    }
-}
-
 /// The wire name of a task type.
 pub(crate) fn task_type_name(task_type: BackgroundTaskType) -> &'static str {
     match task_type {
@@ -54,7 +44,7 @@ pub(crate) fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) 
         if let Some(command) = &task.command {
             parts.push(format!("(command: {command})"));
         }
-        parts.push(format!("(status: {})", status_name(task.status)));
+        parts.push(format!("(status: {})", task.status.as_str()));
         if let Some(code) = task.exit_code {
             parts.push(format!("(exit code: {code})"));
         }
@@ -67,7 +57,7 @@ pub(crate) fn render_task_line(task: &BackgroundTaskInfo, has_new_output: bool) 
     } else {
         parts.push(format!("Task {}", task.task_id));
         parts.push(format!("(type: {})", task_type_name(task.task_type)));
-        parts.push(format!("(status: {})", status_name(task.status)));
+        parts.push(format!("(status: {})", task.status.as_str()));
         parts.push(format!("(description: {})", task.description));
         if let Some(delta) = &task.delta_summary {
             parts.push(format!("Delta: {delta}"));

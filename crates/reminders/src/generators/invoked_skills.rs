@@ -1,7 +1,6 @@
 //! Invoked skills (`invoked_skills`): the skills used in this session, so their
 //! guidelines stay in force. Reported when the set of invoked skills changes.
 
-use agentctx_protocol::InvokedSkillText;
 use agentctx_protocol::invoked_skills_text;
 use async_trait::async_trait;
 
@@ -15,15 +14,7 @@ use crate::types::SystemReminder;
 
 /// The reminder text.
 pub(crate) fn render_invoked_skills(skills: &[InvokedSkill]) -> String {
-    let texts: Vec<InvokedSkillText<'_>> = skills
-        .iter()
-        .map(|skill| InvokedSkillText {
-            name: &skill.name,
-            path: &skill.path,
-            content: &skill.content,
-        })
-        .collect();
-    invoked_skills_text(&texts)
+    invoked_skills_text(skills)
 }
 
 /// Generates the invoked skills reminder.

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use agentctx_protocol::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
+use agentctx_protocol::is_model_generated;
 
 use super::lazy_item::LazyClaudeItem;
 
@@ -46,7 +47,7 @@ impl LocalCommands {
             // message.
             let (answered, typed_prompt) = match item {
                 ItemView::Typed(item) => {
-                    let answered = is_model_output(item);
+                    let answered = is_model_generated(item);
                     (answered, !answered && is_typed_prompt(record, item))
                 }
                 ItemView::Untyped(item) => (item.is_model_output(), false),
@@ -140,15 +141,6 @@ fn is_command_text(text: &str) -> bool {
     let text = text.trim_start();
     (text.starts_with(CLAUDE_CODE_COMMAND_NAME_OPEN_TAG) || text.starts_with("<command-message>"))
         && text.contains(CLAUDE_CODE_COMMAND_NAME_OPEN_TAG)
-}
-
-/// What the model writes in a response (the importer produces no other model items).
-fn is_model_output(item: &ResponseItem) -> bool {
-    item.role() == Some("assistant")
-        || matches!(
-            item,
-            ResponseItem::Reasoning { .. } | ResponseItem::FunctionCall { .. }
-        )
 }
 
 /// The response item of a record, typed or kept untyped.
