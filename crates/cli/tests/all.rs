@@ -17,6 +17,7 @@ mod suite {
     mod memory_sessions;
     mod provider_hosts;
     mod replay;
+    mod replay_live_requests;
     mod replay_reminders_config;
     mod replay_requests;
     mod run;

@@ -74,6 +74,22 @@ impl ModelChoice {
         )?
         .with_model_info(self.model.info.clone()))
     }
+
+    /// The client for this provider and model used only to write request bodies (`agentctx
+    /// replay --requests`): nothing is sent, so a missing API key is not an error (a placeholder
+    /// stands in for it; every other variable is read from `env`).
+    pub fn body_client(&self, env: &EnvVars) -> Result<HttpModelClient, ModelError> {
+        let lookup = env.lookup();
+        let key = self.provider.config.env_key.as_deref();
+        Ok(HttpModelClient::new(
+            self.provider.config.clone(),
+            &self.model.slug,
+            &|name: &str| {
+                lookup(name).or_else(|| (key == Some(name)).then(|| "unused".to_string()))
+            },
+        )?
+        .with_model_info(self.model.info.clone()))
+    }
 }
 
 /// The model section of `config` with the provider `selection` names.

@@ -4,8 +4,9 @@
 //! The provider and model are the flags', else the ones the session recorded (its
 //! `session_meta.model_provider` and the first `turn_context.model`), else config.toml's, and
 //! are resolved as every command resolves them (`agentctx_core::session_config::resolve_model`).
-//! The body is the provider client's own (`HttpModelClient::request_body`): nothing is sent. A
-//! missing API key does not matter for a body that never leaves the machine.
+//! The body is the provider client's own (`HttpModelClient::request_body`, through
+//! `ModelChoice::body_client`): nothing is sent, and a missing API key does not matter for a
+//! body that never leaves the machine.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -67,16 +68,9 @@ impl RequestBodies {
         let choice = runtime
             .block_on(resolve_model(&loaded.config, &env, home, &selection))
             .context("cannot choose the provider the requests are written for")?;
-        let lookup = env.lookup();
-        let key = choice.provider.config.env_key.clone();
-        let client = HttpModelClient::new(choice.provider.config.clone(), &choice.model.slug, &|name| {
-            lookup(name).or_else(|| {
-                // The body never leaves the machine: a missing key does not stop it.
-                (key.as_deref() == Some(name)).then(|| "unused-by-replay".to_string())
-            })
-        })
-        .context("cannot build the provider's client")?
-        .with_model_info(choice.model.info);
+        let client = choice
+            .body_client(&env)
+            .context("cannot build the provider's client")?;
         Ok(Self {
             dir: dir.to_path_buf(),
             client,
