@@ -293,13 +293,12 @@ impl ReminderEngine {
     /// config says.
     pub(crate) async fn generate(&mut self, ctx: GeneratorContext) -> PlacedReminders {
         let plan_sent = self.throttle.session_count(AttachmentType::PlanMode);
-        let report = self.orchestrator.generate_all_with_report(&ctx).await;
+        let reminders = self.orchestrator.generate_all(&ctx).await;
         if let Some(state) = &mut self.resumed {
             state.reminders_generated();
         }
         let main_agent = self.main_agent;
-        let fired = report
-            .reminders
+        let fired = reminders
             .iter()
             .map(|reminder| FiredReminder {
                 attachment_type: reminder.attachment_type,
@@ -317,7 +316,7 @@ impl ReminderEngine {
             })
             .collect();
         let mut items = Vec::new();
-        inject_system_reminders(&mut items, &report.reminders, ReminderPlacement::Tail);
+        inject_system_reminders(&mut items, &reminders, ReminderPlacement::Tail);
         let mut placed = PlacedReminders {
             fired,
             ..PlacedReminders::default()

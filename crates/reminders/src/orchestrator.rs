@@ -1,16 +1,20 @@
 //! [`SystemReminderOrchestrator`]: runs the generators of a turn (see docs/design/reminders.md,
 //! "Orchestrator").
 //!
-//! All enabled generators of the allowed tiers run concurrently (`join_all`), each under the
-//! timeout. An error, a panic or a timeout of one generator is logged and costs only its own
+//! All enabled generators of the allowed tiers run concurrently, each under the timeout: each
+//! is polled once in place, and those that do not answer at once go on together (`join_all`)
+//! until the timeout, counted from the start of the turn. An error, a panic or a timeout of one generator is logged and costs only its own
 //! reminder. Output is ordered user prompt → core → main agent, in catalogue order within a tier.
 //! A sample of generator runs (5% by default) logs its timing through `tracing`; the sampler's
 //! RNG can be seeded so tests are deterministic.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::PoisonError;
+use std::task::Poll;
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -22,6 +26,7 @@ use tokio::time::Instant;
 
 use crate::config::SystemReminderConfig;
 use crate::generator::AttachmentGenerator;
+use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
 use crate::generators::default_generators;
 use crate::types::AttachmentType;
@@ -57,7 +62,10 @@ pub struct GeneratorOutcome {
     pub attachment_type: AttachmentType,
     /// What happened.
     pub status: GeneratorStatus,
-    /// How long it ran (zero when throttled), on tokio's clock.
+    /// How long it ran, on tokio's clock: measured for a sampled run and for a run that did
+    /// not answer on its first poll (from the start of the turn); zero for a throttled one and
+    /// for an unsampled one that answered at once (whose time is not taken: the clock would
+    /// cost more than most generators).
     pub duration: Duration,
     /// Whether its timing was sampled for telemetry.
     pub sampled: bool,
@@ -146,11 +154,25 @@ impl SystemReminderOrchestrator {
 
     /// The reminders of this turn, in injection order.
     pub async fn generate_all(&self, ctx: &GeneratorContext) -> Vec<SystemReminder> {
-        self.generate_all_with_report(ctx).await.reminders
+        self.run(ctx, false).await.reminders
     }
 
     /// The reminders of this turn and what each eligible generator did.
     pub async fn generate_all_with_report(&self, ctx: &GeneratorContext) -> GenerationReport {
+        self.run(ctx, true).await
+    }
+
+    /// Runs the turn; `outcomes` says whether the report lists what each generator did (each
+    /// outcome owns its generator's name: [`SystemReminderOrchestrator::generate_all`], which
+    /// only returns the reminders, builds none).
+    ///
+    /// Most generators answer without waiting for anything (they look at the context and the
+    /// state they keep). So each one that runs is polled once in place, in catalogue order, and
+    /// only the ones still pending then go on concurrently under the timeout, counted from the
+    /// start of the turn (as if all had started together, which they did: `join_all` polled
+    /// them one after the other in its first poll). A turn where every generator answers at
+    /// once arms no timer and reads the clock once.
+    async fn run(&self, ctx: &GeneratorContext, outcomes: bool) -> GenerationReport {
         if !self.config.enabled {
             for generator in &self.generators {
                 generator.discard_pending(ctx);
@@ -192,20 +214,71 @@ impl SystemReminderOrchestrator {
                 .map(|_| rng.random::<f64>() < self.sample_rate)
                 .collect()
         };
-        let runs = eligible
-            .iter()
-            .zip(samples)
-            .map(|(generator, sampled)| self.run_one(generator.as_ref(), ctx, sampled));
-        let results = join_all(runs).await;
+
+        let turn_start = Instant::now();
+        // One slot per eligible generator, in catalogue order: its outcome (when reported) and
+        // reminder, once known.
+        let mut slots: Vec<Option<Finished>> = Vec::with_capacity(eligible.len());
+        let mut pending = Vec::new();
+        for (generator, sampled) in eligible.iter().zip(samples) {
+            let generator = generator.as_ref();
+            if !self.allowed(generator, ctx) {
+                slots.push(Some(Finished {
+                    outcome: outcomes.then(|| GeneratorOutcome {
+                        name: generator.name().to_string(),
+                        attachment_type: generator.attachment_type(),
+                        status: GeneratorStatus::Throttled,
+                        duration: Duration::ZERO,
+                        sampled: false,
+                    }),
+                    reminder: None,
+                }));
+                continue;
+            }
+            let started = sampled.then(Instant::now);
+            let mut run = AssertUnwindSafe(generator.generate(ctx)).catch_unwind();
+            match poll_once(&mut run).await {
+                Poll::Ready(result) => {
+                    let duration = started.map_or(Duration::ZERO, |started| started.elapsed());
+                    slots.push(Some(self.finish(
+                        generator,
+                        Ok(result),
+                        duration,
+                        sampled,
+                        outcomes,
+                    )));
+                }
+                Poll::Pending => {
+                    pending.push((slots.len(), generator, sampled, run));
+                    slots.push(None);
+                }
+            }
+        }
+        if !pending.is_empty() {
+            let deadline = turn_start + self.timeout;
+            let waits = pending
+                .into_iter()
+                .map(|(slot, generator, sampled, run)| async move {
+                    let result = tokio::time::timeout_at(deadline, run).await;
+                    (slot, generator, sampled, result)
+                });
+            for (slot, generator, sampled, result) in join_all(waits).await {
+                let finished =
+                    self.finish(generator, result, turn_start.elapsed(), sampled, outcomes);
+                if let Some(entry) = slots.get_mut(slot) {
+                    *entry = Some(finished);
+                }
+            }
+        }
 
         let mut report = GenerationReport::default();
-        for (outcome, reminder) in results {
-            if let Some(reminder) = reminder {
+        for finished in slots.into_iter().flatten() {
+            if let Some(reminder) = finished.reminder {
                 ctx.throttle
-                    .mark_generated(outcome.attachment_type, ctx.turn_number);
+                    .mark_generated(reminder.attachment_type, ctx.turn_number);
                 report.reminders.push(reminder);
             }
-            report.outcomes.push(outcome);
+            report.outcomes.extend(finished.outcome);
         }
         report
             .reminders
@@ -222,37 +295,31 @@ impl SystemReminderOrchestrator {
         }
     }
 
-    async fn run_one(
-        &self,
-        generator: &dyn AttachmentGenerator,
-        ctx: &GeneratorContext,
-        sampled: bool,
-    ) -> (GeneratorOutcome, Option<SystemReminder>) {
-        let name = generator.name().to_string();
+    /// Whether the throttle lets an eligible generator run this turn.
+    fn allowed(&self, generator: &dyn AttachmentGenerator, ctx: &GeneratorContext) -> bool {
         let attachment_type = generator.attachment_type();
-        let throttle = generator.throttle_config();
         let allowed = ctx.throttle.should_generate(
             attachment_type,
-            &throttle,
+            &generator.throttle_config(),
             ctx.turn_number,
             generator.trigger_turn(ctx),
         );
         if !allowed {
-            tracing::trace!(generator = %name, "throttled");
-            let outcome = GeneratorOutcome {
-                name,
-                attachment_type,
-                status: GeneratorStatus::Throttled,
-                duration: Duration::ZERO,
-                sampled: false,
-            };
-            return (outcome, None);
+            tracing::trace!(generator = %generator.name(), "throttled");
         }
+        allowed
+    }
 
-        let start = Instant::now();
-        let guarded = AssertUnwindSafe(generator.generate(ctx)).catch_unwind();
-        let result = tokio::time::timeout(self.timeout, guarded).await;
-        let duration = start.elapsed();
+    /// What a generator's run came to: its `result` (`Err` when it timed out), after `duration`.
+    fn finish(
+        &self,
+        generator: &dyn AttachmentGenerator,
+        result: Result<std::thread::Result<GeneratorResult>, tokio::time::error::Elapsed>,
+        duration: Duration,
+        sampled: bool,
+        outcomes: bool,
+    ) -> Finished {
+        let name = generator.name();
         let (status, reminder) = match result {
             Ok(Ok(Ok(Some(reminder)))) => {
                 tracing::debug!(generator = %name, "produced a reminder");
@@ -286,15 +353,34 @@ impl SystemReminderOrchestrator {
                 "attachment_compute_duration"
             );
         }
-        let outcome = GeneratorOutcome {
-            name,
-            attachment_type,
-            status,
-            duration,
-            sampled,
-        };
-        (outcome, reminder)
+        Finished {
+            outcome: outcomes.then(|| GeneratorOutcome {
+                name: name.to_string(),
+                attachment_type: generator.attachment_type(),
+                status,
+                duration,
+                sampled,
+            }),
+            reminder,
+        }
     }
+}
+
+/// What one generator's `generate` returns.
+type GeneratorResult = Result<Option<SystemReminder>, GeneratorError>;
+
+/// One generator's part of the turn.
+struct Finished {
+    /// What it did, when the report lists it.
+    outcome: Option<GeneratorOutcome>,
+    /// Its reminder.
+    reminder: Option<SystemReminder>,
+}
+
+/// Polls `future` once with the task's waker: its output when it is ready, else `Pending` (the
+/// waker is registered, so a later poll of the same future carries on).
+async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *future).poll(cx))).await
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
