@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use agentctx_context::ShellFileRead;
 use agentctx_context::has_cut_marker;
 use agentctx_protocol::ResponseItem;
+use agentctx_protocol::is_model_generated;
 use serde_json::Value;
 
 /// Characters of a line both read tools show before cutting it: a line this long may be cut.
@@ -163,24 +164,13 @@ pub(crate) fn request_count(history: &[ResponseItem]) -> i32 {
     let mut requests: i32 = 0;
     let mut in_response = false;
     for item in history {
-        let from_model = is_model_output(item);
+        let from_model = is_model_generated(item);
         if from_model && !in_response {
             requests = requests.saturating_add(1);
         }
         in_response = from_model;
     }
     requests
-}
-
-fn is_model_output(item: &ResponseItem) -> bool {
-    item.role() == Some("assistant")
-        || matches!(
-            item,
-            ResponseItem::Reasoning { .. }
-                | ResponseItem::FunctionCall { .. }
-                | ResponseItem::CustomToolCall { .. }
-                | ResponseItem::LocalShellCall { .. }
-        )
 }
 
 /// A call waiting for its output.
@@ -221,7 +211,7 @@ impl Scan<'_> {
     fn item(&mut self, item: &ResponseItem) {
         // The live session's clock counts model requests: a request starts with the first
         // model output after anything else (as `ReminderEngine::resume_from_history` counts).
-        let from_model = is_model_output(item);
+        let from_model = is_model_generated(item);
         if from_model && !self.in_response {
             self.request = self.request.saturating_add(1);
         }
