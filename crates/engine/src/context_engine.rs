@@ -336,8 +336,7 @@ impl ContextEngine {
     /// the thresholds and budgets follow the new window.
     pub fn set_context_window(&mut self, context_window: i64, max_output_tokens: Option<i64>) {
         self.context_window = context_window;
-        self.compactor
-            .set_window(context_window, max_output_tokens);
+        self.compactor.set_window(context_window, max_output_tokens);
     }
 
     /// Remembers what every request carries besides the history (instructions and tool
@@ -349,8 +348,7 @@ impl ContextEngine {
 
     /// Our usage of the history now.
     pub fn context_usage(&self) -> ContextUsage {
-        self.compactor
-            .usage_of_sizes(self.history.item_sizes())
+        self.compactor.usage_of_sizes(self.history.item_sizes())
     }
 
     /// A recorded turn starts with the user's `input` (a replay; [`ContextEngine::begin_turn`]
@@ -361,10 +359,11 @@ impl ContextEngine {
 
     /// One item of a recorded history (a replay): the reminder state it implies is updated
     /// and the item is appended.
-    pub fn observe_recorded_item(&mut self, item: &ResponseItem, flags: ItemFlags) {
+    pub fn observe_recorded_item(&mut self, item: ResponseItem, flags: ItemFlags) {
         self.reminders
-            .observe_recorded(HistoryEvent::Item(item, flags));
-        self.record_items(std::slice::from_ref(item));
+            .observe_recorded(HistoryEvent::Item(&item, flags));
+        self.history
+            .record_items(std::iter::once(item), self.truncation);
     }
 
     /// A recorded `token_count` (a replay): the reminder state's view of usage.
@@ -508,11 +507,13 @@ impl ContextEngine {
     /// that carries the user's message. The host may add its own providers (hooks, MCP
     /// resources) before handing it to [`ContextEngine::prepare_request`].
     pub fn reminder_context(&mut self, host: &HostState, first_request: bool) -> GeneratorContext {
-        let (used, window, _) = self.usage_figures();
+        // The usage from the sizes the history keeps (each item measured once, as it entered),
+        // as `usage_figures` gives it without measuring the items again.
+        let usage = self.context_usage();
         let facts = RequestFacts {
             has_user_input: first_request,
             user_prompt: self.user_prompt.as_deref(),
-            token_usage: Some((used, window)),
+            token_usage: Some((usage.used_tokens(), usage.effective_window())),
             micro_compact_cleared: std::mem::take(&mut self.micro_cleared),
             compact_file_references: std::mem::take(&mut self.compact_references),
         };

@@ -24,13 +24,13 @@ use agentctx_reminders::PlanState;
 use agentctx_reminders::ReminderPlacement;
 use agentctx_reminders::ReminderState;
 use agentctx_reminders::ReminderTier;
-use agentctx_reminders::default_generators;
-use agentctx_reminders::is_full_plan_reminder;
 use agentctx_reminders::SystemReminderConfig;
 use agentctx_reminders::SystemReminderOrchestrator;
 use agentctx_reminders::ThrottleManager;
 use agentctx_reminders::TodoState;
+use agentctx_reminders::default_generators;
 use agentctx_reminders::inject_system_reminders;
+use agentctx_reminders::is_full_plan_reminder;
 
 use crate::file_observer::FileObserver;
 use crate::host_state::HostPlan;
@@ -128,6 +128,10 @@ pub struct ReminderEngine {
     main_agent: bool,
     /// Whether tail reminders are recorded in the history (else they ride on one prompt).
     record_tail: bool,
+    /// A context holding only this engine's shared stores and the config's per-turn settings:
+    /// every request's context starts as a copy of it (a new context would build stores of its
+    /// own and its providers, only to have them replaced).
+    blank: GeneratorContext,
 }
 
 impl std::fmt::Debug for ReminderEngine {
@@ -141,14 +145,23 @@ impl std::fmt::Debug for ReminderEngine {
 impl ReminderEngine {
     /// An engine with the default generators under `config`.
     pub fn new(config: SystemReminderConfig) -> Self {
+        let file_tracker = Arc::new(FileTracker::new());
+        let throttle = Arc::new(ThrottleManager::new());
+        let blank = GeneratorContext {
+            file_tracker: Arc::clone(&file_tracker),
+            throttle: Arc::clone(&throttle),
+            ..GeneratorContext::new(PathBuf::new())
+        }
+        .with_config(&config);
         Self {
             orchestrator: SystemReminderOrchestrator::new(config.clone()),
             config,
-            file_tracker: Arc::new(FileTracker::new()),
-            throttle: Arc::new(ThrottleManager::new()),
+            file_tracker,
+            throttle,
             resumed: None,
             main_agent: true,
             record_tail: true,
+            blank,
         }
     }
 
@@ -187,8 +200,12 @@ impl ReminderEngine {
     }
 
     /// The host state a recorded history implies (a replay has no live state of its own).
-    pub(crate) fn recorded_host_state(&self, requests: i32, todo_tool_available: bool) -> HostState {
-        let mut ctx = GeneratorContext::new(".");
+    pub(crate) fn recorded_host_state(
+        &self,
+        requests: i32,
+        todo_tool_available: bool,
+    ) -> HostState {
+        let mut ctx = self.blank.clone();
         if let Some(state) = &self.resumed {
             state.apply_to(&mut ctx);
         }
@@ -231,7 +248,8 @@ impl ReminderEngine {
         state: &HostState,
         facts: &RequestFacts<'_>,
     ) -> GeneratorContext {
-        let mut ctx = GeneratorContext::new(cwd).with_config(&self.config);
+        let mut ctx = self.blank.clone();
+        ctx.cwd = cwd.to_path_buf();
         if let Some(resumed) = &self.resumed {
             resumed.apply_to(&mut ctx);
         }
@@ -331,7 +349,12 @@ impl ReminderEngine {
 
     /// After a compaction: every generator starts over, and the files the compaction restored
     /// count as read again, so they are neither repeated nor lost.
-    pub(crate) fn reset_after_compaction(&self, cwd: &Path, restored: &[(PathBuf, String)], turn: i32) {
+    pub(crate) fn reset_after_compaction(
+        &self,
+        cwd: &Path,
+        restored: &[(PathBuf, String)],
+        turn: i32,
+    ) {
         let ctx = GeneratorContext::new(cwd);
         let ctx = GeneratorContext {
             file_tracker: Arc::clone(&self.file_tracker),

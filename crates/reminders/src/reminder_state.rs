@@ -254,6 +254,25 @@ impl ReminderState {
     }
 
     fn function_call(&mut self, name: &str, arguments: &str, call_id: &str) {
+        // Most calls are of tools the state does not follow: their arguments are not parsed.
+        if !matches!(
+            name,
+            "TodoWrite"
+                | "todo_write"
+                | "update_plan"
+                | "EnterPlanMode"
+                | "enter_plan_mode"
+                | "ExitPlanMode"
+                | "exit_plan_mode"
+                | "Bash"
+                | "BashOutput"
+                | "TaskOutput"
+                | "KillShell"
+                | "KillBash"
+                | "Skill"
+        ) {
+            return;
+        }
         let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
         let pending = match name {
             // agentctx-core's own tools carry snake_case names.

@@ -1,10 +1,11 @@
 //! Throttling: how often a reminder of each type may fire (see docs/design/reminders.md,
 //! "Throttles").
 //!
-//! State lives in a [`DashMap`] inside [`ThrottleManager`], which the host keeps in an `Arc`
-//! across turns (see [`crate::GeneratorContext::throttle`]).
+//! State lives in [`ThrottleManager`], one atomic word per attachment type, which the host keeps
+//! in an `Arc` across turns (see [`crate::GeneratorContext::throttle`]).
 
-use dashmap::DashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 
 use crate::types::AttachmentType;
 
@@ -68,16 +69,53 @@ pub struct ThrottleState {
     pub session_count: i32,
 }
 
-/// Throttle state of every attachment type, shareable across turns and tasks.
-#[derive(Debug, Default)]
+impl ThrottleState {
+    /// The state packed in one word: the last turn in the high half, the count in the low one.
+    /// A type that never fired has a count of zero, so the word of "never fired" is zero.
+    fn pack(self) -> u64 {
+        (u64::from(self.last_generated_turn.cast_unsigned()) << 32)
+            | u64::from(self.session_count.cast_unsigned())
+    }
+
+    /// The state of a word [`ThrottleState::pack`] wrote, `None` for zero (never fired).
+    fn unpack(word: u64) -> Option<Self> {
+        let session_count = (word as u32).cast_signed();
+        (session_count != 0).then_some(Self {
+            last_generated_turn: ((word >> 32) as u32).cast_signed(),
+            session_count,
+        })
+    }
+}
+
+/// The number of attachment types: one slot each.
+const TYPES: usize = AttachmentType::ALL.len();
+
+/// Throttle state of every attachment type, shareable across turns and tasks. Each type's state
+/// is one atomic word (the orchestrator asks about every generator before every request, so a
+/// check is one load, no hashing and no lock).
+#[derive(Debug)]
 pub struct ThrottleManager {
-    states: DashMap<AttachmentType, ThrottleState>,
+    /// The packed [`ThrottleState`] of each type, by its position in [`AttachmentType::ALL`].
+    states: [AtomicU64; TYPES],
+}
+
+impl Default for ThrottleManager {
+    fn default() -> Self {
+        Self {
+            states: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
 }
 
 impl ThrottleManager {
     /// An empty manager.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The slot of `attachment_type` (its declaration order, which is its catalogue order).
+    fn slot(&self, attachment_type: AttachmentType) -> Option<&AtomicU64> {
+        self.states.get(attachment_type as usize)
     }
 
     /// Whether a reminder of `attachment_type` may fire on `current_turn` under `config`.
@@ -96,7 +134,7 @@ impl ThrottleManager {
         {
             return false;
         }
-        let Some(state) = self.states.get(&attachment_type).map(|entry| *entry) else {
+        let Some(state) = self.state(attachment_type) else {
             return config.max_per_session.is_none_or(|max| max > 0);
         };
         if current_turn.saturating_sub(state.last_generated_turn) < config.min_turns_between {
@@ -109,17 +147,26 @@ impl ThrottleManager {
 
     /// Records that a reminder of `attachment_type` was generated on `current_turn`.
     pub fn mark_generated(&self, attachment_type: AttachmentType, current_turn: i32) {
-        let mut entry = self.states.entry(attachment_type).or_insert(ThrottleState {
-            last_generated_turn: current_turn,
-            session_count: 0,
-        });
-        entry.last_generated_turn = current_turn;
-        entry.session_count = entry.session_count.saturating_add(1);
+        let Some(slot) = self.slot(attachment_type) else {
+            return;
+        };
+        let mark = |word| {
+            let count = ThrottleState::unpack(word).map_or(0, |state| state.session_count);
+            Some(
+                ThrottleState {
+                    last_generated_turn: current_turn,
+                    session_count: count.saturating_add(1),
+                }
+                .pack(),
+            )
+        };
+        // The closure always answers, so the update cannot fail.
+        let _ = slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, mark);
     }
 
     /// The state of `attachment_type`, `None` if it never fired.
     pub fn state(&self, attachment_type: AttachmentType) -> Option<ThrottleState> {
-        self.states.get(&attachment_type).map(|entry| *entry)
+        ThrottleState::unpack(self.slot(attachment_type)?.load(Ordering::Acquire))
     }
 
     /// How many reminders of `attachment_type` were generated this session.
@@ -136,7 +183,9 @@ impl ThrottleManager {
 
     /// Forgets everything (session start, or after compaction).
     pub fn reset(&self) {
-        self.states.clear();
+        for slot in &self.states {
+            slot.store(0, Ordering::Release);
+        }
     }
 }
 

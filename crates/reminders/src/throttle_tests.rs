@@ -131,3 +131,46 @@ fn state_is_shared_across_threads() {
     }
     assert_eq!(manager.session_count(AttachmentType::ChangedFiles), 4);
 }
+
+#[test]
+fn each_type_keeps_its_own_state_whatever_its_turn_and_count() {
+    let manager = ThrottleManager::new();
+    for attachment_type in AttachmentType::ALL {
+        assert_eq!(manager.state(*attachment_type), None);
+    }
+    // A negative turn and a count at its ceiling survive the packing.
+    manager.mark_generated(AttachmentType::PlanMode, -7);
+    manager.mark_generated(AttachmentType::PlanMode, i32::MIN);
+    manager.mark_generated(AttachmentType::TodoReminder, i32::MAX);
+    let last = *AttachmentType::ALL.last().unwrap();
+    manager.mark_generated(last, 3);
+    assert_eq!(
+        manager.state(AttachmentType::PlanMode),
+        Some(ThrottleState {
+            last_generated_turn: i32::MIN,
+            session_count: 2,
+        })
+    );
+    assert_eq!(
+        manager.last_generated_turn(AttachmentType::TodoReminder),
+        Some(i32::MAX)
+    );
+    assert_eq!(manager.session_count(last), 1);
+    let touched = [AttachmentType::PlanMode, AttachmentType::TodoReminder, last];
+    for attachment_type in AttachmentType::ALL {
+        if !touched.contains(attachment_type) {
+            assert_eq!(manager.state(*attachment_type), None, "{attachment_type}");
+        }
+    }
+    let saturated = ThrottleState {
+        last_generated_turn: 4,
+        session_count: i32::MAX,
+    };
+    assert_eq!(ThrottleState::unpack(saturated.pack()), Some(saturated));
+    manager.reset();
+    assert!(
+        AttachmentType::ALL
+            .iter()
+            .all(|t| manager.state(*t).is_none())
+    );
+}

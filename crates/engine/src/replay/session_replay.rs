@@ -41,6 +41,7 @@ use agentctx_reminders::ItemFlags;
 use agentctx_reminders::is_reminder_item;
 use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::LazyRecord;
+use agentctx_rollout::RecordFlags;
 use agentctx_rollout::RequestSegmenter;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::RolloutFormat;
@@ -58,8 +59,8 @@ use super::request_usage::PredictionError;
 use super::request_usage::RequestUsage;
 use super::request_usage::UsageThresholds;
 use super::turn_boundary::is_turn_start;
-use crate::error::ReplayError;
 use crate::context_engine::ContextEngine;
+use crate::error::ReplayError;
 
 /// Characters of the user message shown per turn.
 const USER_MESSAGE_PREVIEW_CHARS: usize = 60;
@@ -247,7 +248,7 @@ impl<'a> SessionReplayBuilder<'a> {
     /// messages once the session is under way.
     pub fn observe_lazy(&mut self, record: LazyRecord) -> Result<(), ReplayError> {
         if replay_reads(&record) {
-            self.observe(&record.into_read_only_record())
+            self.observe_owned(record.into_read_only_record())
         } else {
             if self.model_output_seen || self.user_events_seen {
                 self.release_held(None)?;
@@ -258,9 +259,15 @@ impl<'a> SessionReplayBuilder<'a> {
 
     /// Takes one record into account.
     pub fn observe(&mut self, record: &RolloutRecord) -> Result<(), ReplayError> {
+        self.observe_owned(record.clone())
+    }
+
+    /// Takes one record into account, its item (if any) going on into the engine without a
+    /// copy.
+    pub fn observe_owned(&mut self, record: RolloutRecord) -> Result<(), ReplayError> {
         let main = match &record.line.item {
-            RolloutItem::ResponseItem(_) => self.is_main_thread(record, true),
-            _ => self.is_main_thread(record, false),
+            RolloutItem::ResponseItem(_) => self.is_main_thread(&record, true),
+            _ => self.is_main_thread(&record, false),
         };
         let held = match &record.line.item {
             RolloutItem::ResponseItem(item) => {
@@ -280,15 +287,22 @@ impl<'a> SessionReplayBuilder<'a> {
             }
             return Ok(());
         }
-        if !held && (self.model_output_seen || self.user_events_seen || ends_preamble(record)) {
+        if !held && (self.model_output_seen || self.user_events_seen || ends_preamble(&record)) {
             self.release_held(None)?;
+        }
+        if matches!(record.line.item, RolloutItem::ResponseItem(_)) {
+            if !main {
+                self.sidechain_items += 1;
+            } else if held {
+                self.held_user.push(record);
+            } else {
+                self.item_with_turn(record, ItemTurn::Within)?;
+            }
+            return Ok(());
         }
         match &record.line.item {
             RolloutItem::SessionMeta(meta) => self.session_meta(meta),
             RolloutItem::TurnContext(context) if main => self.turn_context(context),
-            RolloutItem::ResponseItem(_) if !main => self.sidechain_items += 1,
-            RolloutItem::ResponseItem(_) if held => self.held_user.push(record.clone()),
-            RolloutItem::ResponseItem(_) => self.item_with_turn(record, ItemTurn::Within)?,
             RolloutItem::Compacted(compacted) if main => self.compacted(compacted),
             RolloutItem::EventMsg(EventMsg::ThreadRolledBack(event)) if main => {
                 // As codex rebuilds a history from its rollout: the rolled-back turns leave
@@ -312,7 +326,8 @@ impl<'a> SessionReplayBuilder<'a> {
                     self.model(model);
                 }
             }
-            RolloutItem::TurnContext(_)
+            RolloutItem::ResponseItem(_)
+            | RolloutItem::TurnContext(_)
             | RolloutItem::Compacted(_)
             | RolloutItem::EventMsg(_)
             | RolloutItem::Unknown { .. } => {}
@@ -326,7 +341,7 @@ impl<'a> SessionReplayBuilder<'a> {
         let held = std::mem::take(&mut self.held_user);
         let confirmed =
             event_text.and_then(|text| held.iter().rposition(|record| same_text(record, text)));
-        for (index, record) in held.iter().enumerate() {
+        for (index, record) in held.into_iter().enumerate() {
             if Some(index) == confirmed {
                 self.item_with_turn(record, ItemTurn::Starts)?;
             } else {
@@ -339,11 +354,11 @@ impl<'a> SessionReplayBuilder<'a> {
     /// A held user message no `user_message` event confirmed: the input of a turn an event
     /// already started, harness context when the session marks its turns with events, else
     /// decided by its text and flags.
-    fn release_unconfirmed(&mut self, held: &RolloutRecord) -> Result<(), ReplayError> {
+    fn release_unconfirmed(&mut self, held: RolloutRecord) -> Result<(), ReplayError> {
         let joins = self
             .event_turn
             .as_deref()
-            .is_some_and(|text| same_text(held, text));
+            .is_some_and(|text| same_text(&held, text));
         let turn = if joins {
             self.event_turn = None;
             ItemTurn::Joins
@@ -396,9 +411,15 @@ impl<'a> SessionReplayBuilder<'a> {
         }
     }
 
-    fn item_with_turn(&mut self, record: &RolloutRecord, turn: ItemTurn) -> Result<(), ReplayError> {
-        if let Some(item) = record.response_item() {
-            self.response_item(record, item, turn)?;
+    fn item_with_turn(&mut self, record: RolloutRecord, turn: ItemTurn) -> Result<(), ReplayError> {
+        let RolloutRecord {
+            line_number,
+            line,
+            flags,
+            ..
+        } = record;
+        if let RolloutItem::ResponseItem(item) = line.item {
+            self.response_item(line_number, flags, item, turn)?;
         }
         Ok(())
     }
@@ -431,39 +452,39 @@ impl<'a> SessionReplayBuilder<'a> {
 
     fn response_item(
         &mut self,
-        record: &RolloutRecord,
-        item: &ResponseItem,
+        line_number: usize,
+        record_flags: RecordFlags,
+        mut item: ResponseItem,
         turn: ItemTurn,
     ) -> Result<(), ReplayError> {
         self.items += 1;
         if turn == ItemTurn::Starts {
-            self.start_turn(record.line_number, item.message_text());
+            self.start_turn(line_number, item.message_text());
         }
-        if let Some(start) = self.segmenter.observe(item) {
-            self.request(record.line_number, start)?;
+        if let Some(start) = self.segmenter.observe(&item) {
+            self.request(line_number, start)?;
         }
-        let model_generated = is_model_generated(item);
+        let model_generated = is_model_generated(&item);
         if model_generated {
             self.event_turn = None;
             self.model_output_seen = true;
         }
-        if self.recorded_by_agentctx() && is_reminder_item(item) {
+        if self.recorded_by_agentctx() && is_reminder_item(&item) {
             // A reminder the live engine placed: what fired, as the file says.
             *self
                 .reminder_counts
                 .entry("recorded".to_string())
                 .or_default() += 1;
         }
-        let mut item = item.clone();
-        if record.flags.injected {
+        if record_flags.injected {
             item.set_injected(true);
         }
         let flags = ItemFlags {
-            injected: record.flags.injected,
-            permission_mode: record.flags.permission_mode,
+            injected: record_flags.injected,
+            permission_mode: record_flags.permission_mode,
         };
-        self.engine().observe_recorded_item(&item, flags);
         let tool_name = item.is_tool_call().then(|| tool_name(&item));
+        self.engine().observe_recorded_item(item, flags);
         if tool_name.is_some() {
             self.tool_calls += 1;
         }
