@@ -45,6 +45,7 @@ mod rollout;
 mod thinking_level;
 mod todo;
 mod token_usage;
+mod typed_payload;
 
 pub use agents_md::agents_md_message;
 pub use agents_md::is_agents_md_message;

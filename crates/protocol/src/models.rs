@@ -214,7 +214,13 @@ impl Serialize for FunctionCallOutputPayload {
 
 impl<'de> Deserialize<'de> for FunctionCallOutputPayload {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let body = FunctionCallOutputBody::deserialize(deserializer)?;
+        FunctionCallOutputBody::deserialize(deserializer).map(Self::from_body)
+    }
+}
+
+impl FunctionCallOutputPayload {
+    /// The payload a recorded `body` stands for.
+    pub(crate) fn from_body(body: FunctionCallOutputBody) -> Self {
         // Older codex builds wrote `{content, content_items?, success?}`; the body keeps that
         // object verbatim and `success` is read from it.
         let success = match &body {
@@ -225,11 +231,9 @@ impl<'de> Deserialize<'de> for FunctionCallOutputPayload {
             | FunctionCallOutputBody::ContentItems(_)
             | FunctionCallOutputBody::Other(_) => None,
         };
-        Ok(Self { body, success })
+        Self { body, success }
     }
-}
 
-impl FunctionCallOutputPayload {
     /// A plain-text output.
     pub fn text(text: impl Into<String>) -> Self {
         Self {

@@ -17,6 +17,7 @@ use crate::models::ResponseItem;
 use crate::payload_compare::serializes_to;
 use crate::payload_fidelity::PayloadFidelity;
 use crate::token_usage::TokenUsageInfo;
+use crate::typed_payload;
 
 /// One line of a rollout file.
 #[derive(Debug, Clone, PartialEq, JsonSchema)]
@@ -159,12 +160,20 @@ impl RolloutItem {
         }
         let item = match kind {
             "session_meta" => typed(payload, Self::SessionMeta),
-            "response_item" => typed(payload, |item| {
-                Self::ResponseItem(take_recorded_success(item))
-            }),
+            // The common shapes are typed without serde's buffering of tagged enums; anything
+            // else through the derived path (see `typed_payload`).
+            "response_item" => match typed_payload::response_item(payload) {
+                Some(item) => Some(Self::ResponseItem(take_recorded_success(item))),
+                None => typed(payload, |item| {
+                    Self::ResponseItem(take_recorded_success(item))
+                }),
+            },
             "compacted" => typed(payload, Self::Compacted),
             "turn_context" => typed(payload, Self::TurnContext),
-            "event_msg" => typed(payload, Self::EventMsg),
+            "event_msg" => match typed_payload::event_msg(payload) {
+                Some(event) => Some(Self::EventMsg(event)),
+                None => typed(payload, Self::EventMsg),
+            },
             _ => None,
         };
         match item {
