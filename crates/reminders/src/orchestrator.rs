@@ -14,6 +14,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::PoisonError;
+use std::task::Context;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -29,6 +30,7 @@ use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
 use crate::generators::default_generators;
+use crate::throttle::ThrottleConfig;
 use crate::types::AttachmentType;
 use crate::types::ReminderTier;
 use crate::types::SystemReminder;
@@ -84,6 +86,8 @@ pub struct GenerationReport {
 #[derive(Debug)]
 pub struct SystemReminderOrchestrator {
     generators: Vec<Arc<dyn AttachmentGenerator>>,
+    /// What each generator says of itself that does not change from turn to turn, asked once.
+    profiles: Vec<Profile>,
     config: SystemReminderConfig,
     timeout: Duration,
     sample_rate: f64,
@@ -107,8 +111,18 @@ impl SystemReminderOrchestrator {
         } else {
             0.0
         };
+        let profiles = generators
+            .iter()
+            .map(|generator| Profile {
+                attachment_type: generator.attachment_type(),
+                tier: generator.tier(),
+                enabled: generator.is_enabled(&config),
+                throttle: generator.throttle_config(),
+            })
+            .collect();
         Self {
             generators,
+            profiles,
             config,
             timeout,
             sample_rate,
@@ -198,87 +212,57 @@ impl SystemReminderOrchestrator {
         } else {
             ctx
         };
-        let mut eligible: Vec<&Arc<dyn AttachmentGenerator>> = Vec::new();
-        for generator in &self.generators {
-            if !generator.is_enabled(&self.config) {
+        for (generator, profile) in self.generators.iter().zip(&self.profiles) {
+            if !profile.enabled {
                 generator.discard_pending(ctx);
-            } else if self.is_eligible(generator.as_ref(), ctx) {
-                eligible.push(generator);
             }
         }
-        // Draw the samples up front, in generator order, so a seeded run is reproducible.
-        let samples: Vec<bool> = {
-            let mut rng = self.sampler.lock().unwrap_or_else(PoisonError::into_inner);
-            eligible
-                .iter()
-                .map(|_| rng.random::<f64>() < self.sample_rate)
-                .collect()
-        };
-
         let turn_start = Instant::now();
-        // One slot per eligible generator, in catalogue order: its outcome (when reported) and
-        // reminder, once known.
-        let mut slots: Vec<Option<Finished>> = Vec::with_capacity(eligible.len());
-        let mut pending = Vec::new();
-        for (generator, sampled) in eligible.iter().zip(samples) {
-            let generator = generator.as_ref();
-            if !self.allowed(generator, ctx) {
-                slots.push(Some(Finished {
-                    outcome: outcomes.then(|| GeneratorOutcome {
-                        name: generator.name().to_string(),
-                        attachment_type: generator.attachment_type(),
-                        status: GeneratorStatus::Throttled,
-                        duration: Duration::ZERO,
-                        sampled: false,
-                    }),
-                    reminder: None,
-                }));
-                continue;
-            }
-            let started = sampled.then(Instant::now);
-            let mut run = AssertUnwindSafe(generator.generate(ctx)).catch_unwind();
-            match poll_once(&mut run).await {
-                Poll::Ready(result) => {
-                    let duration = started.map_or(Duration::ZERO, |started| started.elapsed());
-                    slots.push(Some(self.finish(
-                        generator,
-                        Ok(result),
-                        duration,
+        let mut turn =
+            std::future::poll_fn(|cx| Poll::Ready(self.first_polls(ctx, cx, outcomes))).await;
+        if !turn.pending.is_empty() {
+            let deadline = turn_start + self.timeout;
+            let waits = std::mem::take(&mut turn.pending)
+                .into_iter()
+                .map(|pending| {
+                    let run = AssertUnwindSafe(pending.run).catch_unwind();
+                    async move {
+                        let result = tokio::time::timeout_at(deadline, run).await;
+                        (pending.index, pending.sampled, result)
+                    }
+                });
+            for (index, sampled, result) in join_all(waits).await {
+                if let Some(generator) = self.generators.get(index) {
+                    let (outcome, reminder) = self.finish(
+                        generator.as_ref(),
+                        result,
+                        turn_start.elapsed(),
                         sampled,
                         outcomes,
-                    )));
-                }
-                Poll::Pending => {
-                    pending.push((slots.len(), generator, sampled, run));
-                    slots.push(None);
-                }
-            }
-        }
-        if !pending.is_empty() {
-            let deadline = turn_start + self.timeout;
-            let waits = pending
-                .into_iter()
-                .map(|(slot, generator, sampled, run)| async move {
-                    let result = tokio::time::timeout_at(deadline, run).await;
-                    (slot, generator, sampled, result)
-                });
-            for (slot, generator, sampled, result) in join_all(waits).await {
-                let finished =
-                    self.finish(generator, result, turn_start.elapsed(), sampled, outcomes);
-                if let Some(entry) = slots.get_mut(slot) {
-                    *entry = Some(finished);
+                    );
+                    turn.outcomes
+                        .extend(outcome.map(|outcome| (index, outcome)));
+                    turn.reminders
+                        .extend(reminder.map(|reminder| (index, reminder)));
                 }
             }
+            // Back in catalogue order.
+            turn.outcomes.sort_by_key(|(index, _)| *index);
+            turn.reminders.sort_by_key(|(index, _)| *index);
         }
 
-        let mut report = GenerationReport::default();
-        for finished in slots.into_iter().flatten() {
-            if let Some(reminder) = finished.reminder {
-                ctx.throttle
-                    .mark_generated(reminder.attachment_type, ctx.turn_number);
-                report.reminders.push(reminder);
-            }
-            report.outcomes.extend(finished.outcome);
+        let mut report = GenerationReport {
+            reminders: Vec::with_capacity(turn.reminders.len()),
+            outcomes: turn
+                .outcomes
+                .into_iter()
+                .map(|(_, outcome)| outcome)
+                .collect(),
+        };
+        for (_, reminder) in turn.reminders {
+            ctx.throttle
+                .mark_generated(reminder.attachment_type, ctx.turn_number);
+            report.reminders.push(reminder);
         }
         report
             .reminders
@@ -286,31 +270,77 @@ impl SystemReminderOrchestrator {
         report
     }
 
-    /// Whether an enabled generator runs this turn: its tier must apply.
-    fn is_eligible(&self, generator: &dyn AttachmentGenerator, ctx: &GeneratorContext) -> bool {
-        match generator.tier() {
-            ReminderTier::UserPrompt => ctx.has_user_input,
-            ReminderTier::Core => true,
-            ReminderTier::MainAgentOnly => ctx.is_main_agent,
+    /// The first poll of every generator that runs this turn, in catalogue order, on the task
+    /// of `cx`: the sample of each eligible one is drawn (in order, so a seeded run is
+    /// reproducible), the throttle asked, and the generator polled once; what answered is
+    /// finished, what did not is handed back pending.
+    fn first_polls<'a>(
+        &'a self,
+        ctx: &'a GeneratorContext,
+        cx: &mut Context<'_>,
+        outcomes: bool,
+    ) -> Turn<'a> {
+        let mut turn = Turn {
+            reminders: Vec::new(),
+            outcomes: Vec::new(),
+            pending: Vec::new(),
+        };
+        let mut sampler = self.sampler.lock().unwrap_or_else(PoisonError::into_inner);
+        for (index, (generator, profile)) in self.generators.iter().zip(&self.profiles).enumerate()
+        {
+            if !profile.enabled || !is_eligible(profile.tier, ctx) {
+                continue;
+            }
+            let sampled = sampler.random::<f64>() < self.sample_rate;
+            let generator = generator.as_ref();
+            let allowed = ctx.throttle.should_generate(
+                profile.attachment_type,
+                &profile.throttle,
+                ctx.turn_number,
+                generator.trigger_turn(ctx),
+            );
+            if !allowed {
+                tracing::trace!(generator = %generator.name(), "throttled");
+                if outcomes {
+                    let outcome = GeneratorOutcome {
+                        name: generator.name().to_string(),
+                        attachment_type: profile.attachment_type,
+                        status: GeneratorStatus::Throttled,
+                        duration: Duration::ZERO,
+                        sampled: false,
+                    };
+                    turn.outcomes.push((index, outcome));
+                }
+                continue;
+            }
+            let started = sampled.then(Instant::now);
+            let mut run = generator.generate(ctx);
+            let polled = std::panic::catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx)));
+            let result = match polled {
+                Ok(Poll::Pending) => {
+                    turn.pending.push(Pending {
+                        index,
+                        sampled,
+                        run,
+                    });
+                    continue;
+                }
+                Ok(Poll::Ready(result)) => Ok(result),
+                Err(panic) => Err(panic),
+            };
+            let duration = started.map_or(Duration::ZERO, |started| started.elapsed());
+            let (outcome, reminder) =
+                self.finish(generator, Ok(result), duration, sampled, outcomes);
+            turn.outcomes
+                .extend(outcome.map(|outcome| (index, outcome)));
+            turn.reminders
+                .extend(reminder.map(|reminder| (index, reminder)));
         }
+        turn
     }
 
-    /// Whether the throttle lets an eligible generator run this turn.
-    fn allowed(&self, generator: &dyn AttachmentGenerator, ctx: &GeneratorContext) -> bool {
-        let attachment_type = generator.attachment_type();
-        let allowed = ctx.throttle.should_generate(
-            attachment_type,
-            &generator.throttle_config(),
-            ctx.turn_number,
-            generator.trigger_turn(ctx),
-        );
-        if !allowed {
-            tracing::trace!(generator = %generator.name(), "throttled");
-        }
-        allowed
-    }
-
-    /// What a generator's run came to: its `result` (`Err` when it timed out), after `duration`.
+    /// What a generator's run came to: its `result` (`Err` when it timed out), after `duration`;
+    /// its outcome when `outcomes` asks for them.
     fn finish(
         &self,
         generator: &dyn AttachmentGenerator,
@@ -318,26 +348,29 @@ impl SystemReminderOrchestrator {
         duration: Duration,
         sampled: bool,
         outcomes: bool,
-    ) -> Finished {
-        let name = generator.name();
+    ) -> (Option<GeneratorOutcome>, Option<SystemReminder>) {
         let (status, reminder) = match result {
             Ok(Ok(Ok(Some(reminder)))) => {
-                tracing::debug!(generator = %name, "produced a reminder");
+                tracing::debug!(generator = %generator.name(), "produced a reminder");
                 (GeneratorStatus::Produced, Some(reminder))
             }
             Ok(Ok(Ok(None))) => (GeneratorStatus::Empty, None),
             Ok(Ok(Err(error))) => {
-                tracing::warn!(generator = %name, %error, "reminder generator failed");
+                tracing::warn!(generator = %generator.name(), %error, "reminder generator failed");
                 (GeneratorStatus::Failed(error.to_string()), None)
             }
             Ok(Err(payload)) => {
                 let message = panic_message(payload.as_ref());
-                tracing::warn!(generator = %name, panic = %message, "reminder generator panicked");
+                tracing::warn!(
+                    generator = %generator.name(),
+                    panic = %message,
+                    "reminder generator panicked"
+                );
                 (GeneratorStatus::Panicked(message), None)
             }
             Err(_elapsed) => {
                 tracing::warn!(
-                    generator = %name,
+                    generator = %generator.name(),
                     timeout_ms = self.timeout.as_millis(),
                     "reminder generator timed out"
                 );
@@ -347,41 +380,59 @@ impl SystemReminderOrchestrator {
         if sampled {
             tracing::info!(
                 target: TELEMETRY_TARGET,
-                generator = %name,
+                generator = %generator.name(),
                 duration_ms = duration.as_millis(),
                 attachment_count = usize::from(reminder.is_some()),
                 "attachment_compute_duration"
             );
         }
-        Finished {
-            outcome: outcomes.then(|| GeneratorOutcome {
-                name: name.to_string(),
-                attachment_type: generator.attachment_type(),
-                status,
-                duration,
-                sampled,
-            }),
-            reminder,
-        }
+        let outcome = outcomes.then(|| GeneratorOutcome {
+            name: generator.name().to_string(),
+            attachment_type: generator.attachment_type(),
+            status,
+            duration,
+            sampled,
+        });
+        (outcome, reminder)
     }
+}
+
+/// Whether a generator of `tier` runs this turn.
+fn is_eligible(tier: ReminderTier, ctx: &GeneratorContext) -> bool {
+    match tier {
+        ReminderTier::UserPrompt => ctx.has_user_input,
+        ReminderTier::Core => true,
+        ReminderTier::MainAgentOnly => ctx.is_main_agent,
+    }
+}
+
+/// What a generator says of itself that does not change from turn to turn.
+#[derive(Debug, Clone, Copy)]
+struct Profile {
+    attachment_type: AttachmentType,
+    tier: ReminderTier,
+    /// Whether the orchestrator's config enables it.
+    enabled: bool,
+    throttle: ThrottleConfig,
+}
+
+/// A generator's run that did not answer on its first poll.
+struct Pending<'a> {
+    /// Its generator's place in the catalogue.
+    index: usize,
+    sampled: bool,
+    run: Pin<Box<dyn Future<Output = GeneratorResult> + Send + 'a>>,
+}
+
+/// A turn after the first polls: what answered (by catalogue place) and what is pending.
+struct Turn<'a> {
+    reminders: Vec<(usize, SystemReminder)>,
+    outcomes: Vec<(usize, GeneratorOutcome)>,
+    pending: Vec<Pending<'a>>,
 }
 
 /// What one generator's `generate` returns.
 type GeneratorResult = Result<Option<SystemReminder>, GeneratorError>;
-
-/// One generator's part of the turn.
-struct Finished {
-    /// What it did, when the report lists it.
-    outcome: Option<GeneratorOutcome>,
-    /// Its reminder.
-    reminder: Option<SystemReminder>,
-}
-
-/// Polls `future` once with the task's waker: its output when it is ready, else `Pending` (the
-/// waker is registered, so a later poll of the same future carries on).
-async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
-    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *future).poll(cx))).await
-}
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(message) = payload.downcast_ref::<&str>() {
