@@ -33,6 +33,7 @@ use crate::rollout::Envelope;
 use crate::rollout::RolloutItem;
 use crate::rollout::RolloutLine;
 use crate::rollout::RolloutLineError;
+use crate::typed_payload;
 
 /// One line of a rollout in the `{timestamp, type, payload}` envelope, its payload untyped.
 ///
@@ -51,7 +52,7 @@ use crate::rollout::RolloutLineError;
 /// assert_eq!(line.into_line(), typed);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct LazyRolloutLine {
     /// The line as read (surrounding whitespace aside); the spans below point into it.
     text: Box<str>,
@@ -62,7 +63,27 @@ pub struct LazyRolloutLine {
     /// The payload's own `type` when it is a string.
     payload_type: Option<Text>,
     extra: ExtraFields,
+    /// The payload typed as the line was read ([`LazyRolloutLine::parse_typing`]): what
+    /// [`LazyRolloutLine::item`] gives.
+    typed: Option<Box<RolloutItem>>,
 }
+
+/// Lines are the same when they were read from the same text: whether the payload was typed as
+/// it was read does not matter (it is what [`LazyRolloutLine::item`] gives either way).
+impl PartialEq for LazyRolloutLine {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+            && self.timestamp == other.timestamp
+            && self.kind == other.kind
+            && self.payload == other.payload
+            && self.payload_type == other.payload_type
+            && self.extra == other.extra
+    }
+}
+
+/// Which payloads [`LazyRolloutLine::parse_typing`] types as it reads them: called with the
+/// line's `type` and the payload's own `type`.
+pub type TypeAsRead = fn(kind: &str, payload_type: &str) -> bool;
 
 /// A string of the line: a span of the line's text, or decoded when it held escapes.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,11 +142,20 @@ impl LazyRolloutLine {
     /// typed reading would: not UTF-8, not JSON (with serde_json's error for the whole line),
     /// not an object, or not in the envelope.
     pub fn parse(line: &[u8]) -> Result<Self, LazyLineError> {
+        Self::parse_typing(line, None)
+    }
+
+    /// [`LazyRolloutLine::parse`], typing on the way the `response_item` and `event_msg`
+    /// payloads `wanted` names (by the line's `type` and the payload's own), when their own
+    /// `type` comes first and their kind comes before them: the payload is then read once,
+    /// instead of once to validate it and once more to type it. The line is the one `parse`
+    /// gives; [`LazyRolloutLine::item`] gives the item typed on the way (the one it would type).
+    pub fn parse_typing(line: &[u8], wanted: Option<TypeAsRead>) -> Result<Self, LazyLineError> {
         let trimmed = line.trim_ascii();
         let Ok(text) = std::str::from_utf8(trimmed) else {
             return Err(LazyLineError::InvalidUtf8);
         };
-        match scan_envelope(text) {
+        match scan_envelope(text, wanted) {
             Some(Ok(scanned)) => Ok(scanned.into_line(text)),
             Some(Err(envelope)) => Err(LazyLineError::Envelope(envelope)),
             // The scan stops at anything unusual; the JSON tree decides and names the error.
@@ -160,6 +190,7 @@ impl LazyRolloutLine {
             payload,
             payload_type,
             extra: object,
+            typed: None,
         })
     }
 
@@ -203,7 +234,21 @@ impl LazyRolloutLine {
     /// back: equal to the item of [`LazyRolloutLine::into_line`] for any payload without
     /// duplicate member names (see [`RolloutItem::from_payload_json`]).
     pub fn item(&self) -> RolloutItem {
-        RolloutItem::from_payload_json(self.kind(), self.payload_json())
+        match &self.typed {
+            Some(item) => RolloutItem::clone(item),
+            None => RolloutItem::from_payload_json(self.kind(), self.payload_json()),
+        }
+    }
+
+    /// [`LazyRolloutLine::item`], consuming the line (an item typed as the line was read is
+    /// moved out, not copied), with the line's `timestamp` and other envelope fields.
+    pub fn into_item(self) -> (String, RolloutItem, ExtraFields) {
+        let timestamp = self.timestamp().to_string();
+        let item = match self.typed {
+            Some(item) => *item,
+            None => RolloutItem::from_payload_json(self.kind(), self.payload_json()),
+        };
+        (timestamp, item, self.extra)
     }
 
     /// The typed line, fidelity included: what [`RolloutLine::from_value`] gives for the line.
@@ -244,6 +289,8 @@ struct Scanned<'a> {
     /// The payload's span and its own `type`.
     payload: Option<ScannedPayload<'a>>,
     extra: ExtraFields,
+    /// The payload typed as it was read, with the kind it was typed as.
+    typed: Option<(Cow<'a, str>, RolloutItem)>,
 }
 
 impl Scanned<'_> {
@@ -263,6 +310,12 @@ impl Scanned<'_> {
             _ => (Cow::Borrowed(""), ((0, 0), None)),
         };
         let (span, payload_type) = payload;
+        // An item typed as another kind (the line's `type` given again after the payload) is
+        // typed again when asked.
+        let typed = self
+            .typed
+            .filter(|(typed_as, _)| *typed_as == kind)
+            .map(|(_, item)| Box::new(item));
         LazyRolloutLine {
             text: text.into(),
             timestamp,
@@ -270,6 +323,7 @@ impl Scanned<'_> {
             payload: span,
             payload_type: payload_type.map(|payload_type| Text::of(payload_type, text)),
             extra,
+            typed,
         }
     }
 }
@@ -277,14 +331,19 @@ impl Scanned<'_> {
 /// Reads the top-level object of `text` key by key, each value with serde_json (which validates
 /// it and says where it ends). `None` when the text is not a well-formed object or anything is
 /// unusual; the caller then parses the whole line as a JSON tree. As in a tree, the last of
-/// duplicate keys wins.
-fn scan_envelope(text: &str) -> Option<Result<Scanned<'_>, RolloutLineError>> {
+/// duplicate keys wins. The payloads `wanted` names are typed on the way when they can be (see
+/// [`LazyRolloutLine::parse_typing`]).
+fn scan_envelope(
+    text: &str,
+    wanted: Option<TypeAsRead>,
+) -> Option<Result<Scanned<'_>, RolloutLineError>> {
     let bytes = text.as_bytes();
     let mut scanned = Scanned {
         timestamp: None,
         kind: None,
         payload: None,
         extra: ExtraFields::new(),
+        typed: None,
     };
     let mut at = skip_whitespace(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
@@ -309,9 +368,27 @@ fn scan_envelope(text: &str) -> Option<Result<Scanned<'_>, RolloutLineError>> {
             at = skip_whitespace(bytes, at + 1);
             let end = match key.0.as_ref() {
                 "payload" => {
-                    let (head, end) = next_value::<PayloadHead<'_>>(text, at)?;
-                    scanned.payload = Some(((at, end), head.0));
-                    end
+                    let typed = match (wanted, &scanned.kind) {
+                        (Some(wanted), Some(StringOrValue::String(kind))) => {
+                            typed_at(text, at, kind, wanted).map(|(item, payload_type, end)| {
+                                (kind.clone(), item, payload_type, end)
+                            })
+                        }
+                        _ => None,
+                    };
+                    match typed {
+                        Some((kind, item, payload_type, end)) => {
+                            scanned.payload = Some(((at, end), Some(payload_type)));
+                            scanned.typed = Some((kind, item));
+                            end
+                        }
+                        None => {
+                            let (head, end) = next_value::<PayloadHead<'_>>(text, at)?;
+                            scanned.payload = Some(((at, end), head.0));
+                            scanned.typed = None;
+                            end
+                        }
+                    }
                 }
                 "type" => {
                     let (kind, end) = string_or_value(text, at)?;
@@ -350,6 +427,34 @@ fn scan_envelope(text: &str) -> Option<Result<Scanned<'_>, RolloutLineError>> {
         }
         _ => Err(RolloutLineError::MissingType),
     })
+}
+
+/// The payload at `at`, typed as [`RolloutItem::from_payload_json`] types it, with its own
+/// `type` and the offset just after it: when `wanted` names it by `kind` and its `type`, which
+/// must be its first member, a plain string (peeked at by hand, so an unwanted payload costs
+/// nothing more), and when it types without the derived path (see `typed_payload`).
+fn typed_at<'a>(
+    text: &'a str,
+    at: usize,
+    kind: &str,
+    wanted: TypeAsRead,
+) -> Option<(RolloutItem, Cow<'a, str>, usize)> {
+    let bytes = text.as_bytes();
+    let open = skip_whitespace(bytes, at);
+    if bytes.get(open) != Some(&b'{') {
+        return None;
+    }
+    let (key, end) = plain_string(text, skip_whitespace(bytes, open + 1))?;
+    let colon = skip_whitespace(bytes, end);
+    if key != "type" || bytes.get(colon) != Some(&b':') {
+        return None;
+    }
+    let (payload_type, _) = plain_string(text, skip_whitespace(bytes, colon + 1))?;
+    if !wanted(kind, payload_type) {
+        return None;
+    }
+    let (item, length) = typed_payload::rollout_item_prefix(kind, text.get(at..)?)?;
+    Some((item, Cow::Borrowed(payload_type), at.checked_add(length)?))
 }
 
 /// JSON's whitespace (as serde_json reads it).

@@ -22,6 +22,30 @@ fn lazy(line: &str) -> Result<LazyRolloutLine, String> {
     LazyRolloutLine::parse(line.as_bytes()).map_err(|err| err.to_string())
 }
 
+/// Every payload wanted.
+fn every_payload(_kind: &str, _payload_type: &str) -> bool {
+    true
+}
+
+/// The line read typing its payload as it is read: the line `parse` gives, with the same item.
+/// Returns whether the payload was typed on the way.
+fn assert_typing_as_read_changes_nothing(line: &str) -> bool {
+    let plain = lazy(line);
+    let typing = LazyRolloutLine::parse_typing(line.as_bytes(), Some(every_payload))
+        .map_err(|err| err.to_string());
+    assert_eq!(typing, plain, "{line}");
+    match (typing, plain) {
+        (Ok(typing), Ok(plain)) => {
+            assert_eq!(typing.item(), plain.item(), "{line}");
+            assert_eq!(typing.to_line(), plain.to_line(), "{line}");
+            let typed = typing.typed.is_some();
+            assert_eq!(typing.into_item(), plain.into_item(), "{line}");
+            typed
+        }
+        _ => false,
+    }
+}
+
 /// The lazy line types to exactly the typed line, and its peeks agree with it.
 fn assert_same(line: &str) {
     let expected = typed(line);
@@ -45,6 +69,7 @@ fn assert_same(line: &str) {
         (Err(expected), Err(parsed)) => assert_eq!(parsed, expected, "{line}"),
         _ => panic!("{line}: typed {expected:?}, lazy {parsed:?}"),
     }
+    assert_typing_as_read_changes_nothing(line);
 }
 
 #[test]
@@ -93,6 +118,98 @@ fn odd_envelopes_read_as_the_json_tree_reads_them() {
     ] {
         assert_same(line);
     }
+}
+
+#[test]
+fn payloads_typed_as_read_are_the_payloads_typed_when_asked() {
+    let typed = EVERY_KIND
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .filter(|line| assert_typing_as_read_changes_nothing(line))
+        .count();
+    assert!(typed > 10, "{typed}");
+    for (line, typed) in [
+        (
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+            true,
+        ),
+        (
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[]},"x":1}"#,
+            true,
+        ),
+        // The kind comes after the payload, or is given again after it: typed when asked.
+        (
+            r#"{"payload":{"type":"token_count","info":null},"type":"event_msg"}"#,
+            false,
+        ),
+        (
+            r#"{"type":"event_msg","payload":{"type":"token_count"},"type":"response_item"}"#,
+            false,
+        ),
+        (
+            r#"{"type":"response_item","payload":{"type":"token_count"},"type":"event_msg"}"#,
+            false,
+        ),
+        // The payload given twice: the last one, typed or not.
+        (
+            r#"{"type":"event_msg","payload":{"type":"token_count"},"payload":{"type":"brand_new"}}"#,
+            false,
+        ),
+        (
+            r#"{"type":"event_msg","payload":{"type":"brand_new"},"payload":{"type":"token_count"}}"#,
+            true,
+        ),
+        // The payload's type not first, not plain, or unknown; a kind not typed this way.
+        (
+            r#"{"type":"event_msg","payload":{"info":null,"type":"token_count"}}"#,
+            false,
+        ),
+        (
+            r#"{"type":"event_msg","payload":{"type":"token\u005fcount","info":null}}"#,
+            false,
+        ),
+        (
+            r#"{"type":"event_msg","payload":{"type":"task_started"}}"#,
+            false,
+        ),
+        (
+            r#"{"type":"turn_context","payload":{"type":"x","cwd":"/"}}"#,
+            false,
+        ),
+        // A payload the fast path declines, or that is no JSON.
+        (
+            r#"{"type":"response_item","payload":{"type":"message","content":[]}}"#,
+            false,
+        ),
+        (
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[]"#,
+            false,
+        ),
+    ] {
+        assert_eq!(assert_typing_as_read_changes_nothing(line), typed, "{line}");
+    }
+}
+
+#[test]
+fn only_the_wanted_payloads_are_typed_as_read() {
+    fn only_token_counts(kind: &str, payload_type: &str) -> bool {
+        kind == "event_msg" && payload_type == "token_count"
+    }
+    let typed = |line: &str| {
+        LazyRolloutLine::parse_typing(line.as_bytes(), Some(only_token_counts))
+            .unwrap()
+            .typed
+            .is_some()
+    };
+    assert!(typed(
+        r#"{"type":"event_msg","payload":{"type":"token_count"}}"#
+    ));
+    assert!(!typed(
+        r#"{"type":"event_msg","payload":{"type":"agent_message","message":"m"}}"#
+    ));
+    assert!(!typed(
+        r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#
+    ));
 }
 
 #[test]

@@ -269,7 +269,7 @@ fn tool_output_success(item: &ResponseItem) -> Option<bool> {
 
 /// Moves a recorded success flag from the item's unknown fields into its output, so it is not
 /// sent to the model as an unknown field and is written back in the same place.
-fn take_recorded_success(mut item: ResponseItem) -> ResponseItem {
+pub(crate) fn take_recorded_success(mut item: ResponseItem) -> ResponseItem {
     if let ResponseItem::FunctionCallOutput { output, extra, .. }
     | ResponseItem::CustomToolCallOutput { output, extra, .. } = &mut item
         && let Some(Value::Bool(success)) = extra.get(RECORDED_SUCCESS_FIELD)

@@ -42,10 +42,12 @@ use crate::models::ReasoningSummary;
 use crate::models::ResponseItem;
 use crate::rollout::AgentMessageEvent;
 use crate::rollout::EventMsg;
+use crate::rollout::RolloutItem;
 use crate::rollout::TextEvent;
 use crate::rollout::ThreadRolledBackEvent;
 use crate::rollout::TokenCountEvent;
 use crate::rollout::UserMessageEvent;
+use crate::rollout::take_recorded_success;
 
 /// The tag member of every payload typed here.
 const TAG: &str = "type";
@@ -60,6 +62,30 @@ pub(crate) fn response_item(payload: &str) -> Option<ResponseItem> {
 /// its `type` comes first and names a known variant whose fields all read; else `None`.
 pub(crate) fn event_msg(payload: &str) -> Option<EventMsg> {
     from_text::<Tagged<EventMsg>>(payload).map(|tagged| tagged.0)
+}
+
+/// The item of the `kind` payload that starts `text` (anything may follow it), as
+/// [`RolloutItem::from_payload_json`] types that payload, and the payload's length; `None` when
+/// `kind` is neither `response_item` nor `event_msg` or the payload does not take the fast path.
+pub(crate) fn rollout_item_prefix(kind: &str, text: &str) -> Option<(RolloutItem, usize)> {
+    match kind {
+        "response_item" => first_value::<Tagged<ResponseItem>>(text).map(|(item, end)| {
+            (
+                RolloutItem::ResponseItem(take_recorded_success(item.0)),
+                end,
+            )
+        }),
+        "event_msg" => first_value::<Tagged<EventMsg>>(text)
+            .map(|(event, end)| (RolloutItem::EventMsg(event.0), end)),
+        _ => None,
+    }
+}
+
+/// The first value of `text` and the offset just after it.
+fn first_value<'a, T: Deserialize<'a>>(text: &'a str) -> Option<(T, usize)> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    let value = stream.next()?.ok()?;
+    Some((value, stream.byte_offset()))
 }
 
 /// `T` read from the whole of `text` (only whitespace may follow it, as `from_str` requires).

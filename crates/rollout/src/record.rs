@@ -209,12 +209,15 @@ impl LazyRecord {
     /// back may differ from the file. For readers that look at items and never write them.
     pub fn into_read_only_record(self) -> RolloutRecord {
         let line = match self.line {
-            LazyLine::Raw(line) => RolloutLine {
-                timestamp: line.timestamp().to_string(),
-                item: line.item(),
-                extra: line.extra().clone(),
-                fidelity: PayloadFidelity::default(),
-            },
+            LazyLine::Raw(line) => {
+                let (timestamp, item, extra) = line.into_item();
+                RolloutLine {
+                    timestamp,
+                    item,
+                    extra,
+                    fidelity: PayloadFidelity::default(),
+                }
+            }
             LazyLine::Typed(line) => *line,
             LazyLine::Claude(item) => item.into_line(),
         };

@@ -87,10 +87,12 @@ pub fn replay_file(
 
 /// Replays a session from a reader.
 pub fn replay_reader<R: BufRead>(
-    mut reader: RolloutReader<R>,
+    reader: RolloutReader<R>,
     options: &ReplayOptions,
     sink: Option<&mut dyn RequestSink>,
 ) -> Result<SessionReplay, ReplayError> {
+    // The payloads the replay types are typed as they are read: each is read once.
+    let mut reader = reader.typing_as_read(replay_types);
     let mut builder = SessionReplayBuilder::new(options.clone(), sink);
     for event in reader.lazy() {
         match event.map_err(ReplayError::Rollout)? {
@@ -567,6 +569,19 @@ impl<'a> SessionReplayBuilder<'a> {
             usage_prediction_error: PredictionError::over(&self.requests),
             requests: self.requests,
         })
+    }
+}
+
+/// The Codex payloads of the records [`replay_reads`] that the reader can type as it reads them,
+/// by the line's `type` and the payload's own.
+fn replay_types(kind: &str, payload_type: &str) -> bool {
+    match kind {
+        "response_item" => true,
+        "event_msg" => matches!(
+            payload_type,
+            "token_count" | "user_message" | "thread_rolled_back" | "thread_settings_applied"
+        ),
+        _ => false,
     }
 }
 

@@ -108,6 +108,51 @@ fn lazy_records_type_to_the_typed_records() {
     }
 }
 
+/// A reader typing payloads as it reads them yields the same events, which type to the same
+/// records (`RolloutReader::typing_as_read`).
+#[test]
+fn typing_payloads_as_they_are_read_changes_no_record() {
+    fn every_payload(_kind: &str, _payload_type: &str) -> bool {
+        true
+    }
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../examples/sessions/rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl",
+    );
+    let paths = FIXTURES.map(fixture).into_iter().chain([sample]);
+    for path in paths {
+        let events = |typing: bool| {
+            let mut reader = RolloutReader::open(&path).unwrap();
+            if typing {
+                reader = reader.typing_as_read(every_payload);
+            }
+            let events: Vec<LazyReadEvent> = reader.lazy().map(Result::unwrap).collect::<Vec<_>>();
+            (events, reader.ignored().clone(), reader.lines_read())
+        };
+        let (plain, typing) = (events(false), events(true));
+        assert_eq!(typing, plain, "{}", path.display());
+        assert!(plain.0.len() > 5, "{}", path.display());
+        for (typing, plain) in typing.0.into_iter().zip(plain.0) {
+            let (LazyReadEvent::Record(typing), LazyReadEvent::Record(plain)) = (typing, plain)
+            else {
+                continue;
+            };
+            assert_eq!(typing.item(), plain.item(), "{}", path.display());
+            assert_eq!(
+                typing.clone().into_read_only_record(),
+                plain.clone().into_read_only_record(),
+                "{}",
+                path.display()
+            );
+            assert_eq!(
+                typing.into_record(),
+                plain.into_record(),
+                "{}",
+                path.display()
+            );
+        }
+    }
+}
+
 /// Records, sorted skips, ignored counts, and line and byte counts of a read.
 type ReadOutcome = (
     Vec<agentctx_rollout::RolloutRecord>,
