@@ -6,6 +6,14 @@
 use clap::Parser;
 use clap::Subcommand;
 
+/// mimalloc rather than the system allocator: it is faster at the small allocations a session's
+/// items and records are made of, and frees memory another thread allocated without taking that
+/// thread's lock. With glibc's allocator, `agentctx replay` reading ahead on a second thread
+/// spent more time waiting on its arena locks than it saved (docs/design/performance.md,
+/// "`agentctx replay` through the engine").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod compact_command;
 mod config_command;
 mod error_report;
