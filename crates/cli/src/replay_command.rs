@@ -141,6 +141,8 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         compact: compact_config,
         context_window: args.context_window,
         default_window: DEFAULT_CONTEXT_WINDOW,
+        // The binary's allocator (mimalloc) frees across threads cheaply.
+        read_ahead: true,
     };
     let mut bodies = match (&args.requests, targets.first()) {
         (Some(dir), Some(target)) => Some(request_bodies::RequestBodies::new(
@@ -157,9 +159,7 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let mut totals = ReplayTotals::default();
     let mut failures = 0usize;
     for target in &targets {
-        let sink = bodies
-            .as_mut()
-            .map(|bodies| bodies as &mut dyn RequestSink);
+        let sink = bodies.as_mut().map(|bodies| bodies as &mut dyn RequestSink);
         let replay = match replay_file(&target.path, &options, sink) {
             Ok(replay) => replay,
             Err(ReplayError::Rollout(RolloutError::UnrecognizedFormat { .. })) if !target.named => {

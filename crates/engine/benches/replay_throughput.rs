@@ -4,14 +4,16 @@
 //! The bundled Codex sample (`examples/sessions/rollout-2025-11-24T09-31-07-*.jsonl`) is written
 //! to temporary files with its header once and the rest of its lines repeated 50 and 400 times
 //! (8.6 and 68.8 MB), then replayed as `agentctx replay --json` replays it: the default reminder
-//! settings, the engine run before every recorded model request, the turns serialised as the
-//! JSON report writes them.
+//! settings, the engine run before every recorded model request, the file read ahead on a second
+//! thread, the turns serialised as the JSON report writes them, and the binary's allocator
+//! (mimalloc).
 //!
 //! - `replay_throughput/codex_small` and `replay_throughput/codex_large`: the replay of the two
 //!   files. Their throughputs should be within 1.3× of each other (the replay is linear in the
 //!   session) and the large one at least 300 MB/s;
-//! - `replay_throughput/codex_large_no_reminders`: the large file without reminders
-//!   (`--no-reminders`), for comparison;
+//! - `replay_throughput/codex_large_one_thread`: the large file read on the replay's thread
+//!   (`ReplayOptions::read_ahead` off), and `replay_throughput/codex_large_no_reminders` without
+//!   reminders (`--no-reminders`), for comparison;
 //! - `replay_throughput/lazy_read_large`: the yardstick, the large file read lazily (each
 //!   record's kind and payload type looked at, nothing typed): what a replay costs at least.
 //!
@@ -35,6 +37,10 @@ use criterion::Criterion;
 use criterion::Throughput;
 use criterion::criterion_group;
 use criterion::criterion_main;
+
+/// The allocator of the `agentctx` binary, so the bench measures what the command does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SAMPLE: &str = include_str!(
     "../../../examples/sessions/rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"
@@ -84,7 +90,12 @@ fn bench_replay(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let options = ReplayOptions {
         home: dir.path().join("home"),
+        read_ahead: true,
         ..ReplayOptions::default()
+    };
+    let one_thread = ReplayOptions {
+        read_ahead: false,
+        ..options.clone()
     };
     let without_reminders = ReplayOptions {
         reminders: None,
@@ -101,6 +112,9 @@ fn bench_replay(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_function(name, |b| b.iter(|| replay(black_box(&path), &options)));
         if copies == LARGE_COPIES {
+            group.bench_function(format!("{name}_one_thread"), |b| {
+                b.iter(|| replay(black_box(&path), &one_thread));
+            });
             group.bench_function(format!("{name}_no_reminders"), |b| {
                 b.iter(|| replay(black_box(&path), &without_reminders));
             });

@@ -36,6 +36,13 @@ pub struct ReplayOptions {
     /// The window when the session records none, none was given, and the model table does not
     /// know the session's model.
     pub default_window: u64,
+    /// Read and type the file on a second thread while the engine replays it, when the machine
+    /// has more than one core. The replay is the same either way. It pays with an allocator
+    /// that frees memory another thread allocated without contention (the agentctx binary's
+    /// mimalloc, which turns it on); with glibc's, the engine's thread freeing the records the
+    /// reader allocated waits on the reader's arena lock, and the replay is slower than on one
+    /// thread. Off by default.
+    pub read_ahead: bool,
 }
 
 impl Default for ReplayOptions {
@@ -46,6 +53,7 @@ impl Default for ReplayOptions {
             compact: CompactConfig::default(),
             context_window: None,
             default_window: DEFAULT_CONTEXT_WINDOW,
+            read_ahead: false,
         }
     }
 }
@@ -158,4 +166,3 @@ pub struct SessionReplay {
     /// How far the engine's usage prediction was from what the requests recorded.
     pub usage_prediction_error: PredictionError,
 }
-

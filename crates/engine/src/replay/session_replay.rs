@@ -22,6 +22,7 @@
 //!   recorded session went on); the session's own compactions are installed.
 
 mod engine_feed;
+mod read_ahead;
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -39,7 +40,6 @@ use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_reminders::ItemFlags;
 use agentctx_reminders::is_reminder_item;
-use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RecordFlags;
 use agentctx_rollout::RequestSegmenter;
@@ -85,8 +85,9 @@ pub fn replay_file(
     )
 }
 
-/// Replays a session from a reader.
-pub fn replay_reader<R: BufRead>(
+/// Replays a session from a reader: with [`ReplayOptions::read_ahead`] on a machine with more
+/// than one core, the file is read and typed on a second thread while the engine replays it.
+pub fn replay_reader<R: BufRead + Send>(
     reader: RolloutReader<R>,
     options: &ReplayOptions,
     sink: Option<&mut dyn RequestSink>,
@@ -94,11 +95,11 @@ pub fn replay_reader<R: BufRead>(
     // The payloads the replay types are typed as they are read: each is read once.
     let mut reader = reader.typing_as_read(replay_types);
     let mut builder = SessionReplayBuilder::new(options.clone(), sink);
-    for event in reader.lazy() {
-        match event.map_err(ReplayError::Rollout)? {
-            LazyReadEvent::Record(record) => builder.observe_lazy(record)?,
-            LazyReadEvent::Skipped(skipped) => builder.skipped.push(skipped),
-        }
+    let feed = |fed| builder.feed(fed);
+    if options.read_ahead && read_ahead::read_ahead_pays() {
+        read_ahead::feed_read_ahead(&mut reader, feed)?;
+    } else {
+        read_ahead::feed_inline(&mut reader, feed)?;
     }
     let format = reader
         .format()
@@ -252,10 +253,28 @@ impl<'a> SessionReplayBuilder<'a> {
         if replay_reads(&record) {
             self.observe_owned(record.into_read_only_record())
         } else {
-            if self.model_output_seen || self.user_events_seen {
-                self.release_held(None)?;
+            self.observe_unread()
+        }
+    }
+
+    /// A record the replay does not read: it ends the wait of the held user messages once the
+    /// session is under way.
+    fn observe_unread(&mut self) -> Result<(), ReplayError> {
+        if self.model_output_seen || self.user_events_seen {
+            self.release_held(None)?;
+        }
+        Ok(())
+    }
+
+    /// One event of the file, as the reader typed it.
+    fn feed(&mut self, fed: read_ahead::Fed) -> Result<(), ReplayError> {
+        match fed {
+            read_ahead::Fed::Record(record) => self.observe_owned(record),
+            read_ahead::Fed::Unread => self.observe_unread(),
+            read_ahead::Fed::Skipped(skipped) => {
+                self.skipped.push(skipped);
+                Ok(())
             }
-            Ok(())
         }
     }
 

@@ -1,0 +1,119 @@
+//! Reading the session ahead of the replay: the file is read and the records the replay reads
+//! are typed on a second thread, which hands them over in batches through a bounded channel,
+//! while the engine replays the ones before (see docs/design/performance.md, "`agentctx replay`
+//! through the engine").
+//!
+//! Reading and typing are about half of a replay's work and the engine the other half, and
+//! neither needs the other's state: the reader types a record the same way whoever asks, and
+//! the builder takes the records in file order either way. So with two cores the two halves
+//! overlap, and on one core (or when asked) the same records are fed on the calling thread.
+
+use std::io::BufRead;
+use std::sync::mpsc;
+
+use agentctx_rollout::LazyReadEvent;
+use agentctx_rollout::RolloutError;
+use agentctx_rollout::RolloutReader;
+use agentctx_rollout::RolloutRecord;
+use agentctx_rollout::SkippedLine;
+
+use super::replay_reads;
+use crate::error::ReplayError;
+
+/// What the reader hands the replay, in file order.
+#[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "most events are records; boxing each would add an allocation per record"
+)]
+pub(super) enum Fed {
+    /// A record the replay reads, typed.
+    Record(RolloutRecord),
+    /// A record the replay does not read (only its place in the file matters).
+    Unread,
+    /// A line the reader skipped.
+    Skipped(SkippedLine),
+}
+
+impl Fed {
+    fn of(event: LazyReadEvent) -> Self {
+        match event {
+            LazyReadEvent::Record(record) if replay_reads(&record) => {
+                Self::Record(record.into_read_only_record())
+            }
+            LazyReadEvent::Record(_) => Self::Unread,
+            LazyReadEvent::Skipped(skipped) => Self::Skipped(skipped),
+        }
+    }
+}
+
+/// Events per hand-over: enough that handing over costs little beside typing them, few enough
+/// that the replay starts at once and memory stays bounded.
+const BATCH: usize = 256;
+
+/// Batches the reader may be ahead of the replay.
+const BATCHES_AHEAD: usize = 4;
+
+/// Whether reading ahead on a second thread can pay: the machine has more than one core.
+pub(super) fn read_ahead_pays() -> bool {
+    std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1)
+}
+
+/// Feeds every event of `reader` to `feed` in file order, on the calling thread.
+pub(super) fn feed_inline<R: BufRead>(
+    reader: &mut RolloutReader<R>,
+    mut feed: impl FnMut(Fed) -> Result<(), ReplayError>,
+) -> Result<(), ReplayError> {
+    for event in reader.lazy() {
+        feed(Fed::of(event?))?;
+    }
+    Ok(())
+}
+
+/// Feeds every event of `reader` to `feed` in file order, `reader` read and typed on a scoped
+/// helper thread. A read error ends the feed after the events before it, as on one thread; when
+/// `feed` fails, the helper stops at its next hand-over.
+pub(super) fn feed_read_ahead<R: BufRead + Send>(
+    reader: &mut RolloutReader<R>,
+    mut feed: impl FnMut(Fed) -> Result<(), ReplayError>,
+) -> Result<(), ReplayError> {
+    std::thread::scope(|scope| {
+        let (sender, batches) = mpsc::sync_channel::<Result<Vec<Fed>, RolloutError>>(BATCHES_AHEAD);
+        let helper = scope.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            for event in reader.lazy() {
+                match event {
+                    Ok(event) => batch.push(Fed::of(event)),
+                    Err(err) => {
+                        // The events before the error, then the error.
+                        let _ = sender.send(Ok(batch));
+                        let _ = sender.send(Err(err));
+                        return;
+                    }
+                }
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if sender.send(Ok(full)).is_err() {
+                        // The replay stopped.
+                        return;
+                    }
+                }
+            }
+            let _ = sender.send(Ok(batch));
+        });
+        let fed = batches
+            .iter()
+            .try_for_each(|batch| batch?.into_iter().try_for_each(&mut feed));
+        // On an error the helper stops at its next hand-over, which fails once the receiver is
+        // gone.
+        drop(batches);
+        if let Err(panic) = helper.join() {
+            std::panic::resume_unwind(panic);
+        }
+        fed
+    })
+}
+
+#[cfg(test)]
+#[path = "read_ahead_tests.rs"]
+mod tests;
