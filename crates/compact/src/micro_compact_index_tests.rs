@@ -278,7 +278,10 @@ fn one_prompt_growing_request_by_request_is_cleared_as_a_fresh_look_clears_it() 
     let mut index = MicroCompactIndex::new();
     let mut first_worthwhile = None;
     for serial in 1..=8 {
-        history.record_items(exchange(1, 0, 7_000, serial), TruncationPolicy::Bytes(100_000));
+        history.record_items(
+            exchange(1, 0, 7_000, serial),
+            TruncationPolicy::Bytes(100_000),
+        );
         let fresh = plan_micro_compact_sized(
             history.raw_items(),
             history.item_sizes(),

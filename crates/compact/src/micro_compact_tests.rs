@@ -302,7 +302,10 @@ fn one_prompt_driving_many_tool_calls_clears_all_but_the_three_newest() {
     for kept in ["c10", "c11", "c12"] {
         assert!(!is_cleared(&history, kept), "{kept}");
     }
-    insta::assert_snapshot!("one_prompt_session_after", render_outputs(&history, home.path()));
+    insta::assert_snapshot!(
+        "one_prompt_session_after",
+        render_outputs(&history, home.path())
+    );
 
     // Aggressive mode clears the same results under the default settings.
     let mut aggressive = one_prompt_session(12, 8_000);
@@ -586,9 +589,9 @@ fn codex_code_mode_exec_results_are_cleared_and_failed_scripts_kept() {
     let cleared_exec = history
         .iter()
         .find_map(|item| match item {
-            ResponseItem::CustomToolCallOutput { call_id, output, .. } if call_id == "x1" => {
-                Some(output.text_content())
-            }
+            ResponseItem::CustomToolCallOutput {
+                call_id, output, ..
+            } if call_id == "x1" => Some(output.text_content()),
             _ => None,
         })
         .unwrap();

@@ -531,10 +531,22 @@ fn nested_commands_are_the_cmd_and_command_literals_of_a_cell() {
         ),
         Vec::<String>::new()
     );
-    assert_eq!(strip_exec_pragma("// @exec: {\"max_output_tokens\": 10}\ntext(1)"), "text(1)");
-    assert_eq!(strip_exec_pragma("text(1)\n// @exec: {}"), "text(1)\n// @exec: {}");
-    assert_eq!(script_status("Script completed\nWall time 0.1 seconds"), Some(true));
-    assert_eq!(script_status("Script failed\nWall time 0.1 seconds"), Some(false));
+    assert_eq!(
+        strip_exec_pragma("// @exec: {\"max_output_tokens\": 10}\ntext(1)"),
+        "text(1)"
+    );
+    assert_eq!(
+        strip_exec_pragma("text(1)\n// @exec: {}"),
+        "text(1)\n// @exec: {}"
+    );
+    assert_eq!(
+        script_status("Script completed\nWall time 0.1 seconds"),
+        Some(true)
+    );
+    assert_eq!(
+        script_status("Script failed\nWall time 0.1 seconds"),
+        Some(false)
+    );
     assert_eq!(script_status("Script running with cell ID 3\n"), None);
     assert_eq!(script_status("Exit code: 1"), None);
 }

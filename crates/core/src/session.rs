@@ -504,9 +504,10 @@ impl Session {
         let tools = self.tools.specs();
         if self.recorded_tools.as_ref() != Some(&tools) {
             if let Ok(value) = serde_json::to_value(&tools) {
-                turn_context
-                    .extra
-                    .insert(agentctx_engine::replay::RECORDED_TOOLS_FIELD.to_string(), value);
+                turn_context.extra.insert(
+                    agentctx_engine::replay::RECORDED_TOOLS_FIELD.to_string(),
+                    value,
+                );
             }
             self.recorded_tools = Some(tools);
         }

@@ -16,6 +16,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use agentctx_compact::CarriedItems;
 use agentctx_compact::CompactConfig;
 use agentctx_compact::CompactionMode;
 use agentctx_compact::CompactionThresholds;
@@ -44,7 +45,6 @@ use agentctx_compact::SummaryPath;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
 use agentctx_compact::apply_micro_compact;
-use agentctx_compact::CarriedItems;
 use agentctx_compact::build_compacted_history;
 use agentctx_compact::collect_user_message_texts;
 use agentctx_compact::filter_for_summarization;
@@ -52,9 +52,9 @@ use agentctx_compact::full_compact_within;
 use agentctx_compact::micro_compact;
 use agentctx_compact::offline_summary_budget;
 use agentctx_compact::plan_micro_compact;
-use agentctx_compact::summarize_offline;
 use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
+use agentctx_compact::summarize_offline;
 use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::ItemSize;
@@ -128,7 +128,10 @@ impl CompactionOutcome {
             .history
             .iter()
             .rev()
-            .find_map(|item| item.message_text().filter(|text| is_compaction_summary(text)))
+            .find_map(|item| {
+                item.message_text()
+                    .filter(|text| is_compaction_summary(text))
+            })
             .unwrap_or_default();
         let tokens_after = ApproxTokenEstimator.estimate_items(&self.history);
         Compaction {

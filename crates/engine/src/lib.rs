@@ -59,6 +59,8 @@ mod recorded_session;
 mod reminder_pipeline;
 pub mod replay;
 
+pub use agentctx_compact::CompactConfig;
+pub use agentctx_reminders::SystemReminderConfig;
 pub use compaction_policy::CompactPoint;
 pub use compaction_policy::Compactor;
 pub use compaction_policy::PreCompactHook;
@@ -82,8 +84,6 @@ pub use reminder_pipeline::PlacedReminders;
 pub use reminder_pipeline::ReminderEngine;
 pub use reminder_pipeline::RequestFacts;
 pub use reminder_pipeline::ResumedState;
-pub use agentctx_compact::CompactConfig;
-pub use agentctx_reminders::SystemReminderConfig;
 
 // Recorded sessions (helper-owned block: the reconstruction of a history from a rollout).
 pub use recorded_session::RecordedSession;

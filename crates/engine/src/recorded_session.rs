@@ -371,7 +371,10 @@ pub(crate) fn truncation_policy_of(context: &TurnContextItem) -> Option<Truncati
 /// user messages within 20,000 tokens, then the summary (codex's placeholder when it is empty),
 /// with no initial context (codex-rs `core/src/session/rollout_reconstruction.rs`:
 /// `build_compacted_history(Vec::new(), &collect_user_messages(..), &compacted.message)`).
-pub(crate) fn rebuild_without_replacement(items: &[ResponseItem], summary: &str) -> Vec<ResponseItem> {
+pub(crate) fn rebuild_without_replacement(
+    items: &[ResponseItem],
+    summary: &str,
+) -> Vec<ResponseItem> {
     let summary = if summary.is_empty() {
         NO_SUMMARY
     } else {

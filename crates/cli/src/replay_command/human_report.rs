@@ -7,11 +7,11 @@ use comfy_table::ContentArrangement;
 use comfy_table::Table;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 
+use agentctx_compact::ThresholdLevel;
 use agentctx_engine::replay::PredictionBasis;
 use agentctx_engine::replay::ReplayTurn;
 use agentctx_engine::replay::SessionReplay;
 use agentctx_engine::replay::TierTrigger;
-use agentctx_compact::ThresholdLevel;
 
 /// Totals over every replayed session.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

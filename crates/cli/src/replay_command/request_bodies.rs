@@ -51,8 +51,7 @@ impl RequestBodies {
         provider: Option<&str>,
         model: Option<&str>,
     ) -> anyhow::Result<Self> {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let (recorded_provider, recorded_model) = recorded_model(session);
         let env = EnvVars::from_process_env();
         let loaded = Config::load(home, &env)?;

@@ -236,7 +236,12 @@ fn live_session_replays_into_the_bodies_it_sent(wire: &str) {
     let provider = Provider::start(script(wire));
 
     let first = provider
-        .agentctx(wire, home.path(), cwd.path(), &["run", "Read notes.md and tell me what it says"])
+        .agentctx(
+            wire,
+            home.path(),
+            cwd.path(),
+            &["run", "Read notes.md and tell me what it says"],
+        )
         .output()
         .unwrap();
     assert!(first.status.success(), "{first:?}");
@@ -244,14 +249,22 @@ fn live_session_replays_into_the_bodies_it_sent(wire: &str) {
     // changed-file reminder.
     std::fs::write(cwd.path().join("notes.md"), "v2\n").unwrap();
     let second = provider
-        .agentctx(wire, home.path(), cwd.path(), &["run", "--resume", "last", "And now?"])
+        .agentctx(
+            wire,
+            home.path(),
+            cwd.path(),
+            &["run", "--resume", "last", "And now?"],
+        )
         .output()
         .unwrap();
     assert!(second.status.success(), "{second:?}");
     let live = provider.bodies();
     assert_eq!(live.len(), 3, "{live:#?}");
     let live_text = serde_json::to_string(&live[2]).unwrap();
-    assert!(live_text.contains("v2"), "the changed file reaches the model: {live_text}");
+    assert!(
+        live_text.contains("v2"),
+        "the changed file reaches the model: {live_text}"
+    );
 
     let requests = tempfile::tempdir().unwrap();
     let rollout = rollout_of(home.path());

@@ -332,7 +332,10 @@ fn key_value_start<'a>(text: &'a str, key: &str) -> Option<&'a str> {
 /// The JavaScript string literal `text` starts with (`"…"`, `'…'` or a template literal),
 /// its `\n`, `\t` and quote escapes undone, and what follows it.
 fn string_literal(text: &str) -> Option<(String, &str)> {
-    let quote = text.chars().next().filter(|ch| matches!(ch, '"' | '\'' | '`'))?;
+    let quote = text
+        .chars()
+        .next()
+        .filter(|ch| matches!(ch, '"' | '\'' | '`'))?;
     let mut value = String::new();
     let mut chars = text.char_indices().skip(1);
     while let Some((at, ch)) = chars.next() {

@@ -128,7 +128,12 @@ async fn a_read_file_round_trip_feeds_the_tracker_and_the_change_is_reported_nex
         .await
         .unwrap();
 
-    let tracked = session.engine().reminders().file_tracker().get(&file).unwrap();
+    let tracked = session
+        .engine()
+        .reminders()
+        .file_tracker()
+        .get(&file)
+        .unwrap();
     assert_eq!(&*tracked.content, "level = 1\n");
     let events = drain(&mut events);
     assert!(events.contains(&SessionEvent::ToolCallCompleted {

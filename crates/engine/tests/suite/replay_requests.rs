@@ -90,7 +90,10 @@ fn every_request_of_a_recorded_session_reaches_the_sink_as_the_engine_builds_it(
         .map(|(number, instructions, _, _)| (*number, instructions.as_str()))
         .unzip();
     assert_eq!(numbers, [1, 2]);
-    assert_eq!(instructions, ["You are a test agent.", "You are a test agent."]);
+    assert_eq!(
+        instructions,
+        ["You are a test agent.", "You are a test agent."]
+    );
     assert_eq!(sink.0[0].3, ["read_file"]);
     // The first request carries the user's message; the second the call and its output too.
     assert_eq!(sink.0[0].2, [ResponseItem::user_text("Read a.txt")]);
@@ -147,7 +150,10 @@ fn a_session_another_agent_recorded_gets_the_engines_reminders_on_its_prompts_on
 
     assert!(!replay.recorded_by_agentctx);
     let counts = replay.reminder_counts.unwrap();
-    assert!(counts.get("todo_reminder").copied().unwrap_or(0) >= 1, "{counts:?}");
+    assert!(
+        counts.get("todo_reminder").copied().unwrap_or(0) >= 1,
+        "{counts:?}"
+    );
     assert!(sink.0.iter().any(|(_, _, items, _)| {
         items
             .last()
@@ -164,6 +170,9 @@ fn a_session_another_agent_recorded_gets_the_engines_reminders_on_its_prompts_on
                     .is_some_and(|text| text.contains("<system-reminder>"))
             })
             .count();
-        assert!(reminders <= 1, "request {number} carries {reminders} reminders");
+        assert!(
+            reminders <= 1,
+            "request {number} carries {reminders} reminders"
+        );
     }
 }
