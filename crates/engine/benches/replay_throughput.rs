@@ -42,9 +42,9 @@ use criterion::criterion_main;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const SAMPLE: &str = include_str!(
-    "../../../examples/sessions/rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"
-);
+/// The bundled Codex sample (`examples/sessions/rollout-2025-11-24T09-31-07-*.jsonl` of the
+/// repository), copied here so the crate benches on its own when vendored.
+const SAMPLE: &str = include_str!("fixtures/codex-sample.jsonl");
 const SMALL_COPIES: usize = 50;
 const LARGE_COPIES: usize = 400;
 

@@ -124,7 +124,7 @@ fn claude_code_read_results_in_both_numberings_with_their_reminder() {
         ),
         claude_result(
             "toolu_2",
-            "     1\tuse std::env;\n     2\t\n     3\tpub fn load() -> Config { todo!() }",
+            "     1\tuse std::env;\n     2\t\n     3\tpub fn load() -> Config { unimplemented_yet() }",
             false,
         ),
         call(
@@ -157,7 +157,7 @@ fn claude_code_read_results_in_both_numberings_with_their_reminder() {
             full_read("/home/mira/src/feedkit/src/feedkit/model.py", model, 1),
             full_read(
                 "/home/dev/relay/src/config.rs",
-                "use std::env;\n\npub fn load() -> Config { todo!() }\n",
+                "use std::env;\n\npub fn load() -> Config { unimplemented_yet() }\n",
                 3
             ),
             RecordedRead {
@@ -401,7 +401,7 @@ fn what_the_model_saw_agrees_with_the_file_or_not() {
     assert!(seen.agrees_with("fn a() {}\nfn b() {}\n"));
     // The final newline is not shown by the read tools.
     assert!(seen.agrees_with("fn a() {}\nfn b() {}"));
-    assert!(!seen.agrees_with("fn a() {}\nfn b() { todo!() }\n"));
+    assert!(!seen.agrees_with("fn a() {}\nfn b() { panic() }\n"));
     assert!(!seen.agrees_with("fn a() {}\nfn b() {}\nfn c() {}\n"));
     let part = RecordedRead {
         content: Some("fn b() {}".to_string()),
