@@ -154,7 +154,11 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         )?),
         _ => None,
     };
-    let mut stdout = std::io::stdout().lock();
+    // Buffered beyond stdout's own line buffer: a session's JSON report is one line of several
+    // megabytes on a long session, which stdout would otherwise write in 1 KiB pieces. Each
+    // session's report is flushed when it is complete.
+    let mut stdout =
+        std::io::BufWriter::with_capacity(REPORT_BUFFER_BYTES, std::io::stdout().lock());
     let mut stderr = std::io::stderr().lock();
     let mut totals = ReplayTotals::default();
     let mut failures = 0usize;
@@ -188,7 +192,8 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 .and_then(|()| writeln!(stdout))
         } else {
             writeln!(stdout, "{}", human_report::session_report(&replay))
-        };
+        }
+        .and_then(|()| stdout.flush());
         if stop_on_closed_pipe(written)? {
             return Ok(());
         }
@@ -273,6 +278,9 @@ fn report_skipped(stderr: &mut impl Write, replay: &SessionReplay) -> std::io::R
     }
     Ok(())
 }
+
+/// The buffer between a report and stdout.
+const REPORT_BUFFER_BYTES: usize = 64 * 1024;
 
 /// `Ok(true)` when stdout was closed by its reader (`agentctx replay … | head`): stop quietly.
 fn stop_on_closed_pipe(result: std::io::Result<()>) -> anyhow::Result<bool> {
