@@ -260,6 +260,11 @@ impl FileTracker {
     /// caller then runs [`FileTracker::detect_changes`] where a hang is harmless (the
     /// `changed_files` generator: on the blocking pool, under its timeout). Nothing is updated.
     pub fn unchanged_by_local_stamps(&self) -> bool {
+        // Nothing tracked (a replay, a session that read no file): answered without the walk,
+        // whose iterator holds each shard's lock through an allocation of its own.
+        if self.files.is_empty() {
+            return true;
+        }
         self.files.iter().all(|entry| {
             let state = entry.value();
             state.is_partial()

@@ -2,6 +2,10 @@
 //! use, the recorded measures and compactions, and the seams run before every recorded model
 //! request.
 
+use std::task::Context;
+use std::task::Poll;
+use std::task::Waker;
+
 use agentctx_context::TokenEstimator;
 use agentctx_model::ToolSpec;
 use agentctx_protocol::CompactedItem;
@@ -236,7 +240,7 @@ impl SessionReplayBuilder<'_> {
         let engine = self.engine();
         let host = engine.recorded_host_state(clock, todo_tool);
         let ctx = engine.reminder_context(&host, start.has_user_input);
-        let prepared = runtime.block_on(engine.prepare_request(ctx));
+        let prepared = run_on(&runtime, engine.prepare_request(ctx));
         self.runtime = Some(runtime);
         let usage = prepared.usage;
         let predicted_tokens = usage.used_tokens();
@@ -343,3 +347,23 @@ impl SessionReplayBuilder<'_> {
         }
     }
 }
+
+/// Runs `future` to its end on `runtime`: polled once in place within the runtime's context
+/// (most requests' preparation never waits: every reminder generator answers at once), and
+/// only when it is pending handed to `block_on`, which polls it again with its own waker. Saves
+/// `block_on`'s setting up and tearing down of the runtime's context before every request.
+fn run_on<F: Future>(runtime: &tokio::runtime::Runtime, future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    {
+        let _entered = runtime.enter();
+        let mut context = Context::from_waker(Waker::noop());
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+    }
+    runtime.block_on(future)
+}
+
+#[cfg(test)]
+#[path = "engine_feed_tests.rs"]
+mod tests;
