@@ -205,24 +205,28 @@ impl ReminderEngine {
         requests: i32,
         todo_tool_available: bool,
     ) -> HostState {
-        let mut ctx = self.blank.clone();
-        if let Some(state) = &self.resumed {
-            state.apply_to(&mut ctx);
-        }
+        let Some(state) = &self.resumed else {
+            return HostState {
+                requests,
+                todo_tool_available,
+                ..HostState::default()
+            };
+        };
+        let plan = state.plan();
         HostState {
             requests,
-            todos: ctx.todo.items,
-            last_todo_write_turn: ctx.todo.last_write_turn,
+            todos: state.todo().items.clone(),
+            last_todo_write_turn: state.todo().last_write_turn,
             todo_tool_available,
             plan: HostPlan {
-                active: ctx.permission_mode == PermissionMode::Plan,
-                plan_file: ctx.plan.plan_file_path,
-                entered_before: ctx.plan.is_reentry,
-                just_exited: ctx.plan.just_exited,
+                active: state.permission_mode() == PermissionMode::Plan,
+                plan_file: plan.plan_file_path.clone(),
+                entered_before: plan.is_reentry,
+                just_exited: plan.just_exited,
             },
-            background_tasks: ctx.background_tasks,
-            invoked_skills: ctx.invoked_skills,
-            last_tool_results: ctx.last_tool_results,
+            background_tasks: state.background_tasks().to_vec(),
+            invoked_skills: state.invoked_skills().to_vec(),
+            last_tool_results: state.last_tool_results().to_vec(),
         }
     }
 
@@ -250,9 +254,6 @@ impl ReminderEngine {
     ) -> GeneratorContext {
         let mut ctx = self.blank.clone();
         ctx.cwd = cwd.to_path_buf();
-        if let Some(resumed) = &self.resumed {
-            resumed.apply_to(&mut ctx);
-        }
         // Reminders run before every request, so their clock is the request count.
         ctx.turn_number = state.requests;
         ctx.is_main_agent = self.main_agent;
@@ -282,16 +283,24 @@ impl ReminderEngine {
             last_write_turn: state.last_todo_write_turn,
             tool_available: state.todo_tool_available,
         };
-        let live = self.resumed.is_none();
-        if live || !state.background_tasks.is_empty() {
-            ctx.background_tasks = state.background_tasks.clone();
-        }
-        if live || !state.invoked_skills.is_empty() {
-            ctx.invoked_skills = state.invoked_skills.clone();
-        }
-        if live || !state.last_tool_results.is_empty() {
-            ctx.last_tool_results = state.last_tool_results.clone();
-        }
+        let resumed = self.resumed.as_ref();
+        ctx.background_tasks = match resumed {
+            Some(resumed) if state.background_tasks.is_empty() => {
+                resumed.background_tasks().to_vec()
+            }
+            Some(_) | None => state.background_tasks.clone(),
+        };
+        ctx.invoked_skills = match resumed {
+            Some(resumed) if state.invoked_skills.is_empty() => resumed.invoked_skills().to_vec(),
+            Some(_) | None => state.invoked_skills.clone(),
+        };
+        ctx.last_tool_results = match resumed {
+            Some(resumed) if state.last_tool_results.is_empty() => {
+                resumed.last_tool_results().to_vec()
+            }
+            Some(_) | None => state.last_tool_results.clone(),
+        };
+        ctx.token_usage = resumed.and_then(ReminderState::token_usage);
         if let Some((used, total)) = facts.token_usage {
             let used = i64::try_from(used).unwrap_or(i64::MAX);
             let total = i64::try_from(total).unwrap_or(i64::MAX);

@@ -240,6 +240,11 @@ impl LazyRolloutLine {
         }
     }
 
+    /// Whether the payload was typed as the line was read ([`LazyRolloutLine::parse_typing`]).
+    pub fn is_typed(&self) -> bool {
+        self.typed.is_some()
+    }
+
     /// [`LazyRolloutLine::item`], consuming the line (an item typed as the line was read is
     /// moved out, not copied), with the line's `timestamp` and other envelope fields.
     pub fn into_item(self) -> (String, RolloutItem, ExtraFields) {

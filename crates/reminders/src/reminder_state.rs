@@ -183,6 +183,41 @@ impl ReminderState {
         self.plan.just_exited = false;
     }
 
+    /// The todo list and the turn of its last write (`tool_available` is the host's to say).
+    pub fn todo(&self) -> &TodoState {
+        &self.todo
+    }
+
+    /// The permission mode ([`PermissionMode::Plan`] while plan mode is on).
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.permission_mode
+    }
+
+    /// Plan mode details.
+    pub fn plan(&self) -> &PlanState {
+        &self.plan
+    }
+
+    /// Background shells, in start order.
+    pub fn background_tasks(&self) -> &[BackgroundTaskInfo] {
+        &self.background_tasks
+    }
+
+    /// Skills invoked in this session, in order.
+    pub fn invoked_skills(&self) -> &[InvokedSkill] {
+        &self.invoked_skills
+    }
+
+    /// The last recorded context usage.
+    pub fn token_usage(&self) -> Option<ContextTokenUsage> {
+        self.token_usage
+    }
+
+    /// The tool results of the turn before.
+    pub fn last_tool_results(&self) -> &[ToolResultInfo] {
+        &self.last_tool_results
+    }
+
     /// Copies the state into a turn's context: permission mode, plan mode, todo list,
     /// background tasks, invoked skills, token usage and the last turn's tool results.
     /// `todo.tool_available` is the host's to set and is left as it is.

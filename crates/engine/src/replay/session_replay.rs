@@ -40,6 +40,7 @@ use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_reminders::ItemFlags;
 use agentctx_reminders::is_reminder_item;
+use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RecordFlags;
 use agentctx_rollout::RequestSegmenter;
@@ -250,11 +251,7 @@ impl<'a> SessionReplayBuilder<'a> {
     /// [`SessionReplayBuilder::observe`] gives every record: it ends the wait of the held user
     /// messages once the session is under way.
     pub fn observe_lazy(&mut self, record: LazyRecord) -> Result<(), ReplayError> {
-        if replay_reads(&record) {
-            self.observe_owned(record.into_read_only_record())
-        } else {
-            self.observe_unread()
-        }
+        self.feed(read_ahead::Fed::of(LazyReadEvent::Record(record)))
     }
 
     /// A record the replay does not read: it ends the wait of the held user messages once the
@@ -592,13 +589,14 @@ impl<'a> SessionReplayBuilder<'a> {
 }
 
 /// The Codex payloads of the records [`replay_reads`] that the reader can type as it reads them,
-/// by the line's `type` and the payload's own.
+/// by the line's `type` and the payload's own (a `token_count` is read in part instead:
+/// `read_ahead::token_count_read`).
 fn replay_types(kind: &str, payload_type: &str) -> bool {
     match kind {
         "response_item" => true,
         "event_msg" => matches!(
             payload_type,
-            "token_count" | "user_message" | "thread_rolled_back" | "thread_settings_applied"
+            "user_message" | "thread_rolled_back" | "thread_settings_applied"
         ),
         _ => false,
     }

@@ -11,11 +11,23 @@
 use std::io::BufRead;
 use std::sync::mpsc;
 
+use agentctx_protocol::EventMsg;
+use agentctx_protocol::ExtraFields;
+use agentctx_protocol::PayloadFidelity;
+use agentctx_protocol::RolloutItem;
+use agentctx_protocol::RolloutLine;
+use agentctx_protocol::TokenCountEvent;
+use agentctx_protocol::TokenUsageInfo;
 use agentctx_rollout::LazyReadEvent;
+use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RolloutError;
 use agentctx_rollout::RolloutReader;
 use agentctx_rollout::RolloutRecord;
 use agentctx_rollout::SkippedLine;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
 
 use super::replay_reads;
 use crate::error::ReplayError;
@@ -36,15 +48,66 @@ pub(super) enum Fed {
 }
 
 impl Fed {
-    fn of(event: LazyReadEvent) -> Self {
+    pub(super) fn of(event: LazyReadEvent) -> Self {
         match event {
             LazyReadEvent::Record(record) if replay_reads(&record) => {
-                Self::Record(record.into_read_only_record())
+                Self::Record(match token_count_read(&record) {
+                    Some(read) => read,
+                    None => record.into_read_only_record(),
+                })
             }
             LazyReadEvent::Record(_) => Self::Unread,
             LazyReadEvent::Skipped(skipped) => Self::Skipped(skipped),
         }
     }
+}
+
+/// What the replay reads of a Codex `token_count` event: its usage and the model it names. Its
+/// rate limits, most of its bytes, are skipped without being built. The members whose repetition
+/// makes the typed event fail (or read differently) are read too, so that a payload with any of
+/// them twice fails here and is typed in full instead: this answers only where the typed event is
+/// a `TokenCount` with the same usage and model.
+#[derive(Deserialize)]
+struct TokenCountRead {
+    #[serde(rename = "type", default)]
+    _tag: Option<IgnoredAny>,
+    #[serde(default)]
+    info: Option<TokenUsageInfo>,
+    #[serde(rename = "rate_limits", default)]
+    _rate_limits: Option<IgnoredAny>,
+    /// Kept with the event's other fields when typed in full, where the replay looks for it.
+    #[serde(default)]
+    model: Option<Value>,
+}
+
+/// A Codex `token_count` record as the replay reads it ([`TokenCountRead`]): the event without
+/// its rate limits and fields other than `model`. `None` for any other record, or one that does
+/// not read that way (it is then typed in full).
+pub(super) fn token_count_read(record: &LazyRecord) -> Option<RolloutRecord> {
+    let line = record.lazy_line()?;
+    if line.kind() != "event_msg" || line.payload_type() != Some("token_count") {
+        return None;
+    }
+    let read: TokenCountRead = serde_json::from_str(line.payload_json()).ok()?;
+    let mut extra = ExtraFields::new();
+    if let Some(model) = read.model {
+        extra.insert("model".to_string(), model);
+    }
+    let event = TokenCountEvent {
+        info: read.info,
+        rate_limits: None,
+        extra,
+    };
+    Some(RolloutRecord {
+        line_number: record.line_number,
+        line: RolloutLine {
+            timestamp: line.timestamp().to_string(),
+            item: RolloutItem::EventMsg(EventMsg::TokenCount(event)),
+            extra: line.extra().clone(),
+            fidelity: PayloadFidelity::default(),
+        },
+        flags: record.flags,
+    })
 }
 
 /// Events per hand-over: enough that handing over costs little beside typing them, few enough

@@ -2,7 +2,6 @@ use std::io::BufRead;
 use std::io::Cursor;
 use std::io::Read;
 use std::path::Path;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
@@ -17,18 +16,16 @@ use crate::replay::RequestSink;
 use crate::replay::SessionReplay;
 use crate::replay::replay_reader;
 
-fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions")
-}
+/// The repository's Codex sample (`examples/sessions`), as the replay bench keeps it.
+const CODEX_SAMPLE: &str = include_str!("../../../benches/fixtures/codex-sample.jsonl");
 
-fn sample_files() -> Vec<PathBuf> {
-    let samples = samples();
+/// The first 30 lines of the repository's Claude Code sample (`examples/sessions/claude-code`).
+const CLAUDE_CODE_START: &str = include_str!("../../../tests/fixtures/claude-code-start.jsonl");
+
+fn sample_files() -> Vec<(&'static str, &'static str)> {
     vec![
-        samples.join("rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"),
-        samples.join("claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl"),
-        samples.join(
-            "claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865/subagents/agent-5c1e9a07.jsonl",
-        ),
+        ("codex-sample.jsonl", CODEX_SAMPLE),
+        ("claude-code-start.jsonl", CLAUDE_CODE_START),
     ]
 }
 
@@ -49,8 +46,7 @@ fn replay_bytes(
 /// The Codex sample repeated `copies` times (its header once), with a line that is not JSON
 /// and a blank line in each copy.
 fn long_codex_session(copies: usize) -> Vec<u8> {
-    let text = std::fs::read_to_string(&sample_files()[0]).unwrap();
-    let (header, rest) = text.split_once('\n').unwrap();
+    let (header, rest) = CODEX_SAMPLE.split_once('\n').unwrap();
     let mut out = format!("{header}\n");
     for _ in 0..copies {
         out.push_str(rest);
@@ -65,7 +61,7 @@ fn read_ahead_the_replay_is_the_one_thread_replay() {
     let long = long_codex_session(12);
     let mut cases: Vec<(String, Vec<u8>)> = sample_files()
         .into_iter()
-        .map(|path| (path.display().to_string(), std::fs::read(&path).unwrap()))
+        .map(|(name, text)| (name.to_string(), text.as_bytes().to_vec()))
         .collect();
     cases.push(("long.jsonl".to_string(), long));
     for reminders in [true, false] {
@@ -217,4 +213,114 @@ fn a_failing_replay_stops_the_reading_ahead() {
     // The helper stopped a few batches ahead of the failure, not at the end of the file.
     let taken = taken.load(Ordering::Relaxed);
     assert!(taken < total / 4, "{taken} of {total} bytes read");
+}
+
+/// The records of `payloads` (`token_count` payloads), read lazily from a Codex rollout.
+fn token_count_records(payloads: &[&str]) -> Vec<agentctx_rollout::LazyRecord> {
+    let mut text = format!("{}\n", CODEX_SAMPLE.lines().next().unwrap());
+    for payload in payloads {
+        text.push_str(&format!(
+            "{{\"timestamp\":\"t\",\"type\":\"event_msg\",\"payload\":{payload}}}\n"
+        ));
+    }
+    let mut reader = RolloutReader::new(Path::new("counts.jsonl"), Cursor::new(text));
+    reader
+        .lazy()
+        .filter_map(|event| match event.unwrap() {
+            agentctx_rollout::LazyReadEvent::Record(record)
+                if record.payload_type() == Some("token_count") =>
+            {
+                Some(record)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the replay reads of a typed `token_count`: its usage and its model, when it is one.
+fn usage_and_model(
+    record: &agentctx_rollout::RolloutRecord,
+) -> Option<(Option<agentctx_protocol::TokenUsageInfo>, Option<String>)> {
+    match &record.line.item {
+        agentctx_protocol::RolloutItem::EventMsg(agentctx_protocol::EventMsg::TokenCount(
+            event,
+        )) => Some((
+            event.info.clone(),
+            event
+                .extra
+                .get("model")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+        )),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_token_count_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
+    let info = r#"{"total_token_usage":{"input_tokens":10,"output_tokens":3,"total_tokens":13},"last_token_usage":{"input_tokens":10,"output_tokens":3,"total_tokens":13},"model_context_window":272000,"new":[1]}"#;
+    let mut payloads: Vec<String> = CODEX_SAMPLE
+        .lines()
+        .filter_map(|line| agentctx_protocol::LazyRolloutLine::parse(line.as_bytes()).ok())
+        .filter(|line| line.payload_type() == Some("token_count"))
+        .map(|line| line.payload_json().to_string())
+        .collect();
+    assert!(payloads.len() > 20);
+    let read_in_part = [
+        format!(
+            r#"{{"type":"token_count","info":{info},"rate_limits":{{"primary":{{"used_percent":2.5}}}}}}"#
+        ),
+        format!(
+            r#"{{"info":{info},"type":"token_count","model":"gpt-5","other":{{"a":1}},"other":2}}"#
+        ),
+        format!(r#"{{"type":"token_count","info":{info},"model":7}}"#),
+        r#"{"type":"token_count","info":null,"rate_limits":null}"#.to_string(),
+        r#"{"type":"token_count"}"#.to_string(),
+    ];
+    let typed_in_full = [
+        // What the typed event reads differently (the last of repeated members) or not at all.
+        format!(r#"{{"type":"token_count","info":null,"info":{info}}}"#),
+        format!(r#"{{"type":"token_count","info":{info},"model":"a","model":"b"}}"#),
+        r#"{"type":"token_count","rate_limits":1,"rate_limits":2}"#.to_string(),
+        r#"{"type":"token_count","info":null,"type":"token_count"}"#.to_string(),
+        r#"{"type":"token_count","info":{"last_token_usage":"many"}}"#.to_string(),
+    ];
+    let partial = read_in_part.len() + payloads.len();
+    payloads.extend(read_in_part);
+    payloads.extend(typed_in_full);
+    let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    let records = token_count_records(&payloads);
+    assert_eq!(records.len(), payloads.len());
+    for (index, record) in records.iter().enumerate() {
+        let full = record.clone().into_read_only_record();
+        let part = super::token_count_read(record);
+        assert_eq!(part.is_some(), index < partial, "{}", payloads[index]);
+        if let Some(part) = part {
+            assert_eq!(part.line_number, full.line_number);
+            assert_eq!(part.flags, full.flags);
+            assert_eq!(part.line.timestamp, full.line.timestamp);
+            let read = usage_and_model(&part);
+            assert!(read.is_some(), "{}", payloads[index]);
+            assert_eq!(read, usage_and_model(&full), "{}", payloads[index]);
+        }
+    }
+}
+
+#[test]
+fn every_payload_the_replay_types_in_the_codex_sample_is_typed_as_read() {
+    let mut typed = 0;
+    for line in CODEX_SAMPLE.lines() {
+        let plain = agentctx_protocol::LazyRolloutLine::parse(line.as_bytes()).unwrap();
+        let wanted = plain
+            .payload_type()
+            .is_some_and(|payload_type| super::super::replay_types(plain.kind(), payload_type));
+        let line = agentctx_protocol::LazyRolloutLine::parse_typing(
+            line.as_bytes(),
+            Some(super::super::replay_types),
+        )
+        .unwrap();
+        assert_eq!(line.is_typed(), wanted, "{}", line.payload_json());
+        typed += usize::from(wanted);
+    }
+    assert!(typed > 150, "{typed}");
 }
