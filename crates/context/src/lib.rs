@@ -59,6 +59,7 @@ mod function_output_truncation;
 mod input_modality;
 mod item_classification;
 mod item_text_tokens;
+mod json_len;
 mod message_history;
 mod normalize;
 #[cfg(feature = "tiktoken")]

@@ -7,14 +7,14 @@
 //! encrypted reasoning and compaction blobs count as `len * 3 / 4 - 650` bytes (saturating), and
 //! ghost snapshots count as zero because they are never sent to the model.
 
-use std::io;
-
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputContentItem;
 use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::ResponseItem;
 use serde_json::Value;
+
+use crate::json_len::json_len;
 
 /// Bytes per token of the heuristic.
 pub(crate) const APPROX_BYTES_PER_TOKEN: usize = 4;
@@ -146,30 +146,12 @@ fn encrypted_content_bytes(encoded_len: usize) -> u64 {
     ((encoded_len as u64).saturating_mul(3) / 4).saturating_sub(ENCRYPTED_CONTENT_OVERHEAD_BYTES)
 }
 
-/// Length of the item's JSON without building the string.
+/// Length of the item's JSON without building the string (see `json_len`).
 fn serialized_len(item: &ResponseItem) -> u64 {
-    let mut counter = ByteCounter(0);
-    match serde_json::to_writer(&mut counter, item) {
-        Ok(()) => counter.0,
-        Err(err) => {
-            tracing::warn!(%err, "could not serialize a response item to estimate its size");
-            0
-        }
-    }
-}
-
-/// An `io::Write` that only counts bytes.
-struct ByteCounter(u64);
-
-impl io::Write for ByteCounter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 = self.0.saturating_add(buf.len() as u64);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+    json_len(item).unwrap_or_else(|| {
+        tracing::warn!("could not serialize a response item to estimate its size");
+        0
+    })
 }
 
 /// Total bytes of inline base64 image payloads in `item`, and how many there are.
