@@ -168,7 +168,10 @@ impl RolloutItem {
                     Self::ResponseItem(take_recorded_success(item))
                 }),
             },
-            "compacted" => typed(payload, Self::Compacted),
+            "compacted" => match typed_payload::compacted(payload) {
+                Some(compacted) => Some(Self::Compacted(compacted)),
+                None => typed(payload, Self::Compacted),
+            },
             "turn_context" => typed(payload, Self::TurnContext),
             "event_msg" => match typed_payload::event_msg(payload) {
                 Some(event) => Some(Self::EventMsg(event)),

@@ -41,6 +41,7 @@ use crate::models::ReasoningContent;
 use crate::models::ReasoningSummary;
 use crate::models::ResponseItem;
 use crate::rollout::AgentMessageEvent;
+use crate::rollout::CompactedItem;
 use crate::rollout::EventMsg;
 use crate::rollout::RolloutItem;
 use crate::rollout::TextEvent;
@@ -62,6 +63,17 @@ pub(crate) fn response_item(payload: &str) -> Option<ResponseItem> {
 /// its `type` comes first and names a known variant whose fields all read; else `None`.
 pub(crate) fn event_msg(payload: &str) -> Option<EventMsg> {
     from_text::<Tagged<EventMsg>>(payload).map(|tagged| tagged.0)
+}
+
+/// The compaction of a `compacted` payload, as `serde_json::from_str::<CompactedItem>` types
+/// it, when every item of its replacement history takes the fast path; else `None`.
+pub(crate) fn compacted(payload: &str) -> Option<CompactedItem> {
+    let fields = from_text::<CompactedFields>(payload)?;
+    Some(CompactedItem {
+        message: fields.message,
+        replacement_history: fields.replacement_history.map(untag),
+        extra: fields.extra,
+    })
 }
 
 /// The item of the `kind` payload that starts `text` (anything may follow it), as
@@ -456,6 +468,19 @@ impl From<CompactionFields> for ResponseItem {
     }
 }
 
+/// The fields of a `compacted` payload, as [`CompactedItem`] declares them (rollout.rs); its
+/// replacement history's items take the fast path.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+struct CompactedFields {
+    #[serde(default)]
+    message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replacement_history: Option<Vec<Tagged<ResponseItem>>>,
+    #[serde(flatten)]
+    extra: ExtraFields,
+}
+
 fn untag<T>(parts: Vec<Tagged<T>>) -> Vec<T> {
     parts.into_iter().map(|part| part.0).collect()
 }
@@ -598,6 +623,8 @@ schema_of!(Tagged<ReasoningSummary>, ReasoningSummary);
 schema_of!(Tagged<ReasoningContent>, ReasoningContent);
 #[cfg(test)]
 schema_of!(Output, FunctionCallOutputPayload);
+#[cfg(test)]
+schema_of!(Tagged<ResponseItem>, ResponseItem);
 
 #[cfg(test)]
 #[path = "typed_payload_tests.rs"]

@@ -211,6 +211,15 @@ fn every_recorded_payload_of_the_fixture_reads_as_the_derived_path_reads_it() {
         let answers = match line.kind() {
             "response_item" => answers_as_derived_item(line.payload_json()),
             "event_msg" => answers_as_derived_event(line.payload_json()),
+            "compacted" => match compacted(line.payload_json()) {
+                Some(fast) => {
+                    let derived: crate::rollout::CompactedItem =
+                        serde_json::from_str(line.payload_json()).unwrap();
+                    assert_eq!(fast, derived, "{}", line.payload_json());
+                    true
+                }
+                None => false,
+            },
             _ => continue,
         };
         payloads += 1;
@@ -304,6 +313,10 @@ fn the_fields_spelled_again_are_the_variants_fields() {
         };
         assert_eq!(fields, variant, "{tag}");
     }
+    assert_eq!(
+        fields_schema::<CompactedFields>(),
+        fields_schema::<crate::rollout::CompactedItem>()
+    );
     let parts = [
         (
             variant_schemas::<ContentItem>(),
@@ -329,6 +342,38 @@ fn the_fields_spelled_again_are_the_variants_fields() {
                 _ => fields_schema::<TextField>(),
             };
             assert_eq!(fields, variant, "{tag}");
+        }
+    }
+}
+
+#[test]
+fn compactions_read_as_the_derived_path_reads_them() {
+    let item = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#;
+    for (payload, answered) in [
+        (
+            format!(r#"{{"message":"summary","replacement_history":[{item},{item}]}}"#),
+            true,
+        ),
+        (
+            r#"{"message":"s","replacement_history":null,"x":[1]}"#.to_string(),
+            true,
+        ),
+        (r#"{"replacement_history":[]}"#.to_string(), true),
+        (r#"{}"#.to_string(), true),
+        (r#"{"message":"s","type":"compacted"}"#.to_string(), true),
+        // An item the fast path leaves to the derived one, a field mistyped or repeated.
+        (
+            r#"{"message":"s","replacement_history":[{"type":"brand_new"}]}"#.to_string(),
+            false,
+        ),
+        (r#"{"message":7}"#.to_string(), false),
+        (r#"{"message":"a","message":"b"}"#.to_string(), false),
+    ] {
+        let fast = compacted(&payload);
+        assert_eq!(fast.is_some(), answered, "{payload}");
+        if let Some(fast) = fast {
+            let derived: crate::rollout::CompactedItem = serde_json::from_str(&payload).unwrap();
+            assert_eq!(fast, derived, "{payload}");
         }
     }
 }

@@ -18,6 +18,7 @@ use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
 use agentctx_protocol::TokenCountEvent;
 use agentctx_protocol::TokenUsageInfo;
+use agentctx_protocol::TurnContextItem;
 use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::LazyRecord;
 use agentctx_rollout::RolloutError;
@@ -51,10 +52,8 @@ impl Fed {
     pub(super) fn of(event: LazyReadEvent) -> Self {
         match event {
             LazyReadEvent::Record(record) if replay_reads(&record) => {
-                Self::Record(match token_count_read(&record) {
-                    Some(read) => read,
-                    None => record.into_read_only_record(),
-                })
+                let read = token_count_read(&record).or_else(|| turn_context_read(&record));
+                Self::Record(read.unwrap_or_else(|| record.into_read_only_record()))
             }
             LazyReadEvent::Record(_) => Self::Unread,
             LazyReadEvent::Skipped(skipped) => Self::Skipped(skipped),
@@ -103,6 +102,73 @@ pub(super) fn token_count_read(record: &LazyRecord) -> Option<RolloutRecord> {
         line: RolloutLine {
             timestamp: line.timestamp().to_string(),
             item: RolloutItem::EventMsg(EventMsg::TokenCount(event)),
+            extra: line.extra().clone(),
+            fidelity: PayloadFidelity::default(),
+        },
+        flags: record.flags,
+    })
+}
+
+/// What the replay reads of a Codex `turn_context`: the model, the truncation policy and the
+/// tools agentctx recorded (see `SessionReplayBuilder::turn_context`). Its other settings
+/// (sandbox and approval policies, reasoning effort, ...) are skipped without being built. As
+/// for [`TokenCountRead`], the typed fields are read with their types and every member named
+/// here is read, so that a payload the typed record reads differently fails here.
+#[derive(Deserialize)]
+struct TurnContextRead {
+    #[serde(default)]
+    turn_id: Option<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(rename = "approval_policy", default)]
+    _approval_policy: Option<IgnoredAny>,
+    #[serde(rename = "sandbox_policy", default)]
+    _sandbox_policy: Option<IgnoredAny>,
+    #[serde(rename = "effort", default)]
+    _effort: Option<IgnoredAny>,
+    #[serde(rename = "summary", default)]
+    _summary: Option<IgnoredAny>,
+    #[serde(rename = "personality", default)]
+    _personality: Option<IgnoredAny>,
+    #[serde(rename = "collaboration_mode", default)]
+    _collaboration_mode: Option<IgnoredAny>,
+    /// Kept with the record's other fields when typed in full, where the replay reads it.
+    #[serde(default)]
+    truncation_policy: Option<Value>,
+    /// [`super::RECORDED_TOOLS_FIELD`], likewise.
+    #[serde(default)]
+    agentctx_tools: Option<Value>,
+}
+
+/// A Codex `turn_context` record as the replay reads it ([`TurnContextRead`]). `None` for any
+/// other record, or one that does not read that way (it is then typed in full).
+pub(super) fn turn_context_read(record: &LazyRecord) -> Option<RolloutRecord> {
+    let line = record.lazy_line()?;
+    if line.kind() != "turn_context" {
+        return None;
+    }
+    let read: TurnContextRead = serde_json::from_str(line.payload_json()).ok()?;
+    let mut extra = ExtraFields::new();
+    if let Some(policy) = read.truncation_policy {
+        extra.insert("truncation_policy".to_string(), policy);
+    }
+    if let Some(tools) = read.agentctx_tools {
+        extra.insert(super::RECORDED_TOOLS_FIELD.to_string(), tools);
+    }
+    let context = TurnContextItem {
+        turn_id: read.turn_id,
+        cwd: read.cwd,
+        model: read.model,
+        extra,
+        ..TurnContextItem::default()
+    };
+    Some(RolloutRecord {
+        line_number: record.line_number,
+        line: RolloutLine {
+            timestamp: line.timestamp().to_string(),
+            item: RolloutItem::TurnContext(context),
             extra: line.extra().clone(),
             fidelity: PayloadFidelity::default(),
         },

@@ -324,3 +324,91 @@ fn every_payload_the_replay_types_in_the_codex_sample_is_typed_as_read() {
     }
     assert!(typed > 150, "{typed}");
 }
+
+/// The records of `payloads` (`turn_context` payloads), read lazily from a Codex rollout.
+fn turn_context_records(payloads: &[&str]) -> Vec<agentctx_rollout::LazyRecord> {
+    let mut text = format!("{}\n", CODEX_SAMPLE.lines().next().unwrap());
+    for payload in payloads {
+        text.push_str(&format!(
+            "{{\"timestamp\":\"t\",\"type\":\"turn_context\",\"payload\":{payload}}}\n"
+        ));
+    }
+    let mut reader = RolloutReader::new(Path::new("contexts.jsonl"), Cursor::new(text));
+    reader
+        .lazy()
+        .filter_map(|event| match event.unwrap() {
+            agentctx_rollout::LazyReadEvent::Record(record) if record.kind() == "turn_context" => {
+                Some(record)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the replay reads of a typed `turn_context`: its model, truncation policy and tools.
+fn settings(
+    record: &agentctx_rollout::RolloutRecord,
+) -> Option<(
+    Option<String>,
+    Option<serde_json::Value>,
+    Option<serde_json::Value>,
+)> {
+    match &record.line.item {
+        agentctx_protocol::RolloutItem::TurnContext(context) => Some((
+            context.model.clone(),
+            context.extra.get("truncation_policy").cloned(),
+            context
+                .extra
+                .get(super::super::RECORDED_TOOLS_FIELD)
+                .cloned(),
+        )),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_turn_context_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
+    assert_eq!(super::super::RECORDED_TOOLS_FIELD, "agentctx_tools");
+    let mut payloads: Vec<String> = CODEX_SAMPLE
+        .lines()
+        .filter_map(|line| agentctx_protocol::LazyRolloutLine::parse(line.as_bytes()).ok())
+        .filter(|line| line.kind() == "turn_context")
+        .map(|line| line.payload_json().to_string())
+        .collect();
+    assert!(payloads.len() > 10);
+    let tools = r#"[{"type":"function","name":"shell","parameters":{"type":"object"}}]"#;
+    let read_in_part = [
+        format!(
+            r#"{{"cwd":"/w","model":"gpt-5","truncation_policy":{{"mode":"bytes","limit":10000}},"agentctx_tools":{tools},"sandbox_policy":{{"mode":"x"}},"other":1,"other":2}}"#
+        ),
+        r#"{"model":null,"effort":"high","collaboration_mode":{"a":[1]}}"#.to_string(),
+        r#"{}"#.to_string(),
+    ];
+    let typed_in_full = [
+        // A typed field mistyped, or a member the replay reads given twice.
+        r#"{"cwd":7,"model":"m"}"#.to_string(),
+        r#"{"model":"a","model":"b"}"#.to_string(),
+        r#"{"truncation_policy":1,"truncation_policy":2}"#.to_string(),
+        r#"{"sandbox_policy":{},"sandbox_policy":null}"#.to_string(),
+    ];
+    let partial = read_in_part.len() + payloads.len();
+    payloads.extend(read_in_part);
+    payloads.extend(typed_in_full);
+    let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    let records = turn_context_records(&payloads);
+    assert_eq!(records.len(), payloads.len());
+    for (index, record) in records.iter().enumerate() {
+        let full = record.clone().into_read_only_record();
+        let part = super::turn_context_read(record);
+        assert_eq!(part.is_some(), index < partial, "{}", payloads[index]);
+        if let Some(part) = part {
+            assert_eq!(
+                (part.line_number, part.flags, &part.line.timestamp),
+                (full.line_number, full.flags, &full.line.timestamp)
+            );
+            let read = settings(&part);
+            assert!(read.is_some(), "{}", payloads[index]);
+            assert_eq!(read, settings(&full), "{}", payloads[index]);
+        }
+    }
+}
