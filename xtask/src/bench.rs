@@ -49,6 +49,9 @@ pub(crate) enum Goal {
     RatioAtMost(f64),
     /// figure / yardstick within 1 ± this.
     RatioWithin(f64),
+    /// figure and yardstick within this factor of each other: figure / yardstick between
+    /// 1 / factor and factor (two throughputs that should be the same, say).
+    FactorWithin(f64),
     /// The figure at most this (seconds).
     FigureAtMost(f64),
     /// The figure at least `figure` (bytes per second), or figure / yardstick at least
@@ -217,6 +220,10 @@ fn verdict(goal: Goal, figure: f64, yardstick: f64, ratio: f64) -> String {
         Goal::RatioWithin(within) => (
             (ratio - 1.0).abs() <= within,
             format!("ratio within 1 +/- {within}"),
+        ),
+        Goal::FactorWithin(factor) => (
+            ratio <= factor && ratio * factor >= 1.0,
+            format!("ratio within 1/{factor} .. {factor}"),
         ),
         Goal::FigureAtMost(most) => (figure <= most, format!("<= {}", seconds(most))),
         Goal::FigureOrRatioAtLeast {

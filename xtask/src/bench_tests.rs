@@ -45,6 +45,27 @@ const LINES: &[Line] = &[
         goal: Goal::ExcessAtMost(5e-3),
     },
     Line {
+        target: 7,
+        what: "linear",
+        figure: Measure::Throughput("p", "small", "small_bytes"),
+        yardstick: Measure::Throughput("p", "large", "large_bytes"),
+        goal: Goal::FactorWithin(1.3),
+    },
+    Line {
+        target: 7,
+        what: "slower when small",
+        figure: Measure::Throughput("p", "slow_small", "small_bytes"),
+        yardstick: Measure::Throughput("p", "large", "large_bytes"),
+        goal: Goal::FactorWithin(1.3),
+    },
+    Line {
+        target: 7,
+        what: "faster when small",
+        figure: Measure::Throughput("p", "fast_small", "small_bytes"),
+        yardstick: Measure::Throughput("p", "large", "large_bytes"),
+        goal: Goal::FactorWithin(1.3),
+    },
+    Line {
         target: 6,
         what: "missing",
         figure: Measure::Time("o", "absent"),
@@ -62,6 +83,11 @@ fn values(measure: Measure) -> Option<f64> {
         Measure::Throughput(_, "codex", _) => Some(8e8),
         Measure::Throughput(_, "raw", _) => Some(5e9),
         Measure::Time("o", "hung") => Some(0.1021),
+        // 1.25x and 1/1.4x the large file's throughput, and 1.4x it.
+        Measure::Throughput("p", "small", _) => Some(2.5e8),
+        Measure::Throughput("p", "slow_small", _) => Some(2e8 / 1.4),
+        Measure::Throughput("p", "fast_small", _) => Some(2.8e8),
+        Measure::Throughput("p", "large", _) => Some(2e8),
         Measure::RecordedSeconds("timeout") => Some(0.1),
         Measure::Fixed(seconds) => Some(seconds),
         _ => None,
@@ -76,6 +102,9 @@ fn report_prints_figure_yardstick_ratio_and_verdict() {
         "target 4: reading | figure 800 MB/s | yardstick 5.00 GB/s | ratio 0.1600 | goal >= 1.00 GB/s (missed) or ratio >= 0.2000 (missed): MISSED\n",
         "target 4: lazy reading | figure 800 MB/s | yardstick 5.00 GB/s | ratio 0.1600 | goal >= 1.00 GB/s (missed) or ratio >= 0.1500 (met): met\n",
         "target 6: hung | figure 102.100 ms | yardstick 100.000 ms | ratio 1.0210 | goal excess 2.100 ms <= 5.000 ms: met\n",
+        "target 7: linear | figure 250 MB/s | yardstick 200 MB/s | ratio 1.2500 | goal ratio within 1/1.3 .. 1.3: met\n",
+        "target 7: slower when small | figure 143 MB/s | yardstick 200 MB/s | ratio 0.7143 | goal ratio within 1/1.3 .. 1.3: MISSED\n",
+        "target 7: faster when small | figure 280 MB/s | yardstick 200 MB/s | ratio 1.4000 | goal ratio within 1/1.3 .. 1.3: MISSED\n",
         "target 6: missing | figure - | yardstick 200.0 us | ratio - | not measured\n",
     );
     assert_eq!(report(LINES, &values), expected);
@@ -101,6 +130,7 @@ fn every_line_reads_a_suite_that_runs() {
         "per_turn_parts",
         "memory_claim",
         "memory_idle_start",
+        "replay_throughput",
     ];
     for line in targets::LINES {
         for measure in [line.figure, line.yardstick] {
@@ -109,11 +139,11 @@ fn every_line_reads_a_suite_that_runs() {
             }
         }
     }
-    assert_eq!(targets::SUITES.len(), 6);
+    assert_eq!(targets::SUITES.len(), 7);
     // Lines come in target order, every target of docs/design/performance.md present.
     let order: Vec<u8> = targets::LINES.iter().map(|line| line.target).collect();
     assert!(order.is_sorted(), "{order:?}");
-    for target in 1..=6 {
+    for target in 1..=7 {
         assert!(order.contains(&target), "target {target} has no line");
     }
 }

@@ -17,10 +17,16 @@ use crate::replay::SessionReplay;
 use crate::replay::replay_reader;
 
 /// The repository's Codex sample (`examples/sessions`), as the replay bench keeps it.
-const CODEX_SAMPLE: &str = include_str!("../../../benches/fixtures/codex-sample.jsonl");
+const CODEX_SAMPLE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/benches/fixtures/codex-sample.jsonl"
+));
 
 /// The first 30 lines of the repository's Claude Code sample (`examples/sessions/claude-code`).
-const CLAUDE_CODE_START: &str = include_str!("../../../tests/fixtures/claude-code-start.jsonl");
+const CLAUDE_CODE_START: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/claude-code-start.jsonl"
+));
 
 fn sample_files() -> Vec<(&'static str, &'static str)> {
     vec![
