@@ -1,5 +1,6 @@
 //! The [`ModelClient`] trait every caller talks to.
 
+use agentctx_protocol::ResponseItem;
 use async_trait::async_trait;
 use futures::StreamExt;
 use schemars::JsonSchema;
@@ -9,6 +10,9 @@ use crate::error::ModelError;
 use crate::error_text::human_duration;
 use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
+use crate::provider_config::WireApi;
+use crate::remote_compaction::ProviderIdentity;
+use crate::remote_compaction::RemoteCompactionSupport;
 use crate::response_event::ResponseEvent;
 use crate::response_event::ResponseStream;
 use crate::retry::backoff;
@@ -37,6 +41,31 @@ pub trait ModelClient: Send + Sync {
     /// One-shot text: system instructions and one user message in, the assistant's text out.
     async fn complete(&self, system: &str, user: &str) -> Result<String, ModelError> {
         complete_prompt(self, &Prompt::system_and_user(system, user)).await
+    }
+
+    /// What the provider can do to compact a history on its side (see
+    /// [`RemoteCompactionSupport`]); the default: nothing, compaction stays local.
+    fn remote_compaction(&self) -> RemoteCompactionSupport {
+        RemoteCompactionSupport::NONE
+    }
+
+    /// Asks the provider to compact `prompt`'s history and returns the history it sent back,
+    /// unfiltered: the caller decides which items to keep (codex keeps the `compaction` items
+    /// and the user messages, and drops the rest). Only where
+    /// [`RemoteCompactionSupport::endpoint`] is set; the default fails with
+    /// [`ModelError::RemoteCompactionUnsupported`], so a caller falls back to local compaction.
+    async fn compact_remote(&self, prompt: &Prompt<'_>) -> Result<Vec<ResponseItem>, ModelError> {
+        let _ = prompt;
+        Err(ModelError::RemoteCompactionUnsupported {
+            provider: self.provider_identity().to_string(),
+        })
+    }
+
+    /// Who wrote the opaque items (compaction, encrypted reasoning) this client returns, and
+    /// so which recorded opaque items it can read back: see [`ProviderIdentity::can_read`]. The
+    /// default, for clients that talk to no server, is the Responses API at no host.
+    fn provider_identity(&self) -> ProviderIdentity {
+        ProviderIdentity::new(WireApi::Responses, "")
     }
 
     /// Where this client remembers the structured-output mode its server accepted, so that a

@@ -155,6 +155,13 @@ pub enum ModelError {
     /// A structured reply did not match the schema it was asked for.
     #[error(transparent)]
     StructuredOutput(#[from] StructuredOutputError),
+    /// The provider has no compaction endpoint ([`crate::ModelClient::compact_remote`]);
+    /// compact locally instead.
+    #[error("provider `{provider}` has no remote compaction; compact locally")]
+    RemoteCompactionUnsupported {
+        /// The provider's identity (wire API and host).
+        provider: String,
+    },
     /// A [`crate::ScriptedModelClient`] received more requests than it has scripted responses.
     #[error("scripted model client has no response left (served {served})")]
     ScriptExhausted {
@@ -185,6 +192,7 @@ impl ModelError {
             | Self::Incomplete { .. }
             | Self::Config { .. }
             | Self::StructuredOutput(_)
+            | Self::RemoteCompactionUnsupported { .. }
             | Self::ScriptExhausted { .. } => false,
         }
     }

@@ -23,6 +23,7 @@ use crate::prompt::Prompt;
 use crate::provider_config::ANTHROPIC_VERSION;
 use crate::provider_config::ProviderConfig;
 use crate::provider_config::WireApi;
+use crate::remote_compaction::ProviderIdentity;
 use crate::response_event::ResponseStream;
 use crate::retry::retry_delay;
 use crate::stream_driver::StreamDriver;
@@ -360,5 +361,9 @@ impl ModelClient for HttpModelClient {
 
     fn structured_output_fallback(&self) -> Option<&StructuredOutputFallback> {
         Some(&self.structured_output)
+    }
+
+    fn provider_identity(&self) -> ProviderIdentity {
+        ProviderIdentity::new(self.provider.wire_api, &self.provider.base_url)
     }
 }

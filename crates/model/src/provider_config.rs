@@ -29,7 +29,7 @@ pub(crate) const MAX_RETRIES_CAP: u64 = 100;
 pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// Which wire protocol a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WireApi {
     /// OpenAI Responses API: `POST {base_url}/responses`.

@@ -18,6 +18,9 @@ use crate::client::ModelClient;
 use crate::error::ModelError;
 use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
+use crate::provider_config::WireApi;
+use crate::remote_compaction::ProviderIdentity;
+use crate::remote_compaction::RemoteCompactionSupport;
 use crate::response_event::ResponseEvent;
 use crate::response_event::ResponseStream;
 
@@ -188,6 +191,10 @@ struct ScriptState {
     responses: VecDeque<ScriptedResponse>,
     prompts: Vec<Prompt<'static>>,
     served: usize,
+    /// Replies of [`ModelClient::compact_remote`], in order.
+    compactions: VecDeque<Result<Vec<ResponseItem>, ModelError>>,
+    /// The prompts [`ModelClient::compact_remote`] received.
+    compaction_prompts: Vec<Prompt<'static>>,
 }
 
 /// Replays scripted responses in order and records every prompt.
@@ -199,6 +206,8 @@ pub struct ScriptedModelClient {
     state: Arc<Mutex<ScriptState>>,
     slug: String,
     model_info: ModelInfo,
+    remote_compaction: RemoteCompactionSupport,
+    identity: ProviderIdentity,
 }
 
 impl ScriptedModelClient {
@@ -208,6 +217,8 @@ impl ScriptedModelClient {
             state: Arc::new(Mutex::new(ScriptState::default())),
             slug: slug.into(),
             model_info: ModelInfo::default(),
+            remote_compaction: RemoteCompactionSupport::NONE,
+            identity: ProviderIdentity::new(WireApi::Responses, ""),
         }
     }
 
@@ -229,6 +240,22 @@ impl ScriptedModelClient {
         self
     }
 
+    /// Claims this provider-side compaction support (default: none). With
+    /// [`RemoteCompactionSupport::endpoint`] set, [`ModelClient::compact_remote`] serves the
+    /// replies pushed with [`ScriptedModelClient::push_compaction`]; without it, it fails with
+    /// [`ModelError::RemoteCompactionUnsupported`] as a provider without an endpoint does.
+    pub fn with_remote_compaction(mut self, support: RemoteCompactionSupport) -> Self {
+        self.remote_compaction = support;
+        self
+    }
+
+    /// Poses as the provider `identity` (default: the Responses API at no host), so a test can
+    /// play two providers that cannot read each other's opaque items.
+    pub fn with_provider_identity(mut self, identity: ProviderIdentity) -> Self {
+        self.identity = identity;
+        self
+    }
+
     fn state(&self) -> MutexGuard<'_, ScriptState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -247,6 +274,18 @@ impl ScriptedModelClient {
     /// Appends a request that fails with `error`.
     pub fn push_error(&self, error: ModelError) -> &Self {
         self.push(ScriptedResponse::error(error))
+    }
+
+    /// Appends a reply of [`ModelClient::compact_remote`]: the compacted history the provider
+    /// returns, or the error it fails with (a [`ModelError::Server`] after retries, say).
+    pub fn push_compaction(&self, reply: Result<Vec<ResponseItem>, ModelError>) -> &Self {
+        self.state().compactions.push_back(reply);
+        self
+    }
+
+    /// Every prompt [`ModelClient::compact_remote`] received, in order.
+    pub fn compaction_prompts(&self) -> Vec<Prompt<'static>> {
+        self.state().compaction_prompts.clone()
     }
 
     /// Every prompt received so far, in order.
@@ -295,5 +334,28 @@ impl ModelClient for ScriptedModelClient {
 
     fn slug(&self) -> &str {
         &self.slug
+    }
+
+    fn remote_compaction(&self) -> RemoteCompactionSupport {
+        self.remote_compaction
+    }
+
+    async fn compact_remote(&self, prompt: &Prompt<'_>) -> Result<Vec<ResponseItem>, ModelError> {
+        if !self.remote_compaction.endpoint {
+            return Err(ModelError::RemoteCompactionUnsupported {
+                provider: self.identity.to_string(),
+            });
+        }
+        let mut state = self.state();
+        state.compaction_prompts.push(prompt.clone().into_owned());
+        let served = state.compaction_prompts.len() - 1;
+        state
+            .compactions
+            .pop_front()
+            .unwrap_or(Err(ModelError::ScriptExhausted { served }))
+    }
+
+    fn provider_identity(&self) -> ProviderIdentity {
+        self.identity.clone()
     }
 }

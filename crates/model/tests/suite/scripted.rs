@@ -4,9 +4,12 @@ use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
 use agentctx_model::ModelInfo;
 use agentctx_model::Prompt;
+use agentctx_model::ProviderIdentity;
+use agentctx_model::RemoteCompactionSupport;
 use agentctx_model::ResponseEvent;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
+use agentctx_model::WireApi;
 use agentctx_model::owned_items;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
@@ -158,4 +161,53 @@ async fn complete_redoes_a_turn_whose_stream_broke_after_an_item() {
 
     assert_eq!(reply, Ok("Hi there".to_string()));
     assert_eq!(model.served(), 2);
+}
+
+#[tokio::test]
+async fn scripts_remote_compaction_replies_failures_and_a_provider_without_it() {
+    let compacted = vec![
+        ResponseItem::user_text("list files"),
+        serde_json::from_value::<ResponseItem>(serde_json::json!({
+            "type": "compaction",
+            "encrypted_content": "gAAA-opaque"
+        }))
+        .unwrap(),
+    ];
+    let failure = ModelError::Server {
+        status: 500,
+        body: "upstream failed".to_string(),
+        retry_after: None,
+    };
+    let identity = ProviderIdentity::new(WireApi::Responses, "https://api.openai.com/v1");
+    let model = ScriptedModelClient::new("scripted")
+        .with_remote_compaction(RemoteCompactionSupport {
+            endpoint: true,
+            ..RemoteCompactionSupport::NONE
+        })
+        .with_provider_identity(identity.clone());
+    model
+        .push_compaction(Ok(compacted.clone()))
+        .push_compaction(Err(failure.clone()));
+    let prompt = Prompt::system_and_user("sys", "list files");
+
+    assert!(model.remote_compaction().endpoint);
+    assert_eq!(model.provider_identity(), identity);
+    assert_eq!(model.compact_remote(&prompt).await, Ok(compacted));
+    assert_eq!(model.compact_remote(&prompt).await, Err(failure));
+    assert_eq!(
+        model.compact_remote(&prompt).await,
+        Err(ModelError::ScriptExhausted { served: 2 })
+    );
+    assert_eq!(model.compaction_prompts().len(), 3);
+    assert_eq!(model.served(), 0, "compaction is not a streamed request");
+
+    let plain = ScriptedModelClient::new("plain");
+    assert!(!plain.remote_compaction().any());
+    assert_eq!(
+        plain.compact_remote(&prompt).await,
+        Err(ModelError::RemoteCompactionUnsupported {
+            provider: "responses".to_string()
+        })
+    );
+    assert!(plain.compaction_prompts().is_empty());
 }
