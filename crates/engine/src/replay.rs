@@ -15,6 +15,7 @@ pub use replay_report::SessionReplay;
 pub use replay_report::TurnReminder;
 pub use request_usage::PredictionBasis;
 pub use request_usage::PredictionError;
+pub use request_usage::RecordedTokens;
 pub use request_usage::RequestUsage;
 pub use request_usage::TierTrigger;
 pub use request_usage::UsageThresholds;

@@ -127,6 +127,13 @@ pub struct SessionReplay {
     pub format: RolloutFormat,
     /// The session id from its header.
     pub session_id: Option<String>,
+    /// When the session started: its header's timestamp, else its first record's (as recorded,
+    /// RFC 3339).
+    pub started_at: Option<String>,
+    /// The working directory its header names.
+    pub cwd: Option<PathBuf>,
+    /// The model it recorded last (a Codex `turn_context`, a Claude Code response).
+    pub model: Option<String>,
     /// Whether agentctx recorded it (its reminders are in the file).
     pub recorded_by_agentctx: bool,
     /// Lines in the file.

@@ -43,6 +43,21 @@ pub struct TierTrigger {
     pub tokens_after: u64,
 }
 
+/// The tokens one request recorded, split as providers bill them: cache reads and writes are
+/// priced apart from the rest of the input.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RecordedTokens {
+    /// Input tokens, cache reads and cache writes included.
+    pub input: u64,
+    /// Of `input`, the tokens read from the provider's prompt cache.
+    pub cached_input: u64,
+    /// Of `input`, the tokens written to the provider's prompt cache (Anthropic's
+    /// `cache_creation_input_tokens`; providers that cache without a charge record none).
+    pub cache_write: u64,
+    /// Generated tokens, reasoning included.
+    pub output: u64,
+}
+
 /// One model request of the main thread.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RequestUsage {
@@ -56,6 +71,9 @@ pub struct RequestUsage {
     pub basis: PredictionBasis,
     /// The input tokens the request recorded (cached included), when it recorded usage.
     pub recorded_tokens: Option<u64>,
+    /// The request's recorded usage split as providers bill it, when it recorded usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_usage: Option<RecordedTokens>,
     /// A recorded compaction rewrote the history since the previous request.
     pub after_compaction: bool,
     /// Micro-compaction would have cleared results before the request.

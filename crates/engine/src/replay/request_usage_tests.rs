@@ -118,6 +118,7 @@ fn request(predicted: u64, recorded: Option<u64>, basis: PredictionBasis) -> Req
         predicted_tokens: predicted,
         basis,
         recorded_tokens: recorded,
+        recorded_usage: None,
         after_compaction: false,
         micro_compact: None,
         level: ThresholdLevel::Normal,

@@ -126,7 +126,11 @@ pub struct SessionReplayBuilder<'a> {
     engine: Option<ContextEngine>,
     estimator: ApproxTokenEstimator,
     session_id: Option<String>,
+    /// The header's timestamp, else the first record's.
+    started_at: Option<String>,
     cwd: Option<PathBuf>,
+    /// The model the session recorded last.
+    model: Option<String>,
     originator: Option<String>,
     instructions: String,
     instructions_tokens: u64,
@@ -152,8 +156,9 @@ pub struct SessionReplayBuilder<'a> {
     last_token_info: Option<TokenUsageInfo>,
     /// The session records a request's measure before its items (Codex 0.4x–0.5x).
     measures_lead: bool,
-    /// A recorded measure of the request about to start, in such a session.
-    pending_measure: Option<TokenUsage>,
+    /// A recorded measure of the request about to start, in such a session, with its cache
+    /// writes.
+    pending_measure: Option<(TokenUsage, u64)>,
     /// Records the replay itself leaves out, by kind (beside the reader's).
     ignored: BTreeMap<String, usize>,
     reminder_counts: BTreeMap<String, usize>,
@@ -210,7 +215,9 @@ impl<'a> SessionReplayBuilder<'a> {
             engine: None,
             estimator: ApproxTokenEstimator,
             session_id: None,
+            started_at: None,
             cwd: None,
+            model: None,
             originator: None,
             instructions: String::new(),
             instructions_tokens: 0,
@@ -283,6 +290,9 @@ impl<'a> SessionReplayBuilder<'a> {
     /// Takes one record into account, its item (if any) going on into the engine without a
     /// copy.
     pub fn observe_owned(&mut self, record: RolloutRecord) -> Result<(), ReplayError> {
+        if self.started_at.is_none() && !record.line.timestamp.is_empty() {
+            self.started_at = Some(record.line.timestamp.clone());
+        }
         let main = match &record.line.item {
             RolloutItem::ResponseItem(_) => self.is_main_thread(&record, true),
             _ => self.is_main_thread(&record, false),
@@ -336,7 +346,7 @@ impl<'a> SessionReplayBuilder<'a> {
                     self.model(model);
                 }
                 if let Some(info) = &event.info {
-                    self.token_count(info);
+                    self.token_count(info, claude_cache_write(event));
                 }
             }
             RolloutItem::EventMsg(EventMsg::Other(event)) if main => {
@@ -412,6 +422,9 @@ impl<'a> SessionReplayBuilder<'a> {
             return;
         }
         self.session_id = Some(meta.id.clone()).filter(|id| !id.is_empty());
+        if let Some(timestamp) = meta.timestamp.as_ref().filter(|time| !time.is_empty()) {
+            self.started_at = Some(timestamp.clone());
+        }
         self.cwd = meta.cwd.as_ref().map(PathBuf::from);
         self.originator.clone_from(&meta.originator);
         let instructions = meta
@@ -555,6 +568,9 @@ impl<'a> SessionReplayBuilder<'a> {
             file,
             format,
             session_id: self.session_id,
+            started_at: self.started_at,
+            cwd: self.cwd,
+            model: self.model,
             recorded_by_agentctx,
             lines,
             bytes,
@@ -612,6 +628,17 @@ fn replay_reads(record: &LazyRecord) -> bool {
         ),
         _ => false,
     }
+}
+
+/// The tokens an imported Claude Code response wrote to the prompt cache: its original usage
+/// object (`claude_usage`, kept by the importer) names them; 0 for any other count.
+fn claude_cache_write(event: &agentctx_protocol::TokenCountEvent) -> u64 {
+    event
+        .extra
+        .get("claude_usage")
+        .and_then(|usage| usage.get("cache_creation_input_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
 }
 
 /// The model of a `thread_settings_applied` event (codex 0.12x+: the settings a `/model` or

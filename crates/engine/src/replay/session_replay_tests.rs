@@ -38,6 +38,7 @@ use serde_json::json;
 use crate::StopPoint;
 use crate::read_recorded_session;
 use crate::replay::PredictionBasis;
+use crate::replay::RecordedTokens;
 use crate::replay::ReplayOptions;
 use crate::replay::ReplayTurn;
 use crate::replay::RequestSink;
@@ -212,6 +213,12 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                         predicted_tokens: first_prompt,
                         basis: PredictionBasis::WholeHistory,
                         recorded_tokens: Some(900),
+                        recorded_usage: Some(RecordedTokens {
+                            input: 900,
+                            cached_input: 0,
+                            cache_write: 0,
+                            output: 20,
+                        }),
                         after_compaction: false,
                         micro_compact: None,
                         // Before the first token count the window is the default 200,000.
@@ -224,6 +231,12 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                         predicted_tokens: second_predicted,
                         basis: PredictionBasis::PreviousRequest,
                         recorded_tokens: Some(950),
+                        recorded_usage: Some(RecordedTokens {
+                            input: 950,
+                            cached_input: 0,
+                            cache_write: 0,
+                            output: 5,
+                        }),
                         after_compaction: false,
                         micro_compact: None,
                         // A 1,000-token window keeps a quarter for the output and scales the
@@ -266,6 +279,7 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                     predicted_tokens: third_predicted,
                     basis: PredictionBasis::WholeHistory,
                     recorded_tokens: None,
+                    recorded_usage: None,
                     after_compaction: true,
                     micro_compact: None,
                     level: third_level,
@@ -564,6 +578,58 @@ fn a_claude_code_model_with_the_1m_suffix_is_judged_against_a_million_tokens() {
     assert!(second.predicted_tokens > 301_002, "{second:?}");
     assert_eq!(second.level, ThresholdLevel::Normal);
     assert_eq!(second.auto_compact, None);
+}
+
+#[test]
+fn a_claude_code_request_records_its_cache_reads_and_writes_apart() {
+    let transcript = [
+        r#"{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2025-11-20T10:00:00.000Z","cwd":"/work/tool","message":{"role":"user","content":"hi"}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2025-11-20T10:00:05.000Z","message":{"model":"claude-sonnet-4-5","id":"m1","role":"assistant","content":[{"type":"text","text":"hello"}],"usage":{"input_tokens":7,"cache_creation_input_tokens":1200,"cache_read_input_tokens":15000,"output_tokens":40}}}"#,
+    ]
+    .join("\n");
+    let replay = replay_text(&transcript);
+    assert_eq!(replay.model.as_deref(), Some("claude-sonnet-4-5"));
+    assert_eq!(
+        replay.started_at.as_deref(),
+        Some("2025-11-20T10:00:00.000Z")
+    );
+    assert_eq!(
+        replay.requests[0].recorded_usage,
+        Some(RecordedTokens {
+            input: 16_207,
+            cached_input: 15_000,
+            cache_write: 1_200,
+            output: 40,
+        })
+    );
+}
+
+#[test]
+fn a_codex_session_names_its_start_folder_model_and_cached_input() {
+    let session = [
+        r#"{"timestamp":"2025-11-24T09:31:08.100Z","type":"session_meta","payload":{"id":"s1","timestamp":"2025-11-24T09:31:07.000Z","cwd":"/home/dev/ledger"}}"#,
+        r#"{"timestamp":"2025-11-24T09:31:09.000Z","type":"turn_context","payload":{"model":"gpt-5.1-codex","cwd":"/home/dev/ledger"}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first task"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#,
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":900,"cached_input_tokens":600,"output_tokens":20,"total_tokens":920},"model_context_window":272000}}}"#,
+    ]
+    .join("\n");
+    let replay = replay_text(&session);
+    assert_eq!(
+        replay.started_at.as_deref(),
+        Some("2025-11-24T09:31:07.000Z")
+    );
+    assert_eq!(replay.cwd, Some(PathBuf::from("/home/dev/ledger")));
+    assert_eq!(replay.model.as_deref(), Some("gpt-5.1-codex"));
+    assert_eq!(
+        replay.requests[0].recorded_usage,
+        Some(RecordedTokens {
+            input: 900,
+            cached_input: 600,
+            cache_write: 0,
+            output: 20,
+        })
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

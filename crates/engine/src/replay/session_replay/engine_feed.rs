@@ -28,6 +28,7 @@ use crate::recorded_session::rebuild_without_replacement;
 use crate::recorded_session::truncation_policy_of;
 use crate::replay::replay_report::TurnReminder;
 use crate::replay::request_usage::PredictionBasis;
+use crate::replay::request_usage::RecordedTokens;
 use crate::replay::request_usage::RequestUsage;
 use crate::replay::request_usage::TierTrigger;
 
@@ -105,6 +106,9 @@ impl SessionReplayBuilder<'_> {
     /// the model table is used when the session records none (a `[1m]` suffix is the
     /// one-million-token window).
     pub(super) fn model(&mut self, slug: &str) {
+        if self.model.as_deref() != Some(slug) {
+            self.model = Some(slug.to_string());
+        }
         self.model_window = agentctx_model::known_context_window(slug);
         self.apply_window();
     }
@@ -141,7 +145,8 @@ impl SessionReplayBuilder<'_> {
     /// until the request starts. Such a session is recognised by its first measure, which comes
     /// before any request. A measure of zero input tokens measures no request (codex's count
     /// after a context-window error, its estimates).
-    pub(super) fn token_count(&mut self, info: &TokenUsageInfo) {
+    /// `cache_write` is the part of the input the request wrote to the provider's prompt cache.
+    pub(super) fn token_count(&mut self, info: &TokenUsageInfo, cache_write: u64) {
         if self.last_token_info.as_ref() == Some(info) {
             *self
                 .ignored
@@ -167,9 +172,9 @@ impl SessionReplayBuilder<'_> {
                 self.measures_lead = true;
             }
             if self.measures_lead {
-                self.pending_measure = Some(usage);
+                self.pending_measure = Some((usage, cache_write));
             } else if self.request_open {
-                self.measure_open_request(&usage);
+                self.measure_open_request(&usage, cache_write);
             }
         }
         if let Some(turn) = &mut self.current {
@@ -292,6 +297,7 @@ impl SessionReplayBuilder<'_> {
             predicted_tokens,
             basis,
             recorded_tokens: None,
+            recorded_usage: None,
             after_compaction: std::mem::take(&mut self.compacted_since_request),
             micro_compact,
             level,
@@ -323,20 +329,28 @@ impl SessionReplayBuilder<'_> {
         }
         // Judged first, measured after: a measure recorded before the request's items is this
         // request's own input, never part of its prediction.
-        if let Some(usage) = self.pending_measure.take() {
-            self.measure_open_request(&usage);
+        if let Some((usage, cache_write)) = self.pending_measure.take() {
+            self.measure_open_request(&usage, cache_write);
         }
         Ok(())
     }
 
     /// The open request recorded `usage`: the engine takes it as the request's measure, and
     /// the request's row shows it.
-    pub(super) fn measure_open_request(&mut self, usage: &TokenUsage) {
+    pub(super) fn measure_open_request(&mut self, usage: &TokenUsage, cache_write: u64) {
         self.engine().record_usage(usage);
         let recorded = u64::try_from(usage.input_tokens).unwrap_or(0);
+        let count = |tokens: i64| u64::try_from(tokens).unwrap_or(0);
+        let tokens = RecordedTokens {
+            input: recorded,
+            cached_input: count(usage.cached_input_tokens).min(recorded),
+            cache_write: cache_write.min(recorded),
+            output: count(usage.output_tokens),
+        };
         let number = self.requests.len();
         if let Some(request) = self.requests.last_mut() {
             request.recorded_tokens = Some(recorded);
+            request.recorded_usage = Some(tokens);
         }
         let turns = self.current.iter_mut().chain(self.turns.iter_mut().rev());
         if let Some(measured) = turns
@@ -344,6 +358,7 @@ impl SessionReplayBuilder<'_> {
             .find(|measured| measured.request == number)
         {
             measured.recorded_tokens = Some(recorded);
+            measured.recorded_usage = Some(tokens);
         }
     }
 }
