@@ -31,6 +31,7 @@
 
 mod agents_md;
 mod background_task;
+mod compaction_copy;
 mod context_markers;
 mod item_classification;
 mod lazy_rollout_line;
@@ -52,6 +53,9 @@ pub use agents_md::is_agents_md_message;
 pub use background_task::BackgroundTask;
 pub use background_task::BackgroundTaskStatus;
 pub use background_task::BackgroundTaskType;
+pub use compaction_copy::CompactMode;
+pub use compaction_copy::READABLE_COPY_FIELD;
+pub use compaction_copy::WRITTEN_BY_FIELD;
 pub use context_markers::CLAUDE_CODE_COMMAND_NAME_OPEN_TAG;
 pub use context_markers::CLAUDE_CODE_CONTINUATION_PREFIX;
 pub use context_markers::CLAUDE_CODE_HARNESS_PREFIXES;

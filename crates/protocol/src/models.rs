@@ -447,21 +447,30 @@ impl ResponseItem {
         }
     }
 
-    /// Whether the item carries a field agentctx keeps for itself (the injected mark), which
+    /// Whether the item carries a field agentctx keeps for itself (the injected mark, a
+    /// compaction item's readable copy and writer), which
     /// [`ResponseItem::without_harness_fields`] removes. Without one, the item can be sent as
     /// it is, without a copy.
     pub fn has_harness_fields(&self) -> bool {
         match self {
             Self::Message { extra, .. } => extra.contains_key(INJECTED_FIELD),
+            Self::Compaction { extra, .. } => {
+                extra.contains_key(crate::compaction_copy::READABLE_COPY_FIELD)
+                    || extra.contains_key(crate::compaction_copy::WRITTEN_BY_FIELD)
+            }
             _ => false,
         }
     }
 
-    /// The item without the fields agentctx keeps for itself (the injected mark), as a provider
-    /// request must send it.
+    /// The item without the fields agentctx keeps for itself (the injected mark, a compaction
+    /// item's readable copy and writer), as a provider request must send it.
     pub fn without_harness_fields(&self) -> Self {
         let mut item = self.clone();
         item.set_injected(false);
+        if let Self::Compaction { extra, .. } = &mut item {
+            extra.remove(crate::compaction_copy::READABLE_COPY_FIELD);
+            extra.remove(crate::compaction_copy::WRITTEN_BY_FIELD);
+        }
         item
     }
 }
