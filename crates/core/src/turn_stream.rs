@@ -258,6 +258,7 @@ async fn stream_once(
             ResponseEvent::Created
             | ResponseEvent::OutputItemAdded(_)
             | ResponseEvent::RateLimits(_)
+            | ResponseEvent::ProviderContext(_)
             | ResponseEvent::PromptCache { .. } => {}
         }
     }

@@ -140,6 +140,7 @@ where
             | ResponseEvent::ReasoningContentDelta(_)
             | ResponseEvent::RateLimits(_)
             | ResponseEvent::PromptCache { .. }
+            | ResponseEvent::ProviderContext(_)
             | ResponseEvent::OutputTruncated { .. } => {}
         }
     }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentctx_protocol::ResponseItem;
 use async_trait::async_trait;
 use reqwest::header::HeaderMap;
 use reqwest::header::HeaderName;
@@ -13,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::client::ModelClient;
+use crate::context_management::anthropic_betas;
 use crate::error::ModelError;
 use crate::error::classify_http_error;
 use crate::error::retry_after_from_headers;
@@ -24,6 +26,7 @@ use crate::provider_config::ANTHROPIC_VERSION;
 use crate::provider_config::ProviderConfig;
 use crate::provider_config::WireApi;
 use crate::remote_compaction::ProviderIdentity;
+use crate::remote_compaction::RemoteCompactionSupport;
 use crate::response_event::ResponseStream;
 use crate::retry::retry_delay;
 use crate::stream_driver::StreamDriver;
@@ -31,6 +34,7 @@ use crate::structured_output::StructuredOutputFallback;
 use crate::wire::anthropic_messages;
 use crate::wire::chat_completions;
 use crate::wire::responses;
+use crate::wire::responses_compact;
 
 /// Events buffered between the reader task and the consumer.
 const CHANNEL_CAPACITY: usize = 256;
@@ -150,13 +154,19 @@ impl HttpModelClient {
     /// The JSON body this client sends for `prompt`.
     pub fn request_body(&self, prompt: &Prompt<'_>) -> Value {
         match self.provider.wire_api {
-            WireApi::Responses => responses::request_body(prompt, &self.slug, &self.model_info),
+            WireApi::Responses => responses::request_body(
+                prompt,
+                &self.slug,
+                &self.model_info,
+                self.provider.context_management.responses_field(),
+            ),
             WireApi::Chat => chat_completions::request_body(prompt, &self.slug, &self.model_info),
             WireApi::Anthropic => anthropic_messages::request_body(
                 prompt,
                 &self.slug,
                 &self.model_info,
                 self.provider.prompt_cache_breakpoints(),
+                &self.provider.context_management,
             ),
         }
     }
@@ -166,11 +176,10 @@ impl HttpModelClient {
     /// tree of the history in between.
     pub fn request_json(&self, prompt: &Prompt<'_>) -> Result<Vec<u8>, ModelError> {
         let written = match self.provider.wire_api {
-            WireApi::Responses => serde_json::to_vec(&responses::RequestBody::new(
-                prompt,
-                &self.slug,
-                &self.model_info,
-            )),
+            WireApi::Responses => serde_json::to_vec(
+                &responses::RequestBody::new(prompt, &self.slug, &self.model_info)
+                    .with_context_management(self.provider.context_management.responses_field()),
+            ),
             WireApi::Chat | WireApi::Anthropic => serde_json::to_vec(&self.request_body(prompt)),
         };
         written.map_err(|err| ModelError::Decode {
@@ -180,7 +189,19 @@ impl HttpModelClient {
     }
 
     fn prepare(&self, prompt: &Prompt<'_>) -> Result<PreparedRequest, ModelError> {
-        let body = self.request_json(prompt)?;
+        // The betas an Anthropic body's `context_management` edits need are read from it.
+        let (body, betas) = match self.provider.wire_api {
+            WireApi::Anthropic => {
+                let body = self.request_body(prompt);
+                let betas = anthropic_betas(&body);
+                let bytes = serde_json::to_vec(&body).map_err(|err| ModelError::Decode {
+                    what: "request body".to_string(),
+                    message: err.to_string(),
+                })?;
+                (bytes, betas)
+            }
+            WireApi::Responses | WireApi::Chat => (self.request_json(prompt)?, Vec::new()),
+        };
         let mut headers = self.headers.clone();
         headers.insert(
             reqwest::header::CONTENT_TYPE,
@@ -199,6 +220,13 @@ impl HttpModelClient {
                 anthropic_messages::INTERLEAVED_THINKING_BETA,
             )?;
         }
+        for beta in betas {
+            merge_list_header(
+                &mut headers,
+                HeaderName::from_static("anthropic-beta"),
+                beta,
+            )?;
+        }
         Ok(PreparedRequest {
             http: self.http.clone(),
             url: self.url.clone(),
@@ -207,6 +235,54 @@ impl HttpModelClient {
             request_max_retries: self.provider.request_max_retries(),
             response_timeout: self.provider.stream_idle_timeout(),
         })
+    }
+}
+
+impl HttpModelClient {
+    /// The `POST {base_url}/responses/compact` request for `prompt` (see
+    /// `wire/responses_compact.rs`): the streamed request's URL with `/compact` appended (its
+    /// query parameters kept), headers, auth and retries, and a JSON answer.
+    fn prepare_compact(&self, prompt: &Prompt<'_>) -> Result<PreparedRequest, ModelError> {
+        let request = responses::RequestBody::new(prompt, &self.slug, &self.model_info);
+        let body = serde_json::to_vec(&responses_compact::CompactRequestBody::from(request))
+            .map_err(|err| ModelError::Decode {
+                what: "responses/compact request body".to_string(),
+                message: err.to_string(),
+            })?;
+        let mut url = self.url.clone();
+        let path = format!("{}/compact", url.path().trim_end_matches('/'));
+        url.set_path(&path);
+        let mut headers = self.headers.clone();
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("application/json"),
+        );
+        Ok(PreparedRequest {
+            http: self.http.clone(),
+            url,
+            headers,
+            body: bytes::Bytes::from(body),
+            request_max_retries: self.provider.request_max_retries(),
+            response_timeout: self.provider.stream_idle_timeout(),
+        })
+    }
+
+    /// A permit of the client's request limit (`max_concurrent_requests`), when it has one.
+    async fn open_request(&self) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ModelError> {
+        match &self.open_requests {
+            Some(open) => Arc::clone(open)
+                .acquire_owned()
+                .await
+                .map(Some)
+                .map_err(|_| ModelError::Config {
+                    message: "the client's request limit was closed".to_string(),
+                }),
+            None => Ok(None),
+        }
     }
 }
 
@@ -326,15 +402,7 @@ impl ModelClient for HttpModelClient {
         let request = self.prepare(prompt)?;
         // Held until the answer's stream ends, so a server that serves one request at a time
         // never sees a second one while it answers.
-        let permit =
-            match &self.open_requests {
-                Some(open) => Some(Arc::clone(open).acquire_owned().await.map_err(|_| {
-                    ModelError::Config {
-                        message: "the client's request limit was closed".to_string(),
-                    }
-                })?),
-                None => None,
-            };
+        let permit = self.open_request().await?;
         let response = request.send().await?;
         let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
         let driver = StreamDriver::new(
@@ -365,5 +433,54 @@ impl ModelClient for HttpModelClient {
 
     fn provider_identity(&self) -> ProviderIdentity {
         ProviderIdentity::new(self.provider.wire_api, &self.provider.base_url)
+    }
+
+    /// The endpoint where [`ProviderConfig::compact_endpoint`] says there is one; in-request
+    /// compaction and context editing as `context_management` configures them for this wire
+    /// API.
+    fn remote_compaction(&self) -> RemoteCompactionSupport {
+        let config = &self.provider.context_management;
+        match self.provider.wire_api {
+            WireApi::Responses => RemoteCompactionSupport {
+                endpoint: self.provider.compact_endpoint(),
+                in_request: config.compact_threshold.is_some(),
+                context_editing: false,
+            },
+            WireApi::Anthropic => RemoteCompactionSupport {
+                endpoint: false,
+                in_request: config.compaction.is_some(),
+                context_editing: config.clear_tool_uses.is_some()
+                    || config.clear_thinking.is_some(),
+            },
+            WireApi::Chat => RemoteCompactionSupport::NONE,
+        }
+    }
+
+    /// `POST {base_url}/responses/compact` with the prompt's history, retried as a streamed
+    /// request is; the answer's `output` unfiltered. A provider without the endpoint fails with
+    /// [`ModelError::RemoteCompactionUnsupported`] before any request.
+    async fn compact_remote(&self, prompt: &Prompt<'_>) -> Result<Vec<ResponseItem>, ModelError> {
+        if !self.remote_compaction().endpoint {
+            return Err(ModelError::RemoteCompactionUnsupported {
+                provider: self.provider_identity().to_string(),
+            });
+        }
+        let request = self.prepare_compact(prompt)?;
+        let _permit = self.open_request().await?;
+        let response = request.send().await?;
+        let read = response.bytes();
+        let body = match request.response_timeout {
+            Some(after) => tokio::time::timeout(after, read).await.map_err(|_| {
+                ModelError::ResponseTimeout {
+                    url: request.url.to_string(),
+                    after,
+                }
+            })?,
+            None => read.await,
+        }
+        .map_err(|err| ModelError::Transport {
+            message: format!("reading the answer of {}: {err}", request.url),
+        })?;
+        responses_compact::parse_compact_response(&body)
     }
 }

@@ -41,6 +41,7 @@
 
 #![warn(missing_docs)]
 mod client;
+mod context_management;
 mod error;
 mod error_text;
 #[cfg(feature = "fuzzing")]
@@ -68,6 +69,15 @@ mod wire;
 
 pub use client::ModelClient;
 pub use client::complete_prompt;
+pub use context_management::AllThinking;
+pub use context_management::AnthropicCompaction;
+pub use context_management::COMPACTION_BETA;
+pub use context_management::CONTEXT_MANAGEMENT_BETA;
+pub use context_management::ClearThinking;
+pub use context_management::ClearToolUses;
+pub use context_management::ClearTrigger;
+pub use context_management::ContextManagementConfig;
+pub use context_management::KeepThinking;
 pub use error::ContextOverflow;
 pub use error::ModelError;
 pub use http_client::HttpModelClient;
@@ -100,6 +110,9 @@ pub use provider_env::base_url_env_var;
 pub use provider_env::ollama_host_url;
 pub use remote_compaction::ProviderIdentity;
 pub use remote_compaction::RemoteCompactionSupport;
+pub use remote_compaction::provider_compaction_summary;
+pub use response_event::AppliedContextEdit;
+pub use response_event::ProviderContextReport;
 pub use response_event::RateLimitSnapshot;
 pub use response_event::ResponseEvent;
 pub use response_event::ResponseStream;

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::context_management::ContextManagementConfig;
 use crate::error::ModelError;
 use crate::model_info::ModelEntry;
 use crate::model_info::ModelInfo;
@@ -102,9 +103,32 @@ pub struct ProviderConfig {
     /// `interrupt_requests`): the session's background session-memory extraction would
     /// otherwise end each answer empty.
     pub max_concurrent_requests: Option<u32>,
+    /// What the provider is asked to do to the context on its side (server-side compaction,
+    /// Anthropic context editing) and whether it has a compaction endpoint; all off by default.
+    pub context_management: ContextManagementConfig,
 }
 
 impl ProviderConfig {
+    /// Whether the provider has OpenAI's `POST /responses/compact`: the configured
+    /// `context_management.compact_endpoint`, else on for the Responses API at
+    /// `api.openai.com` or an Azure OpenAI host (`*.openai.azure.com`), whose APIs document the
+    /// endpoint (<https://developers.openai.com/api/reference/resources/responses>, "Compact a
+    /// response"; <https://learn.microsoft.com/en-us/azure/foundry/reference/rest/compactconversation>).
+    /// Other Responses servers (proxies, local servers) rarely have it, and a call that fails
+    /// only costs a fallback to local compaction.
+    pub fn compact_endpoint(&self) -> bool {
+        if self.wire_api != WireApi::Responses {
+            return false;
+        }
+        self.context_management.compact_endpoint.unwrap_or_else(|| {
+            let host = reqwest::Url::parse(&self.base_url)
+                .ok()
+                .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+                .unwrap_or_default();
+            host == "api.openai.com" || host.ends_with(".openai.azure.com")
+        })
+    }
+
     /// Retries of a failed request, capped at 100 so a typo cannot retry forever.
     pub fn request_max_retries(&self) -> u64 {
         self.request_max_retries
@@ -364,6 +388,10 @@ pub struct ProviderEntry {
     /// otherwise end each answer empty.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_concurrent_requests: Option<u32>,
+    /// Provider-side context management (server-side compaction, Anthropic context editing,
+    /// the compaction endpoint); merged key by key over the preset's [default: all off].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_management: Option<ContextManagementConfig>,
 }
 
 impl ProviderEntry {
@@ -403,6 +431,9 @@ impl ProviderEntry {
         base.max_concurrent_requests = self
             .max_concurrent_requests
             .or(base.max_concurrent_requests);
+        if let Some(context_management) = &self.context_management {
+            base.context_management = base.context_management.merged_with(context_management);
+        }
         base
     }
 }

@@ -14,10 +14,12 @@
 //! readable only by the provider that wrote it. [`ProviderIdentity`] is what the engine
 //! compares to decide whether such an item can be sent to the client in use.
 
+use agentctx_protocol::ResponseItem;
 use serde::Deserialize;
 use serde::Serialize;
 
 use crate::provider_config::WireApi;
+use crate::wire::anthropic_compaction::anthropic_summary;
 
 /// What a provider does to compact a history on its side, as configured for one client.
 ///
@@ -105,6 +107,13 @@ impl std::fmt::Display for ProviderIdentity {
             write!(f, "{wire}@{}", self.host)
         }
     }
+}
+
+/// The summary a provider wrote into a compaction item in readable form, when it did: the
+/// `content` of an item made from an Anthropic `compaction` block. OpenAI's items are opaque
+/// (`None`). An engine can keep it as the item's readable copy without a summary of its own.
+pub fn provider_compaction_summary(item: &ResponseItem) -> Option<&str> {
+    anthropic_summary(item)
 }
 
 #[cfg(test)]

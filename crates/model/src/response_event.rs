@@ -47,6 +47,12 @@ pub enum ResponseEvent {
         /// Input tokens written to the cache (billed at 1.25 times the input price for 5 min).
         creation_input_tokens: i64,
     },
+    /// What the provider did to the context on its own side during this request (Anthropic
+    /// context editing and server-side compaction), sent before `Completed` when it did
+    /// anything. The `Completed` usage stays the usage of the answer itself, over the context as
+    /// the provider left it (its occupancy of the window); what a compaction step cost is
+    /// reported here, apart.
+    ProviderContext(ProviderContextReport),
     /// The provider stopped the answer at its output limit (`finish_reason: "length"`,
     /// `stop_reason: "max_tokens"`, Responses `incomplete_details.reason:
     /// "max_output_tokens"`). Sent just before `Completed`: the items already delivered are
@@ -69,6 +75,36 @@ pub enum ResponseEvent {
         /// Responses and Chat Completions APIs report usage only at completion, so `None`).
         usage: Option<TokenUsage>,
     },
+}
+
+/// What a provider did to the context of one request on its side: see
+/// [`ResponseEvent::ProviderContext`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ProviderContextReport {
+    /// The context edits the provider applied (Anthropic `context_management.applied_edits`),
+    /// in its order.
+    pub applied_edits: Vec<AppliedContextEdit>,
+    /// Tokens the provider's compaction step(s) used, summed over the `compaction` entries of
+    /// Anthropic's `usage.iterations`: billed, and not part of the answer's own usage.
+    pub compaction_usage: Option<TokenUsage>,
+    /// The answer stopped right after a compaction (`stop_reason: "compaction"`, with
+    /// `pause_after_compaction`): the model has not answered yet, and the request must be sent
+    /// again (with the compaction item) for it to go on.
+    pub paused_after_compaction: bool,
+}
+
+/// One context edit a provider applied.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AppliedContextEdit {
+    /// The edit type, as the provider spells it (`clear_tool_uses_20250919`,
+    /// `clear_thinking_20251015`, ...).
+    pub kind: String,
+    /// Input tokens the edit removed from the prompt.
+    pub cleared_input_tokens: i64,
+    /// Tool uses whose results (or inputs) it cleared.
+    pub cleared_tool_uses: i64,
+    /// Assistant turns whose thinking it cleared.
+    pub cleared_thinking_turns: i64,
 }
 
 /// Rate-limit headers of a response (`x-ratelimit-*` for OpenAI-compatible servers,

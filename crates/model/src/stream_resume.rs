@@ -151,6 +151,7 @@ impl AttemptState {
             | ResponseEvent::ReasoningContentDelta(_)
             | ResponseEvent::RateLimits(_)
             | ResponseEvent::PromptCache { .. }
+            | ResponseEvent::ProviderContext(_)
             | ResponseEvent::AttemptAbandoned { .. }) => out.push(event),
         }
     }

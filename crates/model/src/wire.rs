@@ -1,12 +1,14 @@
 //! The three wire formats: request bodies built from a [`crate::Prompt`] and stateful parsers
 //! that turn server-sent events into [`crate::ResponseEvent`]s.
 
+pub(crate) mod anthropic_compaction;
 pub(crate) mod anthropic_messages;
 pub(crate) mod anthropic_messages_cache;
 pub(crate) mod anthropic_messages_max_tokens;
 pub(crate) mod chat_completions;
 pub(crate) mod output_budget;
 pub(crate) mod responses;
+pub(crate) mod responses_compact;
 
 use agentctx_protocol::TokenUsage;
 

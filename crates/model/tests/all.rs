@@ -8,11 +8,13 @@
 )]
 
 mod suite {
+    mod anthropic_context_management;
     mod anthropic_messages;
     mod bad_events;
     mod chat_completions;
     mod empty_answers;
     mod reconnect;
+    mod remote_compaction;
     mod request_limit;
     mod responses;
     mod retries;

@@ -14,13 +14,22 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
+use crate::context_management::ContextManagementConfig;
 use crate::error::ModelError;
 use crate::error::ProviderErrorBody;
 use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
+use crate::response_event::AppliedContextEdit;
+use crate::response_event::ProviderContextReport;
 use crate::response_event::ResponseEvent;
 use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::WireEventParser;
+use crate::wire::anthropic_compaction::ANTHROPIC_COMPACTION_ID_PREFIX;
+use crate::wire::anthropic_compaction::COMPACTION_STOP_REASON;
+use crate::wire::anthropic_compaction::CompactionBlock;
+use crate::wire::anthropic_compaction::applied_edits;
+use crate::wire::anthropic_compaction::compaction_block;
+use crate::wire::anthropic_compaction::compaction_usage;
 use crate::wire::anthropic_messages_cache::add_cache_breakpoints;
 use crate::wire::anthropic_messages_max_tokens::SizingInput;
 use crate::wire::anthropic_messages_max_tokens::size_output;
@@ -55,11 +64,15 @@ pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 /// prompt-cache breakpoints are marked (see [`add_cache_breakpoints`]); without, nothing is
 /// marked and `system` and text-only messages go as strings (see
 /// [`text_only_content_as_strings`]).
+///
+/// The provider's `context_management` edits (context editing, server-side compaction) go in
+/// `context_management`; thinking block clearing only with a request that thinks.
 pub(crate) fn request_body(
     prompt: &Prompt<'_>,
     slug: &str,
     model_info: &ModelInfo,
     cache_breakpoints: bool,
+    context_management: &ContextManagementConfig,
 ) -> Value {
     let requested_budget = prompt
         .reasoning
@@ -130,6 +143,9 @@ pub(crate) fn request_body(
             json!({ "type": "enabled", "budget_tokens": budget }),
         );
     }
+    if let Some(field) = context_management.anthropic_field(output.thinking_budget.is_some()) {
+        body.insert("context_management".into(), field);
+    }
     body.insert("stream".into(), json!(true));
     Value::Object(body)
 }
@@ -164,6 +180,11 @@ pub(crate) fn is_anthropic_reasoning(id: Option<&str>) -> bool {
 /// thinking blocks"). Reasoning of another provider (OpenAI's `encrypted_content`, a local
 /// model's raw text) would fail Anthropic's signature check and is left out, as is reasoning
 /// without a signature.
+///
+/// An Anthropic `compaction` block recorded from an earlier answer goes back as it came, in its
+/// place in the assistant's content (the API then ignores what came before it); another
+/// provider's compaction item is opaque to Anthropic and left out (the engine sends its
+/// readable copy instead).
 fn messages<'a>(input: impl IntoIterator<Item = &'a ResponseItem>) -> Vec<Value> {
     let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
     let mut push = |role: &str, block: Value| match messages.last_mut() {
@@ -283,10 +304,13 @@ fn messages<'a>(input: impl IntoIterator<Item = &'a ResponseItem>) -> Vec<Value>
                 }
                 push("user", block);
             }
+            ResponseItem::Compaction { .. } => match compaction_block(item) {
+                Some(block) => push("assistant", block),
+                None => tracing::debug!("another provider's compaction item left out"),
+            },
             ResponseItem::LocalShellCall { call_id: None, .. }
             | ResponseItem::WebSearchCall { .. }
             | ResponseItem::GhostSnapshot { .. }
-            | ResponseItem::Compaction { .. }
             | ResponseItem::Other(_) => {
                 tracing::debug!(
                     item = item.type_name(),
@@ -382,6 +406,7 @@ enum Block {
         json: String,
     },
     StructuredOutput(String),
+    Compaction(CompactionBlock),
     Other(Value),
 }
 
@@ -399,10 +424,49 @@ pub(crate) struct AnthropicParser {
     /// Tool uses whose input is not whole JSON, until the stop reason is known.
     held_tool_uses: Vec<HeldToolUse>,
     stop_reason: Option<String>,
+    /// The edits context editing applied, once reported.
+    applied_edits: Vec<AppliedContextEdit>,
+    /// What the compaction step(s) used (`usage.iterations`), once reported.
+    compaction_usage: Option<TokenUsage>,
     complete: bool,
 }
 
 impl AnthropicParser {
+    /// The id of the compaction item of content block `index`.
+    fn compaction_id(&self, index: u64) -> String {
+        format!(
+            "{ANTHROPIC_COMPACTION_ID_PREFIX}{}_{index}",
+            self.message_id
+        )
+    }
+
+    /// Reads what the provider did to the context: `context_management.applied_edits` and the
+    /// compaction entries of `usage.iterations` (each event repeats the whole list; the last
+    /// one reported wins).
+    fn read_context_management(
+        &mut self,
+        context_management: Option<&Value>,
+        usage: Option<&Value>,
+    ) {
+        let edits = applied_edits(context_management);
+        if !edits.is_empty() {
+            self.applied_edits = edits;
+        }
+        if let Some(compaction) = compaction_usage(usage) {
+            self.compaction_usage = Some(compaction);
+        }
+    }
+
+    /// The report of what the provider did to the context, when it did anything.
+    fn provider_context(&self) -> Option<ProviderContextReport> {
+        let report = ProviderContextReport {
+            applied_edits: self.applied_edits.clone(),
+            compaction_usage: self.compaction_usage,
+            paused_after_compaction: self.stop_reason.as_deref() == Some(COMPACTION_STOP_REASON),
+        };
+        (report != ProviderContextReport::default()).then_some(report)
+    }
+
     /// The id of the reasoning item of content block `index`.
     fn reasoning_id(&self, index: u64) -> String {
         format!("{ANTHROPIC_REASONING_ID_PREFIX}{}_{index}", self.message_id)
@@ -495,6 +559,12 @@ impl AnthropicParser {
                     json: String::new(),
                 }
             }
+            "compaction" => {
+                out.push(ResponseEvent::OutputItemAdded(
+                    CompactionBlock::default().into_item(self.compaction_id(index)),
+                ));
+                Block::Compaction(CompactionBlock::start(block))
+            }
             _ => Block::Other(block.clone()),
         };
         self.blocks.insert(index, started);
@@ -528,6 +598,7 @@ impl AnthropicParser {
                 json.push_str(piece);
                 out.push(ResponseEvent::OutputTextDelta(piece.to_string()));
             }
+            ("compaction_delta", Block::Compaction(compaction)) => compaction.delta(delta),
             (kind, _) => tracing::trace!(index, kind, "ignoring content_block_delta"),
         }
     }
@@ -552,6 +623,7 @@ impl AnthropicParser {
                 return;
             }
             Block::ToolUse { id, name, json } => ResponseItem::function_call(id, name, json),
+            Block::Compaction(compaction) => compaction.into_item(self.compaction_id(index)),
             Block::Other(value) => ResponseItem::Other(value),
         };
         out.push(ResponseEvent::OutputItemDone(item));
@@ -628,6 +700,10 @@ impl WireEventParser for AnthropicParser {
                     .unwrap_or_default()
                     .to_string();
                 self.read_usage(message.and_then(|m| m.get("usage")));
+                self.read_context_management(
+                    message.and_then(|m| m.get("context_management")),
+                    message.and_then(|m| m.get("usage")),
+                );
                 out.push(ResponseEvent::Created);
             }
             "content_block_start" => {
@@ -644,6 +720,7 @@ impl WireEventParser for AnthropicParser {
                     self.stop_reason = Some(reason.to_string());
                 }
                 self.read_usage(value.get("usage"));
+                self.read_context_management(value.get("context_management"), value.get("usage"));
             }
             "message_stop" => {
                 self.complete = true;
@@ -659,6 +736,9 @@ impl WireEventParser for AnthropicParser {
                         read_input_tokens,
                         creation_input_tokens,
                     });
+                }
+                if let Some(report) = self.provider_context() {
+                    out.push(ResponseEvent::ProviderContext(report));
                 }
                 if truncated {
                     // The blocks already delivered are kept: the text is cut short, not wrong.

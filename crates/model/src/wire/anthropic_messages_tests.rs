@@ -1,3 +1,4 @@
+use crate::ContextManagementConfig;
 use crate::owned_items;
 use agentctx_protocol::FunctionCallOutputPayload;
 use pretty_assertions::assert_eq;
@@ -144,7 +145,13 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
         ]),
         ..Prompt::default()
     };
-    let body = request_body(&prompt, "claude", &ModelInfo::default(), true);
+    let body = request_body(
+        &prompt,
+        "claude",
+        &ModelInfo::default(),
+        true,
+        &ContextManagementConfig::default(),
+    );
     assert_eq!(
         body["messages"],
         json!([
@@ -363,7 +370,13 @@ fn prompt_with_text_tools_and_an_image() -> Prompt<'static> {
 #[test]
 fn without_cache_breakpoints_system_and_text_only_messages_are_strings() {
     let prompt = prompt_with_text_tools_and_an_image();
-    let body = request_body(&prompt, "claude", &ModelInfo::default(), false);
+    let body = request_body(
+        &prompt,
+        "claude",
+        &ModelInfo::default(),
+        false,
+        &ContextManagementConfig::default(),
+    );
     assert!(!body.to_string().contains("cache_control"), "{body:#}");
     assert_eq!(body["system"], json!("Be brief."));
     assert_eq!(
@@ -393,7 +406,13 @@ fn without_cache_breakpoints_system_and_text_only_messages_are_strings() {
 #[test]
 fn with_cache_breakpoints_system_is_a_marked_block_and_user_turns_keep_their_blocks() {
     let prompt = prompt_with_text_tools_and_an_image();
-    let body = request_body(&prompt, "claude", &ModelInfo::default(), true);
+    let body = request_body(
+        &prompt,
+        "claude",
+        &ModelInfo::default(),
+        true,
+        &ContextManagementConfig::default(),
+    );
     let ephemeral = json!({ "type": "ephemeral" });
     assert_eq!(
         body["system"],

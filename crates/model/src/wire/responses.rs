@@ -21,6 +21,7 @@ use crate::prompt::Prompt;
 use crate::response_event::ResponseEvent;
 use crate::structured_output::StructuredOutputMode;
 use crate::wire::WireEventParser;
+use crate::wire::anthropic_compaction::is_anthropic_compaction;
 use crate::wire::int_field;
 use crate::wire::parse_json;
 use crate::wire::str_field;
@@ -60,25 +61,30 @@ fn text_format(prompt: &Prompt<'_>) -> Option<Value> {
 /// change (an id or reasoning text removed, the injected mark dropped) are copied. Building a
 /// JSON tree of the input first would copy a long history twice before every request. A
 /// message whose parts are all text is written with string content (see [`InputItem`]).
+///
+/// With server-side compaction configured, `context_management` asks the server to compact
+/// once the rendered context passes the threshold (see [`RequestBody::with_context_management`]).
 #[derive(Debug, Serialize)]
 pub(crate) struct RequestBody<'a> {
-    model: &'a str,
-    instructions: &'a str,
+    pub(super) model: &'a str,
+    pub(super) instructions: &'a str,
     #[serde(serialize_with = "serialize_input")]
-    input: Vec<Cow<'a, ResponseItem>>,
-    tools: Vec<Value>,
+    pub(super) input: Vec<Cow<'a, ResponseItem>>,
+    pub(super) tools: Vec<Value>,
     tool_choice: &'static str,
-    parallel_tool_calls: bool,
+    pub(super) parallel_tool_calls: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    reasoning: Option<Value>,
+    pub(super) reasoning: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     include: Option<[&'static str; 1]>,
     store: bool,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    prompt_cache_key: Option<&'a str>,
+    pub(super) prompt_cache_key: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<Value>,
+    pub(super) text: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_management: Option<Value>,
 }
 
 impl<'a> RequestBody<'a> {
@@ -132,11 +138,19 @@ impl<'a> RequestBody<'a> {
             stream: true,
             prompt_cache_key: prompt.session_id.as_deref().filter(|id| !id.is_empty()),
             text,
+            context_management: None,
         }
+    }
+
+    /// Sends `context_management` (server-side compaction, see
+    /// [`crate::ContextManagementConfig::compact_threshold`]) when it is `Some`.
+    pub(crate) fn with_context_management(mut self, field: Option<Value>) -> Self {
+        self.context_management = field;
+        self
     }
 }
 
-fn serialize_input<S: Serializer>(
+pub(super) fn serialize_input<S: Serializer>(
     input: &[Cow<'_, ResponseItem>],
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
@@ -204,9 +218,16 @@ impl Serialize for JoinedText<'_> {
     }
 }
 
-/// [`RequestBody`] as a JSON tree.
-pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelInfo) -> Value {
-    match serde_json::to_value(RequestBody::new(prompt, slug, model_info)) {
+/// [`RequestBody`] (with `context_management` when `Some`) as a JSON tree.
+pub(crate) fn request_body(
+    prompt: &Prompt<'_>,
+    slug: &str,
+    model_info: &ModelInfo,
+    context_management: Option<Value>,
+) -> Value {
+    let body =
+        RequestBody::new(prompt, slug, model_info).with_context_management(context_management);
+    match serde_json::to_value(body) {
         Ok(value) => value,
         Err(error) => {
             // Only a map with keys that are not strings fails, and the body has none.
@@ -229,6 +250,11 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
 ///   signature is Anthropic's, not OpenAI's encrypted state.
 /// - Ghost snapshots are harness-only; unknown item types that carry a server id are left out
 ///   for the same reason as ids.
+/// - A compaction item goes back as codex-rs writes it, `{"type": "compaction",
+///   "encrypted_content": ...}` (the input item the API reference names: its `id` is optional
+///   and `created_by` is output only), and one made from an Anthropic compaction block (after a
+///   provider switch) is left out: OpenAI cannot read it. The engine puts the readable copy in
+///   the place of such an item before a request.
 fn input_item<'a>(item: &'a ResponseItem, model_info: &ModelInfo) -> Option<Cow<'a, ResponseItem>> {
     // What the request changes: the id (and reasoning text) of the item, and agentctx's own
     // marks (the injected flag), which are never sent.
@@ -257,6 +283,11 @@ fn input_item<'a>(item: &'a ResponseItem, model_info: &ModelInfo) -> Option<Cow<
         | ResponseItem::CustomToolCall { id, .. }
         | ResponseItem::WebSearchCall { id, .. } => id.is_some(),
         ResponseItem::GhostSnapshot { .. } => return None,
+        ResponseItem::Compaction { .. } if is_anthropic_compaction(item) => {
+            tracing::debug!("anthropic compaction block left out of an openai request");
+            return None;
+        }
+        ResponseItem::Compaction { extra, .. } => !extra.is_empty(),
         ResponseItem::Other(value) if value.get("id").is_some() => {
             let kind = value
                 .get("type")
@@ -272,7 +303,6 @@ fn input_item<'a>(item: &'a ResponseItem, model_info: &ModelInfo) -> Option<Cow<
         ResponseItem::Other(Value::Null) => return None,
         ResponseItem::FunctionCallOutput { .. }
         | ResponseItem::CustomToolCallOutput { .. }
-        | ResponseItem::Compaction { .. }
         | ResponseItem::Other(_) => false,
     };
     if !changes && !item.has_harness_fields() {
@@ -289,10 +319,10 @@ fn input_item<'a>(item: &'a ResponseItem, model_info: &ModelInfo) -> Option<Cow<
         | ResponseItem::FunctionCall { id, .. }
         | ResponseItem::CustomToolCall { id, .. }
         | ResponseItem::WebSearchCall { id, .. } => *id = None,
+        ResponseItem::Compaction { extra, .. } => extra.clear(),
         ResponseItem::FunctionCallOutput { .. }
         | ResponseItem::CustomToolCallOutput { .. }
         | ResponseItem::GhostSnapshot { .. }
-        | ResponseItem::Compaction { .. }
         | ResponseItem::Other(_) => {}
     }
     Some(Cow::Owned(item))

@@ -185,7 +185,7 @@ fn ids_ghost_snapshots_and_unknown_items_with_ids_are_not_sent() {
         ]),
         ..Prompt::default()
     };
-    let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
+    let body = request_body(&prompt, "gpt-5", &ModelInfo::default(), None);
     assert_eq!(
         body["input"],
         json!([
@@ -213,7 +213,7 @@ fn anthropic_thinking_signatures_are_not_sent_to_openai_after_a_switch() {
         ]),
         ..Prompt::default()
     };
-    let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
+    let body = request_body(&prompt, "gpt-5", &ModelInfo::default(), None);
     assert_eq!(
         body["input"],
         json!([{ "type": "reasoning", "summary": [], "encrypted_content": "openai-encrypted" }])
@@ -228,7 +228,7 @@ fn the_injected_mark_of_an_imported_message_is_not_sent() {
         input: owned_items(vec![skill_body]),
         ..Prompt::default()
     };
-    let body = request_body(&prompt, "gpt-5", &ModelInfo::default());
+    let body = request_body(&prompt, "gpt-5", &ModelInfo::default(), None);
     assert_eq!(
         body["input"],
         json!([{
@@ -269,7 +269,7 @@ fn items_that_go_as_they_are_are_borrowed_and_the_written_body_is_the_tree() {
     // The id and the injected mark are removed from copies; a null item is not sent.
     assert_eq!(borrowed, [true, false, true, false]);
     let written: Value = serde_json::from_slice(&serde_json::to_vec(&body).unwrap()).unwrap();
-    assert_eq!(written, request_body(&prompt, "gpt-5", &info));
+    assert_eq!(written, request_body(&prompt, "gpt-5", &info, None));
     assert_eq!(written["prompt_cache_key"], "session-1");
     assert_eq!(
         written["input"][1],
@@ -311,7 +311,7 @@ fn a_text_only_message_is_a_string_and_an_image_message_stays_an_array() {
     let info = ModelInfo::default();
     let body = RequestBody::new(&prompt, "gpt-5", &info);
     let written: Value = serde_json::from_slice(&serde_json::to_vec(&body).unwrap()).unwrap();
-    assert_eq!(written, request_body(&prompt, "gpt-5", &info));
+    assert_eq!(written, request_body(&prompt, "gpt-5", &info, None));
     assert_eq!(
         written["input"],
         json!([

@@ -308,6 +308,7 @@ pub(crate) fn trace(events: &[ResponseEvent]) -> Vec<String> {
             ResponseEvent::RateLimits(_) => "rate_limits".to_string(),
             ResponseEvent::AttemptAbandoned { .. } => "abandoned".to_string(),
             ResponseEvent::PromptCache { .. } => "prompt_cache".to_string(),
+            ResponseEvent::ProviderContext(_) => "provider_context".to_string(),
             ResponseEvent::OutputTruncated { reason } => format!("truncated:{reason}"),
         })
         .collect()
