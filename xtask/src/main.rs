@@ -6,7 +6,8 @@
 //! checks the style rules a program can check (`tidy`, `deps`), refreshes generated JSON
 //! schemas (`schema`), vendors each crate alone to build and test it (`vendor-check`), drives
 //! insta snapshots through cargo-insta (`snapshots`), runs benchmarks (`bench`), runs the fuzz
-//! targets under `fuzz/` (`fuzz`) and installs
+//! targets under `fuzz/` (`fuzz`), refreshes the vendored LiteLLM price table (`prices`) and
+//! installs
 //! the cargo tools the checks use (`tools`). Every external program is started through
 //! `process.rs`.
 //!
@@ -30,6 +31,7 @@ mod floors;
 mod fuzz;
 mod interop;
 mod npm_tools;
+mod prices;
 mod process;
 mod python_tools;
 mod schema;
@@ -122,6 +124,17 @@ enum Command {
         /// Targets to run; all of them if none.
         targets: Vec<String>,
     },
+    /// Refresh the vendored LiteLLM price and context-window table
+    /// (crates/model/data/litellm) from the litellm wheel on PyPI: the recorded version again,
+    /// or another with `--version` / `--latest`.
+    Prices {
+        /// Fetch the newest litellm release.
+        #[arg(long, conflicts_with = "version")]
+        latest: bool,
+        /// Fetch this litellm release (e.g. `1.110.2`).
+        #[arg(long)]
+        version: Option<String>,
+    },
     /// Run the interop suite (the release binary against a real llama.cpp server and the
     /// LiteLLM proxy); needs `cargo xtask tools interop-servers`.
     Interop,
@@ -186,6 +199,11 @@ fn run(command: Command) -> Result<()> {
         } => snapshots::run(snapshots::Action::from_flags(review, accept, reject), &args),
         Command::Fuzz { seconds, targets } => fuzz::run(seconds, &targets),
         Command::Tools { packages } => tools::run(&packages),
+        Command::Prices { latest, version } => prices::run(&match (latest, version) {
+            (true, _) => prices::Release::Latest,
+            (false, Some(version)) => prices::Release::Version(version),
+            (false, None) => prices::Release::Recorded,
+        }),
         Command::Interop => match interop::run()? {
             ci::Outcome::Skipped(reason) => {
                 println!("interop suite skipped: {reason}");
