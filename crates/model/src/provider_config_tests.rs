@@ -346,3 +346,34 @@ prompt_cache_breakpoints = false
     assert!(ProviderConfig::anthropic().prompt_cache_breakpoints());
     assert!(ProviderConfig::default().prompt_cache_breakpoints());
 }
+
+#[test]
+fn context_management_under_a_preset_keeps_the_preset_and_merges_key_by_key() {
+    let config: ModelConfig = toml::from_str(
+        r#"
+        [model_providers.anthropic.context_management]
+        clear_tool_uses = { trigger = { input_tokens = 100000 }, keep = 3 }
+        compaction = { trigger = 150000 }
+        "#,
+    )
+    .unwrap();
+    let anthropic = config.provider("anthropic").unwrap();
+    assert_eq!(anthropic.base_url, "https://api.anthropic.com");
+    assert_eq!(
+        anthropic.context_management.compaction.map(|c| c.trigger),
+        Some(Some(150_000))
+    );
+    assert_eq!(
+        anthropic
+            .context_management
+            .clear_tool_uses
+            .and_then(|c| c.keep),
+        Some(3)
+    );
+    let openai = config.provider("openai").unwrap();
+    assert_eq!(
+        openai.context_management,
+        ContextManagementConfig::default()
+    );
+    assert!(openai.compact_endpoint());
+}
