@@ -51,11 +51,26 @@ pub enum ApprovalDecision {
     Denied,
 }
 
-/// Who answers approval requests under [`ApprovalPolicy::OnRequest`].
+/// A question the model asks the user (the `ask_user` tool).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserQuestion {
+    /// The question.
+    pub question: String,
+    /// Answers the model suggests, in order (the user may answer otherwise).
+    pub options: Vec<String>,
+}
+
+/// Who answers approval requests under [`ApprovalPolicy::OnRequest`], and the model's questions.
 #[async_trait]
 pub trait Approver: Send + Sync {
     /// Decides on `request`.
     async fn decide(&self, request: &ApprovalRequest) -> ApprovalDecision;
+
+    /// The user's answer to `question`, or `None` when no one can answer (no terminal, a
+    /// scripted run): the default, so an approver that cannot ask says so.
+    async fn ask(&self, _question: &UserQuestion) -> Option<String> {
+        None
+    }
 }
 
 /// An approver that answers the same for every request (tests, scripted runs).

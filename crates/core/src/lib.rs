@@ -70,6 +70,7 @@ pub use approval::ApprovalPolicy;
 pub use approval::ApprovalRequest;
 pub use approval::Approver;
 pub use approval::FixedApprover;
+pub use approval::UserQuestion;
 pub use error::CoreError;
 pub use event::SessionEvent;
 pub use session::DEFAULT_BASE_INSTRUCTIONS;

@@ -7,9 +7,16 @@
 //! run concurrently when every call of a response is such a tool. See docs/design/core.md,
 //! "Tools".
 
+mod ask_user;
 mod edit_file;
+mod glob;
+mod grep;
+mod list_dir;
 mod plan_mode;
 mod read_file;
+#[cfg(test)]
+mod search_test_support;
+mod search_walk;
 mod shell;
 mod task;
 mod todo_write;
@@ -27,7 +34,19 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+pub use ask_user::AskUserTool;
+pub use ask_user::MAX_QUESTION_OPTIONS;
+pub use ask_user::NO_ONE_TO_ASK;
 pub use edit_file::EditFileTool;
+pub use glob::DEFAULT_GLOB_LIMIT;
+pub use glob::GlobTool;
+pub use grep::DEFAULT_GREP_LIMIT;
+pub use grep::GrepTool;
+pub use grep::MAX_GREP_CONTEXT;
+pub use list_dir::DEFAULT_LIST_DEPTH;
+pub use list_dir::DEFAULT_LIST_LIMIT;
+pub use list_dir::ListDirTool;
+pub use list_dir::MAX_LIST_DEPTH;
 pub use plan_mode::EnterPlanModeTool;
 pub use plan_mode::ExitPlanModeTool;
 pub(crate) use plan_mode::enter_plan_mode;
@@ -35,6 +54,7 @@ pub(crate) use plan_mode::plan_file_from_output;
 pub use read_file::DEFAULT_READ_LIMIT;
 pub use read_file::MAX_LINE_CHARS;
 pub use read_file::ReadFileTool;
+pub use search_walk::MAX_RESULT_LINE_CHARS;
 pub use shell::BashOutputTool;
 pub use shell::DEFAULT_SHELL_TIMEOUT;
 pub use shell::KillShellTool;
@@ -249,27 +269,35 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools: files, shell, todos, plan mode and subagents. (The `skill` tool is
-    /// added by the session when skills are loaded.)
+    /// The built-in tools: files and their search, shell, todos, questions to the user, plan
+    /// mode and subagents. (The `skill` tool is added by the session when skills are loaded.)
     pub fn with_builtin_tools() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(ReadFileTool));
+        registry.register(Arc::new(GrepTool));
+        registry.register(Arc::new(GlobTool));
+        registry.register(Arc::new(ListDirTool));
         registry.register(Arc::new(WriteFileTool));
         registry.register(Arc::new(EditFileTool));
         registry.register(Arc::new(ShellTool::default()));
         registry.register(Arc::new(BashOutputTool));
         registry.register(Arc::new(KillShellTool));
         registry.register(Arc::new(TodoWriteTool));
+        registry.register(Arc::new(AskUserTool));
         registry.register(Arc::new(EnterPlanModeTool));
         registry.register(Arc::new(ExitPlanModeTool));
         registry.register(Arc::new(TaskTool));
         registry
     }
 
-    /// The read-only tools a read-only subagent (Explore, Plan) gets.
+    /// The read-only tools a read-only subagent (Explore, Plan) gets: reading and searching
+    /// files. (No `ask_user`: a subagent's user is its parent, which reads its final answer.)
     pub fn read_only() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(ReadFileTool));
+        registry.register(Arc::new(GrepTool));
+        registry.register(Arc::new(GlobTool));
+        registry.register(Arc::new(ListDirTool));
         registry
     }
 

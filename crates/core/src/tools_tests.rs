@@ -317,25 +317,45 @@ async fn rejected_plan_keeps_plan_mode() {
 }
 
 #[test]
+fn the_read_only_registry_reads_and_searches_and_cannot_change_or_ask() {
+    assert_eq!(
+        ToolRegistry::read_only().names(),
+        vec!["read_file", "grep", "glob", "list_dir"]
+    );
+    for tool in ToolRegistry::read_only().names() {
+        let tool = ToolRegistry::read_only().get(&tool).unwrap();
+        assert!(
+            tool.parallel_safe(),
+            "{} should be read-only",
+            tool.spec().name
+        );
+    }
+}
+
+#[test]
 fn registry_replaces_by_name_and_lists_in_order() {
     let mut registry = ToolRegistry::with_builtin_tools();
     assert_eq!(
         registry.names(),
         vec![
             "read_file",
+            "grep",
+            "glob",
+            "list_dir",
             "write_file",
             "edit_file",
             "shell",
             "bash_output",
             "kill_shell",
             "todo_write",
+            "ask_user",
             "enter_plan_mode",
             "exit_plan_mode",
             "task"
         ]
     );
     registry.register(Arc::new(ReadFileTool));
-    assert_eq!(registry.names().len(), 10);
+    assert_eq!(registry.names().len(), 14);
     assert!(registry.remove("task"));
     assert!(registry.get("task").is_none());
 }

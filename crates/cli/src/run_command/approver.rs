@@ -8,6 +8,7 @@ use std::io::Write as _;
 use agentctx_core::ApprovalDecision;
 use agentctx_core::ApprovalRequest;
 use agentctx_core::Approver;
+use agentctx_core::UserQuestion;
 use async_trait::async_trait;
 
 /// Asks on the terminal (stderr for the question, stdin for the answer).
@@ -52,6 +53,54 @@ impl Approver for TerminalApprover {
             _ => ApprovalDecision::Denied,
         }
     }
+
+    /// Shows the model's question and its options (numbered) on stderr and reads one line: a
+    /// number picks that option, anything else is the answer as typed. End of input (Ctrl-D)
+    /// or a read error means no answer.
+    async fn ask(&self, question: &UserQuestion) -> Option<String> {
+        let shown = render_question(question);
+        let options = question.options.clone();
+        let answer = tokio::task::spawn_blocking(move || {
+            let mut stderr = std::io::stderr().lock();
+            let _ = stderr.write_all(shown.as_bytes());
+            let _ = stderr.flush();
+            let mut line = String::new();
+            match std::io::stdin().lock().read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(line),
+            }
+        })
+        .await
+        .ok()
+        .flatten()?;
+        Some(pick_option(&answer, &options))
+    }
+}
+
+/// The question as the terminal shows it.
+pub(crate) fn render_question(question: &UserQuestion) -> String {
+    let mut shown = format!("\nquestion: {}\n", question.question.trim());
+    for (index, option) in question.options.iter().enumerate() {
+        shown.push_str(&format!("  {}. {option}\n", index + 1));
+    }
+    shown.push_str(if question.options.is_empty() {
+        "answer: "
+    } else {
+        "answer (a number or your own words): "
+    });
+    shown
+}
+
+/// The answer `typed`: the option it numbers, else the text itself (trimmed).
+pub(crate) fn pick_option(typed: &str, options: &[String]) -> String {
+    let typed = typed.trim();
+    typed
+        .parse::<usize>()
+        .ok()
+        .and_then(|number| number.checked_sub(1))
+        .and_then(|index| options.get(index))
+        .cloned()
+        .unwrap_or_else(|| typed.to_string())
 }
 
 #[async_trait]
@@ -65,3 +114,7 @@ impl Approver for NonInteractiveApprover {
         ApprovalDecision::Denied
     }
 }
+
+#[cfg(test)]
+#[path = "approver_tests.rs"]
+mod tests;

@@ -94,17 +94,19 @@ impl SessionFlags {
     }
 
     /// The policy and who answers: `--yes` wins; `on-request` asks on a terminal and refuses
-    /// (with a message) when stdin is not one.
+    /// (with a message) when stdin is not one. On a terminal the approver is there whatever the
+    /// policy, so the model's `ask_user` questions reach the user under `--yes` too (the policy
+    /// alone decides approvals: `auto` and `never` never consult it).
     pub(crate) fn approval(&self) -> (ApprovalPolicy, Option<Arc<dyn Approver>>) {
+        let terminal = std::io::stdin().is_terminal();
+        let asker = || terminal.then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>);
         if self.yes {
-            return (ApprovalPolicy::AutoApprove, None);
+            return (ApprovalPolicy::AutoApprove, asker());
         }
         match self.approval {
-            ApprovalFlag::Auto => (ApprovalPolicy::AutoApprove, None),
-            ApprovalFlag::Never => (ApprovalPolicy::Never, None),
-            ApprovalFlag::OnRequest if std::io::stdin().is_terminal() => {
-                (ApprovalPolicy::OnRequest, Some(Arc::new(TerminalApprover)))
-            }
+            ApprovalFlag::Auto => (ApprovalPolicy::AutoApprove, asker()),
+            ApprovalFlag::Never => (ApprovalPolicy::Never, asker()),
+            ApprovalFlag::OnRequest if terminal => (ApprovalPolicy::OnRequest, asker()),
             ApprovalFlag::OnRequest => (
                 ApprovalPolicy::OnRequest,
                 Some(Arc::new(NonInteractiveApprover)),

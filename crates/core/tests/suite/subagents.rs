@@ -149,7 +149,7 @@ async fn a_task_runs_the_subagent_with_its_reminder_and_without_the_parents() {
         );
         // Read-only tools only.
         let tools: Vec<&str> = sub.tools.iter().map(|tool| tool.name.as_str()).collect();
-        assert_eq!(tools, vec!["read_file"]);
+        assert_eq!(tools, vec!["read_file", "grep", "glob", "list_dir"]);
     }
     let report = prompts[3]
         .items()
