@@ -2,11 +2,13 @@
 //!
 //! Each row names the page it was checked against. Context windows are what a request may
 //! fill; output limits are the most tokens one response may generate; efforts are the
-//! `reasoning.effort` values the API accepts for the model (anything else is a 400). See
+//! `reasoning.effort` values the API accepts for the model (anything else is a 400). A model no
+//! row matches takes its window and output limit from LiteLLM's table (`price_table.rs`). See
 //! docs/design/model-providers.md, "The model table".
 
 use crate::model_info::MaxTokensField;
 use crate::model_info::ModelInfo;
+use crate::price_table::PriceTable;
 use crate::prompt::ReasoningEffort;
 
 use ReasoningEffort::High;
@@ -176,10 +178,10 @@ const ONE_MILLION_SUFFIX: &str = "[1m]";
 const ONE_MILLION_WINDOW: i64 = 1_000_000;
 
 /// The table's entry for `slug`: an exact row, else the longest row that prefixes it (so
-/// `gpt-5-2025-08-07` finds `gpt-5`). A vendor prefix as routers write it (`openai/gpt-5`) is
-/// ignored. A `[1m]` suffix (any case) sets the window to one million tokens, on the row of the
-/// slug without it, or on defaults when the table has no row for that slug: the suffix alone
-/// says what the window is.
+/// `gpt-5-2025-08-07` finds `gpt-5`), else the limits LiteLLM's table states for it (see
+/// [`litellm_model`]). A vendor prefix as routers write it (`openai/gpt-5`) is ignored. A `[1m]`
+/// suffix (any case) sets the window to one million tokens, on the row of the slug without it,
+/// or on defaults when neither table knows that slug: the suffix alone says what the window is.
 pub(crate) fn known_model(slug: &str) -> Option<ModelInfo> {
     let bare = slug.rsplit_once('/').map_or(slug, |(_, bare)| bare);
     let (bare, one_million) = match strip_suffix_ignore_case(bare, ONE_MILLION_SUFFIX) {
@@ -190,13 +192,36 @@ pub(crate) fn known_model(slug: &str) -> Option<ModelInfo> {
         .iter()
         .filter(|row| bare.starts_with(row.slug))
         .max_by_key(|row| row.slug.len())
-        .map(KnownModel::model_info);
+        .map(KnownModel::model_info)
+        .or_else(|| litellm_model(bare));
     if !one_million {
         return row;
     }
     let mut info = row.unwrap_or_default();
     info.context_window = ONE_MILLION_WINDOW;
     Some(info)
+}
+
+/// What LiteLLM's price table (crate::price_table) says of a model no row here matches: its
+/// `max_input_tokens` as the window and its `max_output_tokens`, nothing else (efforts, the
+/// output-limit field and reasoning stay at their defaults, which send what is asked).
+///
+/// LiteLLM defines `max_input_tokens` as "max input tokens, if the provider specifies it" and
+/// `max_output_tokens` likewise (the `sample_spec` entry of its table); its legacy `max_tokens`
+/// is the output limit and is not read. The window here is what one request may fill, so the
+/// input limit is taken as it is, never added to the output limit: for Anthropic models it is
+/// the context window, for OpenAI's GPT-5 family it is the input share of it (`gpt-5`:
+/// 272,000 of 400,000). LiteLLM is not uniform there (it lists `gpt-5.1-codex` at 400,000 and
+/// `gpt-5.5` at 1,050,000, the whole window), which is one reason rows of this table, prefix
+/// matches included, come first. An entry without `max_input_tokens` gives nothing: an output
+/// limit alone says nothing of the input.
+fn litellm_model(bare: &str) -> Option<ModelInfo> {
+    let price = PriceTable::bundled().ok()?.lookup(bare)?;
+    Some(ModelInfo {
+        context_window: price.max_input_tokens.filter(|window| *window > 0)?,
+        max_output_tokens: price.max_output_tokens.filter(|limit| *limit > 0),
+        ..ModelInfo::default()
+    })
 }
 
 /// `text` without `suffix`, ASCII case ignored; `None` when it does not end with it.
@@ -209,8 +234,9 @@ fn strip_suffix_ignore_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> 
 }
 
 /// The context window the built-in table knows for a model id as a session recorded it (a
-/// Codex `turn_context.model`, a Claude Code `message.model`); `None` for a model it does not
-/// know. A `[1m]` suffix is the one-million-token window.
+/// Codex `turn_context.model`, a Claude Code `message.model`), else the input limit LiteLLM's
+/// table states for it; `None` for a model neither knows. A `[1m]` suffix is the
+/// one-million-token window.
 pub fn known_context_window(slug: &str) -> Option<i64> {
     known_model(slug).map(|info| info.context_window)
 }

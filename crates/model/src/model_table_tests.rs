@@ -72,10 +72,33 @@ fn a_one_million_suffix_is_the_one_million_window() {
         known_context_window("anthropic/claude-opus-4-6[1M]"),
         Some(1_000_000)
     );
-    // Without the suffix, the row's window (or nothing for an unknown model).
+    // Without the suffix, the row's window.
     assert_eq!(
         known_context_window("claude-sonnet-4-5-20250929"),
         Some(200_000)
     );
-    assert_eq!(known_context_window("claude-opus-4-6"), None);
+}
+
+#[test]
+fn models_without_a_row_take_litellms_limits() {
+    // No row here matches these; LiteLLM's table (data/litellm) states their limits:
+    // `claude-opus-4-6` 1,000,000 in / 128,000 out (as Anthropic's model page,
+    // https://platform.claude.com/docs/en/models/opus-4-6/overview), `gpt-4o` 128,000 / 16,384.
+    let limits =
+        |slug: &str| known_model(slug).map(|info| (info.context_window, info.max_output_tokens));
+    assert_eq!(limits("claude-opus-4-6"), Some((1_000_000, Some(128_000))));
+    assert_eq!(limits("gpt-4o"), Some((128_000, Some(16_384))));
+    assert_eq!(
+        limits("openai/gpt-4o-2024-08-06"),
+        Some((128_000, Some(16_384)))
+    );
+    // Only the limits: nothing is assumed about efforts or the output-limit field.
+    let opus = known_model("claude-opus-4-6").unwrap();
+    assert_eq!(opus.reasoning_efforts, Vec::new());
+    assert_eq!(opus.supports_reasoning, None);
+    // A row wins over LiteLLM, prefix matches included: LiteLLM lists `gpt-5.5` with its whole
+    // window (1,050,000), the `gpt-5` row keeps the 272,000-token input share.
+    assert_eq!(known_context_window("gpt-5.5"), Some(272_000));
+    // A model neither table knows.
+    assert_eq!(known_model("qwen3:8b"), None);
 }

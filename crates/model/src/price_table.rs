@@ -277,9 +277,7 @@ impl PriceTable {
     /// this crate parses it, so a release never ships one that is).
     pub fn bundled() -> Result<&'static Self, &'static PriceTableError> {
         static BUNDLED: OnceLock<Result<PriceTable, PriceTableError>> = OnceLock::new();
-        BUNDLED
-            .get_or_init(|| Self::load(BUNDLED_JSON))
-            .as_ref()
+        BUNDLED.get_or_init(|| Self::load(BUNDLED_JSON)).as_ref()
     }
 
     /// How many entries the table holds.
@@ -322,7 +320,10 @@ impl PriceTable {
             name = base;
         }
         loop {
-            for candidate in [Some(name), without_date_suffix(name)].into_iter().flatten() {
+            for candidate in [Some(name), without_date_suffix(name)]
+                .into_iter()
+                .flatten()
+            {
                 if let Some((slug, price)) = self.entries.get_key_value(candidate) {
                     return Some(PriceMatch { slug, price });
                 }
