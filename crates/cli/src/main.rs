@@ -22,6 +22,7 @@ mod loop_command;
 mod mcp_command;
 mod memory_command;
 mod replay_command;
+mod report_command;
 mod run_command;
 mod skills_command;
 
@@ -50,6 +51,9 @@ enum Command {
     Loop(loop_command::LoopArgs),
     /// Replay Codex rollouts or Claude Code transcripts and show what the model saw per turn.
     Replay(replay_command::ReplayArgs),
+    /// Write a static HTML report of recorded sessions: an index with costs and what our policy
+    /// would have saved, and a page per session with its token timeline and turns.
+    Report(report_command::ReportArgs),
     /// Run an agent session: one prompt, or an interactive line mode without one.
     Run(run_command::RunArgs),
     /// List and inspect skills and slash commands.
@@ -83,6 +87,7 @@ fn run() -> anyhow::Result<()> {
         Command::Memory(args) => memory_command::run(args),
         Command::Loop(args) => loop_command::run(args),
         Command::Replay(args) => replay_command::run(args),
+        Command::Report(args) => report_command::run(args),
         Command::Run(args) => run_command::run(args),
         Command::Skills(args) => skills_command::run(args),
     }

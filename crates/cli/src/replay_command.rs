@@ -13,8 +13,8 @@
 
 mod human_report;
 mod json_report;
-mod request_bodies;
-mod svg_timeline;
+pub(crate) mod request_bodies;
+pub(crate) mod svg_timeline;
 
 use std::io::Write;
 use std::path::Path;
@@ -89,9 +89,9 @@ pub(crate) struct ReplayArgs {
 
 /// A file to replay, and whether the user named it (an unreadable named file is an error; an
 /// unrecognised file found in a directory is only reported).
-struct Target {
-    path: PathBuf,
-    named: bool,
+pub(crate) struct Target {
+    pub(crate) path: PathBuf,
+    pub(crate) named: bool,
 }
 
 pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
@@ -111,39 +111,13 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
             targets.len()
         );
     }
-    let home = match &args.home {
-        Some(dir) => dir.clone(),
-        None => std::env::home_dir()
-            .map(|dir| dir.join(".agentctx"))
-            .context("no home directory: pass --home or set AGENTCTX_HOME")?,
-    };
-    let mut compact_config = CompactConfig::default();
-    compact_config
-        .apply_env_vars(utf8_env_vars())
-        .context("invalid compaction setting in the environment")?;
-
-    let reminder_config = if args.no_reminders {
-        None
-    } else {
-        let mut config = match &args.reminders_config {
-            Some(path) => load_reminder_config(path)?,
-            None => SystemReminderConfig::default(),
-        };
-        // The documented `AGENTCTX_` / `CODEX_` switches apply over the file.
-        config
-            .apply_env_vars(utf8_env_vars())
-            .context("invalid reminder setting in the environment")?;
-        Some(config)
-    };
-    let options = ReplayOptions {
-        home: home.clone(),
-        reminders: reminder_config,
-        compact: compact_config,
-        context_window: args.context_window,
-        default_window: DEFAULT_CONTEXT_WINDOW,
-        // The binary's allocator (mimalloc) frees across threads cheaply.
-        read_ahead: true,
-    };
+    let home = agentctx_home(args.home.as_deref())?;
+    let options = replay_options(
+        &home,
+        args.no_reminders,
+        args.reminders_config.as_deref(),
+        args.context_window,
+    )?;
     let mut bodies = match (&args.requests, targets.first()) {
         (Some(dir), Some(target)) => Some(request_bodies::RequestBodies::new(
             dir,
@@ -216,6 +190,54 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--home`, else `~/.agentctx`.
+pub(crate) fn agentctx_home(home: Option<&Path>) -> anyhow::Result<PathBuf> {
+    match home {
+        Some(dir) => Ok(dir.to_path_buf()),
+        None => std::env::home_dir()
+            .map(|dir| dir.join(".agentctx"))
+            .context("no home directory: pass --home or set AGENTCTX_HOME"),
+    }
+}
+
+/// The replay's options from the flags `replay` and `report` share: the compaction settings
+/// with the environment's overrides, the reminder settings (none with `no_reminders`) from
+/// `reminders_config` or the defaults, with the environment's overrides.
+pub(crate) fn replay_options(
+    home: &Path,
+    no_reminders: bool,
+    reminders_config: Option<&Path>,
+    context_window: Option<u64>,
+) -> anyhow::Result<ReplayOptions> {
+    let mut compact_config = CompactConfig::default();
+    compact_config
+        .apply_env_vars(utf8_env_vars())
+        .context("invalid compaction setting in the environment")?;
+
+    let reminder_config = if no_reminders {
+        None
+    } else {
+        let mut config = match reminders_config {
+            Some(path) => load_reminder_config(path)?,
+            None => SystemReminderConfig::default(),
+        };
+        // The documented `AGENTCTX_` / `CODEX_` switches apply over the file.
+        config
+            .apply_env_vars(utf8_env_vars())
+            .context("invalid reminder setting in the environment")?;
+        Some(config)
+    };
+    Ok(ReplayOptions {
+        home: home.to_path_buf(),
+        reminders: reminder_config,
+        compact: compact_config,
+        context_window,
+        default_window: DEFAULT_CONTEXT_WINDOW,
+        // The binary's allocator (mimalloc) frees across threads cheaply.
+        read_ahead: true,
+    })
+}
+
 /// The environment's variables, those that are not UTF-8 left out (`vars` panics on them; such a
 /// variable is not one of ours).
 fn utf8_env_vars() -> impl Iterator<Item = (String, String)> {
@@ -246,7 +268,9 @@ fn load_reminder_config(path: &Path) -> anyhow::Result<SystemReminderConfig> {
         .with_context(|| format!("invalid reminder settings in {}", path.display()))
 }
 
-fn collect_targets(paths: &[PathBuf]) -> anyhow::Result<Vec<Target>> {
+/// The session files under `paths`: each directory searched for `.jsonl` files (newest first),
+/// each file taken as named.
+pub(crate) fn collect_targets(paths: &[PathBuf]) -> anyhow::Result<Vec<Target>> {
     let mut targets = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -266,7 +290,11 @@ fn collect_targets(paths: &[PathBuf]) -> anyhow::Result<Vec<Target>> {
     Ok(targets)
 }
 
-fn report_skipped(stderr: &mut impl Write, replay: &SessionReplay) -> std::io::Result<()> {
+/// Reports `replay`'s unreadable lines as `<file>:<line>: <reason>`.
+pub(crate) fn report_skipped(
+    stderr: &mut impl Write,
+    replay: &SessionReplay,
+) -> std::io::Result<()> {
     for skipped in &replay.skipped {
         writeln!(
             stderr,

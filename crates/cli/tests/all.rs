@@ -20,6 +20,8 @@ mod suite {
     mod replay_live_requests;
     mod replay_reminders_config;
     mod replay_requests;
+    mod report;
+    mod report_browser;
     mod run;
     mod run_cancel;
     mod run_failures;

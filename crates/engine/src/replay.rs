@@ -7,7 +7,10 @@ mod request_usage;
 mod session_replay;
 mod turn_boundary;
 
+pub use replay_report::COMPACTION_KEPT_ITEMS;
+pub use replay_report::COMPACTION_SUMMARY_CHARS;
 pub use replay_report::DEFAULT_CONTEXT_WINDOW;
+pub use replay_report::RecordedCompaction;
 pub use replay_report::ReplayOptions;
 pub use replay_report::ReplayTurn;
 pub use replay_report::RequestSink;

@@ -18,6 +18,9 @@
 //!   empty is asked for once more, and a server that never answers times out;
 //! - [`thinking`]: the thinking levels (docs/design/model-providers.md), keywords, session toggle, priority chain
 //!   and provider mappings (application layer; the transport only sends final parameters);
+//! - [`PriceTable`]: LiteLLM's model prices and context windows, vendored under `data/litellm/`
+//!   (`cargo xtask prices` refreshes it), with [`ModelPrice::cost`] pricing [`TokenCounts`]
+//!   cached tokens as cached; it also fills the windows of models the model table lacks;
 //! - [`ScriptedModelClient`], which replays scripted responses for tests of the crates above.
 //!
 //! ```

@@ -19,10 +19,13 @@ use agentctx_core::session_config::resolve_model;
 use agentctx_engine::replay::RequestSink;
 use agentctx_model::HttpModelClient;
 use agentctx_model::Prompt;
+use agentctx_protocol::EventMsg;
 use agentctx_protocol::RolloutItem;
+use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
 use agentctx_rollout::ReadEvent;
 use agentctx_rollout::RolloutReader;
 use anyhow::Context as _;
+use serde_json::Value;
 
 /// The lines read at most to find what model a session recorded.
 const HEADER_LINES: usize = 200;
@@ -52,12 +55,58 @@ impl RequestBodies {
         model: Option<&str>,
     ) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let (recorded_provider, recorded_model) = recorded_model(session);
+        let client = BodyClients::load(home, provider, model)?.client(session)?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            client,
+        })
+    }
+}
+
+/// Chooses the client whose bodies a session's requests are written as: config.toml read once,
+/// the provider and model given, else the session's, else config.toml's.
+pub(crate) struct BodyClients {
+    home: PathBuf,
+    config: Config,
+    env: EnvVars,
+    provider: Option<String>,
+    model: Option<String>,
+}
+
+impl std::fmt::Debug for BodyClients {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BodyClients")
+            .field("home", &self.home)
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BodyClients {
+    /// Reads `home`'s config.toml and the environment.
+    pub(crate) fn load(
+        home: &Path,
+        provider: Option<&str>,
+        model: Option<&str>,
+    ) -> anyhow::Result<Self> {
         let env = EnvVars::from_process_env();
         let loaded = Config::load(home, &env)?;
+        Ok(Self {
+            home: home.to_path_buf(),
+            config: loaded.config,
+            env,
+            provider: provider.map(str::to_string),
+            model: model.map(str::to_string),
+        })
+    }
+
+    /// The client for `session`'s requests.
+    pub(crate) fn client(&self, session: &Path) -> anyhow::Result<HttpModelClient> {
+        let (recorded_provider, recorded_model) = recorded_model(session);
         let selection = ModelSelection {
-            provider: provider.map(str::to_string).or(recorded_provider),
-            model: model.map(str::to_string).or(recorded_model),
+            provider: self.provider.clone().or(recorded_provider),
+            model: self.model.clone().or(recorded_model),
             context_window: None,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -65,15 +114,16 @@ impl RequestBodies {
             .build()
             .context("cannot start the async runtime")?;
         let choice = runtime
-            .block_on(resolve_model(&loaded.config, &env, home, &selection))
+            .block_on(resolve_model(
+                &self.config,
+                &self.env,
+                &self.home,
+                &selection,
+            ))
             .context("cannot choose the provider the requests are written for")?;
-        let client = choice
-            .body_client(&env)
-            .context("cannot build the provider's client")?;
-        Ok(Self {
-            dir: dir.to_path_buf(),
-            client,
-        })
+        choice
+            .body_client(&self.env)
+            .context("cannot build the provider's client")
     }
 }
 
@@ -89,7 +139,8 @@ impl RequestSink for RequestBodies {
 }
 
 /// The provider id and model the session recorded (its header's `model_provider`, its first
-/// `turn_context.model`), when it recorded them.
+/// `turn_context.model`), when it recorded them. A Claude Code transcript names no provider
+/// (it is Anthropic's) and its model on each response (the first one's is taken).
 fn recorded_model(session: &Path) -> (Option<String>, Option<String>) {
     let Ok(reader) = RolloutReader::open(session) else {
         return (None, None);
@@ -103,13 +154,25 @@ fn recorded_model(session: &Path) -> (Option<String>, Option<String>) {
         match &record.line.item {
             RolloutItem::SessionMeta(meta) if provider.is_none() => {
                 provider.clone_from(&meta.model_provider);
+                if meta.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR) {
+                    provider = Some(ANTHROPIC_PROVIDER.to_string());
+                }
             }
             RolloutItem::TurnContext(context) => {
                 model.clone_from(&context.model);
                 break;
+            }
+            RolloutItem::EventMsg(EventMsg::TokenCount(count)) => {
+                if let Some(name) = count.extra.get("model").and_then(Value::as_str) {
+                    model = Some(name.to_string());
+                    break;
+                }
             }
             _ => {}
         }
     }
     (provider, model)
 }
+
+/// The built-in provider whose wire format a Claude Code session's requests are written in.
+const ANTHROPIC_PROVIDER: &str = "anthropic";

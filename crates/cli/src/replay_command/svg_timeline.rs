@@ -397,7 +397,7 @@ pub(crate) fn escape(text: &str) -> String {
 }
 
 /// `1234567` → `1,234,567`.
-fn grouped(value: u64) -> String {
+pub(crate) fn grouped(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {

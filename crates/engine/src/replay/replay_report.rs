@@ -118,6 +118,29 @@ pub struct ReplayTurn {
     pub request_usage: Vec<RequestUsage>,
 }
 
+/// A compaction the session recorded: what its summary said and what the history kept beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedCompaction {
+    /// The turn it happened in (`None`: before the first turn).
+    pub turn: Option<usize>,
+    /// The model requests of the main thread before it.
+    pub after_request: usize,
+    /// The summary, cut to [`COMPACTION_SUMMARY_CHARS`] characters.
+    pub summary: String,
+    /// The items of the replacement history other than the summary, one line each (`role:
+    /// start of text` or the item's type), at most [`COMPACTION_KEPT_ITEMS`]; empty when the
+    /// session recorded no replacement history.
+    pub kept: Vec<String>,
+    /// How many items the replacement history held (`None` when not recorded).
+    pub replacement_items: Option<usize>,
+}
+
+/// Characters of a recorded compaction's summary a replay keeps.
+pub const COMPACTION_SUMMARY_CHARS: usize = 4_000;
+
+/// Items of a recorded compaction's replacement history a replay describes.
+pub const COMPACTION_KEPT_ITEMS: usize = 24;
+
 /// One session replayed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionReplay {
@@ -156,6 +179,8 @@ pub struct SessionReplay {
     pub tool_calls: usize,
     /// Compactions in the main thread.
     pub compactions: usize,
+    /// Those compactions, in order.
+    pub recorded_compactions: Vec<RecordedCompaction>,
     /// Our largest prompt estimate over the session's requests.
     pub max_prompt_tokens: u64,
     /// The largest prompt the session recorded.

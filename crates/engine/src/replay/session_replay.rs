@@ -52,6 +52,7 @@ use agentctx_rollout::SkippedLine;
 use agentctx_rollout::is_model_generated;
 use serde_json::Value;
 
+use super::replay_report::RecordedCompaction;
 use super::replay_report::ReplayOptions;
 use super::replay_report::ReplayTurn;
 use super::replay_report::RequestSink;
@@ -146,6 +147,7 @@ pub struct SessionReplayBuilder<'a> {
     skipped: Vec<SkippedLine>,
     tool_calls: usize,
     compactions: usize,
+    recorded_compactions: Vec<RecordedCompaction>,
     max_prompt_tokens: u64,
     max_recorded_prompt_tokens: Option<i64>,
     /// The window the session recorded last.
@@ -232,6 +234,7 @@ impl<'a> SessionReplayBuilder<'a> {
             skipped: Vec::new(),
             tool_calls: 0,
             compactions: 0,
+            recorded_compactions: Vec::new(),
             max_prompt_tokens: 0,
             max_recorded_prompt_tokens: None,
             model_context_window: None,
@@ -582,6 +585,7 @@ impl<'a> SessionReplayBuilder<'a> {
             turns: self.turns,
             tool_calls: self.tool_calls,
             compactions: self.compactions,
+            recorded_compactions: self.recorded_compactions,
             max_prompt_tokens: self.max_prompt_tokens,
             max_recorded_prompt_tokens: self.max_recorded_prompt_tokens,
             model_context_window: self.model_context_window,

@@ -38,6 +38,7 @@ use serde_json::json;
 use crate::StopPoint;
 use crate::read_recorded_session;
 use crate::replay::PredictionBasis;
+use crate::replay::RecordedCompaction;
 use crate::replay::RecordedTokens;
 use crate::replay::ReplayOptions;
 use crate::replay::ReplayTurn;
@@ -578,6 +579,30 @@ fn a_claude_code_model_with_the_1m_suffix_is_judged_against_a_million_tokens() {
     assert!(second.predicted_tokens > 301_002, "{second:?}");
     assert_eq!(second.level, ThresholdLevel::Normal);
     assert_eq!(second.auto_compact, None);
+}
+
+#[test]
+fn recorded_compactions_keep_their_summary_and_what_the_history_kept() {
+    let replay = replay_text(SESSION);
+    assert_eq!(
+        replay.recorded_compactions,
+        vec![
+            RecordedCompaction {
+                turn: Some(1),
+                after_request: 2,
+                summary: "summary".to_string(),
+                kept: vec!["user: first task".to_string()],
+                replacement_items: Some(2),
+            },
+            RecordedCompaction {
+                turn: Some(2),
+                after_request: 3,
+                summary: "legacy summary".to_string(),
+                kept: Vec::new(),
+                replacement_items: None,
+            },
+        ]
+    );
 }
 
 #[test]

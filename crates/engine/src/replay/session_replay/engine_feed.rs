@@ -9,6 +9,7 @@ use std::task::Waker;
 use agentctx_context::TokenEstimator;
 use agentctx_model::ToolSpec;
 use agentctx_protocol::CompactedItem;
+use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_protocol::TurnContextItem;
@@ -26,6 +27,9 @@ use crate::error::ReplayError;
 use crate::recorded_session::AS_RECORDED;
 use crate::recorded_session::rebuild_without_replacement;
 use crate::recorded_session::truncation_policy_of;
+use crate::replay::replay_report::COMPACTION_KEPT_ITEMS;
+use crate::replay::replay_report::COMPACTION_SUMMARY_CHARS;
+use crate::replay::replay_report::RecordedCompaction;
 use crate::replay::replay_report::TurnReminder;
 use crate::replay::request_usage::PredictionBasis;
 use crate::replay::request_usage::RecordedTokens;
@@ -185,6 +189,11 @@ impl SessionReplayBuilder<'_> {
     }
 
     pub(super) fn compacted(&mut self, compacted: &CompactedItem) {
+        self.recorded_compactions.push(recorded_compaction(
+            compacted,
+            self.current.as_ref().map(|turn| turn.turn),
+            self.requests.len(),
+        ));
         let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
         let engine = self.engine();
         let history = match &compacted.replacement_history {
@@ -361,6 +370,52 @@ impl SessionReplayBuilder<'_> {
             measured.recorded_usage = Some(tokens);
         }
     }
+}
+
+/// What the report of a recorded compaction shows: its summary, and the replacement history's
+/// other items one line each.
+fn recorded_compaction(
+    compacted: &CompactedItem,
+    turn: Option<usize>,
+    after_request: usize,
+) -> RecordedCompaction {
+    let summary = compacted.message.trim();
+    let kept = compacted
+        .replacement_history
+        .iter()
+        .flatten()
+        .filter(|item| {
+            item.message_text()
+                .is_none_or(|text| summary.is_empty() || !text.contains(summary))
+        })
+        .take(COMPACTION_KEPT_ITEMS)
+        .map(describe_item)
+        .collect();
+    RecordedCompaction {
+        turn,
+        after_request,
+        summary: summary.chars().take(COMPACTION_SUMMARY_CHARS).collect(),
+        kept,
+        replacement_items: compacted.replacement_history.as_ref().map(Vec::len),
+    }
+}
+
+/// Characters of a kept item's text its line shows.
+const KEPT_ITEM_CHARS: usize = 100;
+
+/// `role: start of its text` for a message, else the item's type.
+fn describe_item(item: &ResponseItem) -> String {
+    let Some(text) = item.message_text() else {
+        return item.type_name().to_string();
+    };
+    let line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(KEPT_ITEM_CHARS)
+        .collect();
+    format!("{}: {line}", item.role().unwrap_or("message"))
 }
 
 /// Runs `future` to its end on `runtime`: polled once in place within the runtime's context

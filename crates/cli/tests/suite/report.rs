@@ -1,0 +1,289 @@
+//! `agentctx report` on the bundled sample sessions (this crate's `examples/sessions/`): the
+//! folder it writes, the figures of the index, the escaping of what sessions hold, and the
+//! request bodies and their budget. `report_browser` opens the same report in Chromium.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::replay::CLAUDE_SAMPLE;
+
+/// The Codex sample's requests.
+const CODEX_REQUESTS: usize = 57;
+
+/// This crate's directory: the tests read only what the crate itself carries.
+pub(super) fn crate_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap()
+}
+
+/// `agentctx report <args> -o <out>` run from this crate's directory, with an empty agentctx
+/// home and none of the caller's `AGENTCTX_` settings.
+pub(super) fn report(out: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::cargo_bin("agentctx").unwrap();
+    cmd.current_dir(crate_dir())
+        .env_remove("RUST_LOG")
+        .arg("report")
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg("--home")
+        .arg(home);
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("AGENTCTX_") || name.starts_with("CODEX_") {
+            cmd.env_remove(name.as_ref());
+        }
+    }
+    cmd
+}
+
+/// The sort keys (`data-v`) of the cells of the index's session rows, row by row.
+fn index_rows(index: &str) -> Vec<Vec<String>> {
+    let table = index
+        .split_once(r#"<table id="sessions""#)
+        .unwrap()
+        .1
+        .split_once("</table>")
+        .unwrap()
+        .0;
+    let body = table.split_once("<tbody>").unwrap().1;
+    body.split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split(r#"data-v=""#)
+                .skip(1)
+                .map(|cell| cell.split_once('"').unwrap().0.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The column of the index's session table headed `heading`.
+fn column(index: &str, heading: &str) -> usize {
+    let head = index
+        .split_once(r#"<table id="sessions""#)
+        .unwrap()
+        .1
+        .split_once("</thead>")
+        .unwrap()
+        .0;
+    head.split("<th ")
+        .skip(1)
+        .position(|th| th.contains(&format!(">{heading}</th>")))
+        .unwrap_or_else(|| panic!("no column {heading}"))
+}
+
+#[test]
+fn the_report_of_the_samples_has_an_index_row_and_a_page_per_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    report(&out, dir.path(), &["examples/sessions"])
+        .assert()
+        .success();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let rows = index_rows(&index);
+    assert_eq!(rows.len(), 3, "{index}");
+    let tool = column(&index, "Tool");
+    let mut tools: Vec<&str> = rows.iter().map(|row| row[tool].as_str()).collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["Claude Code", "Claude Code", "Codex"]);
+    // Every row links a page that exists and draws the timeline.
+    let pages: Vec<&str> = index
+        .split(r#"<a href="sessions/"#)
+        .skip(1)
+        .map(|link| link.split_once('"').unwrap().0)
+        .collect();
+    assert_eq!(pages.len(), 3);
+    for page in pages {
+        let html = std::fs::read_to_string(out.join("sessions").join(page)).unwrap();
+        assert!(html.contains("<svg "), "{page} draws no timeline");
+        assert!(html.contains(r#"href="../assets/report.css""#));
+    }
+    for asset in ["report.css", "report.js"] {
+        assert!(out.join("assets").join(asset).is_file(), "{asset}");
+    }
+    // The models of the samples are in the price table: every session has a cost, and without
+    // a tier triggering (the samples stay far below their windows) ours is the same.
+    let (cost, our_cost) = (column(&index, "Cost"), column(&index, "Our cost"));
+    for row in &rows {
+        let cost: f64 = row[cost].parse().unwrap();
+        assert!(cost > 0.0, "{row:?}");
+        assert_eq!(row[our_cost], row[column(&index, "Cost")]);
+    }
+    assert!(index.contains("<h2>Per day</h2>") && index.contains("<h2>Per project</h2>"));
+    assert!(
+        index.contains(r#"data-v="/home/mira/src/tally""#),
+        "{index}"
+    );
+}
+
+#[test]
+fn every_request_has_the_body_the_engine_would_send_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    report(&out, dir.path(), &["examples/sessions"])
+        .assert()
+        .success();
+    let folder = std::fs::read_dir(out.join("sessions"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.is_dir() && path.to_string_lossy().contains("rollout-2025"))
+        .unwrap();
+    let bodies = std::fs::read_dir(&folder).unwrap().count();
+    assert_eq!(bodies, CODEX_REQUESTS);
+    let first = std::fs::read_to_string(folder.join("request-0001.js")).unwrap();
+    let json = first
+        .strip_prefix("agentctxBody(1,")
+        .and_then(|rest| rest.strip_suffix(");\n"))
+        .unwrap();
+    let body: Value = serde_json::from_str(json).unwrap();
+    // The Responses body of the recorded model.
+    assert_eq!(body["model"], "gpt-5.1-codex");
+    assert!(
+        body["input"]
+            .as_array()
+            .is_some_and(|input| !input.is_empty())
+    );
+}
+
+#[test]
+fn bodies_past_a_sessions_share_of_the_budget_are_listed_without_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    report(&out, dir.path(), &["examples/sessions", "--bodies-mb", "1"])
+        .assert()
+        .success();
+    let sessions = out.join("sessions");
+    let page = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.is_file() && path.to_string_lossy().contains("rollout-2025"))
+        .unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let written = std::fs::read_dir(page.with_extension("")).unwrap().count();
+    // A third of a megabyte holds the first requests' bodies, not all 57.
+    assert!(written > 0 && written < CODEX_REQUESTS, "{written}");
+    assert_eq!(
+        html.matches(r#"<button type="button" class="body""#)
+            .count(),
+        written
+    );
+    assert!(
+        html.contains(&format!(
+            "the bodies from request {} on are past this session",
+            written + 1
+        )),
+        "{html}"
+    );
+    let total: u64 = std::fs::read_dir(page.with_extension(""))
+        .unwrap()
+        .map(|entry| entry.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(total <= 1_000_000 / 3, "{total}");
+
+    let none = dir.path().join("none");
+    report(
+        &none,
+        dir.path(),
+        &["examples/sessions", "--bodies-mb", "0"],
+    )
+    .assert()
+    .success();
+    let dirs = std::fs::read_dir(none.join("sessions"))
+        .unwrap()
+        .filter(|entry| entry.as_ref().unwrap().path().is_dir())
+        .count();
+    assert_eq!(dirs, 0);
+}
+
+#[test]
+fn under_a_small_window_our_tiers_trigger_and_the_session_would_have_sent_less_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    // The Claude Code transcript records no window: judged against 16,000 tokens, our
+    // auto-compaction triggers where its context grows past the threshold.
+    report(
+        &out,
+        dir.path(),
+        &[
+            CLAUDE_SAMPLE,
+            "--context-window",
+            "16000",
+            "--bodies-mb",
+            "0",
+        ],
+    )
+    .assert()
+    .success();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let rows = index_rows(&index);
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    let value = |heading: &str| -> f64 { row[column(&index, heading)].parse().unwrap() };
+    assert!(value("Ours") >= 1.0, "{row:?}");
+    assert!(value("Our input") < value("Input"), "{row:?}");
+    // The cost moves too, though not necessarily down: a rewritten prompt misses the cache and
+    // is written to it again, at Anthropic's cache-write price.
+    assert!((value("Our cost") - value("Cost")).abs() > 1e-6, "{row:?}");
+    let page = std::fs::read_dir(out.join("sessions"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "html"))
+        .unwrap();
+    let page = std::fs::read_to_string(page).unwrap();
+    assert!(
+        page.contains(r#"<span class="tier auto">auto-compact "#),
+        "{page}"
+    );
+}
+
+#[test]
+fn what_a_session_holds_is_escaped_in_its_page_and_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("hostile.jsonl");
+    let lines = [
+        r#"{"timestamp":"2025-11-24T09:31:08.100Z","type":"session_meta","payload":{"id":"<img src=x onerror=alert(1)>","cwd":"/home/\"><script>alert(2)</script>"}}"#,
+        r#"{"timestamp":"t","type":"turn_context","payload":{"model":"gpt-5</td><td>","cwd":"/x"}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<script>alert(3)</script> & more"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"<b>shell</b>","arguments":"{}","call_id":"c1"}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}"#,
+    ];
+    std::fs::write(&session, lines.join("\n")).unwrap();
+    let out = dir.path().join("report");
+    report(
+        &out,
+        dir.path(),
+        &[session.to_str().unwrap(), "--bodies-mb", "0"],
+    )
+    .assert()
+    .success();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let page_dir = out.join("sessions");
+    let page = std::fs::read_dir(&page_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "html"))
+        .unwrap();
+    let page = std::fs::read_to_string(page).unwrap();
+    for html in [&index, &page] {
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(!html.contains("<img src=x"), "{html}");
+        assert!(!html.contains("<b>shell"), "{html}");
+        assert!(!html.contains("gpt-5</td>"), "{html}");
+        // Only our own script tag.
+        assert_eq!(html.matches("<script").count(), 1, "{html}");
+    }
+    assert!(
+        page.contains("&lt;script&gt;alert(3)&lt;/script&gt; &amp; more"),
+        "{page}"
+    );
+    assert!(
+        page.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "{page}"
+    );
+}
