@@ -123,7 +123,7 @@ pub(crate) fn build_compacted_history_with_limit(
 
 /// Splices `initial_context` in before the last real user message, or before the last
 /// summary when no real user message was kept.
-fn insert_before_last_user_message(
+pub(crate) fn insert_before_last_user_message(
     mut history: Vec<ResponseItem>,
     initial_context: Vec<ResponseItem>,
 ) -> Vec<ResponseItem> {

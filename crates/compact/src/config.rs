@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
+use agentctx_protocol::CompactMode;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
@@ -90,6 +91,12 @@ const ENV_PREFIX: &str = "AGENTCTX_";
 pub struct CompactConfig {
     /// Master switch: false disables every tier, micro-compaction included (default true).
     pub enabled: bool,
+    /// Where full compaction runs: `local` (our summary, default), `remote` (the provider's
+    /// compaction endpoint, falling back to local with a logged reason) or `auto` (the
+    /// provider's where it has one, else local). A `[model_providers.<id>]` entry's
+    /// `compact_mode` wins for that provider. See docs/design/compaction.md, "Remote
+    /// compaction and the readable copy".
+    pub mode: CompactMode,
     /// Automatic compaction when usage crosses the trigger (default true). Explicit compaction
     /// and micro-compaction are not affected.
     pub auto_compact: bool,
@@ -129,6 +136,7 @@ impl Default for CompactConfig {
     fn default() -> Self {
         Self {
             enabled: true,
+            mode: CompactMode::Local,
             auto_compact: true,
             micro_compact: true,
             auto_compact_buffer_tokens: AUTO_COMPACT_BUFFER_TOKENS,

@@ -208,3 +208,13 @@ fn budgets_scale_with_a_small_window_and_keep_their_figures_on_a_large_one() {
     // Scaling twice changes nothing.
     assert_eq!(small.scaled_to(3_072), small);
 }
+
+#[test]
+fn the_mode_is_local_unless_the_table_says_otherwise() {
+    assert_eq!(CompactConfig::default().mode, CompactMode::Local);
+    let remote: CompactConfig = serde_json::from_str(r#"{"mode": "remote"}"#).unwrap();
+    assert_eq!(remote.mode, CompactMode::Remote);
+    let auto: CompactConfig = serde_json::from_str(r#"{"mode": "auto"}"#).unwrap();
+    assert_eq!(auto.mode, CompactMode::Auto);
+    assert!(serde_json::from_str::<CompactConfig>(r#"{"mode": "server"}"#).is_err());
+}
