@@ -392,6 +392,11 @@ pub struct ProviderEntry {
     /// the compaction endpoint); merged key by key over the preset's [default: all off].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_management: Option<ContextManagementConfig>,
+    /// Where full compaction runs for this provider (`local`, `remote` or `auto`), over
+    /// `[compact] mode` [default: `[compact] mode`]. Read by the session's configuration, not
+    /// by the client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact_mode: Option<agentctx_protocol::CompactMode>,
 }
 
 impl ProviderEntry {
