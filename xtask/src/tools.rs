@@ -1,7 +1,8 @@
 //! `cargo xtask tools [PACKAGE...]`: installs the cargo tools the checks use when they are
 //! missing, with `cargo install --locked` from crates.io, the npm packages of `npm_tools` into
 //! `target/tools/npm`, and the Python servers of `python_tools` into `target/tools/python`.
-//! `interop-servers` names all the Python servers at once.
+//! `interop-servers` names all the Python servers at once. `chromium` installs Debian's
+//! `chromium` and `chromium-driver` with apt-get, for the browser tests of `agentctx report`.
 
 use anyhow::Result;
 use anyhow::bail;
@@ -63,7 +64,33 @@ pub(crate) fn selected(packages: &[String]) -> Result<Vec<Tool>> {
 /// The name that selects every Python server of the interop suite.
 pub(crate) const INTEROP_SERVERS: &str = "interop-servers";
 
+/// The name that installs the headless browser and its WebDriver server.
+pub(crate) const BROWSER: &str = "chromium";
+
+/// The Debian packages of the browser: the browser and its `chromedriver`.
+const BROWSER_PACKAGES: [&str; 2] = ["chromium", "chromium-driver"];
+
+/// The programs those packages put on the PATH.
+const BROWSER_PROGRAMS: [&str; 2] = ["chromium", "chromedriver"];
+
+/// Whether `packages` asks for the browser (every tool is asked for when none is named).
+pub(crate) fn browser_requested(packages: &[String]) -> bool {
+    packages.is_empty() || packages.iter().any(|name| name == BROWSER)
+}
+
 pub(crate) fn run(packages: &[String]) -> Result<()> {
+    if browser_requested(packages) {
+        install_browser()?;
+    }
+    let others: Vec<String> = packages
+        .iter()
+        .filter(|name| *name != BROWSER)
+        .cloned()
+        .collect();
+    if !packages.is_empty() && others.is_empty() {
+        return Ok(());
+    }
+    let packages = others.as_slice();
     let (python, rest): (Vec<String>, Vec<String>) = packages
         .iter()
         .cloned()
@@ -97,6 +124,53 @@ pub(crate) fn run(packages: &[String]) -> Result<()> {
         crate::python_tools::install(env)?;
     }
     Ok(())
+}
+
+/// Installs Debian's chromium and chromium-driver with apt-get when either program is missing
+/// (the machines of this project are Debian and run the tools step as root).
+fn install_browser() -> Result<()> {
+    let missing: Vec<&str> = BROWSER_PROGRAMS
+        .into_iter()
+        .filter(|program| !on_path(program))
+        .collect();
+    if missing.is_empty() {
+        let version = Cmd::new("chromium").arg("--version").read_stdout()?;
+        println!("chromium: present ({})", version.trim());
+        return Ok(());
+    }
+    println!(
+        "chromium: {} missing, installing {} with apt-get (the browser tests of `agentctx report`)",
+        missing.join(" and "),
+        BROWSER_PACKAGES.join(" ")
+    );
+    let install = || {
+        Cmd::new("apt-get")
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(BROWSER_PACKAGES)
+            .run()
+    };
+    if install().is_err() {
+        // A fresh machine's package lists may be missing or stale.
+        Cmd::new("apt-get").arg("update").run()?;
+        install()?;
+    }
+    if let Some(program) = BROWSER_PROGRAMS
+        .into_iter()
+        .find(|program| !on_path(program))
+    {
+        bail!(
+            "`{program}` is still missing after installing {}",
+            BROWSER_PACKAGES.join(" ")
+        );
+    }
+    Ok(())
+}
+
+/// Whether `program` is a file in a folder of the PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 fn install_cargo_tools(packages: &[String]) -> Result<()> {
