@@ -136,6 +136,13 @@ struct CompactReport {
     persisted_paths: Vec<PathBuf>,
     /// Files whose contents the restoration after a summarising tier put back, newest first.
     restored_files: Vec<PathBuf>,
+    /// The full tier ran at the provider (`[compact] mode`): the history holds its opaque
+    /// compaction items.
+    compacted_at_provider: bool,
+    /// Why the full tier ran here although the mode asked for the provider's compaction.
+    remote_fallback: Option<String>,
+    /// The readable copy of every opaque compaction item of the new history, in order.
+    readable_copies: Vec<String>,
     /// The new history.
     items: Vec<ResponseItem>,
 }
@@ -298,6 +305,9 @@ fn compact(
             .collect(),
         persisted_paths: Vec::new(),
         restored_files: Vec::new(),
+        compacted_at_provider: false,
+        remote_fallback: None,
+        readable_copies: Vec::new(),
         items: Vec::new(),
     };
     match done.result {
@@ -309,7 +319,7 @@ fn compact(
         }
         OfflineResult::Compacted(compacted) => {
             let summary_path = match compacted.compaction.tier {
-                CompactionTier::SessionMemory => None,
+                CompactionTier::SessionMemory | CompactionTier::Remote => None,
                 CompactionTier::FullModel => Some(SummaryPath::Model),
                 CompactionTier::FullOffline => Some(SummaryPath::Offline),
             };
@@ -327,8 +337,12 @@ fn compact(
             }
             report.tier = Some(match compacted.compaction.tier {
                 CompactionTier::SessionMemory => Tier::SessionMemory,
-                CompactionTier::FullModel | CompactionTier::FullOffline => Tier::Full,
+                CompactionTier::FullModel
+                | CompactionTier::FullOffline
+                | CompactionTier::Remote => Tier::Full,
             });
+            report.compacted_at_provider = compacted.compaction.tier == CompactionTier::Remote;
+            report.remote_fallback = compacted.compaction.remote_fallback.clone();
             report.summary = Some(compacted.summary_body().to_string());
             report.summary_path = summary_path;
             report.tokens_after = compacted.compaction.tokens_after;
@@ -341,6 +355,11 @@ fn compact(
         }
     }
     report.items = engine.history().to_vec();
+    report.readable_copies = report
+        .items
+        .iter()
+        .filter_map(|item| item.readable_copy().map(str::to_string))
+        .collect();
     Ok(report)
 }
 
@@ -385,7 +404,15 @@ fn human_report(report: &CompactReport) -> String {
         }
         (Some(SummaryPath::Offline), None) => out.push_str("summary: offline summariser\n"),
         (Some(SummaryPath::Model), _) => out.push_str("summary: written by the model\n"),
+        (None, _) if report.compacted_at_provider => {
+            out.push_str("summary: compacted at the provider (readable copy kept)\n");
+        }
         (None, _) => {}
+    }
+    if let Some(reason) = &report.remote_fallback {
+        out.push_str(&format!(
+            "compacted here instead of at the provider: {reason}\n"
+        ));
     }
     if !report.restored_files.is_empty() {
         let files: Vec<String> = report

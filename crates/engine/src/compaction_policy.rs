@@ -18,14 +18,11 @@ use std::time::Instant;
 
 use agentctx_compact::CarriedItems;
 use agentctx_compact::CompactConfig;
-use agentctx_compact::CompactionMode;
 use agentctx_compact::CompactionThresholds;
 use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
 use agentctx_compact::ExtractionTrigger;
 use agentctx_compact::FileCache;
-use agentctx_compact::FullCompactRequest;
-use agentctx_compact::HistoryLimit;
 use agentctx_compact::InitialContextInjection;
 use agentctx_compact::LastRequestUsage;
 use agentctx_compact::MicroCompactError;
@@ -36,26 +33,19 @@ use agentctx_compact::MicroCompactSkip;
 use agentctx_compact::OfflineReason;
 use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
-use agentctx_compact::RestorationInput;
-use agentctx_compact::RestoredContext;
 use agentctx_compact::SUMMARIZATION_PROMPT;
-use agentctx_compact::SessionMemoryCompaction;
 use agentctx_compact::SessionMemoryStore;
-use agentctx_compact::SummaryPath;
 use agentctx_compact::ThrashGuard;
 use agentctx_compact::TriggerObservation;
 use agentctx_compact::apply_micro_compact;
 use agentctx_compact::build_compacted_history;
 use agentctx_compact::collect_user_message_texts;
 use agentctx_compact::filter_for_summarization;
-use agentctx_compact::full_compact_within;
 use agentctx_compact::micro_compact;
 use agentctx_compact::offline_summary_budget;
 use agentctx_compact::plan_micro_compact;
-use agentctx_compact::restore_context;
 use agentctx_compact::run_extraction;
 use agentctx_compact::summarize_offline;
-use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::ItemSize;
 use agentctx_context::TokenEstimator;
@@ -73,7 +63,8 @@ use crate::context_engine::Compaction;
 use crate::context_engine::CompactionTier;
 use crate::file_observer::FileObserver;
 use crate::host_state::HostState;
-use crate::offline_compaction::CompactionTiers;
+
+mod full_tier;
 
 /// Where the compaction happens in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,19 +97,8 @@ pub(crate) struct CompactionOutcome {
     pub(crate) session_memory_skipped: Option<String>,
     /// Why the offline summariser wrote the summary, when it did.
     pub(crate) offline_reason: Option<OfflineReason>,
-}
-
-/// The first half of a compaction ([`Compactor::plan_compaction`]), before the host decides to
-/// go on with it.
-#[derive(Debug)]
-pub(crate) struct CompactionPlan {
-    point: CompactPoint,
-    injection: InitialContextInjection,
-    restored: RestoredContext,
-    restored_files: Vec<(PathBuf, String)>,
-    limit: HistoryLimit,
-    /// The session-memory tier's result, or why it does not apply; `None` when not tried.
-    pub(crate) from_memory: Option<Result<(Vec<ResponseItem>, LoopEvent), String>>,
+    /// Why the full tier ran here although the mode asked for the provider's compaction.
+    pub(crate) remote_fallback: Option<String>,
 }
 
 impl CompactionOutcome {
@@ -129,7 +109,10 @@ impl CompactionOutcome {
             .iter()
             .rev()
             .find_map(|item| {
-                item.message_text()
+                // A provider's compaction item stands for its summary through its readable copy.
+                item.readable_copy_message()
+                    .unwrap_or_else(|| item.clone())
+                    .message_text()
                     .filter(|text| is_compaction_summary(text))
             })
             .unwrap_or_default();
@@ -144,6 +127,7 @@ impl CompactionOutcome {
             tokens_after,
             events: self.events,
             warning: self.warning,
+            remote_fallback: self.remote_fallback,
             history: self.history,
         }
     }
@@ -584,272 +568,6 @@ impl Compactor {
             cleared_call_ids,
             persisted_paths: Vec::new(),
         }))
-    }
-
-    /// Compacts `history` in full (through `model`, or offline when it fails) and builds the
-    /// restoration from the session state. In aggressive mode (the thrash guard saw
-    /// compactions that freed too little) fewer user messages are kept verbatim.
-    ///
-    /// The result is made to fit the window: the new history, its restoration and the
-    /// request overhead are aimed below the thrash guard's "ineffective" share of the
-    /// effective window (60%): the restoration is halved until it takes at most a third of
-    /// that, a session-memory result over what is left is set aside for a full compaction, and
-    /// full compaction keeps fewer user messages, then cuts the summary
-    /// ([`agentctx_compact::full_compact_within`]). Whether the result is under the blocking
-    /// limit is the caller's check before it sends a request.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "each is one input of the compaction"
-    )]
-    pub(crate) async fn compact(
-        &mut self,
-        model: Option<&dyn ModelClient>,
-        history: &[ResponseItem],
-        initial_context: Vec<ResponseItem>,
-        point: CompactPoint,
-        base_instructions: &str,
-        snapshot: RestorationSnapshot,
-        critical_instruction: Option<&str>,
-    ) -> CompactionOutcome {
-        let plan = self.plan_compaction(
-            history,
-            &initial_context,
-            point,
-            snapshot,
-            critical_instruction,
-            CompactionTiers::SessionMemoryThenFull,
-        );
-        self.finish_compaction(plan, model, history, initial_context, base_instructions)
-            .await
-    }
-
-    /// The first half of a compaction: the restoration built and held to the window, and the
-    /// session-memory tier tried when `tiers` allows it (its result, or why it does not apply).
-    /// Nothing of the session's state changes but the session-memory store's rebase, when that
-    /// tier applies.
-    pub(crate) fn plan_compaction(
-        &self,
-        history: &[ResponseItem],
-        initial_context: &[ResponseItem],
-        point: CompactPoint,
-        snapshot: RestorationSnapshot,
-        critical_instruction: Option<&str>,
-        tiers: CompactionTiers,
-    ) -> CompactionPlan {
-        let injection = match point {
-            CompactPoint::PreTurn => InitialContextInjection::DoNotInject,
-            CompactPoint::MidTurn => InitialContextInjection::BeforeLastUserMessage,
-        };
-        let effective = self.window.effective_tokens();
-        let target = (effective.saturating_mul(u64::from(
-            self.config.thrash_guard.ineffective_usage_percent,
-        )) / 100)
-            .saturating_sub(self.prompt_overhead.load(Ordering::Relaxed));
-        let (restored, restored_files) = self.restoration(snapshot, critical_instruction, target);
-        let restored_tokens = self.estimator.estimate_items(&restored.items);
-        let limit = HistoryLimit {
-            effective_window: effective,
-            max_tokens: target.saturating_sub(restored_tokens),
-        };
-        // The cheaper tier first: the summary the background extraction keeps, with no model
-        // call, when it saves enough and fits; else a full compaction.
-        let from_memory = if tiers == CompactionTiers::FullOnly {
-            None
-        } else {
-            Some(
-                self.session_memory_compact(history, initial_context, injection)
-                    .and_then(|(items, event)| {
-                        let tokens = self.estimator.estimate_items(&items);
-                        if tokens <= limit.max_tokens {
-                            Ok((items, event))
-                        } else {
-                            tracing::info!(
-                                tokens,
-                                limit = limit.max_tokens,
-                                "session-memory compaction does not fit the window; compacting in full"
-                            );
-                            Err(format!(
-                                "the compacted history would take {tokens} tokens, over the {} the window leaves it",
-                                limit.max_tokens
-                            ))
-                        }
-                    }),
-            )
-        };
-        CompactionPlan {
-            point,
-            injection,
-            restored,
-            restored_files,
-            limit,
-            from_memory,
-        }
-    }
-
-    /// The second half of a compaction planned by [`Compactor::plan_compaction`]: the
-    /// `PreCompact` hooks are told, the session-memory result is taken when it applies, else
-    /// `history` is compacted in full through `model`; the restoration is appended.
-    pub(crate) async fn finish_compaction(
-        &mut self,
-        plan: CompactionPlan,
-        model: Option<&dyn ModelClient>,
-        history: &[ResponseItem],
-        initial_context: Vec<ResponseItem>,
-        base_instructions: &str,
-    ) -> CompactionOutcome {
-        let CompactionPlan {
-            point,
-            injection,
-            restored,
-            restored_files,
-            limit,
-            from_memory,
-        } = plan;
-        for hook in &self.pre_compact_hooks {
-            hook.pre_compact(point, history);
-        }
-        let now = Instant::now();
-        let mode = self.thrash_guard.next_mode(now);
-        let mut full_config = self.config.full.clone();
-        if mode == CompactionMode::Aggressive {
-            full_config.user_message_budget_tokens /= 2;
-        }
-        if let Ok(mut trigger) = self.extraction.lock() {
-            trigger.begin_compaction();
-        }
-        let tokens_before = self.estimator.estimate_items(history);
-        let (from_memory, session_memory_skipped) = match from_memory {
-            Some(Ok(compacted)) => (Some(compacted), None),
-            Some(Err(reason)) => (None, Some(reason)),
-            None => (None, None),
-        };
-        let mut offline_reason = None;
-        let (mut new_history, event, tier) = match from_memory {
-            Some((items, event)) => (items, event, CompactionTier::SessionMemory),
-            None => {
-                let request = FullCompactRequest {
-                    history,
-                    initial_context,
-                    injection,
-                    base_instructions,
-                    prompt_override: None,
-                    reserved_output_tokens: self.window.reserved_output_tokens,
-                    session_id: Some(self.session_id.clone()),
-                };
-                let outcome =
-                    full_compact_within(model, request, &full_config, &self.estimator, limit).await;
-                let event = outcome.completed_event();
-                let tier = match outcome.path {
-                    SummaryPath::Model => CompactionTier::FullModel,
-                    SummaryPath::Offline => CompactionTier::FullOffline,
-                };
-                offline_reason = outcome.offline_reason;
-                (outcome.history, event, tier)
-            }
-        };
-        let referenced_files = restored.referenced_files.clone();
-        new_history.extend(restored.items);
-        self.last_request = None;
-        let usage_after = self.usage(&new_history);
-        let thrash = self.thrash_guard.record_compaction(now, &usage_after);
-        if let Ok(mut trigger) = self.extraction.lock() {
-            trigger.end_compaction(usage_after.used_tokens());
-        }
-        CompactionOutcome {
-            events: vec![event],
-            history: new_history,
-            restored_files,
-            referenced_files,
-            warning: thrash.warning.map(|warning| warning.to_string()),
-            tier,
-            tokens_before,
-            session_memory_skipped,
-            offline_reason,
-        }
-    }
-
-    /// The restoration of `snapshot` and the file cache, held to a third of `target` tokens:
-    /// the file budgets are halved until it fits, and at zero the files are only named.
-    fn restoration(
-        &self,
-        snapshot: RestorationSnapshot,
-        critical_instruction: Option<&str>,
-        target: u64,
-    ) -> (RestoredContext, Vec<(PathBuf, String)>) {
-        let RestorationSnapshot {
-            todos,
-            plan,
-            skills,
-            tasks,
-        } = snapshot;
-        let cache = self.file_cache.lock().ok();
-        let ledger = self.read_ledger.lock().ok();
-        let input = RestorationInput {
-            file_cache: cache.as_deref(),
-            read_ledger: ledger.as_deref(),
-            todos: &todos,
-            plan: plan.as_ref(),
-            invoked_skills: &skills,
-            background_tasks: &tasks,
-            critical_instruction,
-        };
-        let mut config = self.config.restoration.clone();
-        let mut restored = restore_context(&input, &config);
-        while self.estimator.estimate_items(&restored.items) > target / 3
-            && config.total_budget_tokens > 0
-        {
-            config.total_budget_tokens /= 2;
-            config.per_file_limit_tokens /= 2;
-            restored = restore_context(&input, &config);
-        }
-        let files: Vec<(PathBuf, String)> = restored
-            .restored_files
-            .iter()
-            .filter_map(|path| {
-                cache
-                    .as_deref()
-                    .and_then(|cache| cache.get(path))
-                    .map(|file| (path.clone(), file.content.clone()))
-            })
-            .collect();
-        (restored, files)
-    }
-
-    /// The session-memory tier: the history rebuilt from the cached summary, with its event,
-    /// when it applies (the store's `last_summarized_id` then points into the new history);
-    /// else why not, in words.
-    fn session_memory_compact(
-        &self,
-        history: &[ResponseItem],
-        initial_context: &[ResponseItem],
-        injection: InitialContextInjection,
-    ) -> Result<(Vec<ResponseItem>, LoopEvent), String> {
-        if self.session_id.is_empty() {
-            return Err("the session records no id".to_string());
-        }
-        let store = SessionMemoryStore::new(&self.home, &self.session_id).map_err(|error| {
-            tracing::warn!(%error, "session memory unavailable");
-            error.to_string()
-        })?;
-        match try_session_memory_compact(
-            &store,
-            &self.config,
-            history,
-            initial_context,
-            injection,
-            &self.estimator,
-        ) {
-            SessionMemoryCompaction::Applied(compacted) => {
-                if let Err(error) = compacted.rebase_store(&store) {
-                    tracing::warn!(%error, "session memory not rebased; the next extraction re-reads the history");
-                }
-                let event = compacted.outcome.loop_event();
-                Ok((compacted.history, event))
-            }
-            SessionMemoryCompaction::NotApplicable(reason) => Err(
-                crate::offline_compaction::session_memory_reason(&reason, &store),
-            ),
-        }
     }
 
     /// Waits up to the configured time for `extraction` (an extraction in flight), so a

@@ -62,6 +62,8 @@ use crate::reminder_pipeline::ReminderEngine;
 use crate::reminder_pipeline::RequestFacts;
 use crate::reminder_pipeline::ResumedState;
 
+mod portable_copy;
+
 /// What an engine is built from.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
@@ -173,6 +175,9 @@ pub enum CompactionTier {
     FullModel,
     /// Full compaction, summary written by the offline summariser.
     FullOffline,
+    /// Full compaction at the provider (`[compact] mode` `remote` or `auto`): its compacted
+    /// history, filtered as codex-rs filters it, each opaque item with a readable copy.
+    Remote,
 }
 
 /// A compaction the engine installed.
@@ -198,6 +203,9 @@ pub struct Compaction {
     pub events: Vec<LoopEvent>,
     /// The thrash guard's warning, if it raised one.
     pub warning: Option<String>,
+    /// Why the full tier compacted here although `[compact] mode` asked for the provider's
+    /// compaction (the provider has none, or its call failed); also logged as a warning.
+    pub remote_fallback: Option<String>,
 }
 
 impl Compaction {
@@ -231,6 +239,8 @@ pub struct ContextEngine {
     /// How tool outputs are truncated as they enter the history.
     truncation: TruncationPolicy,
     background: Vec<tokio::task::JoinHandle<()>>,
+    /// The provider requests go to, when the host said (see `portable_copy.rs`).
+    provider: Option<agentctx_model::ProviderIdentity>,
 }
 
 impl std::fmt::Debug for ContextEngine {
@@ -271,6 +281,7 @@ impl ContextEngine {
             request_history_len: 0,
             truncation: TruncationPolicy::default(),
             background: Vec::new(),
+            provider: None,
         }
     }
 
@@ -488,8 +499,10 @@ impl ContextEngine {
     }
 
     /// Appends `items` to the history (tool outputs, continuation messages, anything the host
-    /// adds between requests).
+    /// adds between requests). A compaction item among them gets its readable copy first
+    /// ([`ContextEngine::with_readable_copies`]).
     pub fn record_items(&mut self, items: &[ResponseItem]) {
+        let items = self.with_readable_copies(items);
         self.history
             .record_items(items.iter().cloned(), self.truncation);
     }
@@ -564,9 +577,10 @@ impl ContextEngine {
     }
 
     /// The input items of the request: the normalised prompt view of the history (borrowed,
-    /// no copy per request) with the prompt-only reminders of `prepared` placed.
+    /// no copy per request) with the prompt-only reminders of `prepared` placed. A compaction
+    /// item the provider cannot read goes as its readable copy ([`ContextEngine::set_provider`]).
     pub fn prompt_input(&self, prepared: &PreparedRequest) -> Vec<Cow<'_, ResponseItem>> {
-        let mut input = self.history.prompt_view(&InputModality::TEXT_AND_IMAGE);
+        let mut input = self.portable(self.history.prompt_view(&InputModality::TEXT_AND_IMAGE));
         input.extend(prepared.prompt_tail.iter().cloned().map(Cow::Owned));
         if !prepared.prompt_only.is_empty() {
             let position = agentctx_reminders::after_environment_context_position(&input);

@@ -57,6 +57,7 @@ mod file_observer;
 mod host_state;
 mod recorded_session;
 mod reminder_pipeline;
+mod remote_compaction;
 pub mod replay;
 
 pub use agentctx_compact::CompactConfig;

@@ -226,6 +226,7 @@ impl SessionReplayBuilder<'_> {
             let policy = truncation_policy_of(context).unwrap_or(AS_RECORDED);
             self.engine().set_truncation(policy);
         }
+        self.reasoning = super::recorded_reasoning(context);
         let Some(tools) = context
             .extra
             .get(RECORDED_TOOLS_FIELD)
@@ -289,7 +290,7 @@ impl SessionReplayBuilder<'_> {
                 PromptParts {
                     instructions: self.instructions.clone(),
                     tools: self.tools.clone(),
-                    reasoning: None,
+                    reasoning: self.reasoning,
                     session_id: self.session_id.clone(),
                 },
             );
@@ -403,10 +404,13 @@ fn recorded_compaction(
 /// Characters of a kept item's text its line shows.
 const KEPT_ITEM_CHARS: usize = 100;
 
-/// `role: start of its text` for a message, else the item's type.
+/// `role: start of its text` for a message, `compaction: start of its readable copy` for a
+/// provider's compaction item that has one, else the item's type.
 fn describe_item(item: &ResponseItem) -> String {
-    let Some(text) = item.message_text() else {
-        return item.type_name().to_string();
+    let (label, text) = match (item.message_text(), item.readable_copy()) {
+        (Some(text), _) => (item.role().unwrap_or("message"), text),
+        (None, Some(copy)) => (item.type_name(), copy.to_string()),
+        (None, None) => return item.type_name().to_string(),
     };
     let line: String = text
         .split_whitespace()
@@ -415,7 +419,7 @@ fn describe_item(item: &ResponseItem) -> String {
         .chars()
         .take(KEPT_ITEM_CHARS)
         .collect();
-    format!("{}: {line}", item.role().unwrap_or("message"))
+    format!("{label}: {line}")
 }
 
 /// Runs `future` to its end on `runtime`: polled once in place within the runtime's context

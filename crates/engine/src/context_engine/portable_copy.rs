@@ -1,0 +1,63 @@
+//! The engine's seams for opaque compaction items: which provider requests go to
+//! ([`ContextEngine::set_provider`]), the readable copy given to a compaction item as it enters
+//! the history ([`ContextEngine::with_readable_copies`]), and the copy sent in place of an item
+//! the provider cannot read ([`ContextEngine::prompt_input`]). See docs/design/compaction.md,
+//! "Remote compaction and the readable copy".
+
+use std::borrow::Cow;
+
+use agentctx_model::ProviderIdentity;
+use agentctx_protocol::ResponseItem;
+
+use super::ContextEngine;
+use crate::remote_compaction::portable_item;
+use crate::remote_compaction::with_readable_copies;
+
+impl ContextEngine {
+    /// The provider the next requests go to (`agentctx_model::ModelClient::provider_identity`
+    /// of the session's client): a session starting, resuming on another provider, or moving to
+    /// one (`/model`). A compaction item it cannot read (another provider wrote it) is sent as
+    /// its readable copy from then on; the history keeps the item, so moving back sends it
+    /// again. Until a host calls this, items are sent as they are.
+    pub fn set_provider(&mut self, identity: ProviderIdentity) {
+        self.provider = Some(identity);
+    }
+
+    /// The provider set by [`ContextEngine::set_provider`].
+    pub fn provider(&self) -> Option<&ProviderIdentity> {
+        self.provider.as_ref()
+    }
+
+    /// `items` as the history will hold them: a compaction item with no readable copy (a
+    /// server-side compaction streamed in a normal response) gets one, the offline summary of
+    /// the history before it, with the session's provider as its writer. A host writes what
+    /// this returns to its rollout, so replay, resume and `agentctx compact` read the copy;
+    /// [`ContextEngine::record_items`] and [`ContextEngine::record_response`] apply it too.
+    /// Borrowed (no copy) when no item needs one.
+    pub fn with_readable_copies<'a>(&self, items: &'a [ResponseItem]) -> Cow<'a, [ResponseItem]> {
+        with_readable_copies(
+            self.history.raw_items(),
+            items,
+            self.provider.as_ref(),
+            self.compactor.window(),
+        )
+    }
+
+    /// `input` with every compaction item the provider cannot read replaced by its copy.
+    pub(super) fn portable<'a>(
+        &self,
+        input: Vec<Cow<'a, ResponseItem>>,
+    ) -> Vec<Cow<'a, ResponseItem>> {
+        if self.provider.is_none()
+            || !input
+                .iter()
+                .any(|item| matches!(item.as_ref(), ResponseItem::Compaction { .. }))
+        {
+            return input;
+        }
+        input
+            .into_iter()
+            .filter_map(|item| portable_item(item, self.provider.as_ref()))
+            .collect()
+    }
+}
