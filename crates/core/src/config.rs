@@ -213,6 +213,22 @@ impl Config {
         Ok(())
     }
 
+    /// The compaction settings of a session on provider `provider_id`: `[compact]` with the
+    /// provider's own `compact_mode` (`[model_providers.<id>]`), when it sets one, over
+    /// `[compact] mode`.
+    pub fn compact_for_provider(&self, provider_id: &str) -> CompactConfig {
+        let mut compact = self.compact.clone();
+        if let Some(mode) = self
+            .model
+            .model_providers
+            .get(provider_id)
+            .and_then(|entry| entry.compact_mode)
+        {
+            compact.mode = mode;
+        }
+        compact
+    }
+
     /// The JSON schema of the whole file, as committed in `crates/core/config.schema.json`
     /// (pretty JSON with a trailing newline).
     pub fn json_schema() -> Result<String, serde_json::Error> {

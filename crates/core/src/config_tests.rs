@@ -97,3 +97,34 @@ fn a_wrong_type_in_the_loop_budget_names_its_line_and_key() {
     assert_eq!(line, Some(2));
     assert_eq!(key.as_deref(), Some("loop.budget.max_total_tokens"));
 }
+
+#[test]
+fn a_providers_compact_mode_wins_over_the_compact_table_for_that_provider() {
+    let text = r#"
+[compact]
+mode = "auto"
+
+[model_providers.openai]
+compact_mode = "remote"
+
+[model_providers.local]
+base_url = "http://localhost:8000/v1"
+compact_mode = "local"
+"#;
+    let config = Config::from_toml(text, Path::new("config.toml")).unwrap();
+    use agentctx_protocol::CompactMode;
+    assert_eq!(config.compact.mode, CompactMode::Auto);
+    assert_eq!(
+        config.compact_for_provider("openai").mode,
+        CompactMode::Remote
+    );
+    assert_eq!(
+        config.compact_for_provider("local").mode,
+        CompactMode::Local
+    );
+    // A provider that says nothing takes `[compact] mode`.
+    assert_eq!(
+        config.compact_for_provider("anthropic").mode,
+        CompactMode::Auto
+    );
+}

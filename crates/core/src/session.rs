@@ -309,6 +309,8 @@ impl Session {
         let session_id = recorder.session_id().to_string();
         let mut engine =
             ContextEngine::with_history(engine_ext::engine_options(&options, &session_id), history);
+        // Opaque compaction items another provider wrote go to this one as their readable copy.
+        engine.set_provider(options.model.provider_identity());
         let mut tools = ToolRegistry::with_builtin_tools();
         skills_ext::register_skill_tool(&mut tools, &options.home, &options.cwd, &options.skills);
         let subagents: Arc<dyn SubagentRunner> = Arc::new(Subagents::builtin(
@@ -630,10 +632,16 @@ impl Session {
                     return Err(failure.error.into());
                 }
             };
-            self.recorder.record_response_items(&response.items)?;
+            // A compaction item the provider streamed is persisted with its readable copy.
+            let annotated = match self.engine.with_readable_copies(&response.items) {
+                std::borrow::Cow::Owned(items) => Some(items),
+                std::borrow::Cow::Borrowed(_) => None,
+            };
+            let recorded = annotated.as_deref().unwrap_or(&response.items);
+            self.recorder.record_response_items(recorded)?;
             if let Some(info) = self
                 .engine
-                .record_response(&response.items, response.usage.as_ref())
+                .record_response(recorded, response.usage.as_ref())
             {
                 self.recorder
                     .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
@@ -798,6 +806,11 @@ impl Session {
         }
         if let Some(message) = compaction.warning {
             self.emit(SessionEvent::Warning { message });
+        }
+        if let Some(reason) = compaction.remote_fallback {
+            self.emit(SessionEvent::Warning {
+                message: format!("compacted locally: {reason}"),
+            });
         }
         Ok(())
     }

@@ -222,7 +222,7 @@ pub async fn session_setup(
     let mut options = SessionOptions::new(cwd, home, Arc::new(client));
     options.provider_name = choice.provider.id.clone();
     options.reminders = config.system_reminder.clone();
-    options.compact = config.compact.clone();
+    options.compact = config.compact_for_provider(&choice.provider.id);
     options.skills = config.skills.clone();
     options.memory = config.memory.clone();
     options.hooks = config.hooks.clone();

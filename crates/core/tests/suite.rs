@@ -11,6 +11,7 @@ mod mcp;
 mod mcp_http;
 mod mcp_interop;
 mod memory;
+mod remote_compaction;
 mod responses;
 mod resume;
 mod resume_recorded;
