@@ -62,6 +62,7 @@ pub mod session_config;
 pub mod session_state;
 pub mod skills_ext;
 pub mod subagent;
+pub mod thinking_ext;
 pub mod tools;
 mod turn_stream;
 

@@ -109,6 +109,9 @@ pub struct SessionOptions {
     pub max_requests_per_turn: u32,
     /// The session id (`None`: a new UUIDv7).
     pub session_id: Option<String>,
+    /// What decides the thinking level of each turn besides its message (`[thinking]`, the
+    /// environment, an override for every turn).
+    pub thinking: crate::thinking_ext::ThinkingOptions,
 }
 
 impl std::fmt::Debug for SessionOptions {
@@ -151,6 +154,7 @@ impl SessionOptions {
             timezone: None,
             max_requests_per_turn: DEFAULT_MAX_REQUESTS_PER_TURN,
             session_id: None,
+            thinking: Default::default(),
         }
     }
 }
@@ -184,6 +188,10 @@ pub struct Session {
     memory: crate::memory_ext::MemoryExt,
     hooks: crate::hooks_ext::HooksExt,
     mcp: Option<Arc<McpConnectionManager>>,
+    /// The session's thinking toggle (priority step 3), set by [`Session::set_thinking_level`].
+    thinking_toggle: agentctx_model::thinking::ThinkingState,
+    /// The reasoning parameters of the running turn, sent on each of its requests.
+    turn_reasoning: Option<agentctx_model::ReasoningOptions>,
 }
 
 impl std::fmt::Debug for Session {
@@ -313,10 +321,10 @@ impl Session {
         engine.set_provider(options.model.provider_identity());
         let mut tools = ToolRegistry::with_builtin_tools();
         skills_ext::register_skill_tool(&mut tools, &options.home, &options.cwd, &options.skills);
-        let subagents: Arc<dyn SubagentRunner> = Arc::new(Subagents::builtin(
-            Arc::clone(&options.model),
-            options.reminders.clone(),
-        ));
+        let subagents: Arc<dyn SubagentRunner> = Arc::new(
+            Subagents::builtin(Arc::clone(&options.model), options.reminders.clone())
+                .with_thinking(options.thinking.clone()),
+        );
         let mut state = SessionState::default();
         if options.plan_mode {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.home);
@@ -337,6 +345,8 @@ impl Session {
             memory,
             hooks,
             mcp: None,
+            thinking_toggle: agentctx_model::thinking::ThinkingState::new(),
+            turn_reasoning: None,
         };
         (session, receiver)
     }
@@ -363,6 +373,12 @@ impl Session {
             .token_info()
             .map(|info| info.total_token_usage)
             .unwrap_or_default()
+    }
+
+    /// Sets the session's thinking toggle (priority step 3: below the environment and a keyword
+    /// in the message, above the configured defaults) for the turns that follow; `None` clears it.
+    pub fn set_thinking_level(&mut self, level: Option<agentctx_protocol::ThinkingLevel>) {
+        self.thinking_toggle.set_level(level);
     }
 
     /// The tools; a fork adds its own before the first turn.
@@ -501,6 +517,17 @@ impl Session {
         self.recorder
             .record_response_items(&start.context_updates)?;
         let mut turn_context = start.turn_context;
+        // The thinking of the turn, from its message: sent on each of its requests and recorded
+        // so a replay sends it too.
+        let thinking = crate::thinking_ext::turn_thinking(
+            &self.options.thinking,
+            &self.thinking_toggle,
+            input,
+            self.options.model.as_ref(),
+        );
+        tracing::debug!(level = ?thinking.result.level, source = ?thinking.result.source, "thinking of the turn");
+        crate::thinking_ext::record_reasoning(&mut turn_context, thinking.reasoning.as_ref());
+        self.turn_reasoning = thinking.reasoning;
         // The tools offered, when they changed since the last turn recorded them (a replay of
         // the file rebuilds the requests with them).
         let tools = self.tools.specs();
@@ -565,7 +592,7 @@ impl Session {
                 PromptParts {
                     instructions: self.options.base_instructions.clone(),
                     tools: self.tools.specs(),
-                    reasoning: None,
+                    reasoning: self.turn_reasoning,
                     session_id: Some(self.session_id.clone()),
                 },
             );

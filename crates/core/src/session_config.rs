@@ -161,6 +161,8 @@ pub struct SessionOverrides {
     pub approval: ApprovalPolicy,
     /// Who answers under [`ApprovalPolicy::OnRequest`].
     pub approver: Option<Arc<dyn Approver>>,
+    /// A thinking level for every turn (`run --thinking`), below a keyword in the message.
+    pub thinking: Option<agentctx_model::thinking::ThinkingConfig>,
 }
 
 impl std::fmt::Debug for SessionOverrides {
@@ -229,6 +231,11 @@ pub async fn session_setup(
     options.approval = overrides.approval;
     options.approver = overrides.approver;
     options.plan_mode = overrides.plan_mode;
+    options.thinking = crate::thinking_ext::ThinkingOptions {
+        settings: config.model.thinking.clone(),
+        env: agentctx_model::thinking::ThinkingEnvOverride::from_env(&env.lookup()),
+        per_turn: overrides.thinking,
+    };
     options.shell = env
         .get("SHELL")
         .and_then(|shell| Path::new(shell).file_name())

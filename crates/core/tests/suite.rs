@@ -19,4 +19,5 @@ mod skills;
 mod small_window;
 mod subagents;
 mod support;
+mod thinking;
 mod truncated_output;

@@ -54,9 +54,21 @@ pub(crate) struct SessionFlags {
     /// Run shell commands and writes without asking (= --approval auto, for scripts)
     #[arg(long, short = 'y')]
     pub(crate) yes: bool,
+    /// Thinking level of every turn: none, deep_think or ultra_think (a keyword such as
+    /// `ultrathink` in a prompt still wins; the COCODE_THINKING_LEVEL variable wins over both)
+    /// [default: `[thinking] default_level` of config.toml, else the model's default]
+    #[arg(long, value_name = "LEVEL", value_parser = parse_thinking_flag)]
+    pub(crate) thinking: Option<agentctx_protocol::ThinkingLevel>,
     /// agentctx home holding config.toml and sessions/ [default: ~/.agentctx]
     #[arg(long, env = "AGENTCTX_HOME", value_name = "DIR")]
     pub(crate) home: Option<PathBuf>,
+}
+
+/// `--thinking`: the level names the configuration takes.
+fn parse_thinking_flag(raw: &str) -> Result<agentctx_protocol::ThinkingLevel, String> {
+    agentctx_model::thinking::parse_thinking_level(raw).ok_or_else(|| {
+        format!("unknown thinking level `{raw}`: use none, deep_think or ultra_think")
+    })
 }
 
 /// Everything a command needs to start a session.
@@ -135,6 +147,12 @@ impl SessionFlags {
             plan_mode,
             approval,
             approver,
+            thinking: self
+                .thinking
+                .map(|level| agentctx_model::thinking::ThinkingConfig {
+                    level,
+                    ..Default::default()
+                }),
         };
         Ok(session_setup(
             &prepared.loaded.config,

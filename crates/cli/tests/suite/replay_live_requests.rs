@@ -253,7 +253,7 @@ fn live_session_replays_into_the_bodies_it_sent(wire: &str) {
             wire,
             home.path(),
             cwd.path(),
-            &["run", "--resume", "last", "And now?"],
+            &["run", "--resume", "last", "ultrathink: and now?"],
         )
         .output()
         .unwrap();
@@ -265,6 +265,11 @@ fn live_session_replays_into_the_bodies_it_sent(wire: &str) {
         live_text.contains("v2"),
         "the changed file reaches the model: {live_text}"
     );
+    // The keyword sets the thinking of the second turn's request only, and the replay sends it
+    // again from what the rollout recorded.
+    let thinks = |body: &Value| body.get("reasoning").is_some() || body.get("thinking").is_some();
+    assert!(thinks(&live[2]), "{live_text}");
+    assert!(!thinks(&live[0]) && !thinks(&live[1]), "{live:#?}");
 
     let requests = tempfile::tempdir().unwrap();
     let rollout = rollout_of(home.path());

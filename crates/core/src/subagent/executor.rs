@@ -35,6 +35,7 @@ pub struct SubagentExecutor {
     definition: AgentDefinition,
     model: Arc<dyn ModelClient>,
     config: SystemReminderConfig,
+    thinking: crate::thinking_ext::ThinkingOptions,
 }
 
 impl std::fmt::Debug for SubagentExecutor {
@@ -56,7 +57,15 @@ impl SubagentExecutor {
             config,
             definition,
             model,
+            thinking: Default::default(),
         }
+    }
+
+    /// The session's thinking settings: the run's requests think at the level they give for
+    /// its task (a keyword in the task counts, as in the user's message).
+    pub fn with_thinking(mut self, thinking: crate::thinking_ext::ThinkingOptions) -> Self {
+        self.thinking = thinking;
+        self
     }
 
     /// The agent.
@@ -113,6 +122,13 @@ impl SubagentExecutor {
         engine.set_main_agent(false);
         engine.record_items(&self.build_initial_messages(&[], prompt));
         let tools = self.tools();
+        let reasoning = crate::thinking_ext::turn_thinking(
+            &self.thinking,
+            &agentctx_model::thinking::ThinkingState::new(),
+            prompt,
+            self.model.as_ref(),
+        )
+        .reasoning;
         let ctx = ToolContext {
             state: Arc::new(Mutex::new(SessionState::default())),
             observers: vec![engine.file_observer()],
@@ -134,7 +150,7 @@ impl SubagentExecutor {
                 PromptParts {
                     instructions: self.definition.system_prompt.clone().unwrap_or_default(),
                     tools: tools.specs(),
-                    reasoning: None,
+                    reasoning,
                     session_id: None,
                 },
             );
@@ -178,6 +194,7 @@ pub struct Subagents {
     definitions: Vec<AgentDefinition>,
     model: Arc<dyn ModelClient>,
     config: SystemReminderConfig,
+    thinking: crate::thinking_ext::ThinkingOptions,
 }
 
 impl std::fmt::Debug for Subagents {
@@ -195,7 +212,15 @@ impl Subagents {
             definitions: AgentDefinition::builtin(),
             model,
             config,
+            thinking: Default::default(),
         }
+    }
+
+    /// The session's thinking settings, handed to every run (see
+    /// [`SubagentExecutor::with_thinking`]).
+    pub fn with_thinking(mut self, thinking: crate::thinking_ext::ThinkingOptions) -> Self {
+        self.thinking = thinking;
+        self
     }
 
     /// The executor of the agent named `name` (case-insensitive).
@@ -209,6 +234,7 @@ impl Subagents {
                     Arc::clone(&self.model),
                     self.config.clone(),
                 )
+                .with_thinking(self.thinking.clone())
             })
     }
 }

@@ -74,6 +74,11 @@ pub const AGENTCTX_ORIGINATOR: &str = "agentctx";
 /// turn on (only when they changed): the replay rebuilds requests with them.
 pub const RECORDED_TOOLS_FIELD: &str = "agentctx_tools";
 
+/// The field of a `turn_context` line in which agentctx records the reasoning parameters its
+/// requests carried in that turn (the thinking level as sent); absent when they carried none.
+/// The replay sends them again; without it, codex's own `effort` and `summary` fields are read.
+pub const RECORDED_REASONING_FIELD: &str = "agentctx_reasoning";
+
 /// Replays the file at `path`.
 pub fn replay_file(
     path: &Path,
@@ -136,6 +141,8 @@ pub struct SessionReplayBuilder<'a> {
     instructions: String,
     instructions_tokens: u64,
     tools: Vec<ToolSpec>,
+    /// The reasoning parameters of the current turn's requests, as recorded.
+    reasoning: Option<agentctx_model::ReasoningOptions>,
     main_thread_is_sidechain: Option<bool>,
     /// Where the main thread's model requests begin.
     segmenter: RequestSegmenter,
@@ -224,6 +231,7 @@ impl<'a> SessionReplayBuilder<'a> {
             instructions: String::new(),
             instructions_tokens: 0,
             tools: Vec::new(),
+            reasoning: None,
             main_thread_is_sidechain: None,
             segmenter: RequestSegmenter::new(),
             current: None,
@@ -700,6 +708,30 @@ fn preview(text: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// The reasoning parameters the requests of the turn `context` opens carried: agentctx's
+/// [`RECORDED_REASONING_FIELD`], else codex's `effort` and `summary` (a codex rollout records
+/// the effort it sent), else none.
+pub fn recorded_reasoning(
+    context: &agentctx_protocol::TurnContextItem,
+) -> Option<agentctx_model::ReasoningOptions> {
+    if let Some(value) = context.extra.get(RECORDED_REASONING_FIELD) {
+        return serde_json::from_value(value.clone()).ok();
+    }
+    let effort = context
+        .effort
+        .clone()
+        .and_then(|value| serde_json::from_value(value).ok());
+    let summary = context
+        .summary
+        .clone()
+        .and_then(|value| serde_json::from_value(value).ok());
+    (effort.is_some() || summary.is_some()).then(|| agentctx_model::ReasoningOptions {
+        effort,
+        summary,
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]

@@ -126,10 +126,12 @@ struct TurnContextRead {
     _approval_policy: Option<IgnoredAny>,
     #[serde(rename = "sandbox_policy", default)]
     _sandbox_policy: Option<IgnoredAny>,
-    #[serde(rename = "effort", default)]
-    _effort: Option<IgnoredAny>,
-    #[serde(rename = "summary", default)]
-    _summary: Option<IgnoredAny>,
+    /// Codex's reasoning effort and summary: the requests' reasoning when agentctx recorded none
+    /// of its own ([`super::recorded_reasoning`]).
+    #[serde(default)]
+    effort: Option<Value>,
+    #[serde(default)]
+    summary: Option<Value>,
     #[serde(rename = "personality", default)]
     _personality: Option<IgnoredAny>,
     #[serde(rename = "collaboration_mode", default)]
@@ -140,6 +142,9 @@ struct TurnContextRead {
     /// [`super::RECORDED_TOOLS_FIELD`], likewise.
     #[serde(default)]
     agentctx_tools: Option<Value>,
+    /// [`super::RECORDED_REASONING_FIELD`], likewise.
+    #[serde(default)]
+    agentctx_reasoning: Option<Value>,
 }
 
 /// A Codex `turn_context` record as the replay reads it ([`TurnContextRead`]). `None` for any
@@ -157,10 +162,15 @@ pub(super) fn turn_context_read(record: &LazyRecord) -> Option<RolloutRecord> {
     if let Some(tools) = read.agentctx_tools {
         extra.insert(super::RECORDED_TOOLS_FIELD.to_string(), tools);
     }
+    if let Some(reasoning) = read.agentctx_reasoning {
+        extra.insert(super::RECORDED_REASONING_FIELD.to_string(), reasoning);
+    }
     let context = TurnContextItem {
         turn_id: read.turn_id,
         cwd: read.cwd,
         model: read.model,
+        effort: read.effort,
+        summary: read.summary,
         extra,
         ..TurnContextItem::default()
     };
