@@ -24,7 +24,8 @@ const FAILED_SUMMARY_PREFIXES: [&str; 4] = [
 
 /// The history as a summariser must see it. Dropped: reasoning (opaque or private, and the
 /// summary is about what was done), ghost snapshots (harness state, never model-visible),
-/// server-side compaction blobs (only the server that made them can read them), items of an
+/// server-side compaction blobs (only the server that made them can read them; one with a
+/// readable copy is replaced by the copy, as an earlier summary), items of an
 /// unknown type, injected messages, and the harness-written parts of messages (system
 /// reminders, environment context, AGENTS.md instructions, skill bodies, turn-settings sections,
 /// Claude Code's command output). A message left with no content is dropped. Images become the
@@ -65,9 +66,11 @@ fn filter_item(item: &ResponseItem) -> Option<ResponseItem> {
                 extra: extra.clone(),
             })
         }
+        // Only the provider that wrote it reads a compaction item; what it stands for reaches
+        // the summariser through its readable copy (an earlier summary), when it has one.
+        ResponseItem::Compaction { .. } => item.readable_copy_message(),
         ResponseItem::Reasoning { .. }
         | ResponseItem::GhostSnapshot { .. }
-        | ResponseItem::Compaction { .. }
         | ResponseItem::Other(_) => None,
         ResponseItem::LocalShellCall { .. }
         | ResponseItem::FunctionCall { .. }

@@ -212,3 +212,18 @@ fn cleanup_is_safe_on_multibyte_text_around_tags() {
         "요약"
     );
 }
+
+#[test]
+fn an_opaque_compaction_item_reaches_the_summariser_as_its_readable_copy() {
+    let mut item: ResponseItem =
+        serde_json::from_value(json!({"type": "compaction", "encrypted_content": "blob"})).unwrap();
+    item.set_readable_copy("The parser was ported to nom.");
+    let history = vec![item.clone(), ResponseItem::user_text("now the lexer")];
+    assert_eq!(
+        filter_for_summarization(&history),
+        vec![
+            item.readable_copy_message().unwrap(),
+            ResponseItem::user_text("now the lexer"),
+        ]
+    );
+}

@@ -146,16 +146,12 @@ pub fn process_remote_history(
 
 /// The readable copy of what a compaction item replaced: the offline summary
 /// ([`summarize_offline`], deterministic, no model) of `replaced` within `max_tokens`. An
-/// earlier compaction item among them counts through its own readable copy (as an earlier
-/// summary, which the summary's last section keeps), so a chain of remote compactions stays
-/// readable from its start.
+/// earlier compaction item among them counts through its own readable copy (the message filter
+/// turns it into an earlier summary, which the summary's last section keeps), so a chain of
+/// remote compactions stays readable from its start.
 pub fn readable_copy(replaced: &[ResponseItem], max_tokens: u64) -> String {
-    let items: Vec<ResponseItem> = replaced
-        .iter()
-        .map(|item| item.readable_copy_message().unwrap_or_else(|| item.clone()))
-        .collect();
     let budget = usize::try_from(max_tokens).unwrap_or(usize::MAX);
-    summarize_offline(&filter_for_summarization(&items), budget)
+    summarize_offline(&filter_for_summarization(replaced), budget)
 }
 
 #[cfg(test)]

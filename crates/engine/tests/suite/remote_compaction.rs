@@ -399,6 +399,21 @@ async fn replay_and_resume_read_the_copy_from_the_rollout() {
         agentctx_engine::read_recorded_session(reader(&text), agentctx_engine::StopPoint::End)
             .unwrap();
     assert_eq!(recorded.items, engine.history());
+    // A compaction item streamed in a normal response is a `response_item` line: read alike.
+    let mut streamed: ResponseItem =
+        serde_json::from_value(json!({"type": "compaction", "encrypted_content": "gAAAA-2"}))
+            .unwrap();
+    streamed.set_readable_copy("STREAMED COPY");
+    let with_streamed = format!(
+        "{text}\n{}",
+        line("response_item", serde_json::to_value(&streamed).unwrap())
+    );
+    let recorded = agentctx_engine::read_recorded_session(
+        reader(&with_streamed),
+        agentctx_engine::StopPoint::End,
+    )
+    .unwrap();
+    assert_eq!(recorded.items.last(), Some(&streamed));
 
     // The replay shows the copy as the compaction's summary and beside the kept item.
     let replay = agentctx_engine::replay::replay_reader(
