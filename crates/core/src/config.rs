@@ -60,6 +60,9 @@ pub struct Config {
     pub skills: SkillsConfig,
     /// `[memory]` (`crate::memory_ext::MemorySettings`).
     pub memory: crate::memory_ext::MemorySettings,
+    /// `[history]` (`agentctx_context::MessageHistoryConfig`): the prompts typed, one line each
+    /// in `<home>/history.jsonl`, as codex keeps them.
+    pub history: agentctx_context::MessageHistoryConfig,
     /// `[hooks]` (`crate::hooks_ext::HooksConfig`), Claude Code's hook settings shape.
     pub hooks: crate::hooks_ext::HooksConfig,
     /// `[loop]` (`agentctx_loop_driver::LoopConfig`), read by `agentctx loop`. The field is not

@@ -1,4 +1,4 @@
-//! Plan file names: `plans/<adjective>-<noun>-<verb>.md` under the agentctx home.
+//! Plan file names: `<adjective>-<noun>-<verb>.md` in the session's plans folder.
 //!
 //! Memorable slugs from three short word lists, as Claude Code names its plan files. See
 //! docs/design/core.md, "Plan mode".
@@ -32,22 +32,22 @@ pub fn generate_plan_slug<R: Rng + ?Sized>(rng: &mut R) -> String {
     format!("{adjective}-{noun}-{verb}")
 }
 
-/// The plan file of `slug` under `home`: `<home>/plans/<slug>.md`.
-pub fn plan_file_path(home: &Path, slug: &str) -> PathBuf {
-    home.join("plans").join(format!("{slug}.md"))
+/// The plan file of `slug` in the plans folder `plans_dir`: `<plans_dir>/<slug>.md`.
+pub fn plan_file_path(plans_dir: &Path, slug: &str) -> PathBuf {
+    plans_dir.join(format!("{slug}.md"))
 }
 
-/// The slug of `path` when it is a plan file of `home`: directly in `<home>/plans/`, named
+/// The slug of `path` when it is a plan file of `plans_dir`: directly in it, named
 /// `<slug>.md` with a slug of lowercase letters, digits and hyphens. Anything else (another
 /// folder, `..`, a hostile name recorded in a rollout) is not a plan file: plan mode lets the
 /// plan file be written, so only files of this form may ever be one.
-pub fn plan_slug_of(home: &Path, path: &Path) -> Option<String> {
+pub fn plan_slug_of(plans_dir: &Path, path: &Path) -> Option<String> {
     let slug = path.file_name()?.to_str()?.strip_suffix(".md")?;
     let well_formed = !slug.is_empty()
         && slug
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    (well_formed && plan_file_path(home, slug) == path).then(|| slug.to_string())
+    (well_formed && plan_file_path(plans_dir, slug) == path).then(|| slug.to_string())
 }
 
 #[cfg(test)]

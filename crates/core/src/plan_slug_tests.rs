@@ -20,18 +20,18 @@ fn slug_is_three_words_from_the_lists() {
 }
 
 #[test]
-fn plan_file_lives_under_home_plans() {
+fn plan_file_lives_in_the_plans_folder() {
     assert_eq!(
-        plan_file_path(Path::new("/h"), "calm-fox-baking"),
+        plan_file_path(Path::new("/h/plans"), "calm-fox-baking"),
         Path::new("/h/plans/calm-fox-baking.md")
     );
 }
 
 #[test]
 fn only_well_formed_files_of_the_plans_folder_are_plan_files() {
-    let home = Path::new("/h");
+    let plans = Path::new("/h/plans");
     assert_eq!(
-        plan_slug_of(home, Path::new("/h/plans/calm-fox-baking.md")).as_deref(),
+        plan_slug_of(plans, Path::new("/h/plans/calm-fox-baking.md")).as_deref(),
         Some("calm-fox-baking")
     );
     for path in [
@@ -43,6 +43,6 @@ fn only_well_formed_files_of_the_plans_folder_are_plan_files() {
         "/h/plans/.md",
         "/h/plans/calm-fox-baking.txt",
     ] {
-        assert_eq!(plan_slug_of(home, Path::new(path)), None, "{path}");
+        assert_eq!(plan_slug_of(plans, Path::new(path)), None, "{path}");
     }
 }

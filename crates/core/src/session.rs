@@ -75,8 +75,11 @@ pub const DEFAULT_MAX_REQUESTS_PER_TURN: u32 = 200;
 pub struct SessionOptions {
     /// The working directory; file tools stay inside it.
     pub cwd: PathBuf,
-    /// The agentctx home: sessions, plans, tool results and session memory live under it.
+    /// The agentctx home: sessions, tool results and session memory live under it.
     pub home: PathBuf,
+    /// The plans folder: plan mode writes its plan file here (`<home>/plans` by default;
+    /// `session_setup` puts it where `agentctx loop` looks for plans).
+    pub plans_dir: PathBuf,
     /// The model.
     pub model: Arc<dyn ModelClient>,
     /// The provider's name, recorded in the rollout.
@@ -91,6 +94,9 @@ pub struct SessionOptions {
     pub skills: skills_ext::SkillsConfig,
     /// Cross-session memory (`[memory]`).
     pub memory: crate::memory_ext::MemorySettings,
+    /// The prompt history (`[history]`): each turn's input is appended to
+    /// `<home>/history.jsonl`.
+    pub history: agentctx_context::MessageHistoryConfig,
     /// Hooks (`[hooks]`; the project's Claude Code settings are read too).
     pub hooks: crate::hooks_ext::HooksConfig,
     /// When to ask before shell commands and writes.
@@ -135,9 +141,11 @@ impl SessionOptions {
         home: impl Into<PathBuf>,
         model: Arc<dyn ModelClient>,
     ) -> Self {
+        let home = home.into();
         Self {
             cwd: cwd.into(),
-            home: home.into(),
+            plans_dir: home.join("plans"),
+            home,
             model,
             provider_name: String::new(),
             base_instructions: DEFAULT_BASE_INSTRUCTIONS.to_string(),
@@ -146,6 +154,7 @@ impl SessionOptions {
             skills: Default::default(),
             memory: Default::default(),
             hooks: Default::default(),
+            history: Default::default(),
             approval: ApprovalPolicy::default(),
             approver: None,
             plan_mode: false,
@@ -286,9 +295,9 @@ impl Session {
                 .or_else(|| recorded_plan_file(session.engine.history()));
             // Only a file of the plans folder is trusted as the plan file (plan mode lets it be
             // written); a recorded path elsewhere is dropped and a new plan file is chosen.
-            let home = session.options.home.clone();
+            let plans_dir = session.options.plans_dir.clone();
             if let Some((path, slug)) = recorded.and_then(|path| {
-                let slug = crate::plan_slug::plan_slug_of(&home, &path);
+                let slug = crate::plan_slug::plan_slug_of(&plans_dir, &path);
                 if slug.is_none() {
                     tracing::warn!(path = %path.display(), "recorded plan file is not in the plans folder; ignored");
                 }
@@ -299,7 +308,7 @@ impl Session {
                 state.plan.entered_before = !state.plan.active;
             } else if state.plan.active {
                 let slug = crate::plan_slug::generate_plan_slug(&mut rand::rng());
-                state.plan.plan_file = Some(crate::plan_slug::plan_file_path(&home, &slug));
+                state.plan.plan_file = Some(crate::plan_slug::plan_file_path(&plans_dir, &slug));
                 state.plan.slug = Some(slug);
             }
         }
@@ -327,7 +336,7 @@ impl Session {
         );
         let mut state = SessionState::default();
         if options.plan_mode {
-            let _ = crate::tools::enter_plan_mode(&mut state, &options.home);
+            let _ = crate::tools::enter_plan_mode(&mut state, &options.plans_dir);
         }
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
         let hooks = crate::hooks_ext::HooksExt::new(&options, &recorder, &events);
@@ -373,6 +382,20 @@ impl Session {
             .token_info()
             .map(|info| info.total_token_usage)
             .unwrap_or_default()
+    }
+
+    /// Appends the turn's input to `<home>/history.jsonl` (codex's prompt history). A failure
+    /// (a locked or unwritable file) is logged and the turn goes on: the history is a
+    /// convenience, never a reason to lose a turn.
+    async fn append_history(&self, input: &str) {
+        let history =
+            agentctx_context::MessageHistory::in_home(&self.options.home, &self.options.history);
+        let (session_id, text) = (self.session_id.clone(), input.to_string());
+        match tokio::task::spawn_blocking(move || history.append(&session_id, &text)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::warn!(%error, "the prompt was not added to history.jsonl"),
+            Err(error) => tracing::warn!(%error, "the prompt was not added to history.jsonl"),
+        }
     }
 
     /// Sets the session's thinking toggle (priority step 3: below the environment and a keyword
@@ -471,6 +494,7 @@ impl Session {
         ToolContext {
             cwd: self.options.cwd.clone(),
             home: self.options.home.clone(),
+            plans_dir: self.options.plans_dir.clone(),
             state: Arc::clone(&self.state),
             approval: self.options.approval,
             approver: self.options.approver.clone(),
@@ -495,6 +519,7 @@ impl Session {
             state.turn
         };
         self.emit(SessionEvent::TurnStarted { turn });
+        self.append_history(input).await;
         self.memory.start(&self.session_id, &self.options.model);
         self.hooks.session_start(self.engine.history().len()).await;
         if self.hooks.prompt_blocked(input).await {

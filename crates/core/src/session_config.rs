@@ -228,9 +228,11 @@ pub async fn session_setup(
     options.skills = config.skills.clone();
     options.memory = config.memory.clone();
     options.hooks = config.hooks.clone();
+    options.history = config.history.clone();
     options.approval = overrides.approval;
     options.approver = overrides.approver;
     options.plan_mode = overrides.plan_mode;
+    options.plans_dir = plans_dir(config, cwd, home);
     options.thinking = crate::thinking_ext::ThinkingOptions {
         settings: config.model.thinking.clone(),
         env: agentctx_model::thinking::ThinkingEnvOverride::from_env(&env.lookup()),
@@ -243,6 +245,24 @@ pub async fn session_setup(
         .or(options.shell);
     options.current_date = Some(chrono::Local::now().format("%Y-%m-%d").to_string());
     Ok(SessionSetup { options, choice })
+}
+
+/// The plans folder of a session in `cwd`: the first of `[loop] plan_dirs`, the folders `agentctx
+/// loop` takes its plan from, so a plan made with `run --plan` is the plan the loop follows. A
+/// relative folder is taken from the top of the git work tree holding `cwd` (as the loop takes
+/// it), else from `cwd`; with no folder configured, `<home>/plans`.
+pub fn plans_dir(config: &Config, cwd: &Path, home: &Path) -> PathBuf {
+    let Some(first) = config.loop_driver.plan_dirs.first() else {
+        return home.join("plans");
+    };
+    if first.is_absolute() {
+        return first.clone();
+    }
+    let root = cwd
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd);
+    root.join(first)
 }
 
 /// The rollout of a recorded session under `home/sessions`: `last` is the newest, anything else

@@ -1,4 +1,5 @@
 use std::path::Path;
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 
@@ -9,6 +10,7 @@ use super::ModelSelection;
 use super::SessionConfigError;
 use super::SessionOverrides;
 use super::find_session;
+use super::plans_dir;
 use super::resolve_model;
 use super::session_setup;
 use crate::config::Config;
@@ -248,4 +250,35 @@ fn a_model_is_named_by_a_flag_or_the_configuration() {
         ..ModelSelection::default()
     };
     assert!(flag.names_a_model(&Config::default()));
+}
+
+#[test]
+fn plans_go_where_the_loop_looks_for_them() {
+    let root = tempfile::tempdir().unwrap();
+    let repo = root.path().join("repo");
+    let sub = repo.join("crates/a");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let home = root.path().join("home");
+    let defaults = Config::default();
+    // The loop's first plan folder, from the top of the work tree, wherever the session runs.
+    assert_eq!(
+        plans_dir(&defaults, &sub, &home),
+        repo.join(".agentctx/plans")
+    );
+    // Outside a repository, from the working directory.
+    let plain = root.path().join("plain");
+    assert_eq!(
+        plans_dir(&defaults, &plain, &home),
+        plain.join(".agentctx/plans")
+    );
+    let mut absolute = Config::default();
+    absolute.loop_driver.plan_dirs = vec![PathBuf::from("/srv/plans")];
+    assert_eq!(
+        plans_dir(&absolute, &sub, &home),
+        PathBuf::from("/srv/plans")
+    );
+    let mut none = Config::default();
+    none.loop_driver.plan_dirs.clear();
+    assert_eq!(plans_dir(&none, &sub, &home), home.join("plans"));
 }

@@ -107,8 +107,10 @@ pub use agentctx_engine::FileObserver;
 pub struct ToolContext {
     /// The working directory; file tools stay inside it.
     pub cwd: PathBuf,
-    /// The agentctx home (plan files live under it).
+    /// The agentctx home (a subagent's engine keeps its state under it).
     pub home: PathBuf,
+    /// The session's plans folder: plan mode's plan file is created in it.
+    pub plans_dir: PathBuf,
     /// The session's own state.
     pub state: Arc<Mutex<SessionState>>,
     /// When to ask before shell commands and writes.
@@ -133,6 +135,7 @@ impl std::fmt::Debug for ToolContext {
         f.debug_struct("ToolContext")
             .field("cwd", &self.cwd)
             .field("home", &self.home)
+            .field("plans_dir", &self.plans_dir)
             .field("approval", &self.approval)
             .field("turn", &self.turn)
             .finish_non_exhaustive()

@@ -28,6 +28,7 @@ fn fixture(policy: ApprovalPolicy, approver: Option<ApprovalDecision>) -> Fixtur
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
     let ctx = ToolContext {
         cwd: cwd.clone(),
+        plans_dir: home.join("plans"),
         home,
         state: Arc::new(Mutex::new(SessionState::default())),
         approval: policy,

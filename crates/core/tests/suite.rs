@@ -5,6 +5,7 @@ mod cancel;
 mod compaction;
 mod config_load;
 mod config_schema;
+mod history;
 mod hooks;
 mod initial_context;
 mod mcp;

@@ -21,7 +21,7 @@ use crate::session_state::SessionState;
 
 /// Turns plan mode on in `state` and returns the plan file (the same file on re-entry). Returns
 /// `None` when plan mode was already on.
-pub(crate) fn enter_plan_mode(state: &mut SessionState, home: &Path) -> Option<PathBuf> {
+pub(crate) fn enter_plan_mode(state: &mut SessionState, plans_dir: &Path) -> Option<PathBuf> {
     if state.plan.active {
         return None;
     }
@@ -30,7 +30,7 @@ pub(crate) fn enter_plan_mode(state: &mut SessionState, home: &Path) -> Option<P
         .slug
         .get_or_insert_with(|| generate_plan_slug(&mut rand::rng()))
         .clone();
-    let plan_file = plan_file_path(home, &slug);
+    let plan_file = plan_file_path(plans_dir, &slug);
     state.plan.plan_file = Some(plan_file.clone());
     state.plan.active = true;
     state.plan.just_exited = false;
@@ -62,7 +62,7 @@ impl ToolHandler for EnterPlanModeTool {
     }
 
     async fn handle(&self, ctx: &ToolContext, _arguments: &str) -> ToolOutput {
-        let entered = enter_plan_mode(&mut ctx.state(), &ctx.home);
+        let entered = enter_plan_mode(&mut ctx.state(), &ctx.plans_dir);
         let Some(plan_file) = entered else {
             return ToolOutput::ok("Plan mode is already on.");
         };

@@ -36,6 +36,7 @@ impl Project {
         let ctx = ToolContext {
             cwd: cwd.clone(),
             home: dir.path().join("home"),
+            plans_dir: dir.path().join("home").join("plans"),
             state: Arc::new(Mutex::new(SessionState::default())),
             approval: ApprovalPolicy::OnRequest,
             approver,

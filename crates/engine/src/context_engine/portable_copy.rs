@@ -6,10 +6,13 @@
 
 use std::borrow::Cow;
 
+use agentctx_compact::offline_summary_budget;
+use agentctx_compact::readable_copy;
 use agentctx_model::ProviderIdentity;
 use agentctx_protocol::ResponseItem;
 
 use super::ContextEngine;
+use crate::remote_compaction::can_read;
 use crate::remote_compaction::portable_item;
 use crate::remote_compaction::with_readable_copies;
 
@@ -19,7 +22,27 @@ impl ContextEngine {
     /// one (`/model`). A compaction item it cannot read (another provider wrote it) is sent as
     /// its readable copy from then on; the history keeps the item, so moving back sends it
     /// again. Until a host calls this, items are sent as they are.
+    ///
+    /// A compaction item the provider cannot read and that has no copy (one a codex-rs rollout
+    /// recorded) gets one now: the offline summary of what precedes it in the history, which
+    /// after a compaction is what the provider kept beside it (the user's messages).
     pub fn set_provider(&mut self, identity: ProviderIdentity) {
+        let items = self.history.raw_items();
+        if items
+            .iter()
+            .any(|item| item.readable_copy().is_none() && !can_read(&identity, item))
+        {
+            let budget = offline_summary_budget(self.compactor.window().effective_tokens());
+            let mut annotated: Vec<ResponseItem> = Vec::with_capacity(items.len());
+            for item in items {
+                let mut item = item.clone();
+                if item.readable_copy().is_none() && !can_read(&identity, &item) {
+                    item.set_readable_copy(readable_copy(&annotated, budget));
+                }
+                annotated.push(item);
+            }
+            self.history.replace(annotated);
+        }
         self.provider = Some(identity);
     }
 

@@ -433,3 +433,59 @@ async fn replay_and_resume_read_the_copy_from_the_rollout() {
         "{shown:#?}"
     );
 }
+
+#[test]
+fn a_codex_rollouts_compaction_item_gets_a_copy_when_the_session_moves_to_another_provider() {
+    // What a codex-rs remote compaction leaves: the user's messages and the opaque item, no copy.
+    let recorded = vec![
+        ResponseItem::user_text(TASK),
+        serde_json::from_value(json!({"type": "compaction", "encrypted_content": "gAAAA-CODEX"}))
+            .unwrap(),
+    ];
+    let home = tempfile::tempdir().unwrap();
+    let resumed = |provider: ProviderIdentity| {
+        let mut history = agentctx_context::ContextManager::new();
+        history.replace(recorded.clone());
+        let mut engine = ContextEngine::with_history(
+            EngineOptions {
+                cwd: home.path().to_path_buf(),
+                home: home.path().to_path_buf(),
+                session_id: "s1".to_string(),
+                reminders: Default::default(),
+                compact: CompactConfig::default(),
+                context_window: 200_000,
+                max_output_tokens: None,
+            },
+            history,
+        );
+        engine.set_provider(provider);
+        engine
+    };
+    // On OpenAI the item is read as it is: nothing changes.
+    let openai_engine = resumed(openai());
+    assert_eq!(openai_engine.history(), recorded.as_slice());
+    // On Anthropic it gets a copy from what the history kept beside it, sent in its place.
+    let anthropic = resumed(ProviderIdentity::new(
+        WireApi::Anthropic,
+        "https://api.anthropic.com",
+    ));
+    let copy = the_opaque_item(anthropic.history())
+        .readable_copy()
+        .unwrap()
+        .to_string();
+    assert!(copy.contains(TASK), "{copy}");
+    let sent: Vec<ResponseItem> = anthropic
+        .prompt_input(&prepared(&anthropic))
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .collect();
+    assert!(
+        !sent
+            .iter()
+            .any(|item| matches!(item, ResponseItem::Compaction { .. }))
+    );
+    assert!(
+        sent.iter()
+            .any(|item| item.message_text().is_some_and(|text| text.contains(&copy)))
+    );
+}
