@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::throttle::DEFAULT_TODO_RESTATE_AFTER_REQUESTS;
 use crate::types::AttachmentType;
 
 /// Default generator timeout (`ATTACHMENT_TIMEOUT`).
@@ -60,6 +61,16 @@ pub struct SystemReminderConfig {
     pub changed_files_token_cap: usize,
     /// Share of generator runs whose timing is logged (default 0.05).
     pub telemetry_sample_rate: f64,
+    /// Requests within one user turn after which a todo reminder whose list has not changed
+    /// since the model last saw it is sent again (default 30). Within that span an unchanged
+    /// list is not repeated; a new user turn or a compaction allows it at once.
+    pub todo_restate_after_requests: i32,
+    /// The output style the model is told about (`output_style` reminder); `None` or
+    /// `"default"`: none.
+    pub output_style: Option<String>,
+    /// A spend budget in US dollars (`budget_usd` reminder): the host prices each request's
+    /// usage and reports spend against it. `None`: no budget, no reminder.
+    pub budget_usd: Option<f64>,
 }
 
 impl Default for SystemReminderConfig {
@@ -73,6 +84,9 @@ impl Default for SystemReminderConfig {
             placement: ReminderPlacement::default(),
             changed_files_token_cap: DEFAULT_CHANGED_FILES_TOKEN_CAP,
             telemetry_sample_rate: DEFAULT_TELEMETRY_SAMPLE_RATE,
+            todo_restate_after_requests: DEFAULT_TODO_RESTATE_AFTER_REQUESTS,
+            output_style: None,
+            budget_usd: None,
         }
     }
 }

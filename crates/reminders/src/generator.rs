@@ -81,8 +81,15 @@ pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
         default_throttle_config(self.attachment_type())
     }
 
+    /// The clock the throttle counts this generator's turns on: the turn number by default;
+    /// the todo reminder counts assistant messages, as Claude Code does.
+    fn throttle_clock(&self, ctx: &GeneratorContext) -> i32 {
+        ctx.turn_number
+    }
+
     /// The turn of the event the throttle's `min_turns_after_trigger` counts from (for the todo
-    /// reminder: the last TodoWrite). `None` when there is no such event.
+    /// reminder: the last TodoWrite), on [`AttachmentGenerator::throttle_clock`]. `None` when
+    /// there is no such event.
     fn trigger_turn(&self, _ctx: &GeneratorContext) -> Option<i32> {
         None
     }

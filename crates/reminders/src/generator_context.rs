@@ -18,13 +18,23 @@ use crate::config::ReminderPlacement;
 use crate::config::SystemReminderConfig;
 use crate::file_tracker::FileTracker;
 use crate::providers::Providers;
+use crate::throttle::DEFAULT_TODO_RESTATE_AFTER_REQUESTS;
 use crate::throttle::ThrottleManager;
 
 /// Everything a generator may look at on one turn.
 #[derive(Debug, Clone)]
 pub struct GeneratorContext {
-    /// The turn number (1 for the first turn of the session).
+    /// The turn number (1 for the first turn of the session). A host running reminders before
+    /// every model request counts requests here.
     pub turn_number: i32,
+    /// Claude Code's reminder clock: the assistant messages of the session so far, one per text
+    /// or tool-call block the model produced (Claude Code stores each content block of a
+    /// response as its own message and skips thinking-only ones when it counts). The todo
+    /// reminder's throttle runs on it (see docs/design/reminders.md, "Throttles").
+    pub assistant_messages: i32,
+    /// User turns so far (requests that carried the user's message): a standing reminder is not
+    /// repeated unchanged within one.
+    pub user_turns: i32,
     /// True for the main agent, false for sub-agents.
     pub is_main_agent: bool,
     /// Whether this turn has user input.
@@ -70,6 +80,8 @@ pub struct GeneratorContext {
     pub ultramemory: Option<String>,
     /// Token cap of the `changed_files` reminder per turn.
     pub changed_files_token_cap: usize,
+    /// Requests within one user turn before an unchanged todo reminder is sent again.
+    pub todo_restate_after_requests: i32,
     /// Where this turn's reminders will be placed (copied from the config). Under
     /// [`ReminderPlacement::Tail`] reminders stay in the history, so standing ones (the critical
     /// instruction) are repeated only when they change or after compaction.
@@ -83,6 +95,8 @@ impl GeneratorContext {
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         Self {
             turn_number: 1,
+            assistant_messages: 0,
+            user_turns: 0,
             is_main_agent: true,
             has_user_input: false,
             user_prompt: None,
@@ -105,6 +119,7 @@ impl GeneratorContext {
             micro_compact_cleared: 0,
             ultramemory: None,
             changed_files_token_cap: DEFAULT_CHANGED_FILES_TOKEN_CAP,
+            todo_restate_after_requests: DEFAULT_TODO_RESTATE_AFTER_REQUESTS,
             providers: Providers::default(),
             placement: ReminderPlacement::default(),
         }
@@ -117,11 +132,16 @@ impl GeneratorContext {
         self
     }
 
-    /// Copies the per-turn settings of `config` (critical instruction, changed-files cap).
+    /// Copies the per-turn settings of `config` (critical instruction, changed-files cap,
+    /// todo restatement, output style).
     pub fn with_config(mut self, config: &SystemReminderConfig) -> Self {
         if self.critical_instruction.is_none() {
             self.critical_instruction = config.critical_instruction.clone();
         }
+        if self.output_style.is_none() {
+            self.output_style = config.output_style.clone();
+        }
+        self.todo_restate_after_requests = config.todo_restate_after_requests;
         self.changed_files_token_cap = config.changed_files_token_cap;
         self.placement = config.placement;
         self
@@ -166,7 +186,9 @@ pub struct DelegateState {
 pub struct TodoState {
     /// Its items.
     pub items: Vec<TodoItem>,
-    /// The turn of the last TodoWrite, `None` if it was never used.
+    /// When the TodoWrite tool was last used, on the todo reminder's clock
+    /// ([`GeneratorContext::assistant_messages`] after the message that called it); `None` if it
+    /// was never used.
     pub last_write_turn: Option<i32>,
     /// Whether the agent has the TodoWrite tool at all (default true). The reminder names that
     /// tool, so an agent without it (a Codex session, a sub-agent whose tools exclude it) is

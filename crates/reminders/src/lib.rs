@@ -62,6 +62,7 @@ mod generators;
 mod injection;
 mod orchestrator;
 mod providers;
+mod reminder_clock;
 mod reminder_state;
 mod throttle;
 #[cfg(test)]
@@ -134,6 +135,8 @@ pub use providers::QueuedCommand;
 pub use providers::QueuedCommandsProvider;
 pub use providers::TeammateMailbox;
 pub use providers::TeammateMessage;
+pub use reminder_clock::ReminderClock;
+pub use reminder_clock::is_todo_write;
 pub use reminder_state::HistoryEvent;
 pub use reminder_state::ItemFlags;
 pub use reminder_state::ReminderState;

@@ -259,9 +259,12 @@ impl SystemReminderOrchestrator {
                 .map(|(_, outcome)| outcome)
                 .collect(),
         };
-        for (_, reminder) in turn.reminders {
-            ctx.throttle
-                .mark_generated(reminder.attachment_type, ctx.turn_number);
+        for (index, reminder) in turn.reminders {
+            let clock = self
+                .generators
+                .get(index)
+                .map_or(ctx.turn_number, |generator| generator.throttle_clock(ctx));
+            ctx.throttle.mark_generated(reminder.attachment_type, clock);
             report.reminders.push(reminder);
         }
         report
@@ -296,7 +299,7 @@ impl SystemReminderOrchestrator {
             let allowed = ctx.throttle.should_generate(
                 profile.attachment_type,
                 &profile.throttle,
-                ctx.turn_number,
+                generator.throttle_clock(ctx),
                 generator.trigger_turn(ctx),
             );
             if !allowed {

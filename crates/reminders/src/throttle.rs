@@ -9,10 +9,18 @@ use std::sync::atomic::Ordering;
 
 use crate::types::AttachmentType;
 
-/// Turns since the last TodoWrite before a todo reminder may fire (`GY2.TURNS_SINCE_WRITE`).
-pub(crate) const TURNS_SINCE_TODO_WRITE: i32 = 5;
-/// Turns between two todo reminders (`GY2.TURNS_BETWEEN_REMINDERS`).
-pub(crate) const TURNS_BETWEEN_TODO_REMINDERS: i32 = 3;
+/// Assistant messages since the last TodoWrite before a todo reminder may fire (Claude Code
+/// 2.1's `TODO_REMINDER_CONFIG.TURNS_SINCE_WRITE` in `src/utils/attachments.ts`; the same value
+/// drives its `task_reminder`). The todo reminder's clock is
+/// [`crate::GeneratorContext::assistant_messages`], not the request count: see
+/// docs/design/reminders.md, "Throttles".
+pub(crate) const TURNS_SINCE_TODO_WRITE: i32 = 10;
+/// Assistant messages between two todo reminders (Claude Code 2.1's
+/// `TODO_REMINDER_CONFIG.TURNS_BETWEEN_REMINDERS`).
+pub(crate) const TURNS_BETWEEN_TODO_REMINDERS: i32 = 10;
+/// Requests within one user turn before an unchanged todo reminder is sent again (the default
+/// of `[system_reminder] todo_restate_after_requests`).
+pub(crate) const DEFAULT_TODO_RESTATE_AFTER_REQUESTS: i32 = 30;
 /// Turns between two plan mode reminders after the first.
 pub(crate) const PLAN_MODE_TURNS_BETWEEN: i32 = 5;
 /// Every this many plan mode attachments, the full reminder is sent instead of the sparse one.

@@ -21,27 +21,27 @@ fn fired_turns(
 }
 
 #[test]
-fn todo_reminder_three_turn_min_interval() {
+fn todo_reminder_ten_message_min_interval() {
     let manager = ThrottleManager::new();
-    // TodoWrite never used: the trigger is the session start (turn 0).
-    let fired = fired_turns(&manager, AttachmentType::TodoReminder, 14, |_| Some(0));
-    assert_eq!(fired, vec![5, 8, 11, 14]);
-    assert_eq!(TURNS_BETWEEN_TODO_REMINDERS, 3);
+    // TodoWrite never used: the trigger is the session start (message 0).
+    let fired = fired_turns(&manager, AttachmentType::TodoReminder, 40, |_| Some(0));
+    assert_eq!(fired, vec![10, 20, 30, 40]);
+    assert_eq!(TURNS_BETWEEN_TODO_REMINDERS, 10);
 }
 
 #[test]
-fn todo_reminder_needs_five_turns_since_todo_write() {
+fn todo_reminder_needs_ten_messages_since_todo_write() {
     let manager = ThrottleManager::new();
     let config = default_throttle_config(AttachmentType::TodoReminder);
-    // TodoWrite on turn 10.
-    for turn in 10..15 {
+    // TodoWrite after message 10.
+    for message in 10..20 {
         assert!(
-            !manager.should_generate(AttachmentType::TodoReminder, &config, turn, Some(10)),
-            "turn {turn} is fewer than 5 turns after the TodoWrite"
+            !manager.should_generate(AttachmentType::TodoReminder, &config, message, Some(10)),
+            "message {message} is fewer than 10 messages after the TodoWrite"
         );
     }
-    assert!(manager.should_generate(AttachmentType::TodoReminder, &config, 15, Some(10)));
-    assert_eq!(TURNS_SINCE_TODO_WRITE, 5);
+    assert!(manager.should_generate(AttachmentType::TodoReminder, &config, 20, Some(10)));
+    assert_eq!(TURNS_SINCE_TODO_WRITE, 10);
 }
 
 #[test]

@@ -1,9 +1,16 @@
 //! The todo reminder (Claude Code's `todo_reminders`; see docs/design/reminders.md,
 //! "Throttles" and "Texts the model sees").
 //!
-//! It fires when the TodoWrite tool has not been used for [`TURNS_SINCE_TODO_WRITE`] turns, at
-//! most every [`crate::throttle::TURNS_BETWEEN_TODO_REMINDERS`] turns (the orchestrator's
-//! throttle), never on the turn right after a TodoWrite and never while every item is done.
+//! It fires when the TodoWrite tool has not been used for [`TURNS_SINCE_TODO_WRITE`] assistant
+//! messages, at most every [`crate::throttle::TURNS_BETWEEN_TODO_REMINDERS`] assistant messages
+//! (the orchestrator's throttle on [`GeneratorContext::assistant_messages`], Claude Code 2.1's
+//! clock and constants), never while every item is done. Within one user turn a reminder whose
+//! text the model has already seen is not sent again until
+//! [`GeneratorContext::todo_restate_after_requests`] requests went by; a new user turn or a
+//! compaction (which removed the earlier copy) allows it at once.
+
+use std::sync::Mutex;
+use std::sync::PoisonError;
 
 use async_trait::async_trait;
 
@@ -44,9 +51,32 @@ fn last_write_turn(todo: &TodoState) -> i32 {
     todo.last_write_turn.unwrap_or(0)
 }
 
+/// The last todo reminder sent: its text, the user turn and the request it went with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shown {
+    text: String,
+    user_turn: i32,
+    request: i32,
+}
+
 /// Generates the todo reminder.
 #[derive(Debug, Default)]
-pub(crate) struct TodoReminderGenerator;
+pub(crate) struct TodoReminderGenerator {
+    shown: Mutex<Option<Shown>>,
+}
+
+impl TodoReminderGenerator {
+    /// Whether `text` repeats, within the same user turn, the reminder the model saw fewer than
+    /// `todo_restate_after_requests` requests ago.
+    fn repeats(&self, ctx: &GeneratorContext, text: &str) -> bool {
+        let shown = self.shown.lock().unwrap_or_else(PoisonError::into_inner);
+        shown.as_ref().is_some_and(|shown| {
+            shown.text == text
+                && shown.user_turn == ctx.user_turns
+                && ctx.turn_number.saturating_sub(shown.request) < ctx.todo_restate_after_requests
+        })
+    }
+}
 
 #[async_trait]
 impl AttachmentGenerator for TodoReminderGenerator {
@@ -54,25 +84,41 @@ impl AttachmentGenerator for TodoReminderGenerator {
         AttachmentType::TodoReminder
     }
 
+    fn throttle_clock(&self, ctx: &GeneratorContext) -> i32 {
+        ctx.assistant_messages
+    }
+
     fn trigger_turn(&self, ctx: &GeneratorContext) -> Option<i32> {
         Some(last_write_turn(&ctx.todo))
+    }
+
+    fn reset(&self) {
+        *self.shown.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     async fn generate(
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let turns_since_write = ctx.turn_number.saturating_sub(last_write_turn(&ctx.todo));
+        let since_write = ctx
+            .assistant_messages
+            .saturating_sub(last_write_turn(&ctx.todo));
         if !ctx.todo.tool_available
-            || turns_since_write < TURNS_SINCE_TODO_WRITE
+            || since_write < TURNS_SINCE_TODO_WRITE
             || ctx.todo.all_completed()
         {
             return Ok(None);
         }
-        Ok(Some(SystemReminder::new(
-            AttachmentType::TodoReminder,
-            render_todo_reminder(&ctx.todo),
-        )))
+        let text = render_todo_reminder(&ctx.todo);
+        if self.repeats(ctx, &text) {
+            return Ok(None);
+        }
+        *self.shown.lock().unwrap_or_else(PoisonError::into_inner) = Some(Shown {
+            text: text.clone(),
+            user_turn: ctx.user_turns,
+            request: ctx.turn_number,
+        });
+        Ok(Some(SystemReminder::new(AttachmentType::TodoReminder, text)))
     }
 }
 

@@ -240,6 +240,7 @@ fn busy_turn(host: Arc<BusyHost>, plan_file: PathBuf) -> GeneratorContext {
         active_form: "Writing the plan".to_string(),
     }];
     ctx.todo.last_write_turn = Some(1);
+    ctx.assistant_messages = 12;
     ctx.last_tool_results = vec![ToolResultInfo {
         tool_name: "Bash".to_string(),
         call_id: "call_9".to_string(),

@@ -51,33 +51,58 @@ fn pending(content: &str) -> TodoItem {
     }
 }
 
+/// The todo reminder's clock: one assistant message per turn, each turn a user turn of its own
+/// (so the within-turn repetition rule stays out of the way).
+fn one_message_per_turn(turn: i32, ctx: &mut GeneratorContext) {
+    ctx.assistant_messages = turn;
+    ctx.user_turns = turn;
+}
+
 #[tokio::test]
-async fn todo_reminder_keeps_3_turns_between_reminders() {
-    let turns = firing_turns(16, AttachmentType::TodoReminder, |_, ctx| {
+async fn todo_reminder_keeps_10_assistant_messages_between_reminders() {
+    let turns = firing_turns(40, AttachmentType::TodoReminder, |turn, ctx| {
+        one_message_per_turn(turn, ctx);
         ctx.todo.items = vec![pending("Run the tests")];
         ctx.todo.last_write_turn = Some(1);
     })
     .await;
     let turns = turns.iter().map(|(turn, _)| *turn).collect::<Vec<_>>();
-    assert_eq!(turns, [6, 9, 12, 15]);
+    assert_eq!(turns, [11, 21, 31]);
 }
 
 #[tokio::test]
-async fn todo_reminder_waits_5_turns_after_each_todo_write() {
-    let turns = firing_turns(16, AttachmentType::TodoReminder, |turn, ctx| {
+async fn todo_reminder_waits_10_assistant_messages_after_each_todo_write() {
+    let turns = firing_turns(40, AttachmentType::TodoReminder, |turn, ctx| {
+        one_message_per_turn(turn, ctx);
         ctx.todo.items = vec![pending("Run the tests")];
-        // TodoWrite on turns 1 and 8.
-        ctx.todo.last_write_turn = Some(if turn >= 8 { 8 } else { 1 });
+        // TodoWrite after messages 1 and 18.
+        ctx.todo.last_write_turn = Some(if turn >= 18 { 18 } else { 1 });
     })
     .await;
     let turns = turns.iter().map(|(turn, _)| *turn).collect::<Vec<_>>();
-    assert_eq!(turns, [6, 13, 16]);
+    assert_eq!(turns, [11, 28, 38]);
+}
+
+#[tokio::test]
+async fn todo_reminder_counts_assistant_messages_not_requests() {
+    // Three assistant messages per request (text and two tool calls): the reminder comes after
+    // four requests, not ten.
+    let turns = firing_turns(12, AttachmentType::TodoReminder, |turn, ctx| {
+        ctx.assistant_messages = turn * 3;
+        ctx.user_turns = turn;
+        ctx.todo.items = vec![pending("Run the tests")];
+        ctx.todo.last_write_turn = Some(0);
+    })
+    .await;
+    let turns = turns.iter().map(|(turn, _)| *turn).collect::<Vec<_>>();
+    assert_eq!(turns, [4, 8, 12]);
 }
 
 #[tokio::test]
 async fn todo_reminder_stops_once_every_item_is_done() {
-    let turns = firing_turns(20, AttachmentType::TodoReminder, |turn, ctx| {
-        let status = if turn >= 7 {
+    let turns = firing_turns(30, AttachmentType::TodoReminder, |turn, ctx| {
+        one_message_per_turn(turn, ctx);
+        let status = if turn >= 12 {
             TodoStatus::Completed
         } else {
             TodoStatus::Pending
@@ -91,7 +116,7 @@ async fn todo_reminder_stops_once_every_item_is_done() {
     })
     .await;
     let turns = turns.iter().map(|(turn, _)| *turn).collect::<Vec<_>>();
-    assert_eq!(turns, [5]);
+    assert_eq!(turns, [10]);
 }
 
 #[tokio::test]
