@@ -11,6 +11,7 @@ mod initial_context;
 mod mcp;
 mod mcp_http;
 mod mcp_interop;
+mod plan_mode_live;
 mod memory;
 mod remote_compaction;
 mod responses;

@@ -136,11 +136,23 @@ impl SubagentExecutor {
             subagents: None,
             ..parent.clone()
         };
+        // The parent's plan mode holds for the subagent: it gets the sub-agent plan-mode text
+        // (read-only, the parent's plan file) while the parent plans.
+        let plan = {
+            let state = parent.state();
+            agentctx_engine::HostPlan {
+                active: state.plan.active,
+                plan_file: state.plan.plan_file.clone(),
+                entered_before: false,
+                just_exited: false,
+            }
+        };
         let mut last = None;
         for request in 1..=self.definition.max_requests {
             let host = HostState {
                 requests: i32::try_from(request).unwrap_or(i32::MAX),
                 todo_tool_available: false,
+                plan: plan.clone(),
                 ..HostState::default()
             };
             let reminders = engine.reminder_context(&host, false);

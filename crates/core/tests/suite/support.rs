@@ -109,7 +109,7 @@ pub(crate) fn anthropic_sse(outputs: &[Out], input_tokens: i64) -> String {
 }
 
 /// Serves queued SSE bodies in order; a request past the end gets a 500.
-pub(crate) struct Queue(Mutex<VecDeque<String>>);
+pub(crate) struct Queue(pub(crate) Mutex<VecDeque<String>>);
 
 impl Respond for Queue {
     fn respond(&self, _request: &Request) -> ResponseTemplate {
