@@ -374,6 +374,7 @@ impl ContextEngine {
     pub fn observe_recorded_item(&mut self, item: ResponseItem, flags: ItemFlags) {
         self.reminders
             .observe_recorded(HistoryEvent::Item(&item, flags));
+        self.reminders.observe_items(std::slice::from_ref(&item));
         self.history
             .record_items(std::iter::once(item), self.truncation);
     }
@@ -503,6 +504,7 @@ impl ContextEngine {
     /// adds between requests). A compaction item among them gets its readable copy first
     /// ([`ContextEngine::with_readable_copies`]).
     pub fn record_items(&mut self, items: &[ResponseItem]) {
+        self.reminders.observe_items(items);
         let items = self.with_readable_copies(items);
         self.history
             .record_items(items.iter().cloned(), self.truncation);
@@ -531,6 +533,7 @@ impl ContextEngine {
             micro_compact_cleared: std::mem::take(&mut self.micro_cleared),
             compact_file_references: std::mem::take(&mut self.compact_references),
         };
+        self.reminders.count_request(first_request);
         self.reminders.context(&self.cwd, host, &facts)
     }
 

@@ -32,7 +32,8 @@ pub struct HostState {
     pub requests: i32,
     /// The todo list.
     pub todos: Vec<TodoItem>,
-    /// The request of the last todo write.
+    /// The request of the last todo write (the host's record; the todo reminder counts on the
+    /// engine's own clock of assistant messages, see `agentctx_reminders::ReminderClock`).
     pub last_todo_write_turn: Option<i32>,
     /// The agent has a todo tool the todo reminder may name (Codex plans with `update_plan`
     /// and has none).

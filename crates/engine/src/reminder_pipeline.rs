@@ -21,6 +21,7 @@ use agentctx_reminders::GeneratorContext;
 use agentctx_reminders::HistoryEvent;
 use agentctx_reminders::ItemFlags;
 use agentctx_reminders::PlanState;
+use agentctx_reminders::ReminderClock;
 use agentctx_reminders::ReminderPlacement;
 use agentctx_reminders::ReminderState;
 use agentctx_reminders::ReminderTier;
@@ -128,6 +129,10 @@ pub struct ReminderEngine {
     main_agent: bool,
     /// Whether tail reminders are recorded in the history (else they ride on one prompt).
     record_tail: bool,
+    /// Claude Code's clock of the todo reminder, from the items the model produced.
+    clock: ReminderClock,
+    /// User turns so far (requests that carried the user's message).
+    user_turns: i32,
     /// A context holding only this engine's shared stores and the config's per-turn settings:
     /// every request's context starts as a copy of it (a new context would build stores of its
     /// own and its providers, only to have them replaced).
@@ -161,6 +166,8 @@ impl ReminderEngine {
             resumed: None,
             main_agent: true,
             record_tail: true,
+            clock: ReminderClock::default(),
+            user_turns: 0,
             blank,
         }
     }
@@ -190,6 +197,26 @@ impl ReminderEngine {
     /// Whether tail reminders are recorded in the history.
     pub(crate) fn set_record_tail(&mut self, record_tail: bool) {
         self.record_tail = record_tail;
+    }
+
+    /// Counts the items the model produced among `items` on the todo reminder's clock.
+    pub(crate) fn observe_items(&mut self, items: &[ResponseItem]) {
+        for item in items {
+            self.clock.observe(item);
+        }
+    }
+
+    /// A request is about to be prepared; `first_request` carries the user's message (a user
+    /// turn starts).
+    pub(crate) fn count_request(&mut self, first_request: bool) {
+        if first_request {
+            self.user_turns = self.user_turns.saturating_add(1);
+        }
+    }
+
+    /// Claude Code's clock of the todo reminder: assistant messages and the last todo write.
+    pub fn clock(&self) -> ReminderClock {
+        self.clock
     }
 
     /// Feeds one event of a recorded history into the derived reminder state (a replay).
@@ -278,9 +305,13 @@ impl ReminderEngine {
         // The todo list and plan mode of a resumed session were moved into the session state;
         // what only the recorded history knows (its shells, skills, last tool results) stays
         // from the derivation until the live session has its own.
+        // The todo reminder runs on Claude Code's clock (assistant messages), kept from the
+        // items this engine recorded, in a live session and a replay alike.
+        ctx.assistant_messages = self.clock.assistant_messages;
+        ctx.user_turns = self.user_turns;
         ctx.todo = TodoState {
             items: state.todos.clone(),
-            last_write_turn: state.last_todo_write_turn,
+            last_write_turn: self.clock.last_todo_write,
             tool_available: state.todo_tool_available,
         };
         let resumed = self.resumed.as_ref();
@@ -394,6 +425,11 @@ impl ReminderEngine {
             in_response = from_model;
             state.observe(HistoryEvent::Item(item, ItemFlags::default()));
         }
+        let mut clock = ReminderClock::default();
+        for item in items {
+            clock.observe(item);
+        }
+        self.clock = clock;
         let mut ctx = GeneratorContext::new(".");
         state.apply_to(&mut ctx);
         let resumed = ResumedState {

@@ -944,14 +944,14 @@ fn turns_with(replay: &SessionReplay, label: &str) -> Vec<usize> {
 }
 
 #[test]
-fn the_todo_reminder_waits_five_requests_after_a_write_then_three_between() {
+fn the_todo_reminder_waits_ten_assistant_messages_after_a_write_then_ten_between() {
     let todo_write = call(
         "TodoWrite",
         r#"{"todos":[{"content":"Ship","status":"in_progress","activeForm":"Shipping"}]}"#,
         "c1",
     );
     let mut script = Script::claude_code(NO_SUCH_DIR);
-    for number in 1..=12 {
+    for number in 1..=30 {
         if number == 2 {
             script.turn(
                 "go on",
@@ -965,9 +965,10 @@ fn the_todo_reminder_waits_five_requests_after_a_write_then_three_between() {
         }
     }
     let replay = script.replay(SystemReminderConfig::default());
-    assert_eq!(replay.requests.len(), 12);
-    // Written on request 2: not on 3 (right after), first on 7, then every third request.
-    assert_eq!(turns_with(&replay, "todo_reminder"), vec![7, 10]);
+    assert_eq!(replay.requests.len(), 30);
+    // One assistant message per request, the list written on request 2: ten messages later
+    // (before request 13), then every tenth (Claude Code 2.1's clock and constants).
+    assert_eq!(turns_with(&replay, "todo_reminder"), vec![13, 23]);
     // Counted by attachment type.
     assert_eq!(
         replay.reminder_counts,
@@ -980,15 +981,15 @@ fn the_todo_reminder_waits_five_requests_after_a_write_then_three_between() {
             .iter()
             .all(|turn| turn.reminder_evaluations == Some(1))
     );
-    let seventh = replay.turns[6].reminders.as_ref().unwrap();
-    assert_eq!(seventh[0].request, 1);
-    assert_eq!(seventh[0].reminder.tier, ReminderTier::Core);
+    let thirteenth = replay.turns[12].reminders.as_ref().unwrap();
+    assert_eq!(thirteenth[0].request, 1);
+    assert_eq!(thirteenth[0].reminder.tier, ReminderTier::Core);
 }
 
 #[test]
-fn the_reminder_clock_counts_requests_not_turns() {
-    // One long turn of tool calls: the todo list written on its first request is reminded
-    // five requests later, then every third, all in the same turn.
+fn the_reminder_clock_counts_assistant_messages_and_a_turn_does_not_repeat_an_unchanged_list() {
+    // One long turn: the todo list written on its first request, then requests of a text and
+    // a tool call each (two assistant messages, as Claude Code stores them).
     let mut script = Script::claude_code(NO_SUCH_DIR);
     script.turn(
         "work through the list",
@@ -1001,9 +1002,10 @@ fn the_reminder_clock_counts_requests_not_turns() {
             ResponseItem::function_call_output("c0", "Todos updated"),
         ],
     );
-    for n in 1..=11 {
+    for n in 1..=39 {
         let call_id = format!("c{n}");
         script.items(&[
+            ResponseItem::assistant_text("Next."),
             call("Read", &format!(r#"{{"file_path":"f{n}.txt"}}"#), &call_id),
             ResponseItem::function_call_output(call_id.as_str(), "text"),
         ]);
@@ -1011,8 +1013,8 @@ fn the_reminder_clock_counts_requests_not_turns() {
     let replay = script.replay(SystemReminderConfig::default());
     assert_eq!(replay.turns.len(), 1);
     let turn = &replay.turns[0];
-    assert_eq!(turn.requests, 12);
-    assert_eq!(turn.reminder_evaluations, Some(12));
+    assert_eq!(turn.requests, 40);
+    assert_eq!(turn.reminder_evaluations, Some(40));
     let todo_requests: Vec<usize> = turn
         .reminders
         .iter()
@@ -1020,7 +1022,10 @@ fn the_reminder_clock_counts_requests_not_turns() {
         .filter(|fired| fired.reminder.attachment_type == AttachmentType::TodoReminder)
         .map(|fired| fired.request)
         .collect();
-    assert_eq!(todo_requests, vec![6, 9, 12]);
+    // Ten messages after the write before request 7 (not ten requests); Claude Code would
+    // repeat the unchanged list every five requests, this turn only after 30
+    // (`todo_restate_after_requests`).
+    assert_eq!(todo_requests, vec![7, 37]);
 }
 
 #[test]
@@ -1049,7 +1054,7 @@ fn a_completed_todo_list_is_not_reminded() {
 fn plan_mode_is_full_then_sparse_and_full_again_after_compaction() {
     let mut script = Script::claude_code(NO_SUCH_DIR);
     // One request: plan mode entered, the todo list written (it keeps the todo reminder away
-    // for five requests).
+    // for ten assistant messages).
     script.turn(
         "plan it",
         &[
@@ -1062,7 +1067,8 @@ fn plan_mode_is_full_then_sparse_and_full_again_after_compaction() {
     for _ in 2..=8 {
         script.turn("continue", &[]);
     }
-    // Compaction clears the throttles: both fire at once, plan mode in full.
+    // Compaction clears the throttles: plan mode fires at once, in full; the todo reminder once
+    // ten assistant messages followed the write.
     script.compacted();
     // Turn 9 goes on for five more requests without user input.
     script.turn(
@@ -1084,7 +1090,7 @@ fn plan_mode_is_full_then_sparse_and_full_again_after_compaction() {
     assert_eq!(labels.len(), 9);
     assert_eq!(labels[0], Vec::<String>::new());
     assert_eq!(labels[1], vec!["plan_mode:full"]);
-    assert_eq!(labels[5], vec!["todo_reminder"]);
+    assert_eq!(labels[5], Vec::<String>::new());
     assert_eq!(labels[6], vec!["plan_mode:sparse"]);
     let ninth: Vec<(usize, String, ReminderTier)> = replay.turns[8]
         .reminders
@@ -1096,12 +1102,12 @@ fn plan_mode_is_full_then_sparse_and_full_again_after_compaction() {
         ninth,
         vec![
             (1, "plan_mode:full".to_string(), ReminderTier::Core),
-            (1, "todo_reminder".to_string(), ReminderTier::Core),
+            // Ten assistant messages after the write (nine before the compaction).
             (4, "todo_reminder".to_string(), ReminderTier::Core),
             (6, "plan_mode:sparse".to_string(), ReminderTier::Core),
         ]
     );
-    let sparse = replay.turns[8].reminders.as_ref().unwrap()[3]
+    let sparse = replay.turns[8].reminders.as_ref().unwrap()[2]
         .reminder
         .text
         .clone();
