@@ -13,6 +13,7 @@ mod mcp_http;
 mod mcp_interop;
 mod plan_mode_live;
 mod memory;
+mod reminders_live;
 mod remote_compaction;
 mod responses;
 mod resume;
