@@ -109,6 +109,9 @@ pub struct FullCompactRequest<'a> {
     pub reserved_output_tokens: u64,
     /// The session id, for the provider's prompt cache.
     pub session_id: Option<String>,
+    /// The reasoning parameters of the turn being compacted: the summary request thinks as the
+    /// turn's requests do (codex sends the turn's reasoning with its compaction request).
+    pub reasoning: Option<agentctx_model::ReasoningOptions>,
 }
 
 /// Which summariser wrote the summary.
@@ -409,6 +412,7 @@ async fn summarize_with_model(
             instructions: request.base_instructions.to_string(),
             input: prompt_input,
             session_id: request.session_id.clone(),
+            reasoning: request.reasoning,
             ..Prompt::default()
         };
         *attempts = attempts.saturating_add(1);

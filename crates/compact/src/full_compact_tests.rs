@@ -36,6 +36,7 @@ fn request(history: &[ResponseItem], injection: InitialContextInjection) -> Full
         prompt_override: None,
         reserved_output_tokens: 0,
         session_id: None,
+        reasoning: None,
     }
 }
 
@@ -55,6 +56,31 @@ async fn run(model: Option<&ScriptedModelClient>, history: &[ResponseItem]) -> F
         &ApproxTokenEstimator,
     )
     .await
+}
+
+#[tokio::test]
+async fn the_summary_request_thinks_as_the_turn_does() {
+    let model = ScriptedModelClient::new("m");
+    model.push_text("<summary>Parser work.</summary>");
+    let history = session();
+    let reasoning = agentctx_model::ReasoningOptions {
+        effort: Some(agentctx_model::ReasoningEffort::High),
+        ..agentctx_model::ReasoningOptions::default()
+    };
+    let outcome = full_compact(
+        Some(&model as &dyn ModelClient),
+        FullCompactRequest {
+            reasoning: Some(reasoning),
+            ..request(&history, InitialContextInjection::BeforeLastUserMessage)
+        },
+        &FullCompactConfig::default(),
+        &ApproxTokenEstimator,
+    )
+    .await;
+    assert_eq!(outcome.path, SummaryPath::Model);
+    let prompts = model.prompts();
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0].reasoning, Some(reasoning));
 }
 
 #[tokio::test]

@@ -526,6 +526,18 @@ impl Session {
             return self.abort(turn, 0);
         }
 
+        // The thinking of the turn, from its message: sent on each of its requests (a compaction's
+        // summary request included) and recorded so a replay sends it too.
+        let thinking = crate::thinking_ext::turn_thinking(
+            &self.options.thinking,
+            &self.thinking_toggle,
+            input,
+            self.options.model.as_ref(),
+        );
+        tracing::debug!(level = ?thinking.result.level, source = ?thinking.result.source, "thinking of the turn");
+        self.turn_reasoning = thinking.reasoning;
+        self.engine.set_reasoning(self.turn_reasoning);
+
         // 1. Compaction before the turn, when the history is already over the threshold.
         if self.engine.needs_compaction() {
             let clock = self.state().requests;
@@ -542,17 +554,7 @@ impl Session {
         self.recorder
             .record_response_items(&start.context_updates)?;
         let mut turn_context = start.turn_context;
-        // The thinking of the turn, from its message: sent on each of its requests and recorded
-        // so a replay sends it too.
-        let thinking = crate::thinking_ext::turn_thinking(
-            &self.options.thinking,
-            &self.thinking_toggle,
-            input,
-            self.options.model.as_ref(),
-        );
-        tracing::debug!(level = ?thinking.result.level, source = ?thinking.result.source, "thinking of the turn");
-        crate::thinking_ext::record_reasoning(&mut turn_context, thinking.reasoning.as_ref());
-        self.turn_reasoning = thinking.reasoning;
+        crate::thinking_ext::record_reasoning(&mut turn_context, self.turn_reasoning.as_ref());
         // The tools offered, when they changed since the last turn recorded them (a replay of
         // the file rebuilds the requests with them).
         let tools = self.tools.specs();

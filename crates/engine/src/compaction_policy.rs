@@ -210,6 +210,8 @@ pub struct Compactor {
     /// Tokens of the instructions and tool schemas of the latest request.
     /// (Atomic so that a host can check a prompt that borrows the history.)
     prompt_overhead: AtomicU64,
+    /// The reasoning parameters of the turn: the full tier's model requests carry them.
+    reasoning: Option<agentctx_model::ReasoningOptions>,
 }
 
 /// Our estimate of a request before it is sent.
@@ -274,12 +276,18 @@ impl Compactor {
             estimator: ApproxTokenEstimator,
             micro_index: MicroCompactIndex::new(),
             prompt_overhead: AtomicU64::new(0),
+            reasoning: None,
         }
     }
 
     /// Moves the session to a model with `context_window` tokens and at most
     /// `max_output_tokens` of output: the window, the thresholds and every scaled budget follow;
     /// the caches, the measure and the thrash guard stay.
+    /// The reasoning parameters of the turn, for the full tier's model requests.
+    pub(crate) fn set_reasoning(&mut self, reasoning: Option<agentctx_model::ReasoningOptions>) {
+        self.reasoning = reasoning;
+    }
+
     pub(crate) fn set_window(&mut self, context_window: i64, max_output_tokens: Option<i64>) {
         let window = ContextWindow::new(
             u64::try_from(context_window).unwrap_or(0),

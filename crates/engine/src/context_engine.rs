@@ -351,6 +351,13 @@ impl ContextEngine {
         self.compactor.set_window(context_window, max_output_tokens);
     }
 
+    /// The reasoning parameters of the turn (its thinking level, as the host sends it): the full
+    /// tier's summary request carries them, as codex sends the turn's reasoning with its
+    /// compaction request. (A compaction at the provider is sent without them.)
+    pub fn set_reasoning(&mut self, reasoning: Option<agentctx_model::ReasoningOptions>) {
+        self.compactor.set_reasoning(reasoning);
+    }
+
     /// Remembers what every request carries besides the history (instructions and tool
     /// schemas), for usage no request measured. [`ContextEngine::check_prompt`] sets it from
     /// the prompt itself; a host that builds no prompt (a replay) sets it here.

@@ -174,6 +174,7 @@ async fn compact_and_restore(
         prompt_override: None,
         reserved_output_tokens: 20_000,
         session_id: Some("s1".to_string()),
+        reasoning: None,
     };
     let mut outcome = full_compact(
         model,

@@ -129,6 +129,7 @@ impl SubagentExecutor {
             self.model.as_ref(),
         )
         .reasoning;
+        engine.set_reasoning(reasoning);
         let ctx = ToolContext {
             state: Arc::new(Mutex::new(SessionState::default())),
             observers: vec![engine.file_observer()],

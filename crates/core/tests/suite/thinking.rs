@@ -226,3 +226,61 @@ async fn a_subagent_thinks_at_the_level_its_task_asks_for() {
     );
     assert_eq!(bodies[2].get("reasoning"), None);
 }
+
+#[tokio::test]
+async fn the_compaction_summary_request_thinks_as_the_turn_that_compacts() {
+    use agentctx_model::ModelInfo;
+    use agentctx_model::ScriptedModelClient;
+    use agentctx_model::ScriptedResponse;
+    use agentctx_protocol::TokenUsage;
+
+    let dirs = dirs();
+    let model = ScriptedModelClient::new("test-model").with_model_info(ModelInfo {
+        max_output_tokens: Some(2_000),
+        ..ModelInfo::with_context_window(30_000)
+    });
+    // The first turn ends over the auto-compact trigger of a 30,000-token window, so the second
+    // (an ultrathink turn) compacts before its request.
+    std::fs::write(dirs.cwd.join("parser.rs"), "fn parse() {}\n").unwrap();
+    model.push(ScriptedResponse::new().with_function_call(
+        "call_read",
+        "read_file",
+        r#"{"path":"parser.rs"}"#,
+    ));
+    model.push(ScriptedResponse::text("First answer.").with_usage(TokenUsage {
+        input_tokens: 25_000,
+        output_tokens: 10,
+        total_tokens: 25_010,
+        ..TokenUsage::default()
+    }));
+    model.push(ScriptedResponse::text("<summary>One question so far.</summary>"));
+    model.push(ScriptedResponse::text("Second answer."));
+    let mut options = options(&dirs, std::sync::Arc::new(model.clone()));
+    options.compact.session_memory.extraction_enabled = false;
+    let (mut session, _events) = Session::new(options).unwrap();
+    let cancel = CancellationToken::new();
+    session.run_turn("First question", &cancel).await.unwrap();
+    session
+        .run_turn("ultrathink: the second question", &cancel)
+        .await
+        .unwrap();
+    let prompts = model.prompts();
+    assert_eq!(prompts.len(), 4);
+    let xhigh = Some(agentctx_model::ReasoningOptions {
+        effort: Some(agentctx_model::ReasoningEffort::XHigh),
+        summary: Some(agentctx_model::ReasoningSummaryMode::Auto),
+        ..agentctx_model::ReasoningOptions::default()
+    });
+    assert_eq!(prompts[0].reasoning, None);
+    assert_eq!(prompts[1].reasoning, None);
+    let prompts = &prompts[1..];
+    assert!(
+        prompts[1]
+            .items()
+            .filter_map(agentctx_protocol::ResponseItem::message_text)
+            .any(|text| text.contains("summary")),
+        "the second request is the summary request"
+    );
+    assert_eq!(prompts[1].reasoning, xhigh, "the summary request");
+    assert_eq!(prompts[2].reasoning, xhigh, "the turn's request");
+}

@@ -232,6 +232,7 @@ impl Compactor {
                     prompt_override: None,
                     reserved_output_tokens: self.window.reserved_output_tokens,
                     session_id: Some(self.session_id.clone()),
+                    reasoning: self.reasoning,
                 };
                 let outcome =
                     full_compact_within(model, request, &full_config, &self.estimator, limit).await;
