@@ -272,9 +272,10 @@ impl ContextManager {
         self.token_info = info;
     }
 
-    /// Folds the usage of one API response in: `last_token_usage` becomes `usage`,
-    /// `total_token_usage` accumulates it, and the context window is updated when given.
-    pub fn update_token_info(&mut self, usage: &TokenUsage, model_context_window: Option<i64>) {
+    /// Adds `usage` to the session's total only: tokens billed for work that is not a request's
+    /// own answer (a provider's compaction step), so the last request's usage, which says how
+    /// full the context is, stays as it was.
+    pub fn add_billed_usage(&mut self, usage: &TokenUsage) {
         let info = self.token_info.get_or_insert_with(TokenUsageInfo::default);
         let total = &mut info.total_token_usage;
         total.input_tokens = total.input_tokens.saturating_add(usage.input_tokens);
@@ -286,6 +287,13 @@ impl ContextManager {
             .reasoning_output_tokens
             .saturating_add(usage.reasoning_output_tokens);
         total.total_tokens = total.total_tokens.saturating_add(usage.total_tokens);
+    }
+
+    /// Folds the usage of one API response in: `last_token_usage` becomes `usage`,
+    /// `total_token_usage` accumulates it, and the context window is updated when given.
+    pub fn update_token_info(&mut self, usage: &TokenUsage, model_context_window: Option<i64>) {
+        self.add_billed_usage(usage);
+        let info = self.token_info.get_or_insert_with(TokenUsageInfo::default);
         info.last_token_usage = *usage;
         if model_context_window.is_some() {
             info.model_context_window = model_context_window;

@@ -36,6 +36,9 @@ pub(crate) struct StreamedResponse {
     /// decoder that reports it that way): the items are kept, and the turn asks the model to
     /// go on.
     pub(crate) truncated: Option<String>,
+    /// What the provider reported of its own context management (Anthropic context edits, the
+    /// tokens of its compaction step, a pause after compaction).
+    pub(crate) provider_context: Option<agentctx_model::ProviderContextReport>,
 }
 
 /// A request that ended without a response.
@@ -255,10 +258,10 @@ async fn stream_once(
                 streamed_text.clear();
                 output_seen = false;
             }
+            ResponseEvent::ProviderContext(report) => response.provider_context = Some(report),
             ResponseEvent::Created
             | ResponseEvent::OutputItemAdded(_)
             | ResponseEvent::RateLimits(_)
-            | ResponseEvent::ProviderContext(_)
             | ResponseEvent::PromptCache { .. } => {}
         }
     }

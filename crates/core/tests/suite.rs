@@ -12,6 +12,7 @@ mod mcp;
 mod mcp_http;
 mod mcp_interop;
 mod plan_mode_live;
+mod provider_context;
 mod memory;
 mod reminders_live;
 mod remote_compaction;

@@ -212,6 +212,9 @@ pub struct Compactor {
     prompt_overhead: AtomicU64,
     /// The reasoning parameters of the turn: the full tier's model requests carry them.
     reasoning: Option<agentctx_model::ReasoningOptions>,
+    /// The provider clears old tool results itself (Anthropic context editing): micro-compaction
+    /// stands aside rather than clear the same results and break the provider's prompt cache.
+    provider_edits_context: bool,
 }
 
 /// Our estimate of a request before it is sent.
@@ -277,12 +280,18 @@ impl Compactor {
             micro_index: MicroCompactIndex::new(),
             prompt_overhead: AtomicU64::new(0),
             reasoning: None,
+            provider_edits_context: false,
         }
     }
 
     /// Moves the session to a model with `context_window` tokens and at most
     /// `max_output_tokens` of output: the window, the thresholds and every scaled budget follow;
     /// the caches, the measure and the thrash guard stay.
+    /// Whether the provider clears old tool results itself (see `provider_edits_context`).
+    pub(crate) fn set_provider_edits_context(&mut self, edits: bool) {
+        self.provider_edits_context = edits;
+    }
+
     /// The reasoning parameters of the turn, for the full tier's model requests.
     pub(crate) fn set_reasoning(&mut self, reasoning: Option<agentctx_model::ReasoningOptions>) {
         self.reasoning = reasoning;
@@ -480,7 +489,7 @@ impl Compactor {
         sizes: &[ItemSize],
         version: u64,
     ) -> Option<(Vec<ResponseItem>, LoopEvent, usize, u64)> {
-        if !self.config.micro_compact_enabled() {
+        if !self.config.micro_compact_enabled() || self.provider_edits_context {
             return None;
         }
         let mode = self.thrash_guard.next_mode(Instant::now());

@@ -17,6 +17,41 @@ use crate::remote_compaction::portable_item;
 use crate::remote_compaction::with_readable_copies;
 
 impl ContextEngine {
+    /// The client the next requests go to: its provider (as [`ContextEngine::set_provider`]),
+    /// and whether that provider edits the context itself (Anthropic context editing,
+    /// `agentctx_model::RemoteCompactionSupport::context_editing`). While it does, the engine's
+    /// micro-compaction stands aside: the provider clears old tool results at its own trigger,
+    /// and clearing them here as well would only change the prompt under the provider's cache.
+    /// The usage the provider reports after its edits is what the engine records.
+    pub fn set_client(&mut self, client: &dyn agentctx_model::ModelClient) {
+        self.set_provider(client.provider_identity());
+        self.compactor
+            .set_provider_edits_context(client.remote_compaction().context_editing);
+    }
+
+    /// What the provider reported of its own context management for the last response
+    /// (`agentctx_model::ResponseEvent::ProviderContext`): the tokens its compaction step cost
+    /// are added to the session's total usage (billed, but not part of the answer's usage, so the
+    /// last request's usage and the window's occupancy are unchanged); its edits are logged.
+    /// Returns the token info after it, for the host's `token_count` line, when it changed.
+    pub fn record_provider_context(
+        &mut self,
+        report: &agentctx_model::ProviderContextReport,
+    ) -> Option<agentctx_protocol::TokenUsageInfo> {
+        for edit in &report.applied_edits {
+            tracing::info!(
+                kind = %edit.kind,
+                cleared_input_tokens = edit.cleared_input_tokens,
+                cleared_tool_uses = edit.cleared_tool_uses,
+                cleared_thinking_turns = edit.cleared_thinking_turns,
+                "the provider edited the context"
+            );
+        }
+        let usage = report.compaction_usage.as_ref()?;
+        self.history.add_billed_usage(usage);
+        self.history.token_info().cloned()
+    }
+
     /// The provider the next requests go to (`agentctx_model::ModelClient::provider_identity`
     /// of the session's client): a session starting, resuming on another provider, or moving to
     /// one (`/model`). A compaction item it cannot read (another provider wrote it) is sent as
