@@ -6,7 +6,9 @@
 //! compaction, restoration, usage — is decided by the context engine (`agentctx-engine`), which
 //! the loop calls at its seams through `engine_ext.rs`. The loop reaches the other feature crates
 //! only through its extension files, the pattern a Codex fork copies: `engine_ext.rs`,
-//! `skills_ext.rs` (the `skill` tool), `memory_ext.rs` (the memory pipeline at session start and
+//! `skills_ext.rs` (the `skill` tool), `slash_commands_ext.rs` (what the user types: `/name
+//! args` through the skills registry and the session's built-in commands), `model_switch.rs`
+//! (`/model` and a resume with another model, as codex switches), `memory_ext.rs` (the memory pipeline at session start and
 //! the memory summary in the developer instructions), `hooks_ext.rs` (Claude Code compatible
 //! hooks) and `subagent/executor.rs`
 //! (subagents with their critical reminder). Delete one of them and its call sites and the core
@@ -54,6 +56,7 @@ pub mod hooks_ext;
 pub mod loop_driver_ext;
 pub mod mcp_ext;
 pub mod memory_ext;
+pub mod model_switch;
 pub mod path_guard;
 pub mod plan_slug;
 pub mod process;
@@ -61,6 +64,7 @@ mod session;
 pub mod session_config;
 pub mod session_state;
 pub mod skills_ext;
+pub mod slash_commands_ext;
 pub mod subagent;
 pub mod thinking_ext;
 pub mod tools;
@@ -79,6 +83,8 @@ pub use session::DEFAULT_MAX_REQUESTS_PER_TURN;
 pub use session::Session;
 pub use session::SessionOptions;
 pub use session::TurnOutcome;
+pub use slash_commands_ext::InputOutcome;
+pub use slash_commands_ext::SlashCommandError;
 pub use subagent::AgentDefinition;
 pub use subagent::executor::SubagentExecutor;
 pub use tools::ToolContext;

@@ -15,11 +15,8 @@ use std::sync::MutexGuard;
 use agentctx_context::ContextManager;
 use agentctx_context::EnvironmentContext;
 use agentctx_context::TurnSettings;
-use agentctx_engine::StopPoint;
 use agentctx_model::ModelClient;
-use agentctx_model::ModelError;
 use agentctx_protocol::EventMsg;
-use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
@@ -47,12 +44,14 @@ use crate::subagent::executor::Subagents;
 use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
 use crate::turn_stream::MAX_OUTPUT_CONTINUATIONS;
-use crate::turn_stream::StreamFailure;
 use crate::turn_stream::continuation_message;
 use crate::turn_stream::cut_call_output;
 use crate::turn_stream::run_tool_calls;
 use crate::turn_stream::split_cut_calls;
 use crate::turn_stream::stream_response;
+
+mod compaction;
+mod resume;
 
 /// The base instructions when the caller gives none.
 pub const DEFAULT_BASE_INSTRUCTIONS: &str = "You are a coding agent working in the user's repository. Use the tools to read, change and test the code; keep changes small and say what you did.";
@@ -118,6 +117,9 @@ pub struct SessionOptions {
     /// What decides the thinking level of each turn besides its message (`[thinking]`, the
     /// environment, an override for every turn).
     pub thinking: crate::thinking_ext::ThinkingOptions,
+    /// Resolves another model by its slug (`/model`, a skill's `model`, a resume with another
+    /// model), as the session's own model was resolved; `None`: no switch is possible.
+    pub model_resolver: Option<Arc<dyn crate::model_switch::ModelResolver>>,
 }
 
 impl std::fmt::Debug for SessionOptions {
@@ -164,6 +166,7 @@ impl SessionOptions {
             max_requests_per_turn: DEFAULT_MAX_REQUESTS_PER_TURN,
             session_id: None,
             thinking: Default::default(),
+            model_resolver: None,
         }
     }
 }
@@ -183,15 +186,15 @@ pub struct TurnOutcome {
 
 /// A running agent session.
 pub struct Session {
-    options: SessionOptions,
-    session_id: String,
+    pub(crate) options: SessionOptions,
+    pub(crate) session_id: String,
     /// What the model sees: history, reminders, compaction, usage (`agentctx-engine`).
-    engine: ContextEngine,
-    recorder: RolloutRecorder,
-    state: Arc<Mutex<SessionState>>,
-    tools: ToolRegistry,
-    subagents: Arc<dyn SubagentRunner>,
-    events: UnboundedSender<SessionEvent>,
+    pub(crate) engine: ContextEngine,
+    pub(crate) recorder: RolloutRecorder,
+    pub(crate) state: Arc<Mutex<SessionState>>,
+    pub(crate) tools: ToolRegistry,
+    pub(crate) subagents: Arc<dyn SubagentRunner>,
+    pub(crate) events: UnboundedSender<SessionEvent>,
     /// The tool specs the last `turn_context` line recorded.
     recorded_tools: Option<Vec<agentctx_model::ToolSpec>>,
     memory: crate::memory_ext::MemoryExt,
@@ -201,6 +204,10 @@ pub struct Session {
     thinking_toggle: agentctx_model::thinking::ThinkingState,
     /// The reasoning parameters of the running turn, sent on each of its requests.
     turn_reasoning: Option<agentctx_model::ReasoningOptions>,
+    /// The slash commands and skills the user may type (`slash_commands_ext`).
+    pub(crate) commands: crate::slash_commands_ext::SlashCommands,
+    /// A model switch the next turn announces (`model_switch`).
+    pub(crate) pending_switch: Option<crate::model_switch::PendingSwitch>,
 }
 
 impl std::fmt::Debug for Session {
@@ -242,82 +249,7 @@ impl Session {
         ))
     }
 
-    /// Resumes the session recorded at `path`: its history, the reminder state its history
-    /// implies, its todo list and plan mode. New turns append to the same file.
-    pub fn resume(
-        options: SessionOptions,
-        path: &std::path::Path,
-    ) -> Result<(Self, UnboundedReceiver<SessionEvent>), CoreError> {
-        // The history as the session had it: compactions (with or without a recorded
-        // replacement history) and rollbacks applied, as codex rebuilds it (see
-        // `agentctx_engine::read_recorded_session`).
-        let reader = agentctx_rollout::RolloutReader::open(path)?;
-        let recorded = agentctx_engine::read_recorded_session(reader, StopPoint::End)?;
-        for skipped in &recorded.skipped {
-            tracing::warn!(path = %path.display(), %skipped, "unreadable rollout line skipped");
-        }
-        let session_id = recorded
-            .session_id
-            .clone()
-            .ok_or_else(|| CoreError::NotASession {
-                path: path.to_path_buf(),
-            })?;
-        let mut history = ContextManager::new();
-        history.replace(recorded.items);
-        history.set_reference_context_item(recorded.reference_context_item);
-        // One turn per `turn_context` line; one request per model request that reported usage.
-        let turns = i32::try_from(recorded.turns).unwrap_or(i32::MAX);
-        let requests = i32::try_from(recorded.requests).unwrap_or(i32::MAX);
-        let recorder = RolloutRecorder::resume(path, session_id.clone())?;
-        let options = SessionOptions {
-            session_id: Some(session_id),
-            ..options
-        };
-        let (mut session, events) = Self::with_recorder(options, recorder, history);
-        // The files the session read and wrote, as its file tools would have reported them: the
-        // changed-file reminder, the restoration cache and the read ledger go on from there.
-        let cwd = session.options.cwd.clone();
-        session
-            .engine
-            .observe_recorded_reads(&cwd, session.engine.history());
-        let resumed = session.engine.resume_reminders();
-        {
-            let mut state = session.state();
-            state.turn = turns;
-            state.requests = requests;
-            state.todos = resumed.todos;
-            state.last_todo_write_turn = resumed.last_todo_write_turn;
-            if resumed.plan_mode {
-                state.plan.active = true;
-            }
-            let recorded = resumed
-                .plan_file
-                .or_else(|| recorded_plan_file(session.engine.history()));
-            // Only a file of the plans folder is trusted as the plan file (plan mode lets it be
-            // written); a recorded path elsewhere is dropped and a new plan file is chosen.
-            let plans_dir = session.options.plans_dir.clone();
-            if let Some((path, slug)) = recorded.and_then(|path| {
-                let slug = crate::plan_slug::plan_slug_of(&plans_dir, &path);
-                if slug.is_none() {
-                    tracing::warn!(path = %path.display(), "recorded plan file is not in the plans folder; ignored");
-                }
-                slug.map(|slug| (path, slug))
-            }) {
-                state.plan.plan_file = Some(path);
-                state.plan.slug = Some(slug);
-                state.plan.entered_before = !state.plan.active;
-            } else if state.plan.active {
-                let slug = crate::plan_slug::generate_plan_slug(&mut rand::rng());
-                state.plan.plan_file = Some(crate::plan_slug::plan_file_path(&plans_dir, &slug));
-                state.plan.slug = Some(slug);
-            }
-        }
-        let model = session.options.model.slug().to_string();
-        session.engine.set_previous_model(Some(model));
-        Ok((session, events))
-    }
-
-    fn with_recorder(
+    pub(crate) fn with_recorder(
         options: SessionOptions,
         recorder: RolloutRecorder,
         history: ContextManager,
@@ -327,9 +259,10 @@ impl Session {
         let mut engine =
             ContextEngine::with_history(engine_ext::engine_options(&options, &session_id), history);
         // Opaque compaction items another provider wrote go to this one as their readable copy.
-        engine.set_client(options.model.as_ref());
+        engine.set_provider(options.model.provider_identity());
         let mut tools = ToolRegistry::with_builtin_tools();
-        skills_ext::register_skill_tool(&mut tools, &options.home, &options.cwd, &options.skills);
+        let commands = crate::slash_commands_ext::SlashCommands::load(&options);
+        skills_ext::register_skill_tool(&mut tools, commands.registry(), commands.running());
         let subagents: Arc<dyn SubagentRunner> = Arc::new(
             Subagents::builtin(Arc::clone(&options.model), options.reminders.clone())
                 .with_thinking(options.thinking.clone()),
@@ -356,6 +289,8 @@ impl Session {
             mcp: None,
             thinking_toggle: agentctx_model::thinking::ThinkingState::new(),
             turn_reasoning: None,
+            commands,
+            pending_switch: None,
         };
         (session, receiver)
     }
@@ -443,7 +378,7 @@ impl Session {
         self.engine.wait_for_background().await;
     }
 
-    fn emit(&self, event: SessionEvent) {
+    pub(crate) fn emit(&self, event: SessionEvent) {
         let _ = self.events.send(event);
     }
 
@@ -466,8 +401,14 @@ impl Session {
     }
 
     /// The full initial context: AGENTS.md of the working directory, then the environment.
-    fn initial_context(&self) -> Vec<ResponseItem> {
+    pub(crate) fn initial_context(&self) -> Vec<ResponseItem> {
         let mut items = Vec::new();
+        // A model switch leads the initial context as it leads a settings diff (codex's
+        // `build_initial_context`): a turn after a compaction still tells the new model.
+        items.extend(crate::model_switch::initial_context_item(
+            self.pending_switch.as_ref(),
+            &self.turn_settings(),
+        ));
         items.extend(self.memory.developer_instructions());
         if let Ok(agents) = std::fs::read_to_string(self.options.cwd.join("AGENTS.md"))
             && !agents.trim().is_empty()
@@ -490,7 +431,7 @@ impl Session {
         items
     }
 
-    fn tool_context(&self, turn: i32, cancel: &CancellationToken) -> ToolContext {
+    pub(crate) fn tool_context(&self, turn: i32, cancel: &CancellationToken) -> ToolContext {
         ToolContext {
             cwd: self.options.cwd.clone(),
             home: self.options.home.clone(),
@@ -538,7 +479,10 @@ impl Session {
         self.turn_reasoning = thinking.reasoning;
         self.engine.set_reasoning(self.turn_reasoning);
 
-        // 1. Compaction before the turn, when the history is already over the threshold.
+        // 1. Compaction before the turn: with the previous model when a switch to a smaller
+        // window would not hold the history (`model_switch`), then when the history is already
+        // over the threshold.
+        self.compact_for_model_switch().await?;
         if self.engine.needs_compaction() {
             let clock = self.state().requests;
             self.compact(CompactPoint::PreTurn, clock).await?;
@@ -554,6 +498,8 @@ impl Session {
         self.recorder
             .record_response_items(&start.context_updates)?;
         let mut turn_context = start.turn_context;
+        // The switch is announced (settings diff or initial context): later turns need not.
+        self.pending_switch = None;
         crate::thinking_ext::record_reasoning(&mut turn_context, self.turn_reasoning.as_ref());
         // The tools offered, when they changed since the last turn recorded them (a replay of
         // the file rebuilds the requests with them).
@@ -711,24 +657,6 @@ impl Session {
                     percent_left,
                 });
             }
-            // The provider's own context management: the tokens of its compaction step are
-            // counted in the session's usage; an answer paused right after a compaction is asked
-            // for again (the compaction item is now in the history).
-            let paused_after_compaction = match &response.provider_context {
-                Some(report) => {
-                    if let Some(info) = self.engine.record_provider_context(report) {
-                        self.recorder
-                            .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
-                                TokenCountEvent {
-                                    info: Some(info),
-                                    ..TokenCountEvent::default()
-                                },
-                            ))])?;
-                    }
-                    report.paused_after_compaction
-                }
-                None => false,
-            };
             if let Some(text) = response
                 .items
                 .iter()
@@ -768,9 +696,6 @@ impl Session {
             if calls.is_empty() {
                 if continue_truncated {
                     self.record(&[continuation_message()])?;
-                    continue;
-                }
-                if paused_after_compaction {
                     continue;
                 }
                 if self.hooks.stop_blocked().await {
@@ -824,23 +749,6 @@ impl Session {
         })
     }
 
-    /// Whether `failure` of a request estimated at `prompt_tokens` is a context overflow: the
-    /// provider said so, or the stream died before its first output event
-    /// ([`StreamFailure::may_be_context_overflow`]) on a prompt at or above
-    /// [`OVERFLOW_SUSPECT_PERCENT`] of the effective window.
-    fn is_overflow(&self, failure: &StreamFailure, prompt_tokens: u64) -> bool {
-        if !self.engine.compaction_enabled() {
-            return false;
-        }
-        if matches!(failure.error, ModelError::ContextWindowExceeded { .. }) {
-            return true;
-        }
-        let effective = self.engine.window().effective_tokens();
-        failure.may_be_context_overflow()
-            && u128::from(prompt_tokens) * 100
-                >= u128::from(effective) * u128::from(OVERFLOW_SUSPECT_PERCENT)
-    }
-
     fn abort(&mut self, turn: i32, requests: u32) -> Result<TurnOutcome, CoreError> {
         self.recorder
             .record_items(&[RolloutItem::EventMsg(EventMsg::TurnAborted(
@@ -855,59 +763,4 @@ impl Session {
             aborted: true,
         })
     }
-
-    /// Compacts the history through the engine and records the result: the reminder stage
-    /// starts over with the restored files counted as read at request `clock`.
-    async fn compact(&mut self, point: CompactPoint, clock: i32) -> Result<(), CoreError> {
-        self.emit(SessionEvent::Loop(LoopEvent::CompactionStarted));
-        let host = engine_ext::host_state(&self.state());
-        let initial = self.initial_context();
-        let model = Arc::clone(&self.options.model);
-        let compaction = self
-            .engine
-            .compact(
-                Some(model.as_ref()),
-                point,
-                initial,
-                &self.options.base_instructions,
-                &host,
-                clock,
-            )
-            .await;
-        self.recorder
-            .record_items(&[RolloutItem::Compacted(compaction.compacted_item())])?;
-        for event in compaction.events {
-            self.emit(SessionEvent::Loop(event));
-        }
-        if let Some(message) = compaction.warning {
-            self.emit(SessionEvent::Warning { message });
-        }
-        if let Some(reason) = compaction.remote_fallback {
-            self.emit(SessionEvent::Warning {
-                message: format!("compacted locally: {reason}"),
-            });
-        }
-        Ok(())
-    }
-}
-
-/// The plan file the last `enter_plan_mode` of `items` announced.
-fn recorded_plan_file(items: &[ResponseItem]) -> Option<PathBuf> {
-    let calls: Vec<&str> = items
-        .iter()
-        .filter_map(|item| match item {
-            ResponseItem::FunctionCall { name, call_id, .. } if name == "enter_plan_mode" => {
-                Some(call_id.as_str())
-            }
-            _ => None,
-        })
-        .collect();
-    items.iter().rev().find_map(|item| match item {
-        ResponseItem::FunctionCallOutput {
-            call_id, output, ..
-        } if calls.contains(&call_id.as_str()) => {
-            crate::tools::plan_file_from_output(&output.text_content())
-        }
-        _ => None,
-    })
 }

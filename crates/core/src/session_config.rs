@@ -244,7 +244,77 @@ pub async fn session_setup(
         .map(|name| name.to_string_lossy().into_owned())
         .or(options.shell);
     options.current_date = Some(chrono::Local::now().format("%Y-%m-%d").to_string());
+    options.model_resolver = Some(Arc::new(ConfiguredModels {
+        config: config.clone(),
+        env: env.clone(),
+        home: home.to_path_buf(),
+        provider: overrides.selection.provider.clone(),
+    }));
     Ok(SessionSetup { options, choice })
+}
+
+/// The models a session may switch to (`/model`, a skill's `model`, a resume with another
+/// model): resolved by [`resolve_model`] with the session's provider, so the provider, the API
+/// key and the window come out as they did for the session's first model.
+#[derive(Debug, Clone)]
+pub struct ConfiguredModels {
+    config: Config,
+    env: EnvVars,
+    home: PathBuf,
+    provider: Option<String>,
+}
+
+impl ConfiguredModels {
+    /// The models of `config` under the provider `provider` (`None`: the configured one).
+    pub fn new(config: Config, env: EnvVars, home: PathBuf, provider: Option<String>) -> Self {
+        Self {
+            config,
+            env,
+            home,
+            provider,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::model_switch::ModelResolver for ConfiguredModels {
+    async fn resolve(
+        &self,
+        slug: &str,
+    ) -> Result<crate::model_switch::SwitchTarget, crate::model_switch::ModelSwitchError> {
+        let failed = |message: String| crate::model_switch::ModelSwitchError::Resolve {
+            slug: slug.to_string(),
+            message,
+        };
+        let selection = ModelSelection {
+            provider: self.provider.clone(),
+            model: Some(slug.to_string()),
+            context_window: None,
+        };
+        // `resolve_model` may ask a chat server for the window with a borrowed, unsendable
+        // variable lookup; it runs on a blocking thread of the same runtime so the switch's
+        // future stays `Send` (the runtime's drivers go on serving its requests).
+        let handle = tokio::runtime::Handle::current();
+        let resolver = self.clone();
+        let choice = tokio::task::spawn_blocking(move || {
+            handle.block_on(resolve_model(
+                &resolver.config,
+                &resolver.env,
+                &resolver.home,
+                &selection,
+            ))
+        })
+        .await
+        .map_err(|error| failed(error.to_string()))?
+        .map_err(|error| failed(error.to_string()))?;
+        let client = choice
+            .client(&self.env)
+            .map_err(|error| failed(error.to_string()))?;
+        Ok(crate::model_switch::SwitchTarget {
+            client: Arc::new(client),
+            provider_name: choice.provider.id,
+        })
+    }
 }
 
 /// The plans folder of a session in `cwd`: the first of `[loop] plan_dirs`, the folders `agentctx

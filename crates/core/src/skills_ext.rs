@@ -1,9 +1,10 @@
 //! Glue to `agentctx-skills`: the `skill` tool and the `invoked_skills` record.
 //!
-//! The session loads the skills of the home and the working directory, registers
-//! [`SkillTool`] when any skill may be invoked by the model, and the tool records each
-//! invocation in the session state (for the invoked-skills reminder and for restoration after
-//! compaction). Delete this file and its call site and the session runs without skills. See
+//! The session loads the skills of the home and the working directory into one command registry
+//! (shared with the slash commands the user types, `slash_commands_ext.rs`), registers
+//! [`SkillTool`] when any skill may be invoked by the model, and every invocation, by the tool
+//! or typed, is recorded in the session state (for the invoked-skills reminder and for
+//! restoration after compaction). Delete this file and its call site and the session runs without skills. See
 //! docs/design/core.md, "The extension files".
 
 use std::path::Path;
@@ -12,37 +13,54 @@ use std::sync::Arc;
 use agentctx_model::ToolSpec;
 use agentctx_protocol::InvokedSkill;
 use agentctx_skills::CommandRegistry;
-use agentctx_skills::SkillRoots;
+use agentctx_skills::RunningSkills;
+use agentctx_skills::SkillInvocation;
 pub use agentctx_skills::SkillsConfig;
 use agentctx_skills::load_skills;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::session_state::SessionState;
 use crate::tools::ToolContext;
 use crate::tools::ToolHandler;
 use crate::tools::ToolOutput;
 use crate::tools::ToolRegistry;
 
-/// Loads the skills under `home` and `cwd` and registers the `skill` tool in `registry` when
-/// the model may invoke any.
-pub fn register_skill_tool(
-    registry: &mut ToolRegistry,
-    home: &Path,
-    cwd: &Path,
-    config: &SkillsConfig,
-) {
-    let outcome = load_skills(&SkillRoots::new(home, cwd));
+/// The unified registry of the skills under `home` and `cwd` and the built-in commands; a skill
+/// that fails to load is logged and left out.
+pub fn load_commands(home: &Path, cwd: &Path, config: &SkillsConfig) -> CommandRegistry {
+    let outcome = load_skills(&config.roots(home, cwd));
     for error in &outcome.errors {
         tracing::warn!(?error, "skill not loaded");
     }
-    let skills = CommandRegistry::new(&outcome, config);
+    CommandRegistry::new(&outcome, config)
+}
+
+/// Registers the `skill` tool in `registry` when the model may invoke any of `skills`; a skill
+/// among `running` (typed by the user and running now) is refused to the model.
+pub fn register_skill_tool(
+    registry: &mut ToolRegistry,
+    skills: &Arc<CommandRegistry>,
+    running: &RunningSkills,
+) {
     if skills.get_llm_invocable_skills().is_empty() {
         return;
     }
     registry.register(Arc::new(SkillTool {
-        skills: Arc::new(skills),
+        skills: Arc::clone(skills),
+        running: running.clone(),
     }));
+}
+
+/// Records that `invocation` ran, for the invoked-skills reminder and the restoration after a
+/// compaction: the one definition the `skill` tool and a typed `/name` share.
+pub(crate) fn record_invocation(state: &mut SessionState, invocation: &SkillInvocation) {
+    state.invoked_skills.push(InvokedSkill {
+        name: invocation.name.clone(),
+        path: invocation.path.clone().unwrap_or_default(),
+        content: invocation.prompt.clone(),
+    });
 }
 
 #[derive(Deserialize)]
@@ -55,6 +73,7 @@ struct Args {
 /// Invokes a skill: returns its prompt to the model and records the invocation.
 pub struct SkillTool {
     skills: Arc<CommandRegistry>,
+    running: RunningSkills,
 }
 
 impl std::fmt::Debug for SkillTool {
@@ -95,13 +114,13 @@ impl ToolHandler for SkillTool {
             Ok(args) => args,
             Err(output) => return output,
         };
+        if self.running.is_running(&args.skill) {
+            let error = agentctx_skills::SkillError::AlreadyRunning { name: args.skill };
+            return ToolOutput::error(format!("Error: {error}"));
+        }
         match self.skills.invoke_by_model(&args.skill, &args.args) {
             Ok(invocation) => {
-                ctx.state().invoked_skills.push(InvokedSkill {
-                    name: invocation.name.clone(),
-                    path: invocation.path.clone().unwrap_or_default(),
-                    content: invocation.prompt.clone(),
-                });
+                record_invocation(&mut ctx.state(), &invocation);
                 ToolOutput::ok(invocation.prompt)
             }
             Err(err) => ToolOutput::error(format!("Error: {err}")),

@@ -1,0 +1,262 @@
+//! What the user types, through `Session::run_input`: a skill typed as `/name args` runs its
+//! expanded prompt with its tool limit, the running guard and usage tracking; the built-ins
+//! answer without the model; an unknown command is one line naming the close ones.
+
+use std::sync::Arc;
+
+use agentctx_core::InputOutcome;
+use agentctx_core::Session;
+use agentctx_core::SlashCommandError;
+use agentctx_core::slash_commands_ext::ContextCategory;
+use agentctx_model::ScriptedModelClient;
+use agentctx_model::ScriptedResponse;
+use agentctx_model::WireApi;
+use agentctx_protocol::ResponseItem;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::support::Out;
+use super::support::bodies;
+use super::support::call_outputs;
+use super::support::client;
+use super::support::dirs;
+use super::support::input_texts;
+use super::support::options;
+use super::support::responses_sse;
+use super::support::server;
+
+/// A project skill `commit` limited to git commands and reading, as Claude Code writes one.
+fn commit_skill(cwd: &std::path::Path) -> std::path::PathBuf {
+    let dir = cwd.join(".agentctx/skills/commit");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\ndescription: Commit the staged work\nallowed-tools: [\"Bash(git *)\", \"Read\"]\n---\nWrite a commit for: $ARGUMENTS\n",
+    )
+    .unwrap();
+    dir.join("SKILL.md")
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_typed_skill_runs_its_prompt_with_its_tool_limit() {
+    let dirs = dirs();
+    let skill_path = commit_skill(&dirs.cwd);
+    let server = server(vec![
+        responses_sse(
+            &[
+                Out::Call {
+                    call_id: "call_write",
+                    name: "write_file",
+                    arguments: json!({"path": "notes.txt", "content": "x"}),
+                },
+                Out::Call {
+                    call_id: "call_rm",
+                    name: "shell",
+                    arguments: json!({"command": "rm -rf src"}),
+                },
+            ],
+            900,
+        ),
+        responses_sse(&[Out::Text("Nothing to commit.")], 1_000),
+        responses_sse(&[Out::Text("Plain answer.")], 1_100),
+    ])
+    .await;
+    let model = client(&server, WireApi::Responses, 100_000);
+    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let cancel = CancellationToken::new();
+
+    let outcome = session
+        .run_input("/commit fix the tests", &cancel)
+        .await
+        .unwrap();
+    let InputOutcome::Turn(turn) = outcome else {
+        panic!("expected a turn, got {outcome:?}");
+    };
+    assert_eq!(turn.last_message.as_deref(), Some("Nothing to commit."));
+
+    let sent = bodies(&server).await;
+    // The skill's turn offers only what it allows, in the registry's order.
+    assert_eq!(tool_names(&sent[0]), ["read_file", "shell"]);
+    let texts = input_texts(&sent[0]);
+    assert!(
+        texts
+            .iter()
+            .any(|text| text.ends_with("Write a commit for: fix the tests\n")),
+        "{texts:#?}"
+    );
+    // A call to a tool it does not allow, and a shell command outside its rule, are refused.
+    assert_eq!(
+        call_outputs(&sent[1]),
+        [
+            "Error: the tool `write_file` is not allowed while the skill `commit` runs; allowed tools: shell, read_file",
+            "Error: the skill `commit` allows only shell commands matching `git *`; `rm -rf src` was not run",
+        ]
+    );
+    assert!(!dirs.cwd.join("notes.txt").exists());
+
+    // The invocation is recorded as the skill tool records it, and its use counted.
+    {
+        let state = session.state();
+        assert_eq!(state.invoked_skills.len(), 1);
+        assert_eq!(state.invoked_skills[0].name, "commit");
+        assert_eq!(state.invoked_skills[0].path, skill_path);
+    }
+    let usage = agentctx_skills::SkillUsageTracker::load(
+        &dirs
+            .home
+            .join(agentctx_core::slash_commands_ext::SKILL_USAGE_FILE),
+        7.0,
+    )
+    .unwrap();
+    assert_eq!(usage.usage("commit").unwrap().usage_count, 1);
+
+    // After the skill, the next turn has every tool again.
+    session.run_input("hello", &cancel).await.unwrap();
+    let sent = bodies(&server).await;
+    let all = tool_names(&sent[2]);
+    assert!(all.contains(&"write_file".to_string()), "{all:?}");
+}
+
+#[tokio::test]
+async fn the_model_cannot_run_a_skill_the_user_is_running() {
+    let dirs = dirs();
+    let dir = dirs.cwd.join(".agentctx/skills/review");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\ndescription: Review the diff\n---\nReview $ARGUMENTS.\n",
+    )
+    .unwrap();
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::new().with_function_call(
+        "call_skill",
+        "skill",
+        r#"{"skill":"review","args":"again"}"#,
+    ));
+    model.push(ScriptedResponse::text("Reviewed."));
+    model.push(ScriptedResponse::new().with_function_call(
+        "call_skill_2",
+        "skill",
+        r#"{"skill":"review","args":"later"}"#,
+    ));
+    model.push(ScriptedResponse::text("Done."));
+    let (mut session, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
+    let cancel = CancellationToken::new();
+    session
+        .run_input("/review the parser", &cancel)
+        .await
+        .unwrap();
+    // Once the typed run ended, the model may run it.
+    session.run_input("go on", &cancel).await.unwrap();
+    let prompts = model.prompts();
+    let output_of = |index: usize, call: &str| {
+        prompts[index]
+            .items()
+            .find_map(|item| match item {
+                ResponseItem::FunctionCallOutput {
+                    call_id, output, ..
+                } if call_id == call => Some(output.text_content()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        output_of(1, "call_skill"),
+        "Error: skill `review` is already running"
+    );
+    assert!(
+        output_of(3, "call_skill_2").ends_with("Review later.\n"),
+        "{}",
+        output_of(3, "call_skill_2")
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_command_names_the_close_ones_and_calls_no_model() {
+    let dirs = dirs();
+    commit_skill(&dirs.cwd);
+    let model = ScriptedModelClient::new("test-model");
+    let (mut session, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
+    let error = session
+        .run_input("/comit now", &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, SlashCommandError::Unknown { .. }));
+    assert_eq!(
+        error.to_string(),
+        "unknown command `/comit` (did you mean /commit?); /help lists the commands"
+    );
+    assert!(model.prompts().is_empty());
+    // A path is not a command: it is sent as typed.
+    model.push(ScriptedResponse::text("ok"));
+    session
+        .run_input("/usr/bin/env is missing", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(model.prompts().len(), 1);
+}
+
+#[tokio::test]
+async fn help_plan_and_context_answer_without_the_model() {
+    let dirs = dirs();
+    commit_skill(&dirs.cwd);
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::text("First answer."));
+    let (mut session, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
+    let cancel = CancellationToken::new();
+    session.run_input("read the README", &cancel).await.unwrap();
+
+    let InputOutcome::Command(help) = session.run_input("/help", &cancel).await.unwrap() else {
+        panic!("/help is a command");
+    };
+    insta::assert_snapshot!("help", help);
+
+    let InputOutcome::Command(context) = session.run_input("/context", &cancel).await.unwrap()
+    else {
+        panic!("/context is a command");
+    };
+    for line in [
+        "Context usage: test-model • ",
+        "System prompt:",
+        "Tools:",
+        "Environment and instructions:",
+        "Reminders:",
+        "User messages:",
+        "Assistant messages:",
+        "Tool calls and results:",
+        "Compaction summaries:",
+        "Free space:",
+        "Thresholds: warning at ",
+    ] {
+        assert!(context.contains(line), "{line}: {context}");
+    }
+    let view = session.context_view();
+    let count = |wanted: ContextCategory| {
+        view.categories
+            .iter()
+            .find(|(category, _, _)| *category == wanted)
+            .map(|(_, _, count)| *count)
+            .unwrap()
+    };
+    assert_eq!(count(ContextCategory::UserMessages), 1, "{view:?}");
+    assert_eq!(count(ContextCategory::AssistantMessages), 1, "{view:?}");
+
+    let InputOutcome::Command(plan) = session.run_input("/plan", &cancel).await.unwrap() else {
+        panic!("/plan is a command");
+    };
+    assert!(plan.starts_with("Plan mode on"), "{plan}");
+    assert!(session.state().plan.active);
+    // One model request in all: the first turn.
+    assert_eq!(model.prompts().len(), 1);
+}
