@@ -259,7 +259,7 @@ impl Session {
         let mut engine =
             ContextEngine::with_history(engine_ext::engine_options(&options, &session_id), history);
         // Opaque compaction items another provider wrote go to this one as their readable copy.
-        engine.set_provider(options.model.provider_identity());
+        engine.set_client(options.model.as_ref());
         let mut tools = ToolRegistry::with_builtin_tools();
         let commands = crate::slash_commands_ext::SlashCommands::load(&options);
         skills_ext::register_skill_tool(&mut tools, commands.registry(), commands.running());
@@ -657,6 +657,23 @@ impl Session {
                     percent_left,
                 });
             }
+            // The provider's own context management: the tokens of its compaction step are
+            // counted in the session's usage; an answer paused right after a compaction is asked
+            // for again (the compaction item is now in the history).
+            let paused_after_compaction = match &response.provider_context {
+                Some(report) => {
+                    if let Some(info) = self.engine.record_provider_context(report) {
+                        self.recorder.record_items(&[RolloutItem::EventMsg(
+                            EventMsg::TokenCount(TokenCountEvent {
+                                info: Some(info),
+                                ..TokenCountEvent::default()
+                            }),
+                        )])?;
+                    }
+                    report.paused_after_compaction
+                }
+                None => false,
+            };
             if let Some(text) = response
                 .items
                 .iter()
@@ -696,6 +713,9 @@ impl Session {
             if calls.is_empty() {
                 if continue_truncated {
                     self.record(&[continuation_message()])?;
+                    continue;
+                }
+                if paused_after_compaction {
                     continue;
                 }
                 if self.hooks.stop_blocked().await {
