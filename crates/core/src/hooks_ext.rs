@@ -31,9 +31,11 @@ use std::sync::Mutex;
 use std::sync::PoisonError;
 
 use agentctx_protocol::ResponseItem;
+use agentctx_reminders::AsyncHookResponse;
 use agentctx_reminders::GeneratorContext;
 use agentctx_reminders::HookEventType;
 use agentctx_reminders::HookOutcome;
+use agentctx_reminders::HookResponse;
 use agentctx_reminders::HookResponseProvider;
 use agentctx_rollout::RolloutRecorder;
 use async_trait::async_trait;
@@ -106,6 +108,8 @@ pub struct EventResult {
 #[derive(Debug, Default)]
 struct Inbox {
     outcomes: Mutex<Vec<HookOutcome>>,
+    /// What `async` hooks said when they finished.
+    async_responses: Mutex<Vec<AsyncHookResponse>>,
 }
 
 impl Inbox {
@@ -115,13 +119,32 @@ impl Inbox {
             .unwrap_or_else(PoisonError::into_inner)
             .push(outcome);
     }
+
+    fn push_async(&self, response: AsyncHookResponse) {
+        self.async_responses
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(response);
+    }
 }
 
 impl HookResponseProvider for Inbox {
     fn take_hook_outcomes(&self) -> Vec<HookOutcome> {
         std::mem::take(&mut *self.outcomes.lock().unwrap_or_else(PoisonError::into_inner))
     }
+
+    fn take_async_responses(&self) -> Vec<AsyncHookResponse> {
+        std::mem::take(
+            &mut *self
+                .async_responses
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
 }
+
+/// The async hooks started so far (their process ids).
+static ASYNC_HOOKS_STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Runs the hooks of an event and routes what they say.
 #[derive(Debug)]
@@ -133,6 +156,8 @@ struct HookRunner {
     inbox: Arc<Inbox>,
     events: UnboundedSender<SessionEvent>,
     stop_requested: Mutex<Option<String>>,
+    /// The `async` hooks still running.
+    background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl HookRunner {
@@ -146,8 +171,12 @@ impl HookRunner {
         hook_name: &str,
         fields: Value,
     ) -> EventResult {
-        let hooks = self.set.matching(event, subjects);
-        if hooks.is_empty() {
+        let (background, hooks): (Vec<_>, Vec<_>) = self
+            .set
+            .matching(event, subjects)
+            .into_iter()
+            .partition(|hook| hook.command.run_async);
+        if hooks.is_empty() && background.is_empty() {
             return EventResult::default();
         }
         let mut input = Map::new();
@@ -168,6 +197,9 @@ impl HookRunner {
             ("AGENTCTX_PROJECT_DIR".to_string(), project),
             ("AGENTCTX_SESSION_ID".to_string(), self.session_id.clone()),
         ];
+        for hook in background {
+            self.spawn_async(event, hook_name, subjects, hook, &env, &input);
+        }
         let runs = futures::future::join_all(hooks.iter().map(|hook| {
             crate::process::run_with_input(
                 &hook.command.command,
@@ -193,6 +225,74 @@ impl HookRunner {
             stop.get_or_insert_with(|| reason.clone());
         }
         result
+    }
+
+    /// Starts an `async` hook in the background: nothing waits for it, and what it says for
+    /// the model lands in the inbox's async responses when it ends.
+    fn spawn_async(
+        &self,
+        event: HookEvent,
+        hook_name: &str,
+        subjects: &[&str],
+        hook: &ConfiguredHook,
+        env: &[(String, String)],
+        input: &[u8],
+    ) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no tokio runtime: async hook skipped");
+            return;
+        };
+        let number = ASYNC_HOOKS_STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let process_id = format!("async-hook-{number}");
+        let command = hook.command.command.clone();
+        let timeout = hook.command.timeout();
+        let cwd = self.cwd.clone();
+        let env = env.to_vec();
+        let input = input.to_vec();
+        let inbox = Arc::clone(&self.inbox);
+        let hook_name = hook_name.to_string();
+        let tool_name = matches!(event, HookEvent::PreToolUse | HookEvent::PostToolUse)
+            .then(|| subjects.first().map(|subject| (*subject).to_string()))
+            .flatten();
+        let handle = runtime.spawn(async move {
+            let run = crate::process::run_with_input(
+                &command,
+                &cwd,
+                &env,
+                &input,
+                timeout,
+                HOOK_OUTPUT_CAP,
+            )
+            .await;
+            let verdict = interpret(event, &command, &run);
+            let (stdout, stderr, exit_code) = match &run {
+                Ok(run) => (
+                    Some(run.stdout.clone()),
+                    Some(run.stderr.clone()),
+                    run.exit_code,
+                ),
+                Err(_) => (None, None, None),
+            };
+            inbox.push_async(AsyncHookResponse {
+                process_id,
+                hook_name,
+                hook_event: HookEventType(event.as_str().to_string()),
+                tool_name,
+                response: HookResponse {
+                    system_message: verdict.user_message,
+                    additional_context: verdict.additional_context,
+                },
+                stdout,
+                stderr,
+                exit_code,
+            });
+        });
+        let mut background = self
+            .background
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        background.retain(|running| !running.is_finished());
+        background.push(handle);
     }
 
     fn route(
@@ -297,6 +397,7 @@ impl HooksExt {
                 inbox: Arc::new(Inbox::default()),
                 events,
                 stop_requested: Mutex::new(None),
+                background: Mutex::new(Vec::new()),
             }),
             started: false,
             stop_hook_active: false,
@@ -336,6 +437,34 @@ impl HooksExt {
                 &[source],
                 HookEvent::SessionStart.as_str(),
                 json!({ "source": source }),
+            )
+            .await;
+    }
+
+    /// Waits until every `async` hook started so far has ended (its response is then in the
+    /// inbox for the next request).
+    pub async fn wait_for_async_hooks(&self) {
+        let running = std::mem::take(
+            &mut *self
+                .runner
+                .background
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for handle in running {
+            let _ = handle.await;
+        }
+    }
+
+    /// `SessionStart` with source `compact`, after every compaction (Claude Code runs the
+    /// `compact` matcher then; what the hooks print reaches the model as after a startup).
+    pub async fn session_start_after_compaction(&self) {
+        self.runner
+            .run(
+                HookEvent::SessionStart,
+                &["compact"],
+                HookEvent::SessionStart.as_str(),
+                json!({ "source": "compact" }),
             )
             .await;
     }

@@ -60,6 +60,7 @@ pub mod model_switch;
 pub mod path_guard;
 pub mod plan_slug;
 pub mod process;
+pub mod reminder_feeds;
 mod session;
 pub mod session_config;
 pub mod session_state;

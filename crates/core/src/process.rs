@@ -187,6 +187,19 @@ impl BackgroundProcess {
             .map_or(BackgroundStatus::Failed, |shared| shared.status)
     }
 
+    /// The last non-empty line of the output so far (read or not; the read position does not
+    /// move), for progress reports.
+    pub fn last_output_line(&self) -> Option<String> {
+        let shared = self.shared.lock().ok()?;
+        shared
+            .output
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .map(str::to_string)
+    }
+
     /// Bytes of output collected so far.
     pub fn output_len(&self) -> usize {
         self.shared.lock().map_or(0, |shared| shared.output.len())

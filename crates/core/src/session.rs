@@ -198,7 +198,9 @@ pub struct Session {
     /// The tool specs the last `turn_context` line recorded.
     recorded_tools: Option<Vec<agentctx_model::ToolSpec>>,
     memory: crate::memory_ext::MemoryExt,
-    hooks: crate::hooks_ext::HooksExt,
+    pub(crate) hooks: crate::hooks_ext::HooksExt,
+    /// What the session feeds the reminders beyond the engine (`reminder_feeds`).
+    pub(crate) feeds: crate::reminder_feeds::ReminderFeeds,
     mcp: Option<Arc<McpConnectionManager>>,
     /// The session's thinking toggle (priority step 3), set by [`Session::set_thinking_level`].
     thinking_toggle: agentctx_model::thinking::ThinkingState,
@@ -274,6 +276,8 @@ impl Session {
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
         let hooks = crate::hooks_ext::HooksExt::new(&options, &recorder, &events);
         hooks.install(&mut tools, &mut engine);
+        let feeds =
+            crate::reminder_feeds::ReminderFeeds::new(&options.home, &options.cwd, &session_id);
         let session = Self {
             options,
             session_id,
@@ -286,6 +290,7 @@ impl Session {
             recorded_tools: None,
             memory,
             hooks,
+            feeds,
             mcp: None,
             thinking_toggle: agentctx_model::thinking::ThinkingState::new(),
             turn_reasoning: None,
@@ -544,6 +549,7 @@ impl Session {
                 self.engine.reminder_context(&host, requests == 1)
             };
             let mut reminder_ctx = self.hooks.with_provider(reminder_ctx);
+            self.apply_reminder_feeds(&mut reminder_ctx);
             if let Some(mcp) = &self.mcp {
                 mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
                 reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));
@@ -639,6 +645,8 @@ impl Session {
             };
             let recorded = annotated.as_deref().unwrap_or(&response.items);
             self.recorder.record_response_items(recorded)?;
+            self.feeds
+                .record_usage(self.options.model.slug(), response.usage.as_ref());
             if let Some(info) = self
                 .engine
                 .record_response(recorded, response.usage.as_ref())

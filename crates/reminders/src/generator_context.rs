@@ -164,6 +164,9 @@ pub struct PlanState {
     pub just_exited: bool,
     /// Every step of the approved plan is done, not yet verified.
     pub implementation_complete: bool,
+    /// The host has no `VerifyPlanExecution` tool: the verify-plan reminder asks the model to
+    /// check the plan itself instead of naming a tool it was not offered.
+    pub without_verify_tool: bool,
     /// A plan file from a previous session (or from before compaction) to point the model at.
     pub reference_file: Option<PathBuf>,
 }

@@ -51,7 +51,11 @@ fn a_todo_write_marks_the_count_after_its_message() {
     assert_eq!(clock.last_todo_write, Some(2));
     for name in ["todo_write", "update_plan", "TaskCreate", "TaskUpdate"] {
         clock.observe(&call(name));
-        assert_eq!(clock.last_todo_write, Some(clock.assistant_messages), "{name}");
+        assert_eq!(
+            clock.last_todo_write,
+            Some(clock.assistant_messages),
+            "{name}"
+        );
     }
     clock.observe(&call("Bash"));
     assert_eq!(clock.last_todo_write, Some(6));

@@ -82,6 +82,12 @@ pub struct HookCommand {
     /// Seconds before the hook is killed (default 60).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
+    /// `async`: the hook runs in the background and never holds the action up; its decision is
+    /// ignored, and a `systemMessage` or `additionalContext` it prints reaches the model before
+    /// its next request (Claude Code's hooks reference, "Run hooks in the background",
+    /// <https://code.claude.com/docs/en/hooks>).
+    #[serde(default, rename = "async", skip_serializing_if = "std::ops::Not::not")]
+    pub run_async: bool,
 }
 
 fn command_type() -> String {

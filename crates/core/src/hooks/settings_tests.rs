@@ -55,6 +55,7 @@ fn the_same_command_runs_once_per_event() {
             kind: "command".to_string(),
             command: "same".to_string(),
             timeout: None,
+            run_async: false,
         }],
     };
     let mut config = HooksConfig {

@@ -118,7 +118,10 @@ impl AttachmentGenerator for TodoReminderGenerator {
             user_turn: ctx.user_turns,
             request: ctx.turn_number,
         });
-        Ok(Some(SystemReminder::new(AttachmentType::TodoReminder, text)))
+        Ok(Some(SystemReminder::new(
+            AttachmentType::TodoReminder,
+            text,
+        )))
     }
 }
 

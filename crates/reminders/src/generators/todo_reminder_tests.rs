@@ -36,7 +36,11 @@ async fn todo_reminder_content_matches_claude_code_format() {
             item("Document it", TodoStatus::Pending),
         ],
     );
-    let reminder = TodoReminderGenerator::default().generate(&ctx).await.unwrap().unwrap();
+    let reminder = TodoReminderGenerator::default()
+        .generate(&ctx)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(reminder.attachment_type, AttachmentType::TodoReminder);
     assert!(reminder.is_meta());
     insta::assert_snapshot!("todo_reminder_with_items", reminder.wrap_xml());
@@ -45,7 +49,11 @@ async fn todo_reminder_content_matches_claude_code_format() {
 #[tokio::test]
 async fn todo_reminder_for_an_empty_list_has_no_list() {
     let ctx = ctx_at(10, None, Vec::new());
-    let reminder = TodoReminderGenerator::default().generate(&ctx).await.unwrap().unwrap();
+    let reminder = TodoReminderGenerator::default()
+        .generate(&ctx)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(reminder.content, TODO_REMINDER_TEXT);
     insta::assert_snapshot!("todo_reminder_empty_list", reminder.wrap_xml());
 }
@@ -58,7 +66,11 @@ async fn todo_reminder_needs_10_assistant_messages_since_todo_write() {
         let generator = TodoReminderGenerator::default();
         let ctx = ctx_at(messages, Some(3), items.clone());
         let fired = generator.generate(&ctx).await.unwrap().is_some();
-        assert_eq!(fired, messages >= 13, "{messages} messages, TodoWrite after message 3");
+        assert_eq!(
+            fired,
+            messages >= 13,
+            "{messages} messages, TodoWrite after message 3"
+        );
         assert_eq!(generator.trigger_turn(&ctx), Some(3));
         assert_eq!(generator.throttle_clock(&ctx), messages);
     }
@@ -102,7 +114,13 @@ async fn todo_reminder_never_fires_on_the_turn_after_a_todo_write() {
         Some(11),
         vec![item("Run the tests", TodoStatus::Pending)],
     );
-    assert_eq!(TodoReminderGenerator::default().generate(&ctx).await.unwrap(), None);
+    assert_eq!(
+        TodoReminderGenerator::default()
+            .generate(&ctx)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -115,7 +133,13 @@ async fn todo_reminder_never_fires_when_every_item_is_done() {
             item("Test the parser", TodoStatus::Completed),
         ],
     );
-    assert_eq!(TodoReminderGenerator::default().generate(&ctx).await.unwrap(), None);
+    assert_eq!(
+        TodoReminderGenerator::default()
+            .generate(&ctx)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -133,7 +157,13 @@ async fn todo_reminder_never_fires_for_an_agent_without_the_todo_tool() {
             .is_some()
     );
     ctx.todo.tool_available = false;
-    assert_eq!(TodoReminderGenerator::default().generate(&ctx).await.unwrap(), None);
+    assert_eq!(
+        TodoReminderGenerator::default()
+            .generate(&ctx)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 #[test]

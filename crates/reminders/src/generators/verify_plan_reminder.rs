@@ -24,6 +24,18 @@ pub(crate) fn render_verify_plan_reminder() -> String {
 }
 
 /// Generates the verify plan reminder.
+/// The reminder for a host without the `VerifyPlanExecution` tool (agentctx-core): the same
+/// moment, the check left to the model, pointing at the plan file when there is one.
+pub(crate) fn render_self_verify_plan_reminder(plan_file: Option<&std::path::Path>) -> String {
+    let plan = plan_file.map_or_else(
+        || "the plan".to_string(),
+        |path| format!("the plan ({})", path.display()),
+    );
+    format!(
+        "You have completed implementing the plan. Before you finish, read {plan} again and check that every item of it was completed correctly; fix what is missing."
+    )
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct VerifyPlanReminderGenerator {
     last: LastReported<bool>,
@@ -47,9 +59,14 @@ impl AttachmentGenerator for VerifyPlanReminderGenerator {
         if !self.last.changed(&complete) || !complete {
             return Ok(None);
         }
+        let text = if ctx.plan.without_verify_tool {
+            render_self_verify_plan_reminder(ctx.plan.plan_file_path.as_deref())
+        } else {
+            render_verify_plan_reminder()
+        };
         Ok(Some(SystemReminder::new(
             AttachmentType::VerifyPlanReminder,
-            render_verify_plan_reminder(),
+            text,
         )))
     }
 }
