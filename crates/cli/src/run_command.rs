@@ -1,6 +1,9 @@
 //! `agentctx run [PROMPT]`: a real agent session in the working directory. One-shot with a
 //! prompt, an interactive line mode without one; `--resume <ID|last>` continues a recorded
-//! session. Text streams to stdout (tool activity on stderr), or `--json` prints every
+//! session (with `--model`, another model than the recorded one: the switch is announced and
+//! the history compacted first with the recorded model when the new window is smaller). A
+//! prompt or line that starts with `/name` is a slash command: a skill, or one of the session's
+//! built-ins (`/help` lists them), whose output goes to stdout. Text streams to stdout (tool activity on stderr), or `--json` prints every
 //! `SessionEvent` as a JSON line. Ctrl-C cancels the running turn; the rollout stays readable.
 //! In line mode a turn that fails is reported on one stderr line and the next prompt is read;
 //! the exit status is 1 at the end when any turn failed. See docs/design/core.md, "agentctx
@@ -14,6 +17,7 @@ use std::io::BufRead as _;
 use std::io::IsTerminal as _;
 use std::io::Write as _;
 
+use agentctx_core::InputOutcome;
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
 use agentctx_core::mcp_ext::McpConnectionManager;
@@ -106,7 +110,8 @@ enum Ended {
     },
 }
 
-/// Runs one turn, rendering its events as they come; Ctrl-C cancels it.
+/// Runs what the user typed (a turn, a skill or a built-in command, through
+/// `Session::run_input`), rendering its events as they come; Ctrl-C cancels it.
 async fn one_turn(
     session: &mut Session,
     events: &mut UnboundedReceiver<SessionEvent>,
@@ -114,7 +119,7 @@ async fn one_turn(
     prompt: &str,
 ) -> anyhow::Result<Ended> {
     let (cancel, on_ctrl_c) = cancel_on_ctrl_c();
-    let turn = session.run_turn(prompt, &cancel);
+    let turn = session.run_input(prompt, &cancel);
     tokio::pin!(turn);
     let result = loop {
         tokio::select! {
@@ -127,11 +132,17 @@ async fn one_turn(
     while let Ok(event) = events.try_recv() {
         renderer.render(&event)?;
     }
-    let outcome = result?;
-    Ok(if outcome.aborted {
-        Ended::Cancelled
-    } else {
-        Ended::Done
+    Ok(match result? {
+        InputOutcome::Turn(outcome) if outcome.aborted => Ended::Cancelled,
+        InputOutcome::Turn(_) => Ended::Done,
+        InputOutcome::Command(text) => {
+            renderer.command_output(&text)?;
+            Ended::Done
+        }
+        InputOutcome::Forked { answer, .. } => {
+            renderer.command_output(&answer)?;
+            Ended::Done
+        }
     })
 }
 

@@ -27,5 +27,6 @@ mod suite {
     mod run_failures;
     mod run_mock;
     mod run_resume;
+    mod run_slash;
     mod skills;
 }

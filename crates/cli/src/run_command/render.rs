@@ -24,6 +24,25 @@ impl Renderer {
         }
     }
 
+    /// The answer of a slash command (`/help`, `/context`, a forked skill's report): the text
+    /// on stdout, or one `{"type": "command_output", "text": …}` line with `--json`.
+    pub(crate) fn command_output(&mut self, text: &str) -> std::io::Result<()> {
+        let mut stdout = std::io::stdout().lock();
+        if self.json {
+            serde_json::to_writer(
+                &mut stdout,
+                &serde_json::json!({"type": "command_output", "text": text}),
+            )?;
+            stdout.write_all(b"\n")?;
+        } else {
+            stdout.write_all(text.as_bytes())?;
+            if !text.ends_with('\n') {
+                stdout.write_all(b"\n")?;
+            }
+        }
+        stdout.flush()
+    }
+
     pub(crate) fn render(&mut self, event: &SessionEvent) -> std::io::Result<()> {
         if self.json {
             let mut stdout = std::io::stdout().lock();
