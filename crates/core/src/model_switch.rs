@@ -13,8 +13,9 @@
 //!    of user messages; ours scale with the window, and at the old window's scale a long user
 //!    message kept whole would leave the new model over its threshold).
 //! 2. **Switch.** The session takes the new client, the engine the new window
-//!    ([`agentctx_engine::ContextEngine::set_context_window`]) and provider identity; subagents
-//!    run on the new model too.
+//!    ([`agentctx_engine::ContextEngine::set_context_window`]) and client
+//!    ([`agentctx_engine::ContextEngine::set_client`]: provider identity, provider-side context
+//!    editing); subagents run on the new model too.
 //! 3. **Announce.** The next turn carries the `<model_switch>` developer message codex sends
 //!    (`DeveloperInstructions::model_switch_message` in `codex-rs/protocol/src/models.rs`): in
 //!    the settings diff (`build_model_instructions_update_item` in
@@ -282,13 +283,13 @@ impl Session {
             // files) is sized for the model that reads it next. At the old window's budgets a
             // long user message kept whole would leave the history over the new threshold, and
             // the new model would compact it again.
-            self.engine.set_provider(old.provider_identity());
+            self.engine.set_client(old.as_ref());
             let clock = self.state().requests;
             let result = self
                 .compact_with(CompactPoint::PreTurn, clock, Arc::clone(&old))
                 .await;
-            self.engine
-                .set_provider(self.options.model.provider_identity());
+            let current = Arc::clone(&self.options.model);
+            self.engine.set_client(current.as_ref());
             result?;
         }
         Ok(compact)
@@ -300,7 +301,7 @@ impl Session {
         let info = target.client.model_info().clone();
         self.engine
             .set_context_window(info.context_window, info.max_output_tokens);
-        self.engine.set_provider(target.client.provider_identity());
+        self.engine.set_client(target.client.as_ref());
         self.subagents = Arc::new(
             Subagents::builtin(Arc::clone(&target.client), self.options.reminders.clone())
                 .with_thinking(self.options.thinking.clone()),
