@@ -407,11 +407,15 @@ async fn cancelling_a_turn_leaves_a_readable_rollout() {
 
 #[tokio::test]
 async fn reminder_clocks_count_model_requests_not_user_turns() {
-    // One user turn of eight requests: the todo reminder (due five requests after the last
-    // todo write) shows up within the turn.
+    // One user turn of thirteen requests of one assistant message each: the todo reminder
+    // (due ten assistant messages after the last todo write, here the session start) shows up
+    // within the turn.
     let dirs = dirs();
     let mut bodies_to_serve = Vec::new();
-    for index in 0..7 {
+    let call_ids = [
+        "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10", "c11",
+    ];
+    for (index, call_id) in call_ids.into_iter().enumerate() {
         std::fs::write(
             dirs.cwd.join(format!("f{index}.txt")),
             format!("file {index}\n"),
@@ -419,22 +423,22 @@ async fn reminder_clocks_count_model_requests_not_user_turns() {
         .unwrap();
         bodies_to_serve.push(responses_sse(
             &[Out::Call {
-                call_id: ["c0", "c1", "c2", "c3", "c4", "c5", "c6"][index],
+                call_id,
                 name: "read_file",
                 arguments: json!({"path": format!("f{index}.txt")}),
             }],
             1_000,
         ));
     }
-    bodies_to_serve.push(responses_sse(&[Out::Text("Read all seven.")], 1_000));
+    bodies_to_serve.push(responses_sse(&[Out::Text("Read all twelve.")], 1_000));
     let server = server(bodies_to_serve).await;
     let (mut session, _events) =
         Session::new(options(&dirs, client(&server, WireApi::Responses, WINDOW))).unwrap();
     session
-        .run_turn("Read f0.txt to f6.txt", &CancellationToken::new())
+        .run_turn("Read f0.txt to f11.txt", &CancellationToken::new())
         .await
         .unwrap();
-    assert_eq!(session.state().requests, 8);
+    assert_eq!(session.state().requests, 13);
 
     let bodies = bodies(&server).await;
     let first_with_todo = bodies.iter().position(|body| {
@@ -442,9 +446,11 @@ async fn reminder_clocks_count_model_requests_not_user_turns() {
             .iter()
             .any(|text| text.contains("The TodoWrite tool hasn't been used recently"))
     });
-    assert!(
-        matches!(first_with_todo, Some(request) if request >= 4),
-        "todo reminder first at request {first_with_todo:?}: {:#?}",
+    // Before the eleventh request (index 10): ten assistant messages went by.
+    assert_eq!(
+        first_with_todo,
+        Some(10),
+        "{:#?}",
         input_texts(bodies.last().unwrap())
     );
 }
