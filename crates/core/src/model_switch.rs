@@ -207,15 +207,14 @@ impl Session {
         let model = target.client.slug().to_string();
         self.install_model(target);
         // The last turn's model stays the one to announce against (A → B → C before a turn
-        // tells C that A ran the conversation).
-        let announced = self
-            .pending_switch
-            .as_ref()
-            .map_or(previous_model.clone(), |pending| {
-                pending.previous_model.clone()
-            });
-        self.pending_switch = Some(PendingSwitch {
-            previous_model: announced,
+        // tells C that A ran the conversation). Before any turn there is nothing to announce:
+        // no model has spoken yet (codex has no previous turn settings then).
+        let announced = match &self.pending_switch {
+            Some(pending) => Some(pending.previous_model.clone()),
+            None => (self.state().turn > 0).then(|| previous_model.clone()),
+        };
+        self.pending_switch = announced.map(|previous_model| PendingSwitch {
+            previous_model,
             compact_check_due: false,
         });
         Ok(ModelSwitch {

@@ -241,3 +241,36 @@ async fn a_resume_with_a_smaller_model_compacts_with_the_recorded_one_and_announ
     // Announced once: the next turn's request still holds that one message, and no other.
     assert_eq!(switch_messages(&sent[4]).len(), 1);
 }
+
+#[tokio::test]
+async fn a_skill_with_a_model_runs_its_turn_on_it_and_switches_back() {
+    let dirs = dirs();
+    let dir = dirs.cwd.join(".agentctx/skills/quick");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\ndescription: A quick answer\nmodel: small-model\n---\nAnswer briefly: $ARGUMENTS\n",
+    )
+    .unwrap();
+    let server = server(vec![
+        responses_sse(&[Out::Text("Brief.")], 3_000),
+        responses_sse(&[Out::Text("Back on the big one.")], 3_100),
+    ])
+    .await;
+    let config = config(&server);
+    let (mut session, _events) = start(&dirs, &config, "big-model", None).await;
+    let cancel = CancellationToken::new();
+    session
+        .run_input("/quick what is 2+2", &cancel)
+        .await
+        .unwrap();
+    assert_eq!(session.model_slug(), "big-model");
+    session.run_input("and you?", &cancel).await.unwrap();
+    let sent = bodies(&server).await;
+    assert_eq!(sent[0]["model"], "small-model");
+    assert_eq!(sent[1]["model"], "big-model");
+    // The session's first turn ran on the skill's model: no model spoke before it.
+    assert_eq!(switch_messages(&sent[0]).len(), 0);
+    // Each turn on another model than the one before is announced.
+    assert_eq!(switch_messages(&sent[1]).len(), 1);
+}

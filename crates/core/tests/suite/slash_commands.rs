@@ -260,3 +260,52 @@ async fn help_plan_and_context_answer_without_the_model() {
     // One model request in all: the first turn.
     assert_eq!(model.prompts().len(), 1);
 }
+
+#[tokio::test]
+async fn a_forked_skill_runs_as_a_subagent_and_its_report_is_the_answer() {
+    let dirs = dirs();
+    let dir = dirs.cwd.join(".agentctx/skills/survey");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\ndescription: Survey the code\ncontext: fork\nagent: Explore\n---\nList the modules of $ARGUMENTS.\n",
+    )
+    .unwrap();
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::text("Three modules: a, b, c."));
+    let (mut session, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();
+    let outcome = session
+        .run_input("/survey src", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome,
+        InputOutcome::Forked {
+            skill: "survey".to_string(),
+            answer: "Three modules: a, b, c.".to_string(),
+        }
+    );
+    // The subagent's request: the Explore agent's system prompt and read-only tools, the
+    // skill's prompt as its task.
+    let prompts = model.prompts();
+    assert_eq!(prompts.len(), 1);
+    assert!(
+        prompts[0].instructions.contains("file search specialist"),
+        "{}",
+        prompts[0].instructions
+    );
+    let tools: Vec<&str> = prompts[0]
+        .tools
+        .iter()
+        .map(|tool| tool.name.as_str())
+        .collect();
+    assert!(!tools.contains(&"write_file"), "{tools:?}");
+    let asked = prompts[0]
+        .items()
+        .filter_map(ResponseItem::message_text)
+        .any(|text| text.ends_with("List the modules of src.\n"));
+    assert!(asked);
+    // The main history did not grow; the invocation is recorded.
+    assert!(session.history().is_empty());
+    assert_eq!(session.state().invoked_skills[0].name, "survey");
+}
