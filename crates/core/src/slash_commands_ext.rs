@@ -388,15 +388,6 @@ impl Session {
         &mut self,
         instructions: &str,
     ) -> Result<InputOutcome, SlashCommandError> {
-        if !instructions.is_empty() {
-            // The engine's compaction seam takes no summary prompt of the caller's yet; running
-            // without the instructions would quietly drop them.
-            return Err(SlashCommandError::Unsupported {
-                name: "compact".to_string(),
-                reason: "instructions for the summary are not supported yet; type /compact alone"
-                    .to_string(),
-            });
-        }
         if !self
             .engine
             .history()
@@ -406,8 +397,13 @@ impl Session {
             return Ok(InputOutcome::Command("Nothing to compact yet".to_string()));
         }
         let (before, _, _) = self.engine.usage_figures();
+        self.engine
+            .set_next_compaction_instructions(Some(instructions.to_string()));
         let clock = self.state().requests;
-        self.compact(CompactPoint::PreTurn, clock).await?;
+        let compacted = self.compact(CompactPoint::PreTurn, clock).await;
+        // A compaction that did not summarise here (at the provider) leaves them for no other.
+        self.engine.set_next_compaction_instructions(None);
+        compacted?;
         let (after, _, _) = self.engine.usage_figures();
         Ok(InputOutcome::Command(format!(
             "Compacted: about {before} tokens before, {after} after"

@@ -212,6 +212,8 @@ pub struct Compactor {
     prompt_overhead: AtomicU64,
     /// The reasoning parameters of the turn: the full tier's model requests carry them.
     reasoning: Option<agentctx_model::ReasoningOptions>,
+    /// Instructions for the next compaction's summary (`/compact <instructions>`), taken by it.
+    next_instructions: Option<String>,
     /// The provider clears old tool results itself (Anthropic context editing): micro-compaction
     /// stands aside rather than clear the same results and break the provider's prompt cache.
     provider_edits_context: bool,
@@ -281,12 +283,18 @@ impl Compactor {
             prompt_overhead: AtomicU64::new(0),
             reasoning: None,
             provider_edits_context: false,
+            next_instructions: None,
         }
     }
 
     /// Moves the session to a model with `context_window` tokens and at most
     /// `max_output_tokens` of output: the window, the thresholds and every scaled budget follow;
     /// the caches, the measure and the thrash guard stay.
+    /// Instructions for the next compaction's summary (see `next_instructions`).
+    pub(crate) fn set_next_instructions(&mut self, instructions: Option<String>) {
+        self.next_instructions = instructions.filter(|text| !text.trim().is_empty());
+    }
+
     /// Whether the provider clears old tool results itself (see `provider_edits_context`).
     pub(crate) fn set_provider_edits_context(&mut self, edits: bool) {
         self.provider_edits_context = edits;

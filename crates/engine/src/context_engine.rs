@@ -351,6 +351,13 @@ impl ContextEngine {
         self.compactor.set_window(context_window, max_output_tokens);
     }
 
+    /// Instructions for the summary of the next compaction (a user's `/compact <instructions>`):
+    /// it compacts in full through the model (not from the session-memory summary), the
+    /// instructions added after the summary prompt. Taken by that compaction; empty text is none.
+    pub fn set_next_compaction_instructions(&mut self, instructions: Option<String>) {
+        self.compactor.set_next_instructions(instructions);
+    }
+
     /// The reasoning parameters of the turn (its thinking level, as the host sends it): the full
     /// tier's summary request carries them, as codex sends the turn's reasoning with its
     /// compaction request. (A compaction at the provider is sent without them.)

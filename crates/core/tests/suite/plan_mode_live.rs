@@ -84,7 +84,10 @@ async fn plan_mode_greps_the_code_and_writes_only_the_plan_file() {
         .run_turn("Plan how to split the parser", &CancellationToken::new())
         .await
         .unwrap();
-    assert_eq!(outcome.last_message.as_deref(), Some("The plan is written."));
+    assert_eq!(
+        outcome.last_message.as_deref(),
+        Some("The plan is written.")
+    );
 
     let bodies = bodies(&server).await;
     assert_eq!(bodies.len(), 4);
@@ -105,7 +108,10 @@ async fn plan_mode_greps_the_code_and_writes_only_the_plan_file() {
     );
     let outputs = call_outputs(&bodies[3]);
     assert_eq!(outputs.len(), 3, "{outputs:#?}");
-    assert_eq!(outputs[0], "src/parser.rs:1:pub fn parse(input: &str) -> u32 {\n");
+    assert_eq!(
+        outputs[0],
+        "src/parser.rs:1:pub fn parse(input: &str) -> u32 {\n"
+    );
     assert!(
         outputs[1].contains("plan mode is on, so"),
         "the source write is refused: {}",
@@ -157,8 +163,14 @@ async fn a_subagent_started_while_the_parent_plans_gets_the_sub_agent_plan_text(
         .find(|text| text.contains("Plan mode is active"))
         .unwrap_or_else(|| panic!("no plan-mode text in the subagent's request: {sub:#?}"));
     // The sub-agent form (no 5-phase workflow), naming the parent's plan file.
-    assert!(plan_text.contains("Answer the user's query comprehensively"), "{plan_text}");
+    assert!(
+        plan_text.contains("Answer the user's query comprehensively"),
+        "{plan_text}"
+    );
     assert!(!plan_text.contains("Phase 1"), "{plan_text}");
     let plan_file = session.state().plan.plan_file.clone().unwrap();
-    assert!(plan_text.contains(&plan_file.display().to_string()), "{plan_text}");
+    assert!(
+        plan_text.contains(&plan_file.display().to_string()),
+        "{plan_text}"
+    );
 }

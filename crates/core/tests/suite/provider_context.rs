@@ -36,11 +36,26 @@ use super::support::server;
 /// An answer that stops right after the server's compaction block.
 fn paused_after_compaction() -> String {
     let events = [
-        ("message_start", r#"{"type":"message_start","message":{"id":"msg_paused","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":23000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}"#),
-        ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"compaction","content":null}}"#),
-        ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"Summary: the user is fixing parse_range."}}"#),
-        ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
-        ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"compaction","stop_sequence":null},"usage":{"input_tokens":23000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0,"iterations":[{"type":"compaction","input_tokens":180000,"output_tokens":3500}]}}"#),
+        (
+            "message_start",
+            r#"{"type":"message_start","message":{"id":"msg_paused","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":23000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}"#,
+        ),
+        (
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"compaction","content":null}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"Summary: the user is fixing parse_range."}}"#,
+        ),
+        (
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":0}"#,
+        ),
+        (
+            "message_delta",
+            r#"{"type":"message_delta","delta":{"stop_reason":"compaction","stop_sequence":null},"usage":{"input_tokens":23000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0,"iterations":[{"type":"compaction","input_tokens":180000,"output_tokens":3500}]}}"#,
+        ),
         ("message_stop", r#"{"type":"message_stop"}"#),
     ];
     events
@@ -165,7 +180,11 @@ async fn micro_compaction_stands_aside_while_the_provider_edits_the_context() {
             })
             .count()
     };
-    assert_eq!(run(false).await, 1, "our micro-compaction clears old results");
+    assert_eq!(
+        run(false).await,
+        1,
+        "our micro-compaction clears old results"
+    );
     assert_eq!(
         run(true).await,
         0,

@@ -309,3 +309,48 @@ async fn a_forked_skill_runs_as_a_subagent_and_its_report_is_the_answer() {
     assert!(session.history().is_empty());
     assert_eq!(session.state().invoked_skills[0].name, "survey");
 }
+
+#[tokio::test]
+async fn compact_with_instructions_adds_them_to_the_summary_prompt() {
+    let dirs = dirs();
+    let model = ScriptedModelClient::new("test-model");
+    model.push(ScriptedResponse::text("The parser reads ranges."));
+    model.push(ScriptedResponse::text(
+        "<summary>We looked at the parser's ranges.</summary>",
+    ));
+    let mut options = options(&dirs, Arc::new(model.clone()));
+    options.compact.session_memory.extraction_enabled = false;
+    let (mut session, _events) = Session::new(options).unwrap();
+    let cancel = CancellationToken::new();
+    session
+        .run_input("How does the parser read ranges?", &cancel)
+        .await
+        .unwrap();
+    let outcome = session
+        .run_input("/compact keep the names of the functions", &cancel)
+        .await
+        .unwrap();
+    assert!(
+        matches!(&outcome, InputOutcome::Command(text) if text.starts_with("Compacted")),
+        "{outcome:?}"
+    );
+    let prompts = model.prompts();
+    assert_eq!(prompts.len(), 2, "one summary request");
+    let last = prompts[1]
+        .items()
+        .filter_map(ResponseItem::message_text)
+        .last()
+        .unwrap();
+    assert!(
+        last.ends_with("\n\nAdditional Instructions:\nkeep the names of the functions"),
+        "{last}"
+    );
+    assert!(
+        session
+            .history()
+            .iter()
+            .filter_map(ResponseItem::message_text)
+            .any(|text| text.contains("We looked at the parser's ranges.")),
+        "the summary replaces the history"
+    );
+}

@@ -247,13 +247,17 @@ async fn the_compaction_summary_request_thinks_as_the_turn_that_compacts() {
         "read_file",
         r#"{"path":"parser.rs"}"#,
     ));
-    model.push(ScriptedResponse::text("First answer.").with_usage(TokenUsage {
-        input_tokens: 25_000,
-        output_tokens: 10,
-        total_tokens: 25_010,
-        ..TokenUsage::default()
-    }));
-    model.push(ScriptedResponse::text("<summary>One question so far.</summary>"));
+    model.push(
+        ScriptedResponse::text("First answer.").with_usage(TokenUsage {
+            input_tokens: 25_000,
+            output_tokens: 10,
+            total_tokens: 25_010,
+            ..TokenUsage::default()
+        }),
+    );
+    model.push(ScriptedResponse::text(
+        "<summary>One question so far.</summary>",
+    ));
     model.push(ScriptedResponse::text("Second answer."));
     let mut options = options(&dirs, std::sync::Arc::new(model.clone()));
     options.compact.session_memory.extraction_enabled = false;

@@ -114,7 +114,10 @@ impl Compactor {
         };
         // The cheaper tier first: the summary the background extraction keeps, with no model
         // call, when it saves enough and fits; else a full compaction.
-        let from_memory = if tiers == CompactionTiers::FullOnly {
+        // Instructions for the summary (`/compact <instructions>`) are for a model: the
+        // session-memory summary, written before them, cannot follow them.
+        let from_memory = if tiers == CompactionTiers::FullOnly || self.next_instructions.is_some()
+        {
             None
         } else {
             Some(
@@ -224,12 +227,21 @@ impl Compactor {
             (Some((items, event)), _) => (items, event, CompactionTier::SessionMemory),
             (None, Some(compacted)) => (compacted.history, compacted.event, CompactionTier::Remote),
             (None, None) => {
+                // The user's instructions follow the summary prompt, as Claude Code's `/compact
+                // <instructions>` adds them.
+                let prompt = self.next_instructions.take().map(|instructions| {
+                    format!(
+                        "{}\n\nAdditional Instructions:\n{}",
+                        agentctx_compact::SUMMARIZATION_PROMPT.trim_end(),
+                        instructions.trim()
+                    )
+                });
                 let request = FullCompactRequest {
                     history,
                     initial_context,
                     injection,
                     base_instructions,
-                    prompt_override: None,
+                    prompt_override: prompt.as_deref(),
                     reserved_output_tokens: self.window.reserved_output_tokens,
                     session_id: Some(self.session_id.clone()),
                     reasoning: self.reasoning,
