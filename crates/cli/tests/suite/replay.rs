@@ -218,7 +218,7 @@ fn claude_sample_as_json() {
                 "auto_compact": 167000,
                 "blocking": 177000,
             },
-            "reminder_counts": {"todo_reminder": 12, "tool_result": 4},
+            "reminder_counts": {"todo_reminder": 6, "tool_result": 4},
         })
     );
     let turns = sessions[0]["turn_details"].as_array().unwrap();
@@ -239,29 +239,24 @@ fn claude_sample_as_json() {
     );
     assert_eq!(turns[5]["compactions"], 1);
     assert_eq!(turns[0]["recorded_prompt_tokens"], 18373);
-    // The engine runs before each of the 43 model requests, and its throttles count requests:
-    // after the TodoWrite of turn 1 the todo reminder waits five requests (request 9 of turn 1),
-    // then keeps three between two; the compaction at the end of turn 6 starts it over (the
-    // first request of turn 7). A failed Bash call is named before the request after it.
+    // The engine runs before each of the 43 model requests. The todo reminder runs on Claude
+    // Code 2.1's clock, assistant messages (one per text or tool-use block): ten after the
+    // TodoWrite of turn 1 (request 11 of turn 1), then ten between two; the compaction at the
+    // end of turn 6 starts its throttle over (the first request of turn 7). A failed Bash call
+    // is named before the request after it.
     assert_eq!(
         reminder_requests(&sessions[0]),
         vec![
             (1, 8, "tool_result"),
-            (1, 9, "todo_reminder"),
-            (2, 1, "todo_reminder"),
-            (3, 2, "todo_reminder"),
-            (3, 5, "todo_reminder"),
+            (1, 11, "todo_reminder"),
+            (3, 6, "todo_reminder"),
             (3, 6, "tool_result"),
-            (3, 8, "todo_reminder"),
             (4, 3, "todo_reminder"),
-            (5, 3, "todo_reminder"),
             (5, 4, "tool_result"),
             (5, 5, "tool_result"),
-            (5, 6, "todo_reminder"),
+            (6, 1, "todo_reminder"),
             (7, 1, "todo_reminder"),
-            (7, 4, "todo_reminder"),
-            (9, 1, "todo_reminder"),
-            (10, 1, "todo_reminder"),
+            (8, 1, "todo_reminder"),
         ]
     );
     let evaluations: Vec<&Value> = turns
@@ -333,7 +328,7 @@ fn the_reminders_fixture_as_json_carries_the_reminder_texts() {
             "invoked_skills": 2,
             "plan_mode": 3,
             "plan_mode_exit": 1,
-            "todo_reminder": 7,
+            "todo_reminder": 3,
         })
     );
     // `(turn, request in the turn, type)`: the engine runs before every model request, so a
@@ -343,23 +338,20 @@ fn the_reminders_fixture_as_json_carries_the_reminder_texts() {
         vec![
             // EnterPlanMode on request 1 of turn 2.
             (2, 2, "plan_mode"),
-            // TodoWrite on turn 1 (request 1), five requests before.
-            (3, 2, "todo_reminder"),
             // ExitPlanMode on request 1 of turn 4, then a background `cargo test`.
             (4, 2, "plan_mode_exit"),
-            (4, 3, "todo_reminder"),
             // BashOutput saw the tests finish.
             (5, 2, "background_task"),
+            // Ten assistant messages after the TodoWrite of turn 1.
             (6, 1, "todo_reminder"),
-            (7, 2, "todo_reminder"),
             // KillShell on request 1 of turn 7.
             (7, 2, "background_task"),
             // The Skill call on request 1 of turn 8.
             (8, 2, "invoked_skills"),
-            (9, 1, "todo_reminder"),
             // Plan mode entered again on request 1 of turn 10.
             (10, 2, "plan_mode"),
-            (11, 1, "todo_reminder"),
+            // Ten assistant messages after the last one.
+            (12, 1, "todo_reminder"),
             // After the compaction (`/compact` during turn 12: a local command, not a turn)
             // everything starts over.
             (13, 1, "plan_mode"),

@@ -41,12 +41,14 @@ fn a_long_agentic_turn_evaluates_reminders_before_each_request() {
     let turn = &turns[0];
     assert_eq!(turn["requests"], 150);
     assert_eq!(turn["reminder_evaluations"], 150);
-    // The todo reminder waits 5 requests after the TodoWrite of request 1 and keeps 3 between
-    // two: requests 6, 9, …, 150. Each request has the engine's usage to report, the first
-    // included (our estimate of its prompt), as in a live session.
+    // The todo reminder waits 10 assistant messages after the TodoWrite of request 1 (one
+    // message per request here: request 12); the list does not change, so within this one
+    // user turn it comes again only every 30 requests (`todo_restate_after_requests`). Each
+    // request has the engine's usage to report, the first included (our estimate of its
+    // prompt), as in a live session.
     assert_eq!(
         session["reminder_counts"],
-        serde_json::json!({"todo_reminder": 49, "token_usage": 150})
+        serde_json::json!({"todo_reminder": 5, "token_usage": 150})
     );
     let reminders = turn["reminders"].as_array().unwrap();
     let todo_requests: Vec<u64> = reminders
@@ -54,7 +56,7 @@ fn a_long_agentic_turn_evaluates_reminders_before_each_request() {
         .filter(|reminder| reminder["type"] == "todo_reminder")
         .map(|reminder| reminder["request"].as_u64().unwrap())
         .collect();
-    assert_eq!(&todo_requests[..3], &[6, 9, 12]);
+    assert_eq!(todo_requests, [12, 42, 72, 102, 132]);
     let first_token = reminders
         .iter()
         .find(|reminder| reminder["type"] == "token_usage")
