@@ -147,13 +147,17 @@ async fn one_turn(
 }
 
 /// Reads one prompt per line until end of input (or `exit`); Ctrl-C cancels the running turn,
-/// and at the prompt ends the session.
+/// and at the prompt ends the session. On a terminal, lines typed while a turn runs are queued
+/// (see [`typed_during_turn`]); piped input is read one prompt per turn, in order.
 async fn line_mode(
     session: &mut Session,
     events: &mut UnboundedReceiver<SessionEvent>,
     renderer: &mut Renderer,
 ) -> anyhow::Result<Ended> {
     let interactive = std::io::stdin().is_terminal();
+    if interactive {
+        return interactive_line_mode(session, events, renderer).await;
+    }
     let mut turns = TurnCount::default();
     loop {
         if interactive {
@@ -186,6 +190,105 @@ async fn line_mode(
         // is read: the rest of the input is not dropped.
         turns.total += 1;
         if let Err(err) = one_turn(session, events, renderer, prompt).await {
+            turns.failed += 1;
+            writeln!(
+                std::io::stderr().lock(),
+                "error: turn {} failed: {}",
+                turns.total,
+                crate::error_report::one_line(&err)
+            )?;
+        }
+    }
+}
+
+/// Where a line typed while a turn runs goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TypedDuringTurn {
+    /// To the model, before its next request (a `queued_commands` reminder).
+    Queue(String),
+    /// Held, and run after the turn: a slash command or `exit` is for the session, not the model.
+    AfterTurn(String),
+    /// Nothing (an empty line).
+    Skip,
+}
+
+/// Routes a line typed while a turn runs.
+fn typed_during_turn(line: &str) -> TypedDuringTurn {
+    let line = line.trim();
+    if line.is_empty() {
+        TypedDuringTurn::Skip
+    } else if line.starts_with('/') || line == "exit" || line == "quit" {
+        TypedDuringTurn::AfterTurn(line.to_string())
+    } else {
+        TypedDuringTurn::Queue(line.to_string())
+    }
+}
+
+/// Line mode on a terminal: one thread reads stdin for the whole session, so what the user types
+/// while a turn runs is not lost. A prompt typed then goes to the session's command queue and
+/// the model sees it before its next request, as Claude Code shows queued messages; one the
+/// turn ended before showing, and slash commands typed meanwhile, run next, in order.
+async fn interactive_line_mode(
+    session: &mut Session,
+    events: &mut UnboundedReceiver<SessionEvent>,
+    renderer: &mut Renderer,
+) -> anyhow::Result<Ended> {
+    let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let queue = session.command_queue();
+    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut turns = TurnCount::default();
+    loop {
+        let prompt = match pending.pop_front() {
+            Some(prompt) => prompt,
+            None => {
+                {
+                    let mut stderr = std::io::stderr().lock();
+                    stderr.write_all(b"> ")?;
+                    stderr.flush()?;
+                }
+                let line = tokio::select! {
+                    line = lines.recv() => line,
+                    _ = tokio::signal::ctrl_c() => return Ok(turns.ended()),
+                };
+                match line {
+                    Some(line) => line.trim().to_string(),
+                    None => return Ok(turns.ended()),
+                }
+            }
+        };
+        if prompt.is_empty() {
+            continue;
+        }
+        if prompt == "exit" || prompt == "quit" {
+            return Ok(turns.ended());
+        }
+        turns.total += 1;
+        let turn = one_turn(session, events, renderer, &prompt);
+        tokio::pin!(turn);
+        let result = loop {
+            tokio::select! {
+                result = &mut turn => break result,
+                Some(line) = lines.recv() => match typed_during_turn(&line) {
+                    TypedDuringTurn::Queue(text) => queue.push(text),
+                    TypedDuringTurn::AfterTurn(text) => pending.push_back(text),
+                    TypedDuringTurn::Skip => {}
+                },
+            }
+        };
+        // What the model was not shown before the turn ended runs next, as one prompt.
+        let unseen = queue.take_prompts();
+        if !unseen.is_empty() {
+            pending.push_front(unseen.join("\n"));
+        }
+        if let Err(err) = result {
             turns.failed += 1;
             writeln!(
                 std::io::stderr().lock(),
@@ -245,3 +348,7 @@ pub(crate) fn cancel_on_ctrl_c() -> (CancellationToken, tokio::task::JoinHandle<
     };
     (cancel, watcher)
 }
+
+#[cfg(test)]
+#[path = "run_command_tests.rs"]
+mod tests;

@@ -66,6 +66,15 @@ impl CommandQueue {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Takes the prompts no request showed the model (the turn ended first), in order: the
+    /// host runs them as the next prompt, as Claude Code submits what is still queued.
+    pub fn take_prompts(&self) -> Vec<String> {
+        self.take_queued_commands()
+            .into_iter()
+            .map(|command| command.prompt)
+            .collect()
+    }
 }
 
 impl QueuedCommandsProvider for CommandQueue {

@@ -148,3 +148,12 @@ fn queued_prompts_are_handed_over_once() {
     assert_eq!(taken[0].prompt, "also run clippy");
     assert!(queue.take_queued_commands().is_empty());
 }
+
+#[test]
+fn prompts_no_request_showed_are_taken_in_order_for_the_next_turn() {
+    let queue = CommandQueue::default();
+    queue.push("first");
+    queue.push("second");
+    assert_eq!(queue.take_prompts(), vec!["first", "second"]);
+    assert!(queue.is_empty());
+}
