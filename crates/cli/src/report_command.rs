@@ -25,6 +25,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
 
@@ -91,6 +92,7 @@ pub(crate) struct ReportArgs {
 }
 
 pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
     let paths = if args.paths.is_empty() {
         default_paths()?
     } else {
@@ -146,6 +148,7 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
         next: AtomicUsize::new(0),
         rows: Mutex::new(Vec::with_capacity(targets.len())),
         failures: AtomicUsize::new(0),
+        bytes: AtomicU64::new(0),
     };
     std::thread::scope(|scope| {
         for _ in 0..jobs {
@@ -164,7 +167,18 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
     let index = out.join("index.html");
     write_file(&index, index_page::render(&rows).as_bytes())?;
     let mut stderr = std::io::stderr().lock();
-    writeln!(stderr, "{} sessions in {}", rows.len(), index.display())?;
+    let bytes: u64 = job.bytes.load(Ordering::Relaxed);
+    write!(
+        stderr,
+        "{} sessions ({:.1} MB) in {:.1} s",
+        rows.len(),
+        bytes as f64 / 1e6,
+        started.elapsed().as_secs_f64()
+    )?;
+    if let Some(peak) = peak_memory_bytes() {
+        write!(stderr, ", peak memory {:.0} MB", peak as f64 / 1e6)?;
+    }
+    writeln!(stderr, ": {}", index.display())?;
     if failures > 0 {
         anyhow::bail!(
             "{failures} of {} files could not be replayed",
@@ -185,6 +199,8 @@ struct ReportJob<'a> {
     next: AtomicUsize,
     rows: Mutex<Vec<(usize, SessionRow)>>,
     failures: AtomicUsize,
+    /// Bytes of the session files replayed.
+    bytes: AtomicU64,
 }
 
 impl ReportJob<'_> {
@@ -240,6 +256,7 @@ impl ReportJob<'_> {
             crate::replay_command::report_skipped(&mut text, &replay)?;
             self.say(String::from_utf8_lossy(&text).trim_end());
         }
+        self.bytes.fetch_add(replay.bytes, Ordering::Relaxed);
         let bodies = sink.finish();
         let row = SessionRow::new(&replay, &name, PriceTable::bundled().ok());
         let page = session_page::render(&replay, &row, &bodies);
@@ -284,6 +301,20 @@ fn progress_bar(sessions: usize) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar
+}
+
+/// The process's peak resident memory (Linux's `VmHWM`), where the system tells it.
+fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {

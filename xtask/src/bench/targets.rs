@@ -47,6 +47,11 @@ pub(crate) const SUITES: &[Suite] = &[
         bench: "replay_throughput",
         features: &[],
     },
+    Suite {
+        package: "agentctx-cli",
+        bench: "report_scale",
+        features: &[],
+    },
 ];
 
 /// Every printed line, in target order.
@@ -360,6 +365,13 @@ pub(crate) const LINES: &[Line] = &[
             "replay_codex_large_bytes",
         ),
         goal: Goal::Report,
+    },
+    Line {
+        target: 8,
+        what: "agentctx report, 1,000 generated sessions of 1 GB, release binary (vs a minute)",
+        figure: Measure::RecordedSeconds("report_scale_seconds"),
+        yardstick: Measure::Fixed(60.0),
+        goal: Goal::FigureAtMost(30.0),
     },
 ];
 
