@@ -155,6 +155,8 @@ fn codex_sample_as_json() {
             "predicted_tokens": 5421,
             "basis": "previous_request",
             "recorded_tokens": 5414,
+            // As the rollout recorded them: codex's input counts its cached part.
+            "recorded_usage": {"input": 5414, "cached_input": 4352, "cache_write": 0, "output": 374},
             "after_compaction": false,
             "micro_compact": null,
             "level": "normal",
