@@ -23,6 +23,7 @@ mod resume_recorded;
 mod skills;
 mod slash_commands;
 mod small_window;
+mod subagent_files;
 mod subagents;
 mod support;
 mod thinking;
