@@ -41,7 +41,7 @@ pub(crate) const PRUNED_TOOL_OUTPUT: &str = "[Old tool result content cleared]";
 pub(crate) const OFFLINE_SUMMARY_MAX_TOKENS: u64 = 10_000;
 
 /// The token budget of the offline summary on a window of `effective_window` tokens: a tenth
-/// of it, at most [`OFFLINE_SUMMARY_MAX_TOKENS`].
+/// of it, at most `OFFLINE_SUMMARY_MAX_TOKENS` (10,000).
 pub fn offline_summary_budget(effective_window: u64) -> u64 {
     OFFLINE_SUMMARY_SHARE.cap(OFFLINE_SUMMARY_MAX_TOKENS, effective_window)
 }

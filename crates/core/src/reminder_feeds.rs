@@ -125,8 +125,8 @@ impl SpendMeter {
 }
 
 /// The notes other sessions in `cwd` left under `<home>/session-memory/` (the session-memory
-/// compaction tier writes them), most recent first, as previews: [`PAST_SESSIONS_SHOWN`]
-/// sessions of [`PREVIEW_LINES`] lines. A session belongs to `cwd` when its rollout's first
+/// compaction tier writes them), most recent first, as previews: `PAST_SESSIONS_SHOWN` (3)
+/// sessions of `PREVIEW_LINES` (20) lines. A session belongs to `cwd` when its rollout's first
 /// line (`session_meta`) says so.
 pub fn past_session_notes(home: &Path, cwd: &Path, session_id: &str) -> Vec<SessionMemoryEntry> {
     let notes_root = home.join("session-memory");

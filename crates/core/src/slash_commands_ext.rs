@@ -234,7 +234,7 @@ pub fn parse_command(input: &str) -> Option<(&str, &str)> {
 }
 
 /// The names among `names` closest to `typed`: a shared prefix, or an edit distance of at
-/// most a third of the longer name (at least 1), best first, at most [`MAX_SUGGESTIONS`].
+/// most a third of the longer name (at least 1), best first, at most `MAX_SUGGESTIONS` (3).
 pub fn close_names(typed: &str, names: &[String]) -> Vec<String> {
     let typed = typed.to_lowercase();
     let mut scored: Vec<(usize, &String)> = names
