@@ -744,8 +744,10 @@ fn a_legacy_compaction_keeps_the_newest_user_messages_within_the_budget() {
 // ---------------------------------------------------------------------------------------------
 // Lazy, typed, one-pass and two-pass readings.
 
+/// The repository's sample sessions (`examples/sessions`), copied into the crate's fixtures so
+/// the crate tests alone when vendored.
 fn samples() -> Vec<PathBuf> {
-    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/samples");
     vec![
         samples.join("rollout-2025-11-24T09-31-07-019a9d4e-6b2f-7c10-8e3a-5f41c2d7b9e8.jsonl"),
         samples.join("claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl"),
