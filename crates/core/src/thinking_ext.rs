@@ -15,10 +15,9 @@ use agentctx_model::thinking::ThinkingSettings;
 use agentctx_model::thinking::ThinkingState;
 use agentctx_model::thinking::compute_effective_thinking;
 use agentctx_model::thinking::reasoning_options_for;
-use agentctx_protocol::TurnContextItem;
-use serde_json::Value;
 
 pub use agentctx_engine::replay::RECORDED_REASONING_FIELD;
+pub use agentctx_engine::replay::record_reasoning;
 
 /// What decides a session's thinking besides the message: the `[thinking]` section, the
 /// environment overrides and an override for every turn (`run --thinking`).
@@ -60,25 +59,6 @@ pub fn turn_thinking(
     });
     let reasoning = reasoning_options_for(&result, model.provider_identity().wire_api);
     TurnThinking { result, reasoning }
-}
-
-/// Records `reasoning` in `turn_context`: codex's `effort` and `summary`, and the parameters
-/// whole under [`RECORDED_REASONING_FIELD`].
-pub fn record_reasoning(turn_context: &mut TurnContextItem, reasoning: Option<&ReasoningOptions>) {
-    let Some(reasoning) = reasoning else {
-        return;
-    };
-    turn_context.effort = reasoning
-        .effort
-        .map(|effort| Value::String(effort.as_str().to_string()));
-    turn_context.summary = reasoning
-        .summary
-        .map(|summary| Value::String(summary.as_str().to_string()));
-    if let Ok(value) = serde_json::to_value(reasoning) {
-        turn_context
-            .extra
-            .insert(RECORDED_REASONING_FIELD.to_string(), value);
-    }
 }
 
 #[cfg(test)]

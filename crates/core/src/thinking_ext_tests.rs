@@ -5,7 +5,9 @@ use agentctx_model::ScriptedModelClient;
 use agentctx_model::thinking::ThinkingEnvOverride;
 use agentctx_model::thinking::ThinkingSource;
 use agentctx_protocol::ThinkingLevel;
+use agentctx_protocol::TurnContextItem;
 use pretty_assertions::assert_eq;
+use serde_json::Value;
 
 use super::*;
 

@@ -710,6 +710,28 @@ fn preview(text: &str) -> String {
     out
 }
 
+/// Records `reasoning` in `turn_context` (the writer of what [`recorded_reasoning`] reads): codex's `effort` and `summary`, and the parameters
+/// whole under [`RECORDED_REASONING_FIELD`].
+pub fn record_reasoning(
+    turn_context: &mut agentctx_protocol::TurnContextItem,
+    reasoning: Option<&agentctx_model::ReasoningOptions>,
+) {
+    let Some(reasoning) = reasoning else {
+        return;
+    };
+    turn_context.effort = reasoning
+        .effort
+        .map(|effort| serde_json::Value::String(effort.as_str().to_string()));
+    turn_context.summary = reasoning
+        .summary
+        .map(|summary| serde_json::Value::String(summary.as_str().to_string()));
+    if let Ok(value) = serde_json::to_value(reasoning) {
+        turn_context
+            .extra
+            .insert(RECORDED_REASONING_FIELD.to_string(), value);
+    }
+}
+
 /// The reasoning parameters the requests of the turn `context` opens carried: agentctx's
 /// [`RECORDED_REASONING_FIELD`], else codex's `effort` and `summary` (a codex rollout records
 /// the effort it sent), else none.
