@@ -15,7 +15,6 @@ use agentctx_core::Session;
 use agentctx_core::SessionEvent;
 use agentctx_model::AnthropicCompaction;
 use agentctx_model::ModelInfo;
-use agentctx_model::ProviderConfig;
 use agentctx_model::RemoteCompactionSupport;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
@@ -65,29 +64,23 @@ fn paused_after_compaction() -> String {
 }
 
 fn compacting_client(server: &wiremock::MockServer) -> Arc<dyn agentctx_model::ModelClient> {
-    let mut provider = ProviderConfig {
-        name: "test".to_string(),
-        base_url: server.uri(),
-        env_key: Some("TEST_API_KEY".to_string()),
-        wire_api: WireApi::Anthropic,
-        request_max_retries: Some(0),
-        stream_max_retries: Some(0),
-        stream_idle_timeout_ms: Some(0),
-        ..ProviderConfig::default()
-    };
+    let mut provider = super::support::test_provider(server, WireApi::Anthropic);
     provider.context_management.compaction = Some(AnthropicCompaction {
         trigger: Some(150_000),
         pause_after_compaction: Some(true),
         instructions: None,
     });
-    let env = |name: &str| (name == "TEST_API_KEY").then(|| "sk-test".to_string());
     Arc::new(
-        agentctx_model::HttpModelClient::new(provider, "claude-sonnet-4-5", &env)
-            .unwrap()
-            .with_model_info(ModelInfo {
-                max_output_tokens: Some(4_000),
-                ..ModelInfo::with_context_window(200_000)
-            }),
+        agentctx_model::HttpModelClient::new(
+            provider,
+            "claude-sonnet-4-5",
+            &super::support::test_env,
+        )
+        .unwrap()
+        .with_model_info(ModelInfo {
+            max_output_tokens: Some(4_000),
+            ..ModelInfo::with_context_window(200_000)
+        }),
     )
 }
 

@@ -138,11 +138,27 @@ pub(crate) fn client(
     wire_api: WireApi,
     context_window: i64,
 ) -> Arc<dyn ModelClient> {
+    let model = HttpModelClient::new(test_provider(server, wire_api), "test-model", &test_env)
+        .unwrap()
+        .with_model_info(ModelInfo {
+            max_output_tokens: Some(4_000),
+            ..ModelInfo::with_context_window(context_window)
+        });
+    Arc::new(model)
+}
+
+/// The variables a test provider reads: its API key.
+pub(crate) fn test_env(name: &str) -> Option<String> {
+    (name == "TEST_API_KEY").then(|| "sk-test".to_string())
+}
+
+/// The provider of `wire_api` on `server`, without retries or idle timeout.
+pub(crate) fn test_provider(server: &MockServer, wire_api: WireApi) -> ProviderConfig {
     let base_url = match wire_api {
         WireApi::Anthropic => server.uri(),
         _ => format!("{}/v1", server.uri()),
     };
-    let provider = ProviderConfig {
+    ProviderConfig {
         name: "test".to_string(),
         base_url,
         env_key: Some("TEST_API_KEY".to_string()),
@@ -151,15 +167,7 @@ pub(crate) fn client(
         stream_max_retries: Some(0),
         stream_idle_timeout_ms: Some(0),
         ..ProviderConfig::default()
-    };
-    let env = |name: &str| (name == "TEST_API_KEY").then(|| "sk-test".to_string());
-    let model = HttpModelClient::new(provider, "test-model", &env)
-        .unwrap()
-        .with_model_info(ModelInfo {
-            max_output_tokens: Some(4_000),
-            ..ModelInfo::with_context_window(context_window)
-        });
-    Arc::new(model)
+    }
 }
 
 /// A working directory and a home, both temporary.

@@ -26,19 +26,14 @@ use super::support::server;
 
 /// A Messages client for a Claude model with room for the thinking budgets (64K output).
 fn claude(server: &wiremock::MockServer) -> std::sync::Arc<dyn agentctx_model::ModelClient> {
-    let provider = agentctx_model::ProviderConfig {
-        name: "test".to_string(),
-        base_url: server.uri(),
-        env_key: Some("TEST_API_KEY".to_string()),
-        wire_api: WireApi::Anthropic,
-        request_max_retries: Some(0),
-        stream_max_retries: Some(0),
-        stream_idle_timeout_ms: Some(0),
-        ..agentctx_model::ProviderConfig::default()
-    };
-    let env = |name: &str| (name == "TEST_API_KEY").then(|| "sk-test".to_string());
+    let provider = super::support::test_provider(server, WireApi::Anthropic);
     std::sync::Arc::new(
-        agentctx_model::HttpModelClient::new(provider, "claude-sonnet-4-5", &env).unwrap(),
+        agentctx_model::HttpModelClient::new(
+            provider,
+            "claude-sonnet-4-5",
+            &super::support::test_env,
+        )
+        .unwrap(),
     )
 }
 
