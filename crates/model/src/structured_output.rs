@@ -22,6 +22,11 @@ use crate::wire::excerpt;
 /// Nesting depth past which validation stops descending (recursive schemas).
 const MAX_DEPTH: usize = 64;
 
+/// Requests made for one structured reply: a reply that is not JSON or does not fit the schema
+/// is asked for once more, with the reason, before the error is returned. Small local models
+/// break JSON now and then even in JSON mode; a second sample usually holds.
+const STRUCTURED_REPLY_ATTEMPTS: usize = 2;
+
 /// Why a structured reply was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StructuredOutputError {
@@ -169,19 +174,40 @@ where
         StructuredOutputMode::JsonSchema,
         StructuredOutputFallback::mode,
     );
+    let mut attempts = 0;
+    let mut rejected: Option<StructuredOutputError> = None;
     loop {
+        let user_text = match &rejected {
+            None => user.to_string(),
+            Some(reason) => format!(
+                "{user}\n\nYour previous reply was rejected ({reason}). Reply again with only the \
+                 JSON object."
+            ),
+        };
         let prompt = Prompt {
             instructions: structured_instructions(system, &schema, mode),
             output_schema: Some(schema.clone()),
             output_schema_mode: mode,
-            ..Prompt::system_and_user(String::new(), user)
+            ..Prompt::system_and_user(String::new(), user_text)
         };
         match complete_prompt(client, &prompt).await {
             Ok(reply) => {
                 if let Some(remembered) = remembered {
                     remembered.accepted(mode);
                 }
-                return Ok(parse_structured(&reply, &schema)?);
+                attempts += 1;
+                match parse_structured(&reply, &schema) {
+                    Ok(value) => return Ok(value),
+                    Err(error) if attempts < STRUCTURED_REPLY_ATTEMPTS => {
+                        tracing::info!(
+                            slug = client.slug(),
+                            %error,
+                            "the structured reply was rejected; asking once more"
+                        );
+                        rejected = Some(error);
+                    }
+                    Err(error) => return Err(error.into()),
+                }
             }
             Err(error) => match mode.fallback().filter(|_| refuses_request_shape(&error)) {
                 Some(next) => {
@@ -283,7 +309,7 @@ pub fn parse_structured<T: DeserializeOwned>(
     if text.is_empty() {
         return Err(StructuredOutputError::Empty);
     }
-    let value: Value = match serde_json::from_str(text) {
+    let value: Value = match parse_lenient(text) {
         Ok(value) => value,
         Err(err) => embedded_json(text).ok_or_else(|| StructuredOutputError::NotJson {
             message: err.to_string(),
@@ -318,7 +344,55 @@ fn embedded_json(text: &str) -> Option<Value> {
         .and_then(|(start, end)| text.get(start..=end));
     fenced
         .chain(braces)
-        .find_map(|candidate| serde_json::from_str(candidate.trim()).ok())
+        .find_map(|candidate| parse_lenient(candidate.trim()).ok())
+}
+
+/// JSON as a lenient parser reads it: strict JSON first, then with the raw control characters
+/// inside strings escaped. Models (small local ones in JSON mode above all) write a literal
+/// newline or tab inside a string; JSON forbids it (RFC 8259, section 7) but nothing is
+/// ambiguous about it, and Python's `json.loads(strict=False)` takes it the same way.
+fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Ok(value) => Ok(value),
+        Err(error) => match escape_controls_in_strings(text) {
+            Some(escaped) => serde_json::from_str(&escaped).map_err(|_| error),
+            None => Err(error),
+        },
+    }
+}
+
+/// `text` with every control character (U+0000 to U+001F) inside a JSON string written as an
+/// escape; `None` when there is none to escape. Outside strings they are whitespace or errors,
+/// and are left as they are.
+fn escape_controls_in_strings(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut changed = false;
+    for ch in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' {
+                escaped = true;
+            } else if ch == '"' {
+                in_string = false;
+            } else if u32::from(ch) < 0x20 {
+                changed = true;
+                match ch {
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    other => out.push_str(&format!("\\u{:04x}", u32::from(other))),
+                }
+                continue;
+            }
+        } else if ch == '"' {
+            in_string = true;
+        }
+        out.push(ch);
+    }
+    changed.then_some(out)
 }
 
 fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {

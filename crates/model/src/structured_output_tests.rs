@@ -198,3 +198,31 @@ fn the_remembered_mode_only_moves_down() {
     assert_eq!(fallback.mode(), StructuredOutputMode::JsonObject);
     assert_eq!(StructuredOutputMode::Text.fallback(), None);
 }
+
+#[test]
+fn raw_control_characters_inside_strings_are_read_as_escapes() {
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    struct StageOne {
+        raw_memory: String,
+        rollout_slug: String,
+    }
+    let schema = output_schema_for::<StageOne>();
+    // A reply a 135M-parameter model wrote in llama-cpp-python's JSON mode: a literal newline
+    // inside a string.
+    let reply = "{ \"raw_memory\": \"<pre><code>\n[{\",\"rollout_slug\":\"StageOneOutput\"}";
+    let parsed = parse_structured::<StageOne>(reply, &schema).unwrap();
+    assert_eq!(parsed.raw_memory, "<pre><code>\n[{");
+    assert_eq!(parsed.rollout_slug, "StageOneOutput");
+
+    assert_eq!(
+        escape_controls_in_strings("{\"a\":\"x\\\"\ty\u{1}\"}\n").as_deref(),
+        Some("{\"a\":\"x\\\"\\ty\\u0001\"}\n")
+    );
+    assert_eq!(escape_controls_in_strings("{\n  \"a\": 1\n}"), None);
+    // A control character outside a string is still an error.
+    assert!(matches!(
+        parse_structured::<StageOne>("{\"raw_memory\":\"a\",\u{1}\"rollout_slug\":\"b\"}", &schema)
+            .unwrap_err(),
+        StructuredOutputError::NotJson { .. }
+    ));
+}

@@ -182,7 +182,9 @@ async fn a_malformed_model_reply_fails_the_job_with_its_reason() {
     let home = tempfile::tempdir().unwrap();
     write_session(home.path(), "/src/app", "Fix the login test");
     let model = ScriptedModelClient::new("memory-model");
+    // A rejected reply is asked for once more before the job fails.
     model.push_text("not json at all");
+    model.push_text("still not json");
     let client: Arc<dyn ModelClient> = Arc::new(model);
     let run = pipeline(
         config(home.path()),
@@ -194,6 +196,6 @@ async fn a_malformed_model_reply_fails_the_job_with_its_reason() {
     let db = StateDb::open(home.path()).await.unwrap();
     let job = db.jobs().await.unwrap().remove(0);
     assert_eq!(job.status, "error");
-    assert!(job.last_error.unwrap().contains("not json"));
+    assert!(job.last_error.unwrap().contains("still not json"));
     assert_eq!(job.retry_remaining, 2);
 }

@@ -48,6 +48,8 @@ async fn scripted_reply_is_parsed_and_schema_is_sent() {
 #[tokio::test]
 async fn missing_required_field_is_a_typed_error() {
     let model = ScriptedModelClient::new("scripted");
+    // The first rejected reply is asked for once more; the second one is the error.
+    model.push_text(r#"{"verdict":"pass"}"#);
     model.push_text(r#"{"verdict":"pass"}"#);
     let dynamic: &dyn ModelClient = &model;
 
@@ -65,6 +67,21 @@ async fn missing_required_field_is_a_typed_error() {
         error.to_string(),
         "structured reply misses required field `$.reasons`"
     );
+}
+
+#[tokio::test]
+async fn a_rejected_reply_is_asked_for_once_more_with_the_reason() {
+    let model = ScriptedModelClient::new("scripted");
+    model.push_text("Sure! The verdict is pass.");
+    model.push_text(r#"{"verdict":"pass","reasons":["ok"]}"#);
+
+    let review: Review = model.complete_structured("judge", "review this").await.unwrap();
+
+    assert_eq!(review.verdict, "pass");
+    let prompts = model.prompts();
+    assert_eq!(prompts.len(), 2);
+    let second = prompts[1].input[0].message_text().unwrap_or_default();
+    insta::assert_snapshot!("structured_reask_user_text", second);
 }
 
 #[tokio::test]
