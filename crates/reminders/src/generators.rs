@@ -52,7 +52,7 @@ pub fn default_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
         Arc::new(plan_mode::PlanModeExitGenerator::default()),
         Arc::new(delegate_mode::DelegateModeGenerator::default()),
         Arc::new(delegate_mode::DelegateModeExitGenerator::default()),
-        Arc::new(todo_reminder::TodoReminderGenerator::default()),
+        Arc::new(todo_reminder::TodoReminderGenerator),
         Arc::new(collab_notification::CollabNotificationGenerator::default()),
         Arc::new(critical_instruction::CriticalInstructionGenerator::default()),
         Arc::new(tool_result::ToolResultGenerator::default()),

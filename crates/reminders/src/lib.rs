@@ -64,6 +64,7 @@ mod orchestrator;
 mod providers;
 mod reminder_clock;
 mod reminder_state;
+mod standing;
 mod throttle;
 #[cfg(test)]
 mod timed_out_run;

@@ -30,6 +30,7 @@ use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
 use crate::generator_context::GeneratorContext;
 use crate::generators::default_generators;
+use crate::standing::StandingReminders;
 use crate::throttle::ThrottleConfig;
 use crate::types::AttachmentType;
 use crate::types::ReminderTier;
@@ -47,6 +48,9 @@ pub enum GeneratorStatus {
     Empty,
     /// The throttle held it back; it did not run.
     Throttled,
+    /// It produced a standing reminder the model was already sent unchanged in this user turn,
+    /// so it was held back (see docs/design/reminders.md, "Standing reminders").
+    Unchanged,
     /// It did not finish within the timeout.
     TimedOut,
     /// It returned an error (the message).
@@ -92,6 +96,8 @@ pub struct SystemReminderOrchestrator {
     timeout: Duration,
     sample_rate: f64,
     sampler: Mutex<StdRng>,
+    /// What each standing type last told the model, for the within-turn rule.
+    standing: StandingReminders,
 }
 
 impl SystemReminderOrchestrator {
@@ -127,6 +133,7 @@ impl SystemReminderOrchestrator {
             timeout,
             sample_rate,
             sampler: Mutex::new(StdRng::from_os_rng()),
+            standing: StandingReminders::default(),
         }
     }
 
@@ -154,13 +161,15 @@ impl SystemReminderOrchestrator {
     }
 
     /// Starts over after compaction (or at session start): every generator forgets what it
-    /// reported, the throttle is cleared, memory files may be included again and files read
-    /// before count as no longer in the context (an `@` mention shows them again). Files read
-    /// stay tracked, so later edits are still reported.
+    /// reported, the standing reminders may be restated at once, the throttle is cleared,
+    /// memory files may be included again and files read before count as no longer in the
+    /// context (an `@` mention shows them again). Files read stay tracked, so later edits are
+    /// still reported.
     pub fn reset(&self, ctx: &GeneratorContext) {
         for generator in &self.generators {
             generator.reset();
         }
+        self.standing.forget();
         ctx.throttle.reset();
         ctx.file_tracker.forget_loaded_memory_files();
         ctx.file_tracker.forget_reads_in_context();
@@ -251,26 +260,36 @@ impl SystemReminderOrchestrator {
             turn.reminders.sort_by_key(|(index, _)| *index);
         }
 
-        let mut report = GenerationReport {
-            reminders: Vec::with_capacity(turn.reminders.len()),
+        // Standing reminders the model already has unchanged in this user turn stay back; the
+        // throttle records only what goes out.
+        let mut reminders = Vec::with_capacity(turn.reminders.len());
+        for (index, reminder) in turn.reminders {
+            if self.standing.admit(&reminder, ctx) {
+                let clock = self
+                    .generators
+                    .get(index)
+                    .map_or(ctx.turn_number, |generator| generator.throttle_clock(ctx));
+                ctx.throttle.mark_generated(reminder.attachment_type, clock);
+                reminders.push(reminder);
+                continue;
+            }
+            tracing::trace!(
+                attachment_type = %reminder.attachment_type,
+                "unchanged in this user turn"
+            );
+            if let Some((_, outcome)) = turn.outcomes.iter_mut().find(|(at, _)| *at == index) {
+                outcome.status = GeneratorStatus::Unchanged;
+            }
+        }
+        reminders.sort_by_key(|reminder| reminder.attachment_type.sort_key());
+        GenerationReport {
+            reminders,
             outcomes: turn
                 .outcomes
                 .into_iter()
                 .map(|(_, outcome)| outcome)
                 .collect(),
-        };
-        for (index, reminder) in turn.reminders {
-            let clock = self
-                .generators
-                .get(index)
-                .map_or(ctx.turn_number, |generator| generator.throttle_clock(ctx));
-            ctx.throttle.mark_generated(reminder.attachment_type, clock);
-            report.reminders.push(reminder);
         }
-        report
-            .reminders
-            .sort_by_key(|reminder| reminder.attachment_type.sort_key());
-        report
     }
 
     /// The first poll of every generator that runs this turn, in catalogue order, on the task

@@ -191,6 +191,56 @@ impl AttachmentType {
     pub fn sort_key(self) -> (ReminderTier, usize) {
         (self.tier(), self.order())
     }
+
+    /// Whether this type is a *standing* reminder: it restates state the model already has
+    /// (the todo list, plan mode, the output style, the budget…), as opposed to an *event*
+    /// reminder that reports something new (a changed file, a failed tool, a queued prompt).
+    /// The orchestrator does not send a standing reminder again unchanged within one user turn
+    /// (see docs/design/reminders.md, "Standing reminders"); event reminders always go out.
+    ///
+    /// The match lists every type, so a new type must be classified here.
+    pub fn is_standing(self) -> bool {
+        match self {
+            Self::PlanMode
+            | Self::DelegateMode
+            | Self::TodoReminder
+            | Self::CriticalInstruction
+            | Self::InvokedSkills
+            | Self::PlanFileReference
+            | Self::OutputStyle
+            | Self::TaskProgress
+            | Self::SessionMemory
+            | Self::Ultramemory
+            | Self::TokenUsage
+            | Self::BudgetUsd => true,
+            Self::AtMentionedFiles
+            | Self::McpResources
+            | Self::AgentMentions
+            | Self::ChangedFiles
+            | Self::NestedMemory
+            | Self::PlanModeReentry
+            | Self::PlanModeExit
+            | Self::DelegateModeExit
+            | Self::CollabNotification
+            | Self::ToolResult
+            | Self::CompactFileReference
+            | Self::MicroCompact
+            | Self::HookBlockingError
+            | Self::HookSuccess
+            | Self::HookAdditionalContext
+            | Self::HookStoppedContinuation
+            | Self::IdeSelection
+            | Self::IdeOpenedFile
+            | Self::QueuedCommands
+            | Self::TeammateMessage
+            | Self::Diagnostics
+            | Self::LspDiagnostics
+            | Self::BackgroundTask
+            | Self::AsyncAgentStatus
+            | Self::AsyncHookResponses
+            | Self::VerifyPlanReminder => false,
+        }
+    }
 }
 
 impl fmt::Display for AttachmentType {

@@ -17,6 +17,7 @@ mod suite {
     mod prompt_flow;
     mod schema;
     mod scripted;
+    mod standing;
     mod tool_results;
     mod types;
 }

@@ -4,13 +4,9 @@
 //! It fires when the TodoWrite tool has not been used for [`TURNS_SINCE_TODO_WRITE`] assistant
 //! messages, at most every [`crate::throttle::TURNS_BETWEEN_TODO_REMINDERS`] assistant messages
 //! (the orchestrator's throttle on [`GeneratorContext::assistant_messages`], Claude Code 2.1's
-//! clock and constants), never while every item is done. Within one user turn a reminder whose
-//! text the model has already seen is not sent again until
-//! [`GeneratorContext::todo_restate_after_requests`] requests went by; a new user turn or a
-//! compaction (which removed the earlier copy) allows it at once.
-
-use std::sync::Mutex;
-use std::sync::PoisonError;
+//! clock and constants), never while every item is done. It is a standing reminder: within one
+//! user turn the orchestrator does not send again a list the model has already seen unchanged
+//! (see docs/design/reminders.md, "Standing reminders").
 
 use async_trait::async_trait;
 
@@ -51,32 +47,9 @@ fn last_write_turn(todo: &TodoState) -> i32 {
     todo.last_write_turn.unwrap_or(0)
 }
 
-/// The last todo reminder sent: its text, the user turn and the request it went with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Shown {
-    text: String,
-    user_turn: i32,
-    request: i32,
-}
-
 /// Generates the todo reminder.
 #[derive(Debug, Default)]
-pub(crate) struct TodoReminderGenerator {
-    shown: Mutex<Option<Shown>>,
-}
-
-impl TodoReminderGenerator {
-    /// Whether `text` repeats, within the same user turn, the reminder the model saw fewer than
-    /// `todo_restate_after_requests` requests ago.
-    fn repeats(&self, ctx: &GeneratorContext, text: &str) -> bool {
-        let shown = self.shown.lock().unwrap_or_else(PoisonError::into_inner);
-        shown.as_ref().is_some_and(|shown| {
-            shown.text == text
-                && shown.user_turn == ctx.user_turns
-                && ctx.turn_number.saturating_sub(shown.request) < ctx.todo_restate_after_requests
-        })
-    }
-}
+pub(crate) struct TodoReminderGenerator;
 
 #[async_trait]
 impl AttachmentGenerator for TodoReminderGenerator {
@@ -92,10 +65,6 @@ impl AttachmentGenerator for TodoReminderGenerator {
         Some(last_write_turn(&ctx.todo))
     }
 
-    fn reset(&self) {
-        *self.shown.lock().unwrap_or_else(PoisonError::into_inner) = None;
-    }
-
     async fn generate(
         &self,
         ctx: &GeneratorContext,
@@ -109,18 +78,9 @@ impl AttachmentGenerator for TodoReminderGenerator {
         {
             return Ok(None);
         }
-        let text = render_todo_reminder(&ctx.todo);
-        if self.repeats(ctx, &text) {
-            return Ok(None);
-        }
-        *self.shown.lock().unwrap_or_else(PoisonError::into_inner) = Some(Shown {
-            text: text.clone(),
-            user_turn: ctx.user_turns,
-            request: ctx.turn_number,
-        });
         Ok(Some(SystemReminder::new(
             AttachmentType::TodoReminder,
-            text,
+            render_todo_reminder(&ctx.todo),
         )))
     }
 }

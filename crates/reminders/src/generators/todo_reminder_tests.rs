@@ -36,7 +36,7 @@ async fn todo_reminder_content_matches_claude_code_format() {
             item("Document it", TodoStatus::Pending),
         ],
     );
-    let reminder = TodoReminderGenerator::default()
+    let reminder = TodoReminderGenerator
         .generate(&ctx)
         .await
         .unwrap()
@@ -49,7 +49,7 @@ async fn todo_reminder_content_matches_claude_code_format() {
 #[tokio::test]
 async fn todo_reminder_for_an_empty_list_has_no_list() {
     let ctx = ctx_at(10, None, Vec::new());
-    let reminder = TodoReminderGenerator::default()
+    let reminder = TodoReminderGenerator
         .generate(&ctx)
         .await
         .unwrap()
@@ -62,8 +62,7 @@ async fn todo_reminder_for_an_empty_list_has_no_list() {
 async fn todo_reminder_needs_10_assistant_messages_since_todo_write() {
     let items = vec![item("Run the tests", TodoStatus::Pending)];
     for messages in 4..=13 {
-        // A new generator each time: the within-turn repetition rule is not under test here.
-        let generator = TodoReminderGenerator::default();
+        let generator = TodoReminderGenerator;
         let ctx = ctx_at(messages, Some(3), items.clone());
         let fired = generator.generate(&ctx).await.unwrap().is_some();
         assert_eq!(
@@ -78,18 +77,23 @@ async fn todo_reminder_needs_10_assistant_messages_since_todo_write() {
 
 #[tokio::test]
 async fn an_unchanged_list_is_not_repeated_within_a_user_turn_until_the_restate_span() {
-    let generator = TodoReminderGenerator::default();
+    // The orchestrator's within-turn rule of standing reminders, on the todo reminder alone.
+    // Ten assistant messages per request keep the throttle out of the way.
+    let orchestrator = crate::SystemReminderOrchestrator::with_generators(
+        crate::SystemReminderConfig::default(),
+        vec![std::sync::Arc::new(TodoReminderGenerator)],
+    );
     let items = vec![item("Run the tests", TodoStatus::Pending)];
     let at = |request: i32, user_turn: i32, items: Vec<TodoItem>| {
-        let mut ctx = ctx_at(request + 20, Some(1), items);
+        let mut ctx = ctx_at(request * 10 + 20, Some(1), items);
         ctx.turn_number = request;
         ctx.user_turns = user_turn;
         ctx.todo_restate_after_requests = 30;
         ctx
     };
     let fired = |ctx: GeneratorContext| {
-        let generator = &generator;
-        async move { generator.generate(&ctx).await.unwrap().is_some() }
+        let orchestrator = &orchestrator;
+        async move { !orchestrator.generate_all(&ctx).await.is_empty() }
     };
     assert!(fired(at(5, 1, items.clone())).await);
     // The same text in the same user turn: held back until 30 requests went by.
@@ -103,7 +107,7 @@ async fn an_unchanged_list_is_not_repeated_within_a_user_turn_until_the_restate_
     assert!(fired(at(37, 2, changed.clone())).await);
     // After a compaction the copy the model saw is gone.
     assert!(!fired(at(38, 2, changed.clone())).await);
-    generator.reset();
+    orchestrator.reset(&at(38, 2, changed.clone()));
     assert!(fired(at(39, 2, changed)).await);
 }
 
@@ -115,7 +119,7 @@ async fn todo_reminder_never_fires_on_the_turn_after_a_todo_write() {
         vec![item("Run the tests", TodoStatus::Pending)],
     );
     assert_eq!(
-        TodoReminderGenerator::default()
+        TodoReminderGenerator
             .generate(&ctx)
             .await
             .unwrap(),
@@ -134,7 +138,7 @@ async fn todo_reminder_never_fires_when_every_item_is_done() {
         ],
     );
     assert_eq!(
-        TodoReminderGenerator::default()
+        TodoReminderGenerator
             .generate(&ctx)
             .await
             .unwrap(),
@@ -150,7 +154,7 @@ async fn todo_reminder_never_fires_for_an_agent_without_the_todo_tool() {
         vec![item("Test the parser", TodoStatus::Pending)],
     );
     assert!(
-        TodoReminderGenerator::default()
+        TodoReminderGenerator
             .generate(&ctx)
             .await
             .unwrap()
@@ -158,7 +162,7 @@ async fn todo_reminder_never_fires_for_an_agent_without_the_todo_tool() {
     );
     ctx.todo.tool_available = false;
     assert_eq!(
-        TodoReminderGenerator::default()
+        TodoReminderGenerator
             .generate(&ctx)
             .await
             .unwrap(),
@@ -169,5 +173,5 @@ async fn todo_reminder_never_fires_for_an_agent_without_the_todo_tool() {
 #[test]
 fn never_used_todo_write_counts_from_the_session_start() {
     let ctx = ctx_at(3, None, Vec::new());
-    assert_eq!(TodoReminderGenerator::default().trigger_turn(&ctx), Some(0));
+    assert_eq!(TodoReminderGenerator.trigger_turn(&ctx), Some(0));
 }

@@ -121,7 +121,10 @@ async fn todo_reminder_stops_once_every_item_is_done() {
 
 #[tokio::test]
 async fn plan_mode_first_always_then_every_5_turns_full_every_fifth_attachment() {
-    let turns = firing_turns(26, AttachmentType::PlanMode, |_, ctx| {
+    // Each turn a user turn of its own, so the within-turn rule of standing reminders stays out
+    // of the way (`standing.rs` tests it).
+    let turns = firing_turns(26, AttachmentType::PlanMode, |turn, ctx| {
+        ctx.user_turns = turn;
         ctx.permission_mode = PermissionMode::Plan;
         ctx.plan.plan_file_path = Some(PathBuf::from("/home/u/.agentctx/plans/otter.md"));
     })

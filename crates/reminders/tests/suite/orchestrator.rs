@@ -208,6 +208,8 @@ async fn tiers_user_prompt_needs_input_and_main_agent_needs_the_main_agent() {
     ctx.is_main_agent = false;
     ctx.has_user_input = true;
     ctx.turn_number = 2;
+    // The user's input starts a user turn: the standing critical instruction may come again.
+    ctx.user_turns = 1;
     assert_eq!(
         contents(&orchestrator.generate_all(&ctx).await),
         vec!["user prompt", "core"]
@@ -267,6 +269,9 @@ async fn the_orchestrator_applies_and_records_the_throttle() {
     let mut fired = Vec::new();
     for turn in 1..=11 {
         ctx.turn_number = turn;
+        // Each turn a user turn of its own: the within-turn rule of standing reminders would
+        // hold back the unchanged text.
+        ctx.user_turns = turn;
         let report = orchestrator.generate_all_with_report(&ctx).await;
         if !report.reminders.is_empty() {
             fired.push(turn);
