@@ -39,6 +39,7 @@ mod conversation_tree;
 mod first_pass;
 mod lazy_item;
 mod local_commands;
+mod pending_items;
 mod record_scan;
 mod record_view;
 mod usage;
@@ -51,7 +52,6 @@ use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::ExtraFields;
 use agentctx_protocol::PermissionMode;
-use agentctx_protocol::ReasoningContent;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
@@ -77,7 +77,10 @@ use lazy_item::LazyBlock;
 pub(crate) use lazy_item::LazyClaudeItem;
 use lazy_item::LazyTokenCount;
 use local_commands::LocalCommands;
-use record_view::Block;
+use pending_items::PendingItem;
+use pending_items::push_assistant_block;
+use pending_items::push_assistant_text;
+use pending_items::user_part;
 use record_view::Content;
 use record_view::RecordView;
 use record_view::as_bool;
@@ -131,13 +134,6 @@ pub(crate) struct ClaudeImporter {
 struct HeldEvent {
     source: Option<String>,
     event: LazyReadEvent,
-}
-
-/// An item of a response being gathered: typed, or a tool call kept as its block.
-#[derive(Debug)]
-enum PendingItem {
-    Typed(ResponseItem),
-    Untyped(LazyBlock),
 }
 
 #[derive(Debug)]
@@ -709,94 +705,6 @@ fn user_parts_record(
 /// True for a `user` record whose content is tool results and nothing else.
 fn holds_only_tool_results(view: &RecordView<'_>) -> bool {
     view.is_compact_summary.and_then(as_bool) != Some(true) && view.content_is_only_tool_results()
-}
-
-/// Appends text to the last item when it is an assistant message, else starts one.
-fn push_assistant_text(items: &mut Vec<PendingItem>, text: &str) {
-    if let Some(PendingItem::Typed(ResponseItem::Message { role, content, .. })) = items.last_mut()
-        && role == "assistant"
-    {
-        content.push(ContentItem::output_text(text));
-        return;
-    }
-    items.push(PendingItem::Typed(ResponseItem::assistant_text(text)));
-}
-
-/// The string member `name` of a content block, read from the block's JSON text: `Some(None)`
-/// when it has none or it is not a string, `None` when the scan leaves the block to serde_json.
-fn block_text<'a>(block: &Block<'a>, name: &str) -> Option<Option<Cow<'a, str>>> {
-    record_scan::member(block.raw, name).map(|raw| raw.and_then(as_str))
-}
-
-/// A user content block that is not a tool result, as a message part: a text block is read
-/// from its JSON text, any other block as a JSON tree.
-fn user_part(block: &Block<'_>) -> ContentItem {
-    if block.is("text")
-        && let Some(Some(text)) = block_text(block, "text")
-    {
-        return ContentItem::input_text(text);
-    }
-    content_blocks::user_part(&to_value(block.raw))
-}
-
-/// Appends an assistant content block that is not a tool call: text and thinking blocks are
-/// read from their JSON text, any other block as a JSON tree.
-fn push_assistant_block(items: &mut Vec<PendingItem>, block: &Block<'_>) {
-    match block.kind.as_deref() {
-        Some("text") => {
-            if let Some(text) = block_text(block, "text") {
-                if let Some(text) = text {
-                    push_assistant_text(items, &text);
-                }
-                return;
-            }
-        }
-        Some("thinking") => {
-            if let Some(text) = block_text(block, "thinking") {
-                items.push(PendingItem::Typed(reasoning_text(
-                    text.map(Cow::into_owned).unwrap_or_default(),
-                )));
-                return;
-            }
-        }
-        _ => {}
-    }
-    push_assistant_value(items, &to_value(block.raw));
-}
-
-/// The reasoning item of a thinking block.
-fn reasoning_text(text: String) -> ResponseItem {
-    ResponseItem::Reasoning {
-        id: None,
-        summary: Vec::new(),
-        content: Some(vec![ReasoningContent::ReasoningText { text }]),
-        encrypted_content: None,
-        extra: ExtraFields::new(),
-    }
-}
-
-/// Appends an assistant content block read as a JSON tree.
-fn push_assistant_value(items: &mut Vec<PendingItem>, block: &Value) {
-    let text_field = |name: &str| block.get(name).and_then(Value::as_str).map(str::to_string);
-    let item = match block.get("type").and_then(Value::as_str) {
-        Some("text") => {
-            if let Some(text) = text_field("text") {
-                push_assistant_text(items, &text);
-            }
-            return;
-        }
-        Some("thinking") => reasoning_text(text_field("thinking").unwrap_or_default()),
-        Some("redacted_thinking") => ResponseItem::Reasoning {
-            id: None,
-            summary: Vec::new(),
-            content: None,
-            encrypted_content: text_field("data"),
-            extra: ExtraFields::new(),
-        },
-        Some("tool_use") => content_blocks::tool_use_item(block),
-        _ => ResponseItem::Other(block.clone()),
-    };
-    items.push(PendingItem::Typed(item));
 }
 
 fn timestamp_of(view: &RecordView<'_>) -> String {
