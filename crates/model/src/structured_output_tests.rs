@@ -221,8 +221,11 @@ fn raw_control_characters_inside_strings_are_read_as_escapes() {
     assert_eq!(escape_controls_in_strings("{\n  \"a\": 1\n}"), None);
     // A control character outside a string is still an error.
     assert!(matches!(
-        parse_structured::<StageOne>("{\"raw_memory\":\"a\",\u{1}\"rollout_slug\":\"b\"}", &schema)
-            .unwrap_err(),
+        parse_structured::<StageOne>(
+            "{\"raw_memory\":\"a\",\u{1}\"rollout_slug\":\"b\"}",
+            &schema
+        )
+        .unwrap_err(),
         StructuredOutputError::NotJson { .. }
     ));
 }

@@ -75,7 +75,10 @@ async fn a_rejected_reply_is_asked_for_once_more_with_the_reason() {
     model.push_text("Sure! The verdict is pass.");
     model.push_text(r#"{"verdict":"pass","reasons":["ok"]}"#);
 
-    let review: Review = model.complete_structured("judge", "review this").await.unwrap();
+    let review: Review = model
+        .complete_structured("judge", "review this")
+        .await
+        .unwrap();
 
     assert_eq!(review.verdict, "pass");
     let prompts = model.prompts();
