@@ -16,6 +16,7 @@ mod suite {
     mod memory_kill;
     mod memory_sessions;
     mod provider_hosts;
+    mod queued_commands_pty;
     mod replay;
     mod replay_live_requests;
     mod replay_reminders_config;
