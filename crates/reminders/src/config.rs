@@ -61,9 +61,11 @@ pub struct SystemReminderConfig {
     pub changed_files_token_cap: usize,
     /// Share of generator runs whose timing is logged (default 0.05).
     pub telemetry_sample_rate: f64,
-    /// Requests within one user turn after which a todo reminder whose list has not changed
-    /// since the model last saw it is sent again (default 30). Within that span an unchanged
-    /// list is not repeated; a new user turn or a compaction allows it at once.
+    /// Requests within one user turn after which a standing reminder (the todo list, plan mode,
+    /// the output style, …) whose text has not changed since the model last saw it is sent
+    /// again (default 30). Within that span an unchanged standing reminder is not repeated; a
+    /// new user turn or a compaction allows it at once. The todo reminder was the first to
+    /// follow the rule, hence the name.
     pub todo_restate_after_requests: i32,
     /// The output style the model is told about (`output_style` reminder); `None` or
     /// `"default"`: none.

@@ -80,7 +80,8 @@ pub struct GeneratorContext {
     pub ultramemory: Option<String>,
     /// Token cap of the `changed_files` reminder per turn.
     pub changed_files_token_cap: usize,
-    /// Requests within one user turn before an unchanged todo reminder is sent again.
+    /// Requests within one user turn before an unchanged standing reminder is sent again (see
+    /// docs/design/reminders.md, "Standing reminders").
     pub todo_restate_after_requests: i32,
     /// Where this turn's reminders will be placed (copied from the config). Under
     /// [`ReminderPlacement::Tail`] reminders stay in the history, so standing ones (the critical

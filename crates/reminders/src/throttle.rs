@@ -18,8 +18,8 @@ pub(crate) const TURNS_SINCE_TODO_WRITE: i32 = 10;
 /// Assistant messages between two todo reminders (Claude Code 2.1's
 /// `TODO_REMINDER_CONFIG.TURNS_BETWEEN_REMINDERS`).
 pub(crate) const TURNS_BETWEEN_TODO_REMINDERS: i32 = 10;
-/// Requests within one user turn before an unchanged todo reminder is sent again (the default
-/// of `[system_reminder] todo_restate_after_requests`).
+/// Requests within one user turn before an unchanged standing reminder is sent again (the
+/// default of `[system_reminder] todo_restate_after_requests`).
 pub(crate) const DEFAULT_TODO_RESTATE_AFTER_REQUESTS: i32 = 30;
 /// Turns between two plan mode reminders after the first.
 pub(crate) const PLAN_MODE_TURNS_BETWEEN: i32 = 5;

@@ -8,7 +8,11 @@ is a tool call alone, text then a tool call, or thinking then a tool call (seede
 is the same on every run); the last request of a turn answers in text. TodoWrite is called on
 the first request of each turn, and in the even turns also every 15 requests.
 
-Usage: python3 long_agentic_session.py OUT.jsonl
+With `--plan`, the first two user turns are typed in plan mode (`permissionMode: "plan"` on
+their user records, as shift+tab records it), the rest in the default mode: 80 requests of
+planning for the plan mode reminder (see docs/design/reminders.md, "Standing reminders").
+
+Usage: python3 long_agentic_session.py [--plan] OUT.jsonl
 """
 
 import json
@@ -74,13 +78,13 @@ def todos(turn, step):
             for i, item in enumerate(items)]
 
 
-def main(out):
+def main(out, plan=False):
     lines = []
     tokens = 15000
     for turn in range(1, 9):
         lines.append(record("user", {"role": "user", "content":
                                      f"Task {turn}: change the ledger's module {turn} and test it."},
-                            permissionMode="default"))
+                            permissionMode="plan" if plan and turn <= 2 else "default"))
         for step in range(40):
             tokens += 350
             if step == 39:
@@ -107,4 +111,5 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    main(args[-1], plan="--plan" in args[:-1])
