@@ -20,7 +20,10 @@ fn a_held_back_repeat_does_not_restart_the_restate_span() {
     assert!(standing.admit(&todo("list"), &ctx(1, 1)));
     // Held back at 2..=30: the span still counts from request 1, when the model saw it.
     for request in 2..=30 {
-        assert!(!standing.admit(&todo("list"), &ctx(request, 1)), "{request}");
+        assert!(
+            !standing.admit(&todo("list"), &ctx(request, 1)),
+            "{request}"
+        );
     }
     assert!(standing.admit(&todo("list"), &ctx(31, 1)));
     assert!(!standing.admit(&todo("list"), &ctx(32, 1)));

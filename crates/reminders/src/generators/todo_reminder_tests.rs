@@ -36,11 +36,7 @@ async fn todo_reminder_content_matches_claude_code_format() {
             item("Document it", TodoStatus::Pending),
         ],
     );
-    let reminder = TodoReminderGenerator
-        .generate(&ctx)
-        .await
-        .unwrap()
-        .unwrap();
+    let reminder = TodoReminderGenerator.generate(&ctx).await.unwrap().unwrap();
     assert_eq!(reminder.attachment_type, AttachmentType::TodoReminder);
     assert!(reminder.is_meta());
     insta::assert_snapshot!("todo_reminder_with_items", reminder.wrap_xml());
@@ -49,11 +45,7 @@ async fn todo_reminder_content_matches_claude_code_format() {
 #[tokio::test]
 async fn todo_reminder_for_an_empty_list_has_no_list() {
     let ctx = ctx_at(10, None, Vec::new());
-    let reminder = TodoReminderGenerator
-        .generate(&ctx)
-        .await
-        .unwrap()
-        .unwrap();
+    let reminder = TodoReminderGenerator.generate(&ctx).await.unwrap().unwrap();
     assert_eq!(reminder.content, TODO_REMINDER_TEXT);
     insta::assert_snapshot!("todo_reminder_empty_list", reminder.wrap_xml());
 }
@@ -118,13 +110,7 @@ async fn todo_reminder_never_fires_on_the_turn_after_a_todo_write() {
         Some(11),
         vec![item("Run the tests", TodoStatus::Pending)],
     );
-    assert_eq!(
-        TodoReminderGenerator
-            .generate(&ctx)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(TodoReminderGenerator.generate(&ctx).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -137,13 +123,7 @@ async fn todo_reminder_never_fires_when_every_item_is_done() {
             item("Test the parser", TodoStatus::Completed),
         ],
     );
-    assert_eq!(
-        TodoReminderGenerator
-            .generate(&ctx)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(TodoReminderGenerator.generate(&ctx).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -161,13 +141,7 @@ async fn todo_reminder_never_fires_for_an_agent_without_the_todo_tool() {
             .is_some()
     );
     ctx.todo.tool_available = false;
-    assert_eq!(
-        TodoReminderGenerator
-            .generate(&ctx)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(TodoReminderGenerator.generate(&ctx).await.unwrap(), None);
 }
 
 #[test]

@@ -99,10 +99,19 @@ async fn the_same_standing_content_twice_in_one_user_turn_is_sent_once() {
 #[tokio::test]
 async fn changed_standing_content_is_sent_at_once() {
     let orchestrator = echoing(AttachmentType::BudgetUsd);
-    assert_eq!(sent(&orchestrator, &request(1, 1, "$1/$10")).await, ["$1/$10"]);
-    assert_eq!(sent(&orchestrator, &request(2, 1, "$2/$10")).await, ["$2/$10"]);
+    assert_eq!(
+        sent(&orchestrator, &request(1, 1, "$1/$10")).await,
+        ["$1/$10"]
+    );
+    assert_eq!(
+        sent(&orchestrator, &request(2, 1, "$2/$10")).await,
+        ["$2/$10"]
+    );
     // Back to an earlier text: it differs from the one the model saw last.
-    assert_eq!(sent(&orchestrator, &request(3, 1, "$1/$10")).await, ["$1/$10"]);
+    assert_eq!(
+        sent(&orchestrator, &request(3, 1, "$1/$10")).await,
+        ["$1/$10"]
+    );
     assert_eq!(
         sent(&orchestrator, &request(4, 1, "$1/$10")).await,
         Vec::<String>::new()
@@ -112,12 +121,18 @@ async fn changed_standing_content_is_sent_at_once() {
 #[tokio::test]
 async fn a_new_user_turn_sends_unchanged_standing_content_again() {
     let orchestrator = echoing(AttachmentType::InvokedSkills);
-    assert_eq!(sent(&orchestrator, &request(1, 1, "commit")).await, ["commit"]);
+    assert_eq!(
+        sent(&orchestrator, &request(1, 1, "commit")).await,
+        ["commit"]
+    );
     assert_eq!(
         sent(&orchestrator, &request(2, 1, "commit")).await,
         Vec::<String>::new()
     );
-    assert_eq!(sent(&orchestrator, &request(3, 2, "commit")).await, ["commit"]);
+    assert_eq!(
+        sent(&orchestrator, &request(3, 2, "commit")).await,
+        ["commit"]
+    );
 }
 
 #[tokio::test]
@@ -131,7 +146,10 @@ async fn after_a_compaction_unchanged_standing_content_is_sent_again() {
     );
     // The compaction removed the copy the model saw.
     orchestrator.reset(&ctx);
-    assert_eq!(sent(&orchestrator, &request(3, 1, "notes")).await, ["notes"]);
+    assert_eq!(
+        sent(&orchestrator, &request(3, 1, "notes")).await,
+        ["notes"]
+    );
 }
 
 #[tokio::test]
