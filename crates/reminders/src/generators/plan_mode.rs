@@ -245,6 +245,14 @@ impl AttachmentGenerator for PlanModeGenerator {
         AttachmentType::PlanMode
     }
 
+    /// Human turns, not requests: Claude Code 2.1's `getPlanModeAttachmentTurnCount`
+    /// (`src/utils/attachments.ts`) counts the non-meta user messages that are not tool results
+    /// since the last `plan_mode` attachment, because its tool loop asks for attachments on
+    /// every tool round and counting requests would repeat plan mode every five tool calls.
+    fn throttle_clock(&self, ctx: &GeneratorContext) -> i32 {
+        ctx.user_turns
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,

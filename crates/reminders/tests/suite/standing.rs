@@ -235,13 +235,10 @@ async fn plan_mode_requests(user_turn_of: impl Fn(i32) -> i32) -> Vec<(i32, &'st
 }
 
 #[tokio::test]
-async fn plan_mode_sends_its_sparse_reminder_once_per_user_turn() {
-    // One user turn of 21 requests: the full text, then the sparse one once; repeating the
-    // sparse line every five requests tells the model nothing new.
-    assert_eq!(
-        plan_mode_requests(|_| 1).await,
-        [(1, "full"), (6, "sparse")]
-    );
+async fn plan_mode_counts_user_turns_as_claude_code_does() {
+    // One user turn of 21 requests: the full text once. Claude Code 2.1 counts plan mode's five
+    // turns in human turns, so a long tool loop never repeats it.
+    assert_eq!(plan_mode_requests(|_| 1).await, [(1, "full")]);
     // Every request a user turn of its own: the throttle alone decides.
     assert_eq!(
         plan_mode_requests(|number| number).await,
