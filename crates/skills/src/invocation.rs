@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::frontmatter::SkillContext;
+use crate::frontmatter::SkillHooksConfig;
 use crate::skill::SkillPromptCommand;
 use crate::source::SkillSource;
 
@@ -79,6 +80,8 @@ pub struct SkillInvocation {
     pub context: SkillContext,
     /// Agent type for the `fork` context.
     pub agent: Option<String>,
+    /// The skill's hooks, run while the skill is active.
+    pub hooks: Option<SkillHooksConfig>,
 }
 
 impl SkillInvocation {
@@ -94,6 +97,7 @@ impl SkillInvocation {
             model: skill.model_override().map(str::to_string),
             context: skill.context,
             agent: skill.agent.clone(),
+            hooks: skill.hooks.clone(),
         }
     }
 }

@@ -4,6 +4,8 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 use crate::builtin::builtin_prompt_skills;
+use crate::frontmatter::HookDefinition;
+use crate::frontmatter::HookMatcher;
 use crate::skill_file::parse_skill_file;
 
 #[test]
@@ -118,7 +120,7 @@ fn builtin_prompts_as_the_model_sees_them() {
 fn invocation_carries_execution_settings() {
     let skill = parse_skill_file(
         &PathBuf::from("/s/forked"),
-        "---\ncontext: fork\nagent: Explore\nmodel: haiku\nallowed-tools: Read, Grep\n---\nLook around.\n",
+        "---\ncontext: fork\nagent: Explore\nmodel: haiku\nallowed-tools: Read, Grep\nhooks:\n  PreToolUse:\n    - matcher: Read\n      hooks:\n        - type: command\n          command: ./check.sh\n          once: true\n---\nLook around.\n",
         SkillSource::User,
     )
     .expect("valid");
@@ -136,6 +138,22 @@ fn invocation_carries_execution_settings() {
             model: Some("haiku".to_string()),
             context: SkillContext::Fork,
             agent: Some("Explore".to_string()),
+            hooks: Some(
+                [(
+                    "PreToolUse".to_string(),
+                    vec![HookMatcher {
+                        matcher: Some("Read".to_string()),
+                        hooks: vec![HookDefinition {
+                            hook_type: "command".to_string(),
+                            command: Some("./check.sh".to_string()),
+                            once: true,
+                            timeout: None,
+                        }],
+                    }],
+                )]
+                .into_iter()
+                .collect()
+            ),
         }
     );
 }
