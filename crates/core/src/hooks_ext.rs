@@ -23,6 +23,8 @@
 mod outcome;
 #[path = "hooks/settings.rs"]
 mod settings;
+#[path = "hooks/skill_hooks.rs"]
+mod skill_hooks;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -38,6 +40,7 @@ use agentctx_reminders::HookOutcome;
 use agentctx_reminders::HookResponse;
 use agentctx_reminders::HookResponseProvider;
 use agentctx_rollout::RolloutRecorder;
+use agentctx_skills::SkillHooksConfig;
 use async_trait::async_trait;
 use serde_json::Map;
 use serde_json::Value;
@@ -58,6 +61,7 @@ pub use self::settings::PROJECT_SETTINGS_FILES;
 pub use self::settings::SettingsError;
 pub use self::settings::matches;
 pub use self::settings::read_settings_file;
+use self::skill_hooks::SkillHooks;
 use crate::engine_ext::CompactPoint;
 use crate::engine_ext::ContextEngine;
 use crate::engine_ext::PreCompactHook;
@@ -150,6 +154,10 @@ static ASYNC_HOOKS_STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::At
 #[derive(Debug)]
 struct HookRunner {
     set: HookSet,
+    /// Hooks run at all (`[hooks] enabled`): a skill's hooks follow the same switch.
+    enabled: bool,
+    /// The hooks of the skills active now.
+    skill_hooks: SkillHooks,
     cwd: PathBuf,
     session_id: String,
     transcript_path: PathBuf,
@@ -161,6 +169,34 @@ struct HookRunner {
 }
 
 impl HookRunner {
+    /// No hook could run now: none configured and no active skill has any.
+    fn is_idle(&self) -> bool {
+        self.set.is_empty() && self.skill_hooks.is_empty()
+    }
+
+    /// The hooks of `event` matching `subjects`: the configured ones, then the active skills'
+    /// (a command configured in both runs once; a `once` skill hook is marked as run).
+    fn matching(&self, event: HookEvent, subjects: &[&str]) -> Vec<ConfiguredHook> {
+        let mut hooks: Vec<ConfiguredHook> = self
+            .set
+            .matching(event, subjects)
+            .into_iter()
+            .cloned()
+            .collect();
+        if !self.enabled {
+            return hooks;
+        }
+        for hook in self.skill_hooks.take_matching(event, subjects) {
+            if !hooks
+                .iter()
+                .any(|seen| seen.command.command == hook.command.command)
+            {
+                hooks.push(hook);
+            }
+        }
+        hooks
+    }
+
     /// Runs every hook of `event` matching `subjects` in parallel with `fields` added to the
     /// common input, and routes each verdict: to the reminder inbox what the model should
     /// hear, to a `Warning` event what only the user should.
@@ -172,7 +208,6 @@ impl HookRunner {
         fields: Value,
     ) -> EventResult {
         let (background, hooks): (Vec<_>, Vec<_>) = self
-            .set
             .matching(event, subjects)
             .into_iter()
             .partition(|hook| hook.command.run_async);
@@ -197,7 +232,7 @@ impl HookRunner {
             ("AGENTCTX_PROJECT_DIR".to_string(), project),
             ("AGENTCTX_SESSION_ID".to_string(), self.session_id.clone()),
         ];
-        for hook in background {
+        for hook in &background {
             self.spawn_async(event, hook_name, subjects, hook, &env, &input);
         }
         let runs = futures::future::join_all(hooks.iter().map(|hook| {
@@ -391,6 +426,8 @@ impl HooksExt {
         Self {
             runner: Arc::new(HookRunner {
                 set: HookSet::load(config, cwd),
+                enabled: config.enabled,
+                skill_hooks: SkillHooks::default(),
                 cwd: cwd.to_path_buf(),
                 session_id: session_id.to_string(),
                 transcript_path: transcript_path.to_path_buf(),
@@ -409,13 +446,26 @@ impl HooksExt {
         &self.runner.set
     }
 
-    /// Puts the tool hooks around `tools` and the `PreCompact` hooks into `engine`.
+    /// Puts the tool hooks around `tools` and the `PreCompact` hooks into `engine`: whenever
+    /// hooks are enabled, since a skill may bring its own while it runs.
     pub fn install(&self, tools: &mut ToolRegistry, engine: &mut ContextEngine) {
-        if self.runner.set.is_empty() {
+        if !self.runner.enabled {
             return;
         }
         tools.add_interceptor(Arc::new(ToolHooks(Arc::clone(&self.runner))));
         engine.add_pre_compact_hook(Arc::new(PreCompactHooks(Arc::clone(&self.runner))));
+    }
+
+    /// Adds the hooks of the skill `name` (its frontmatter `hooks:`) to the session's until
+    /// [`HooksExt::deactivate_skill_hooks`] (`hooks/skill_hooks.rs`).
+    pub fn activate_skill_hooks(&self, name: &str, config: &SkillHooksConfig) {
+        self.runner.skill_hooks.activate(name, config);
+    }
+
+    /// Removes every active skill's hooks (their skills ended with the turn); a `once` hook
+    /// that ran stays spent for the session.
+    pub fn deactivate_skill_hooks(&self) {
+        self.runner.skill_hooks.deactivate_all();
     }
 
     /// `ctx` with the hook outcomes as its hook provider.
@@ -560,6 +610,9 @@ impl ToolCallInterceptor for ToolHooks {
         name: &str,
         arguments: &str,
     ) -> Option<ToolOutput> {
+        if self.0.is_idle() {
+            return None;
+        }
         let subjects: Vec<&str> = std::iter::once(name)
             .chain(claude_tool_name(name))
             .collect();
@@ -586,6 +639,9 @@ impl ToolCallInterceptor for ToolHooks {
         arguments: &str,
         output: &ToolOutput,
     ) {
+        if self.0.is_idle() {
+            return;
+        }
         let subjects: Vec<&str> = std::iter::once(name)
             .chain(claude_tool_name(name))
             .collect();
@@ -622,6 +678,9 @@ struct PreCompactHooks(Arc<HookRunner>);
 
 impl PreCompactHook for PreCompactHooks {
     fn pre_compact(&self, _point: CompactPoint, _history: &[ResponseItem]) {
+        if self.0.is_idle() {
+            return;
+        }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::warn!("no tokio runtime: PreCompact hooks skipped");
             return;

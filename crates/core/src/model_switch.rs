@@ -180,6 +180,16 @@ impl Session {
     /// client; the next turn announces the switch. Resolved through the options'
     /// [`ModelResolver`].
     pub async fn switch_model(&mut self, slug: &str) -> Result<ModelSwitch, ModelSwitchError> {
+        self.switch_model_at(slug, CompactPoint::PreTurn).await
+    }
+
+    /// [`Session::switch_model`] at `point`: between two requests of a turn (a skill the model
+    /// invoked), the compaction before the switch is a mid-turn one and the turn goes on.
+    pub(crate) async fn switch_model_at(
+        &mut self,
+        slug: &str,
+        point: CompactPoint,
+    ) -> Result<ModelSwitch, ModelSwitchError> {
         let slug = slug.trim();
         if slug.is_empty() {
             return Err(ModelSwitchError::NoSlug);
@@ -201,7 +211,7 @@ impl Session {
         let target = resolver.resolve(slug).await?;
         let current = Arc::clone(&self.options.model);
         let compacted = self
-            .compact_before_switch(current, target.client.as_ref())
+            .compact_before_switch(current, target.client.as_ref(), point)
             .await?;
         let context_window = target.client.model_info().context_window;
         let model = target.client.slug().to_string();
@@ -249,7 +259,7 @@ impl Session {
             }
         };
         let current = Arc::clone(&self.options.model);
-        self.compact_before_switch(previous.client, current.as_ref())
+        self.compact_before_switch(previous.client, current.as_ref(), CompactPoint::PreTurn)
             .await
             .map(|_| ())
     }
@@ -260,6 +270,7 @@ impl Session {
         &mut self,
         old: Arc<dyn ModelClient>,
         new: &dyn ModelClient,
+        point: CompactPoint,
     ) -> Result<bool, CoreError> {
         let old_info = old.model_info().clone();
         let new_info = new.model_info().clone();
@@ -285,7 +296,7 @@ impl Session {
             self.engine.set_client(old.as_ref());
             let clock = self.state().requests;
             let result = self
-                .compact_with(CompactPoint::PreTurn, clock, Arc::clone(&old))
+                .compact_with(point, clock, Arc::clone(&old))
                 .await;
             let current = Arc::clone(&self.options.model);
             self.engine.set_client(current.as_ref());

@@ -51,6 +51,7 @@ use crate::turn_stream::split_cut_calls;
 use crate::turn_stream::stream_response;
 
 mod compaction;
+mod prompt_history;
 mod resume;
 
 /// The base instructions when the caller gives none.
@@ -210,6 +211,8 @@ pub struct Session {
     pub(crate) commands: crate::slash_commands_ext::SlashCommands,
     /// A model switch the next turn announces (`model_switch`).
     pub(crate) pending_switch: Option<crate::model_switch::PendingSwitch>,
+    /// What the skills active in the running turn changed (`slash_commands_ext/skill_turn.rs`).
+    pub(crate) active_skills: crate::slash_commands_ext::ActiveSkills,
 }
 
 impl std::fmt::Debug for Session {
@@ -264,7 +267,7 @@ impl Session {
         engine.set_client(options.model.as_ref());
         let mut tools = ToolRegistry::with_builtin_tools();
         let commands = crate::slash_commands_ext::SlashCommands::load(&options);
-        skills_ext::register_skill_tool(&mut tools, commands.registry(), commands.running());
+        skills_ext::register_skill_tool(&mut tools, &commands);
         let subagents: Arc<dyn SubagentRunner> = Arc::new(
             Subagents::builtin(Arc::clone(&options.model), options.reminders.clone())
                 .with_thinking(options.thinking.clone()),
@@ -296,6 +299,7 @@ impl Session {
             turn_reasoning: None,
             commands,
             pending_switch: None,
+            active_skills: Default::default(),
         };
         (session, receiver)
     }
@@ -322,20 +326,6 @@ impl Session {
             .token_info()
             .map(|info| info.total_token_usage)
             .unwrap_or_default()
-    }
-
-    /// Appends the turn's input to `<home>/history.jsonl` (codex's prompt history). A failure
-    /// (a locked or unwritable file) is logged and the turn goes on: the history is a
-    /// convenience, never a reason to lose a turn.
-    async fn append_history(&self, input: &str) {
-        let history =
-            agentctx_context::MessageHistory::in_home(&self.options.home, &self.options.history);
-        let (session_id, text) = (self.session_id.clone(), input.to_string());
-        match tokio::task::spawn_blocking(move || history.append(&session_id, &text)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => tracing::warn!(%error, "the prompt was not added to history.jsonl"),
-            Err(error) => tracing::warn!(%error, "the prompt was not added to history.jsonl"),
-        }
     }
 
     /// Sets the session's thinking toggle (priority step 3: below the environment and a keyword
@@ -455,6 +445,17 @@ impl Session {
     /// Runs one turn for `input` until the model stops asking for tools, `cancel` fires or
     /// the request limit is reached.
     pub async fn run_turn(
+        &mut self,
+        input: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, CoreError> {
+        let outcome = self.run_turn_steps(input, cancel).await;
+        // The skills active in the turn end with it, however it ended.
+        self.end_active_skills().await;
+        outcome
+    }
+
+    async fn run_turn_steps(
         &mut self,
         input: &str,
         cancel: &CancellationToken,
@@ -743,6 +744,8 @@ impl Session {
             self.engine.record_tool_outputs(&outputs, runs.len());
             self.recorder.record_response_items(&outputs)?;
             self.state().last_tool_results = runs;
+            // Skills the model invoked hold from the next request on (`skill_turn.rs`).
+            self.activate_invoked_skills().await;
             if self.hooks.take_stop_request() {
                 break;
             }

@@ -4,8 +4,12 @@
 //! (shared with the slash commands the user types, `slash_commands_ext.rs`), registers
 //! [`SkillTool`] when any skill may be invoked by the model, and every invocation, by the tool
 //! or typed, is recorded in the session state (for the invoked-skills reminder and for
-//! restoration after compaction). Delete this file and its call site and the session runs without skills. See
-//! docs/design/core.md, "The extension files".
+//! restoration after compaction) and counted in the usage file. A skill the model invokes runs
+//! as a typed one does: with `context: fork` as a subagent whose report is the tool's output,
+//! else active for the rest of the turn (its tool limit, model and hooks;
+//! `slash_commands_ext/skill_turn.rs`), under the same running guard. Delete this file and its
+//! call site and the session runs without skills. See docs/design/core.md, "The extension
+//! files", and docs/design/skills.md.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,7 +17,7 @@ use std::sync::Arc;
 use agentctx_model::ToolSpec;
 use agentctx_protocol::InvokedSkill;
 use agentctx_skills::CommandRegistry;
-use agentctx_skills::RunningSkills;
+use agentctx_skills::SkillContext;
 use agentctx_skills::SkillInvocation;
 pub use agentctx_skills::SkillsConfig;
 use agentctx_skills::load_skills;
@@ -22,6 +26,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::session_state::SessionState;
+use crate::slash_commands_ext::DEFAULT_FORK_AGENT;
+use crate::slash_commands_ext::SkillActivation;
+use crate::slash_commands_ext::SkillOrigin;
+use crate::slash_commands_ext::SlashCommands;
 use crate::tools::ToolContext;
 use crate::tools::ToolHandler;
 use crate::tools::ToolOutput;
@@ -37,20 +45,30 @@ pub fn load_commands(home: &Path, cwd: &Path, config: &SkillsConfig) -> CommandR
     CommandRegistry::new(&outcome, config)
 }
 
-/// Registers the `skill` tool in `registry` when the model may invoke any of `skills`; a skill
-/// among `running` (typed by the user and running now) is refused to the model.
-pub fn register_skill_tool(
-    registry: &mut ToolRegistry,
-    skills: &Arc<CommandRegistry>,
-    running: &RunningSkills,
-) {
-    if skills.get_llm_invocable_skills().is_empty() {
+/// Registers the `skill` tool in `registry` when the model may invoke any of the skills of
+/// `commands`; a skill running now (typed by the user, or invoked earlier in the turn) is refused
+/// to the model.
+pub fn register_skill_tool(registry: &mut ToolRegistry, commands: &SlashCommands) {
+    if commands.registry().get_llm_invocable_skills().is_empty() {
         return;
     }
     registry.register(Arc::new(SkillTool {
-        skills: Arc::clone(skills),
-        running: running.clone(),
+        commands: commands.clone(),
     }));
+}
+
+/// Runs a `context: fork` skill as a subagent (its `agent`, else
+/// [`DEFAULT_FORK_AGENT`]) on its prompt: the subagent's final report, or why it failed. The one
+/// definition the `skill` tool and a typed `/name` share.
+pub(crate) async fn run_forked(
+    invocation: &SkillInvocation,
+    ctx: &ToolContext,
+) -> Result<String, String> {
+    let agent = invocation.agent.as_deref().unwrap_or(DEFAULT_FORK_AGENT);
+    let Some(subagents) = &ctx.subagents else {
+        return Err("no subagents can run here".to_string());
+    };
+    subagents.run(agent, &invocation.prompt, ctx).await
 }
 
 /// Records that `invocation` ran, for the invoked-skills reminder and the restoration after a
@@ -70,10 +88,10 @@ struct Args {
     args: String,
 }
 
-/// Invokes a skill: returns its prompt to the model and records the invocation.
+/// Invokes a skill: returns its prompt to the model (or a forked skill's report), records the
+/// invocation and queues the skill to be made active for the rest of the turn.
 pub struct SkillTool {
-    skills: Arc<CommandRegistry>,
-    running: RunningSkills,
+    commands: SlashCommands,
 }
 
 impl std::fmt::Debug for SkillTool {
@@ -86,7 +104,8 @@ impl std::fmt::Debug for SkillTool {
 impl ToolHandler for SkillTool {
     fn spec(&self) -> ToolSpec {
         let listing: Vec<String> = self
-            .skills
+            .commands
+            .registry()
             .get_llm_invocable_skills()
             .iter()
             .map(|skill| format!("- {}: {}", skill.name, skill.description))
@@ -114,16 +133,40 @@ impl ToolHandler for SkillTool {
             Ok(args) => args,
             Err(output) => return output,
         };
-        if self.running.is_running(&args.skill) {
-            let error = agentctx_skills::SkillError::AlreadyRunning { name: args.skill };
-            return ToolOutput::error(format!("Error: {error}"));
+        let invocation = match self
+            .commands
+            .registry()
+            .invoke_by_model(&args.skill, &args.args)
+        {
+            Ok(invocation) => invocation,
+            Err(err) => return ToolOutput::error(format!("Error: {err}")),
+        };
+        // Held until the turn ends (or, forked, until the subagent reported).
+        let guard = match self.commands.running().try_acquire(&invocation.name) {
+            Ok(guard) => guard,
+            Err(error) => return ToolOutput::error(format!("Error: {error}")),
+        };
+        self.commands.record_run(&mut ctx.state(), &invocation);
+        if invocation.context == SkillContext::Fork {
+            let answer = run_forked(&invocation, ctx).await;
+            drop(guard);
+            return match answer {
+                Ok(answer) => ToolOutput::ok(answer),
+                Err(message) => {
+                    let error = crate::slash_commands_ext::SlashCommandError::Fork {
+                        skill: invocation.name,
+                        message,
+                    };
+                    ToolOutput::error(format!("Error: {error}"))
+                }
+            };
         }
-        match self.skills.invoke_by_model(&args.skill, &args.args) {
-            Ok(invocation) => {
-                record_invocation(&mut ctx.state(), &invocation);
-                ToolOutput::ok(invocation.prompt)
-            }
-            Err(err) => ToolOutput::error(format!("Error: {err}")),
-        }
+        let prompt = invocation.prompt.clone();
+        self.commands.invoked().push(SkillActivation::new(
+            invocation,
+            guard,
+            SkillOrigin::Model,
+        ));
+        ToolOutput::ok(prompt)
     }
 }

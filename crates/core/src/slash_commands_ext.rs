@@ -11,17 +11,19 @@
 //!   switch of `model_switch.rs`), `/plan [task]` (plan mode; the task, when given, runs in it),
 //!   `/context` (what the context holds, `context_view.rs`), `/help`, `/compact` (the engine's
 //!   compaction now);
-//! - a skill runs its expanded prompt (argument injection by the registry) as the turn, with its
-//!   `allowed_tools` limiting the tools offered and callable (`tool_limit.rs`), its `model` for
-//!   that turn only, or, with `context: fork`, as a subagent whose report is the answer. The
-//!   running guard refuses a second run of the same skill while one runs (the `skill` tool
-//!   checks it too), usage is recorded in `<home>/skills-usage.json`, and the invocation lands
-//!   in `invoked_skills` exactly as the `skill` tool records it;
+//! - a skill runs its expanded prompt (argument injection by the registry) as the turn, active
+//!   for that turn (`skill_turn.rs`, shared with the `skill` tool the model calls): its
+//!   `allowed_tools` limit the tools offered and callable (`tool_limit.rs`), its `model` runs
+//!   the turn, its `hooks` run beside the session's; with `context: fork` it runs as a subagent
+//!   whose report is the answer. The running guard refuses a second run of the same skill while
+//!   one runs, by either path; usage is recorded in `<home>/skills-usage.json` and the
+//!   invocation in `invoked_skills`, as the `skill` tool records them;
 //! - an unknown `/name` is a one-line error naming the closest commands; no model is called.
 //!
 //! See docs/design/skills.md, "Slash commands in a session".
 
 mod context_view;
+mod skill_turn;
 mod tool_limit;
 
 use std::path::PathBuf;
@@ -39,6 +41,10 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::context_view::ContextCategory;
 pub use self::context_view::ContextView;
+pub(crate) use self::skill_turn::ActiveSkills;
+pub(crate) use self::skill_turn::InvokedSkillQueue;
+pub(crate) use self::skill_turn::SkillActivation;
+pub(crate) use self::skill_turn::SkillOrigin;
 pub use self::tool_limit::ToolLimit;
 use crate::engine_ext::CompactPoint;
 use crate::error::CoreError;
@@ -76,13 +82,15 @@ const SESSION_COMMANDS: [(&str, &str, &str); 3] = [
     ),
 ];
 
-/// The commands a session's user may type: the registry, the running guard and the usage file.
+/// The commands a session's user may type: the registry, the running guard and the usage file;
+/// the `skill` tool shares them (a clone), with the queue of the skills the model invoked.
 #[derive(Debug, Clone)]
 pub struct SlashCommands {
     registry: Arc<CommandRegistry>,
     running: RunningSkills,
     usage_path: PathBuf,
     half_life_days: f64,
+    invoked: InvokedSkillQueue,
 }
 
 impl SlashCommands {
@@ -95,7 +103,25 @@ impl SlashCommands {
             running: RunningSkills::new(),
             usage_path: options.home.join(SKILL_USAGE_FILE),
             half_life_days: options.skills.usage_half_life_days,
+            invoked: InvokedSkillQueue::default(),
         }
+    }
+
+    /// The skills the model invoked, waiting to be made active.
+    pub(crate) fn invoked(&self) -> &InvokedSkillQueue {
+        &self.invoked
+    }
+
+    /// What every run of a skill records, typed or invoked by the model: one use in the usage
+    /// file and the invocation in `state` (the invoked-skills reminder, restoration after a
+    /// compaction).
+    pub(crate) fn record_run(
+        &self,
+        state: &mut crate::session_state::SessionState,
+        invocation: &SkillInvocation,
+    ) {
+        self.record_usage(&invocation.name);
+        crate::skills_ext::record_invocation(state, invocation);
     }
 
     /// The unified registry.
@@ -410,26 +436,20 @@ impl Session {
         )))
     }
 
-    /// Runs a skill typed as `/name args` with its execution settings.
+    /// Runs a skill typed as `/name args`: as a subagent (`context: fork`), or as the turn with
+    /// the skill active in it (`skill_turn.rs`; the turn's end undoes it).
     async fn run_skill(
         &mut self,
         invocation: SkillInvocation,
         cancel: &CancellationToken,
     ) -> Result<InputOutcome, SlashCommandError> {
-        let _guard = self.commands.running().try_acquire(&invocation.name)?;
-        self.commands.record_usage(&invocation.name);
-        crate::skills_ext::record_invocation(&mut self.state(), &invocation);
+        let guard = self.commands.running().try_acquire(&invocation.name)?;
+        self.commands.record_run(&mut self.state(), &invocation);
         tracing::info!(skill = %invocation.name, context = ?invocation.context, "running a typed skill");
         if invocation.context == SkillContext::Fork {
-            let agent = invocation
-                .agent
-                .clone()
-                .unwrap_or_else(|| DEFAULT_FORK_AGENT.to_string());
             let turn = self.state().turn;
             let ctx = self.tool_context(turn, cancel);
-            let subagents = Arc::clone(&self.subagents);
-            let answer = subagents
-                .run(&agent, &invocation.prompt, &ctx)
+            let answer = crate::skills_ext::run_forked(&invocation, &ctx)
                 .await
                 .map_err(|message| SlashCommandError::Fork {
                     skill: invocation.name.clone(),
@@ -440,30 +460,13 @@ impl Session {
                 answer,
             });
         }
-        // The skill's model for its turn, and back after.
-        let restore = match invocation.model.as_deref() {
-            Some(model) if model != self.model_slug() => {
-                Some(self.switch_model(model).await?.previous_model)
-            }
-            _ => None,
-        };
-        let saved_tools = invocation.allowed_tools.as_ref().map(|allowed| {
-            let limit = ToolLimit::new(&invocation.name, allowed);
-            let limited = limit.apply(&self.tools);
-            std::mem::replace(&mut self.tools, limited)
-        });
-        let result = self.run_turn(&invocation.prompt, cancel).await;
-        if let Some(tools) = saved_tools {
-            self.tools = tools;
+        let prompt = invocation.prompt.clone();
+        let activation = SkillActivation::new(invocation, guard, SkillOrigin::Typed);
+        if let Err(error) = self.activate_skill(activation).await {
+            self.end_active_skills().await;
+            return Err(error.into());
         }
-        if let Some(previous) = restore
-            && let Err(error) = self.switch_model(&previous).await
-        {
-            self.emit(crate::event::SessionEvent::Warning {
-                message: format!("the model was not switched back after the skill: {error}"),
-            });
-        }
-        Ok(InputOutcome::Turn(result?))
+        Ok(InputOutcome::Turn(self.run_turn(&prompt, cancel).await?))
     }
 }
 

@@ -91,6 +91,15 @@ impl ToolLimit {
         limit
     }
 
+    /// This limit with the tool `name` allowed too (the `skill` tool, for a skill the model
+    /// invoked: it may go on to invoke others).
+    pub fn keeping(mut self, name: &str) -> Self {
+        if !self.allowed.iter().any(|allowed| allowed == name) {
+            self.allowed.push(name.to_string());
+        }
+        self
+    }
+
     /// Our tool names allowed.
     pub fn allowed(&self) -> &[String] {
         &self.allowed
