@@ -84,6 +84,15 @@ fn claude_code_tool_names_map_to_ours_and_bash_rules_limit_the_shell() {
 }
 
 #[test]
+fn a_limit_keeping_the_skill_tool_allows_it_once() {
+    let limit = ToolLimit::new("reader", &names(&["Read"])).keeping("skill");
+    assert_eq!(limit.allowed(), names(&["read_file", "skill"]));
+    assert_eq!(limit.refusal("skill", "{}"), None);
+    let again = limit.keeping("skill").keeping("read_file");
+    assert_eq!(again.allowed(), names(&["read_file", "skill"]));
+}
+
+#[test]
 fn a_bare_bash_entry_allows_any_command() {
     let limit = ToolLimit::new("deploy", &names(&["Bash(npm run build:*)", "Bash"]));
     assert_eq!(limit.allowed(), names(&["shell"]));

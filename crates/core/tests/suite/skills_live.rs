@@ -1,0 +1,289 @@
+//! A skill runs with everything its frontmatter says, typed or invoked by the model through the
+//! `skill` tool: its hooks run beside the session's while it is active (a `once` hook once a
+//! session), its `allowed-tools` limit the tools offered for the rest of the turn, its `model`
+//! answers the turn's next requests, and a `context: fork` skill answers from a subagent. Every
+//! test talks to a wiremock server speaking the Responses SSE wire format.
+
+use std::path::Path;
+
+use agentctx_core::ApprovalPolicy;
+use agentctx_core::Session;
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
+use agentctx_core::session_config::ModelSelection;
+use agentctx_core::session_config::SessionOverrides;
+use agentctx_core::session_config::session_setup;
+use agentctx_model::WireApi;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::support::Out;
+use super::support::bodies;
+use super::support::call_outputs;
+use super::support::client;
+use super::support::dirs;
+use super::support::options;
+use super::support::responses_sse;
+use super::support::server;
+
+/// Writes the project skill `name` with `frontmatter` and `body`.
+fn skill(cwd: &Path, name: &str, frontmatter: &str, body: &str) {
+    let dir = cwd.join(".agentctx/skills").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("---\n{frontmatter}---\n{body}\n"),
+    )
+    .unwrap();
+}
+
+/// The model's call of the `skill` tool.
+fn invoke(call_id: &'static str, name: &str) -> Out {
+    Out::Call {
+        call_id,
+        name: "skill",
+        arguments: json!({"skill": name}),
+    }
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The lines of `path` (none when it does not exist).
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|text| text.lines().count())
+        .unwrap_or(0)
+}
+
+/// A skill whose hooks block writes (exit 2), log reads, and log once a session, as Claude
+/// Code's "Hooks in skills and agents" writes them
+/// (<https://code.claude.com/docs/en/hooks#hooks-in-skills-and-agents>).
+const GUARDED: &str = "description: Careful edits\nhooks:\n  PreToolUse:\n    - matcher: Write\n      hooks:\n        - type: command\n          command: \"echo writes are blocked while guarded runs >&2; exit 2\"\n    - matcher: Read\n      hooks:\n        - type: command\n          command: \"echo read >> reads.log\"\n          timeout: 10\n        - type: command\n          command: \"echo once >> once.log\"\n          once: true\n";
+
+fn read(call_id: &'static str) -> Out {
+    Out::Call {
+        call_id,
+        name: "read_file",
+        arguments: json!({"path": "notes.txt"}),
+    }
+}
+
+fn write(call_id: &'static str) -> Out {
+    Out::Call {
+        call_id,
+        name: "write_file",
+        arguments: json!({"path": "out.txt", "content": "x"}),
+    }
+}
+
+#[tokio::test]
+async fn a_skills_hooks_run_while_it_is_active_and_a_once_hook_once_a_session() {
+    let dirs = dirs();
+    std::fs::write(dirs.cwd.join("notes.txt"), "a note\n").unwrap();
+    skill(&dirs.cwd, "guarded", GUARDED, "Edit carefully.");
+    let server = server(vec![
+        // Turn 1: the model invokes the skill, then reads and writes.
+        responses_sse(&[invoke("call_skill", "guarded")], 900),
+        responses_sse(
+            &[read("call_read"), write("call_write")],
+            1_000,
+        ),
+        responses_sse(&[Out::Text("Guarded.")], 1_100),
+        // Turn 2: the skill ended with turn 1; nothing blocks or logs.
+        responses_sse(
+            &[read("call_read_2"), write("call_write_2")],
+            1_200,
+        ),
+        responses_sse(&[Out::Text("Free.")], 1_300),
+        // Turn 3: the user types the skill; its hooks run again, the `once` one does not.
+        responses_sse(&[read("call_read_3"), write("call_write_3")], 1_400),
+        responses_sse(&[Out::Text("Guarded again.")], 1_500),
+    ])
+    .await;
+    let model = client(&server, WireApi::Responses, 100_000);
+    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let cancel = CancellationToken::new();
+    let (reads, once, out) = (
+        dirs.cwd.join("reads.log"),
+        dirs.cwd.join("once.log"),
+        dirs.cwd.join("out.txt"),
+    );
+
+    session.run_turn("Edit the notes", &cancel).await.unwrap();
+    let sent = bodies(&server).await;
+    let outputs = call_outputs(&sent[2]);
+    assert_eq!(
+        outputs.last().unwrap(),
+        "Error: a PreToolUse hook blocked this call: writes are blocked while guarded runs"
+    );
+    assert!(!out.exists());
+    assert_eq!((lines(&reads), lines(&once)), (1, 1));
+
+    session.run_turn("Edit them again", &cancel).await.unwrap();
+    assert!(out.exists(), "the write ran: the skill's hooks left with it");
+    assert_eq!((lines(&reads), lines(&once)), (1, 1));
+
+    std::fs::remove_file(&out).unwrap();
+    session
+        .run_input("/guarded the notes", &cancel)
+        .await
+        .unwrap();
+    assert!(!out.exists());
+    assert_eq!((lines(&reads), lines(&once)), (2, 1));
+}
+
+#[tokio::test]
+async fn a_skill_the_model_invokes_limits_the_tools_for_the_rest_of_the_turn() {
+    let dirs = dirs();
+    skill(
+        &dirs.cwd,
+        "reader",
+        "description: Read only\nallowed-tools: [read_file]\n",
+        "Only read.",
+    );
+    let server = server(vec![
+        responses_sse(&[invoke("call_skill", "reader")], 900),
+        // The skill is running: a second run in the same turn is refused.
+        responses_sse(&[invoke("call_skill_again", "reader")], 1_000),
+        responses_sse(&[Out::Text("Read.")], 1_100),
+        responses_sse(&[Out::Text("Everything again.")], 1_200),
+    ])
+    .await;
+    let model = client(&server, WireApi::Responses, 100_000);
+    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let cancel = CancellationToken::new();
+    session.run_turn("Look at it", &cancel).await.unwrap();
+    session.run_turn("Now anything", &cancel).await.unwrap();
+
+    let sent = bodies(&server).await;
+    let all = tool_names(&sent[0]);
+    assert!(all.contains(&"write_file".to_string()), "{all:?}");
+    // After the call, only what the skill allows, and the skill tool.
+    assert_eq!(tool_names(&sent[1]), ["read_file", "skill"]);
+    insta::assert_json_snapshot!("model_invoked_skill_tools", sent[1]["tools"]);
+    assert_eq!(tool_names(&sent[2]), ["read_file", "skill"]);
+    assert_eq!(
+        call_outputs(&sent[2]).last().unwrap(),
+        "Error: skill `reader` is already running"
+    );
+    // The next turn offers every tool again.
+    assert_eq!(tool_names(&sent[3]), all);
+}
+
+/// A provider `mock` on `server` with a big and a small model, as `agentctx run` resolves them;
+/// no background session-memory extraction (its requests would take the scripted replies).
+fn two_model_config(server: &wiremock::MockServer) -> Config {
+    let text = format!(
+        "model_provider = \"mock\"\n\
+         [model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
+         env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\
+         [model_providers.mock.models.\"big-model\"]\ncontext_window = 200000\nmax_output_tokens = 4000\n\
+         [model_providers.mock.models.\"small-model\"]\ncontext_window = 16000\nmax_output_tokens = 2000\n\
+         [compact.session_memory]\nextraction_enabled = false\ncompact_enabled = false\n",
+        server.uri()
+    );
+    Config::from_toml(&text, Path::new("config.toml")).unwrap()
+}
+
+#[tokio::test]
+async fn a_skill_the_model_invokes_answers_on_its_model_and_the_next_turn_on_the_sessions() {
+    let dirs = dirs();
+    skill(
+        &dirs.cwd,
+        "quick",
+        "description: A quick answer\nmodel: small-model\n",
+        "Answer briefly.",
+    );
+    let server = server(vec![
+        responses_sse(&[invoke("call_skill", "quick")], 2_000),
+        responses_sse(&[Out::Text("Brief.")], 2_100),
+        responses_sse(&[Out::Text("Back on the big one.")], 2_200),
+    ])
+    .await;
+    let config = two_model_config(&server);
+    let env = EnvVars::from_pairs([("MOCK_API_KEY", "sk-test")]);
+    let overrides = SessionOverrides {
+        selection: ModelSelection {
+            model: Some("big-model".to_string()),
+            ..ModelSelection::default()
+        },
+        approval: ApprovalPolicy::AutoApprove,
+        ..SessionOverrides::default()
+    };
+    let setup = session_setup(&config, &env, &dirs.cwd, &dirs.home, overrides)
+        .await
+        .unwrap();
+    let (mut session, _events) = Session::new(setup.options).unwrap();
+    let cancel = CancellationToken::new();
+    session.run_turn("What is 2+2?", &cancel).await.unwrap();
+    assert_eq!(session.model_slug(), "big-model");
+    session.run_turn("And you?", &cancel).await.unwrap();
+
+    let sent = bodies(&server).await;
+    let models: Vec<&str> = sent
+        .iter()
+        .map(|body| body["model"].as_str().unwrap())
+        .collect();
+    assert_eq!(models, ["big-model", "small-model", "big-model"]);
+}
+
+#[tokio::test]
+async fn a_forked_skill_the_model_invokes_answers_with_the_subagents_report() {
+    let dirs = dirs();
+    skill(
+        &dirs.cwd,
+        "survey",
+        "description: Survey the code\ncontext: fork\nagent: Explore\n",
+        "List the modules of $ARGUMENTS.",
+    );
+    let server = server(vec![
+        responses_sse(
+            &[Out::Call {
+                call_id: "call_skill",
+                name: "skill",
+                arguments: json!({"skill": "survey", "args": "src"}),
+            }],
+            900,
+        ),
+        // The subagent's one request.
+        responses_sse(&[Out::Text("Three modules: a, b, c.")], 400),
+        responses_sse(&[Out::Text("There are three.")], 1_000),
+    ])
+    .await;
+    let model = client(&server, WireApi::Responses, 100_000);
+    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let outcome = session
+        .run_turn("How many modules?", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.last_message.as_deref(), Some("There are three."));
+
+    let sent = bodies(&server).await;
+    assert_eq!(sent.len(), 3);
+    // The subagent: the Explore agent's instructions, the skill's prompt as its task.
+    assert!(
+        sent[1]["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("file search specialist"),
+        "{}",
+        sent[1]["instructions"]
+    );
+    assert!(
+        sent[1].to_string().contains("List the modules of src."),
+        "{}",
+        sent[1]
+    );
+    // The tool's output is the subagent's report, not the skill's prompt.
+    assert_eq!(call_outputs(&sent[2]), ["Three modules: a, b, c."]);
+    assert_eq!(session.state().invoked_skills[0].name, "survey");
+}
