@@ -36,8 +36,9 @@ pub enum CommandDispatch {
         /// The arguments, trimmed.
         args: String,
     },
-    /// Send the skill's prompt to the model (`execute_prompt`).
-    Prompt(SkillInvocation),
+    /// Send the skill's prompt to the model (`execute_prompt`). Boxed: an invocation (its
+    /// prompt, settings and hooks) is far larger than a local command.
+    Prompt(Box<SkillInvocation>),
 }
 
 /// Every enabled command.
@@ -138,7 +139,7 @@ impl CommandRegistry {
                 args: parsed.args.to_string(),
             })),
             SlashCommand::Prompt(skill) if skill.user_invocable => Ok(Some(
-                CommandDispatch::Prompt(SkillInvocation::new(skill, parsed.args)),
+                CommandDispatch::Prompt(Box::new(SkillInvocation::new(skill, parsed.args))),
             )),
             SlashCommand::Prompt(skill) => Err(SkillError::NotUserInvocable {
                 name: skill.name.clone(),
