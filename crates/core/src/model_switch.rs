@@ -295,9 +295,7 @@ impl Session {
             // the new model would compact it again.
             self.engine.set_client(old.as_ref());
             let clock = self.state().requests;
-            let result = self
-                .compact_with(point, clock, Arc::clone(&old))
-                .await;
+            let result = self.compact_with(point, clock, Arc::clone(&old)).await;
             let current = Arc::clone(&self.options.model);
             self.engine.set_client(current.as_ref());
             result?;

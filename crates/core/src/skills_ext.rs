@@ -162,11 +162,9 @@ impl ToolHandler for SkillTool {
             };
         }
         let prompt = invocation.prompt.clone();
-        self.commands.invoked().push(SkillActivation::new(
-            invocation,
-            guard,
-            SkillOrigin::Model,
-        ));
+        self.commands
+            .invoked()
+            .push(SkillActivation::new(invocation, guard, SkillOrigin::Model));
         ToolOutput::ok(prompt)
     }
 }

@@ -367,7 +367,7 @@ impl Session {
                         .to_string(),
                 }),
             },
-            Some(CommandDispatch::Prompt(invocation)) => self.run_skill(invocation, cancel).await,
+            Some(CommandDispatch::Prompt(invocation)) => self.run_skill(*invocation, cancel).await,
         }
     }
 

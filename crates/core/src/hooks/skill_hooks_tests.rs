@@ -33,7 +33,10 @@ fn commands(hooks: &[ConfiguredHook]) -> Vec<&str> {
 fn an_active_skills_hooks_match_like_configured_ones_until_deactivated() {
     let hooks = SkillHooks::default();
     assert!(hooks.is_empty());
-    hooks.activate("lint", &config("PreToolUse", Some("Bash"), "./check.sh", false));
+    hooks.activate(
+        "lint",
+        &config("PreToolUse", Some("Bash"), "./check.sh", false),
+    );
     assert!(!hooks.is_empty());
     let matched = hooks.take_matching(HookEvent::PreToolUse, &["shell", "Bash"]);
     assert_eq!(commands(&matched), ["./check.sh"]);
@@ -75,10 +78,18 @@ fn a_once_hook_runs_once_per_session_even_when_the_skill_runs_again() {
         hooks.take_matching(HookEvent::PreToolUse, &["shell"]).len(),
         1
     );
-    assert!(hooks.take_matching(HookEvent::PreToolUse, &["shell"]).is_empty());
+    assert!(
+        hooks
+            .take_matching(HookEvent::PreToolUse, &["shell"])
+            .is_empty()
+    );
     hooks.deactivate_all();
     hooks.activate("setup", &once);
-    assert!(hooks.take_matching(HookEvent::PreToolUse, &["shell"]).is_empty());
+    assert!(
+        hooks
+            .take_matching(HookEvent::PreToolUse, &["shell"])
+            .is_empty()
+    );
 }
 
 #[test]

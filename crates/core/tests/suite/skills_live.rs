@@ -93,16 +93,10 @@ async fn a_skills_hooks_run_while_it_is_active_and_a_once_hook_once_a_session() 
     let server = server(vec![
         // Turn 1: the model invokes the skill, then reads and writes.
         responses_sse(&[invoke("call_skill", "guarded")], 900),
-        responses_sse(
-            &[read("call_read"), write("call_write")],
-            1_000,
-        ),
+        responses_sse(&[read("call_read"), write("call_write")], 1_000),
         responses_sse(&[Out::Text("Guarded.")], 1_100),
         // Turn 2: the skill ended with turn 1; nothing blocks or logs.
-        responses_sse(
-            &[read("call_read_2"), write("call_write_2")],
-            1_200,
-        ),
+        responses_sse(&[read("call_read_2"), write("call_write_2")], 1_200),
         responses_sse(&[Out::Text("Free.")], 1_300),
         // Turn 3: the user types the skill; its hooks run again, the `once` one does not.
         responses_sse(&[read("call_read_3"), write("call_write_3")], 1_400),
@@ -129,7 +123,10 @@ async fn a_skills_hooks_run_while_it_is_active_and_a_once_hook_once_a_session() 
     assert_eq!((lines(&reads), lines(&once)), (1, 1));
 
     session.run_turn("Edit them again", &cancel).await.unwrap();
-    assert!(out.exists(), "the write ran: the skill's hooks left with it");
+    assert!(
+        out.exists(),
+        "the write ran: the skill's hooks left with it"
+    );
     assert_eq!((lines(&reads), lines(&once)), (1, 1));
 
     std::fs::remove_file(&out).unwrap();
