@@ -53,6 +53,7 @@ use crate::turn_stream::stream_response;
 mod compaction;
 mod prompt_history;
 mod resume;
+pub(crate) mod turn_record;
 
 /// The base instructions when the caller gives none.
 pub const DEFAULT_BASE_INSTRUCTIONS: &str = "You are a coding agent working in the user's repository. Use the tools to read, change and test the code; keep changes small and say what you did.";
@@ -503,24 +504,13 @@ impl Session {
             .begin_turn(&settings, turn_id, || initial, input);
         self.recorder
             .record_response_items(&start.context_updates)?;
-        let mut turn_context = start.turn_context;
         // The switch is announced (settings diff or initial context): later turns need not.
         self.pending_switch = None;
-        crate::thinking_ext::record_reasoning(&mut turn_context, self.turn_reasoning.as_ref());
-        // The tools offered, when they changed since the last turn recorded them (a replay of
-        // the file rebuilds the requests with them).
-        let tools = self.tools.specs();
-        if self.recorded_tools.as_ref() != Some(&tools) {
-            if let Ok(value) = serde_json::to_value(&tools) {
-                turn_context.extra.insert(
-                    agentctx_engine::replay::RECORDED_TOOLS_FIELD.to_string(),
-                    value,
-                );
-            }
-            self.recorded_tools = Some(tools);
-        }
-        self.recorder
-            .record_items(&[RolloutItem::TurnContext(turn_context)])?;
+        self.active_skills.running = Some(turn_record::RunningTurn {
+            context: start.turn_context.clone(),
+            message: input.to_string(),
+        });
+        self.record_turn_context(start.turn_context)?;
         self.recorder
             .record_response_items(std::slice::from_ref(&start.user_message))?;
 

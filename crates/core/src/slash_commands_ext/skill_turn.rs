@@ -27,6 +27,7 @@ use crate::engine_ext::CompactPoint;
 use crate::event::SessionEvent;
 use crate::model_switch::ModelSwitchError;
 use crate::session::Session;
+use crate::session::turn_record::RunningTurn;
 use crate::tools::ToolRegistry;
 
 /// The name of the tool through which the model invokes skills.
@@ -93,6 +94,8 @@ pub(crate) struct ActiveSkills {
     saved_tools: Option<ToolRegistry>,
     /// The turn's model before a skill switched it.
     restore_model: Option<String>,
+    /// The running turn, for the `turn_context` lines that record what a skill changed.
+    pub(crate) running: Option<RunningTurn>,
 }
 
 impl Session {
@@ -141,14 +144,27 @@ impl Session {
 
     /// After a request's tool calls: makes active the skills the model invoked in them. A model
     /// switch that fails is a warning; the skill goes on with the session's model.
+    ///
+    /// When they changed the tools or the model, a `turn_context` line with the turn's id
+    /// records what the next requests are sent with (`session/turn_record.rs`), so a replay
+    /// or a resume of the rollout sends them too.
     pub(crate) async fn activate_invoked_skills(&mut self) {
-        for activation in self.commands.invoked().take() {
+        let invoked = self.commands.invoked().take();
+        if invoked.is_empty() {
+            return;
+        }
+        let before = (self.model_slug().to_string(), self.tools.specs());
+        for activation in invoked {
             let name = activation.invocation.name.clone();
             if let Err(error) = self.activate_skill(activation).await {
                 self.emit(SessionEvent::Warning {
                     message: format!("the skill `{name}` runs on the session's model: {error}"),
                 });
             }
+        }
+        let changed = before.0 != self.model_slug() || before.1 != self.tools.specs();
+        if changed && let Some(running) = self.active_skills.running.clone() {
+            self.record_settings_changed(&running);
         }
     }
 
@@ -158,6 +174,7 @@ impl Session {
         // Skills invoked in tool calls the turn never got past (a cancel, an error) end too.
         drop(self.commands.invoked().take());
         let active = std::mem::take(&mut self.active_skills);
+        let gave_back = active.saved_tools.is_some() || active.restore_model.is_some();
         if let Some(tools) = active.saved_tools {
             self.tools = tools;
         }
@@ -170,5 +187,9 @@ impl Session {
             });
         }
         drop(active.guards);
+        // What the next requests are sent with again, for a replay or a resume of the rollout.
+        if gave_back && let Some(running) = &active.running {
+            self.record_settings_changed(running);
+        }
     }
 }

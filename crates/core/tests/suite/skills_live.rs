@@ -57,6 +57,45 @@ fn tool_names(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The tool names of every request a replay of the session's rollout rebuilds.
+fn replayed_tool_names(rollout: &Path, home: &Path) -> Vec<Vec<String>> {
+    struct Tools(Vec<Vec<String>>);
+    impl agentctx_engine::replay::RequestSink for Tools {
+        fn request(
+            &mut self,
+            _request: usize,
+            prompt: &agentctx_model::Prompt<'_>,
+        ) -> std::io::Result<()> {
+            self.0
+                .push(prompt.tools.iter().map(|tool| tool.name.clone()).collect());
+            Ok(())
+        }
+    }
+    let options = agentctx_engine::replay::ReplayOptions {
+        home: home.to_path_buf(),
+        ..agentctx_engine::replay::ReplayOptions::default()
+    };
+    let mut tools = Tools(Vec::new());
+    agentctx_engine::replay::replay_file(rollout, &options, Some(&mut tools)).unwrap();
+    tools.0
+}
+
+/// The `(turn_id, model)` of every `turn_context` line of the rollout.
+fn turn_contexts(rollout: &Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(rollout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["type"] == "turn_context")
+        .map(|line| {
+            (
+                line["payload"]["turn_id"].as_str().unwrap().to_string(),
+                line["payload"]["model"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// The lines of `path` (none when it does not exist).
 fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path)
@@ -174,6 +213,15 @@ async fn a_skill_the_model_invokes_limits_the_tools_for_the_rest_of_the_turn() {
     );
     // The next turn offers every tool again.
     assert_eq!(tool_names(&sent[3]), all);
+    // One pipeline: the rollout records the limit where it began and where it ended, so a
+    // replay rebuilds the requests with the tools the session sent.
+    // The replay runs its own runtime: off this test's.
+    let (rollout, home) = (session.rollout_path().to_path_buf(), dirs.home.clone());
+    let replayed = tokio::task::spawn_blocking(move || replayed_tool_names(&rollout, &home))
+        .await
+        .unwrap();
+    let sent_tools: Vec<Vec<String>> = sent.iter().map(tool_names).collect();
+    assert_eq!(replayed, sent_tools);
 }
 
 /// A provider `mock` on `server` with a big and a small model, as `agentctx run` resolves them;
@@ -231,6 +279,20 @@ async fn a_skill_the_model_invokes_answers_on_its_model_and_the_next_turn_on_the
         .map(|body| body["model"].as_str().unwrap())
         .collect();
     assert_eq!(models, ["big-model", "small-model", "big-model"]);
+    // The rollout says which model the turn's next requests went to, and when it came back:
+    // a resume or a replay reads the last line before each request.
+    let contexts = turn_contexts(session.rollout_path());
+    let models: Vec<&str> = contexts.iter().map(|(_, model)| model.as_str()).collect();
+    assert_eq!(
+        models,
+        ["big-model", "small-model", "big-model", "big-model"]
+    );
+    assert_eq!(
+        contexts[0].0, contexts[1].0,
+        "the switch is within the first turn"
+    );
+    assert_eq!(contexts[1].0, contexts[2].0, "and so is the way back");
+    assert_ne!(contexts[2].0, contexts[3].0);
 }
 
 #[tokio::test]
