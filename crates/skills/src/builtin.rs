@@ -112,6 +112,7 @@ fn builtin_prompt(
         aliases: Vec::new(),
         model: None,
         argument_hint: Some(argument_hint.to_string()),
+        argument_names: Vec::new(),
         context: SkillContext::Main,
         agent: None,
         base_dir: None,

@@ -83,6 +83,10 @@ pub(crate) struct SkillFrontmatter {
     /// Usage hint shown in `/help`.
     #[serde(alias = "argument-hint", alias = "argumentHint")]
     pub(crate) argument_hint: Option<String>,
+    /// Names of the positional arguments, as a list or a space-separated string
+    /// (`arguments: [issue, branch]`): `$issue` in the prompt is the first argument.
+    #[serde(deserialize_with = "one_or_many_names")]
+    pub(crate) arguments: Option<Vec<String>>,
     /// Tools the skill may use, as a list or a comma-separated string.
     #[serde(
         alias = "allowed-tools",

@@ -1,11 +1,12 @@
-//! Building the prompt a skill invocation sends to the model: argument injection, the
-//! base-directory prefix and the character budget.
+//! Building the prompt a skill invocation sends to the model: argument substitution
+//! (`arguments.rs`), the base-directory prefix and the character budget.
 
 use std::path::Path;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::arguments::substitute_arguments;
 use crate::frontmatter::SkillContext;
 use crate::frontmatter::SkillHooksConfig;
 use crate::skill::SkillPromptCommand;
@@ -13,22 +14,6 @@ use crate::source::SkillSource;
 
 /// Maximum characters of a skill prompt.
 pub(crate) const SKILL_PROMPT_MAX_CHARS: usize = 15000;
-/// The placeholder replaced by the invocation's arguments.
-pub(crate) const ARGUMENTS_PLACEHOLDER: &str = "$ARGUMENTS";
-
-/// Substitutes `$ARGUMENTS` with `args`; without the placeholder, non-empty arguments are
-/// appended as `\n\nARGUMENTS: <args>` (after the content's trailing whitespace).
-pub(crate) fn inject_arguments(content: &str, args: &str) -> String {
-    let args = args.trim();
-    if content.contains(ARGUMENTS_PLACEHOLDER) {
-        content.replace(ARGUMENTS_PLACEHOLDER, args)
-    } else if args.is_empty() {
-        content.to_string()
-    } else {
-        format!("{}\n\nARGUMENTS: {args}", content.trim_end())
-    }
-}
-
 /// Truncates `content` to [`SKILL_PROMPT_MAX_CHARS`] characters and appends the
 /// truncation notice when it is longer. Counts characters, so it never splits one.
 pub(crate) fn apply_skill_token_budget(content: &str) -> String {
@@ -55,7 +40,12 @@ pub(crate) fn build_skill_prompt(skill: &SkillPromptCommand, args: &str) -> Stri
     if let Some(base_dir) = &skill.base_dir {
         prompt.push_str(&base_dir_prefix(base_dir));
     }
-    prompt.push_str(&inject_arguments(&skill.content, args));
+    prompt.push_str(&substitute_arguments(
+        &skill.content,
+        args,
+        &skill.argument_names,
+        skill.path.as_deref().and_then(Path::parent),
+    ));
     apply_skill_token_budget(&prompt)
 }
 

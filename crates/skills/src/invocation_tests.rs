@@ -9,31 +9,6 @@ use crate::frontmatter::HookMatcher;
 use crate::skill_file::parse_skill_file;
 
 #[test]
-fn placeholder_is_replaced_everywhere() {
-    assert_eq!(
-        inject_arguments("Deploy $ARGUMENTS now; confirm $ARGUMENTS.", "  staging "),
-        "Deploy staging now; confirm staging."
-    );
-    assert_eq!(inject_arguments("Deploy $ARGUMENTS.", ""), "Deploy .");
-}
-
-#[test]
-fn arguments_are_appended_without_placeholder() {
-    assert_eq!(
-        inject_arguments("Explain the code.", "src/main.rs"),
-        "Explain the code.\n\nARGUMENTS: src/main.rs"
-    );
-    assert_eq!(
-        inject_arguments("Explain the code.\n", "   "),
-        "Explain the code.\n"
-    );
-    assert_eq!(
-        inject_arguments("Explain the code.\n\n", "x"),
-        "Explain the code.\n\nARGUMENTS: x"
-    );
-}
-
-#[test]
 fn budget_keeps_short_content_and_exact_limit() {
     let exact = "x".repeat(SKILL_PROMPT_MAX_CHARS);
     assert_eq!(apply_skill_token_budget("short"), "short");
@@ -156,4 +131,26 @@ fn invocation_carries_execution_settings() {
             ),
         }
     );
+}
+
+#[test]
+fn named_arguments_and_the_skill_directory_reach_the_prompt() {
+    for frontmatter in ["arguments: [issue, branch]", "arguments: issue branch"] {
+        let skill = parse_skill_file(
+            &PathBuf::from("/repo/.agentctx/skills/fix-and-branch"),
+            &format!(
+                "---\ndescription: Fix an issue on a branch\n{frontmatter}\n---\nFix issue $issue on \
+                 branch $branch, with ${{CLAUDE_SKILL_DIR}}/checklist.md.\n"
+            ),
+            SkillSource::Project,
+        )
+        .expect("valid");
+        assert_eq!(skill.argument_names, ["issue", "branch"]);
+        let invocation = SkillInvocation::new(&skill, "42 hotfix-auth");
+        assert_eq!(
+            invocation.prompt,
+            "Base directory for this skill: /repo/.agentctx/skills/fix-and-branch\n\nFix issue 42 \
+             on branch hotfix-auth, with /repo/.agentctx/skills/fix-and-branch/checklist.md.\n"
+        );
+    }
 }

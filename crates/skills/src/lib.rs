@@ -45,6 +45,7 @@
 //! ```
 
 #![warn(missing_docs)]
+mod arguments;
 mod builtin;
 mod cache;
 mod config;

@@ -42,6 +42,9 @@ pub struct SkillPromptCommand {
     pub model: Option<String>,
     /// Usage hint shown in `/help`.
     pub argument_hint: Option<String>,
+    /// Names of the positional arguments (`arguments` in the frontmatter), in order: `$name`
+    /// in the prompt is the argument at that position.
+    pub argument_names: Vec<String>,
     /// Execution context.
     pub context: SkillContext,
     /// Agent type for the `fork` context.

@@ -77,6 +77,7 @@ pub(crate) fn parse_skill_file(
         aliases,
         model: non_empty(frontmatter.model),
         argument_hint: non_empty(frontmatter.argument_hint),
+        argument_names: frontmatter.arguments.unwrap_or_default(),
         context: frontmatter.context.unwrap_or_default(),
         agent: non_empty(frontmatter.agent),
         base_dir: Some(base_dir),
