@@ -468,6 +468,40 @@ impl HooksExt {
         self.runner.skill_hooks.deactivate_all();
     }
 
+    /// The handle through which the session's subagents run a forked skill's hooks.
+    pub fn skill_hook_host(&self) -> SkillHookHost {
+        SkillHookHost(Arc::clone(&self.runner))
+    }
+
+    /// `SubagentStop` when a subagent running a skill (`context: fork`) ends with
+    /// `last_message`: the reason when a hook blocked the end, so the subagent goes on with it
+    /// as its next instruction. `stop_hook_active` tells the hook it already did so once.
+    pub async fn subagent_stop_blocked(
+        &self,
+        last_message: &str,
+        stop_hook_active: bool,
+    ) -> Option<String> {
+        if self.take_stop_request() {
+            return None;
+        }
+        let result = self
+            .runner
+            .run(
+                HookEvent::SubagentStop,
+                &[],
+                HookEvent::SubagentStop.as_str(),
+                json!({
+                    "stop_hook_active": stop_hook_active,
+                    "last_assistant_message": last_message,
+                }),
+            )
+            .await;
+        if result.stop.is_some() {
+            return None;
+        }
+        result.block
+    }
+
     /// `ctx` with the hook outcomes as its hook provider.
     pub fn with_provider(&self, mut ctx: GeneratorContext) -> GeneratorContext {
         ctx.providers.hooks = Arc::clone(&self.runner.inbox) as Arc<dyn HookResponseProvider>;
@@ -566,6 +600,50 @@ impl HooksExt {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
             .is_some()
+    }
+}
+
+/// The session's hooks as its subagents see them: a subagent running a skill (`context:
+/// fork`) runs that skill's hooks ([`SkillHookHost::for_skill`]).
+#[derive(Debug, Clone)]
+pub struct SkillHookHost(Arc<HookRunner>);
+
+impl SkillHookHost {
+    /// A runner of the hooks of `skill` alone (its frontmatter `config`), for the subagent
+    /// that runs it: scoped to that subagent, as Claude Code scopes a component's hooks to its
+    /// lifecycle (<https://code.claude.com/docs/en/hooks#hooks-in-skills-and-agents>), with the
+    /// session's id, transcript, working directory, `[hooks] enabled` switch and warnings, and
+    /// its record of the `once` hooks that ran. The skill's `Stop` hooks become `SubagentStop`
+    /// hooks, as Claude Code converts a subagent's frontmatter `Stop` hooks
+    /// (<https://code.claude.com/docs/en/sub-agents>, "Define hooks for subagents").
+    pub fn for_skill(&self, skill: &str, config: &SkillHooksConfig) -> HooksExt {
+        let session = &self.0;
+        let mut config = config.clone();
+        if let Some(mut stop) = config.remove(HookEvent::Stop.as_str()) {
+            config
+                .entry(HookEvent::SubagentStop.as_str().to_string())
+                .or_default()
+                .append(&mut stop);
+        }
+        let skill_hooks = session.skill_hooks.scoped();
+        skill_hooks.activate(skill, &config);
+        HooksExt {
+            runner: Arc::new(HookRunner {
+                set: HookSet::default(),
+                enabled: session.enabled,
+                skill_hooks,
+                cwd: session.cwd.clone(),
+                session_id: session.session_id.clone(),
+                transcript_path: session.transcript_path.clone(),
+                inbox: Arc::new(Inbox::default()),
+                events: session.events.clone(),
+                stop_requested: Mutex::new(None),
+                background: Mutex::new(Vec::new()),
+            }),
+            // A subagent has no session start of its own.
+            started: true,
+            stop_hook_active: false,
+        }
     }
 }
 

@@ -310,10 +310,11 @@ impl Session {
         self.engine
             .set_context_window(info.context_window, info.max_output_tokens);
         self.engine.set_client(target.client.as_ref());
-        self.subagents = Arc::new(
-            Subagents::builtin(Arc::clone(&target.client), self.options.reminders.clone())
-                .with_thinking(self.options.thinking.clone()),
-        );
+        self.subagents = Arc::new(Subagents::for_session(
+            Arc::clone(&target.client),
+            &self.options,
+            &self.hooks,
+        ));
         self.options.model = target.client;
         self.options.provider_name = target.provider_name;
     }

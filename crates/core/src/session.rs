@@ -269,16 +269,17 @@ impl Session {
         let mut tools = ToolRegistry::with_builtin_tools();
         let commands = crate::slash_commands_ext::SlashCommands::load(&options);
         skills_ext::register_skill_tool(&mut tools, &commands);
-        let subagents: Arc<dyn SubagentRunner> = Arc::new(
-            Subagents::builtin(Arc::clone(&options.model), options.reminders.clone())
-                .with_thinking(options.thinking.clone()),
-        );
         let mut state = SessionState::default();
         if options.plan_mode {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.plans_dir);
         }
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
         let hooks = crate::hooks_ext::HooksExt::new(&options, &recorder, &events);
+        let subagents: Arc<dyn SubagentRunner> = Arc::new(Subagents::for_session(
+            Arc::clone(&options.model),
+            &options,
+            &hooks,
+        ));
         hooks.install(&mut tools, &mut engine);
         let feeds =
             crate::reminder_feeds::ReminderFeeds::new(&options.home, &options.cwd, &session_id);

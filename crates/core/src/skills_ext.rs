@@ -30,6 +30,7 @@ use crate::slash_commands_ext::DEFAULT_FORK_AGENT;
 use crate::slash_commands_ext::SkillActivation;
 use crate::slash_commands_ext::SkillOrigin;
 use crate::slash_commands_ext::SlashCommands;
+use crate::subagent::SubagentOverrides;
 use crate::tools::ToolContext;
 use crate::tools::ToolHandler;
 use crate::tools::ToolOutput;
@@ -60,6 +61,13 @@ pub fn register_skill_tool(registry: &mut ToolRegistry, commands: &SlashCommands
 /// Runs a `context: fork` skill as a subagent (its `agent`, else
 /// [`DEFAULT_FORK_AGENT`]) on its prompt: the subagent's final report, or why it failed. The one
 /// definition the `skill` tool and a typed `/name` share.
+///
+/// The skill's settings hold in the subagent ([`SubagentOverrides::for_skill`]), as in Claude
+/// Code, where a forked skill's frontmatter applies to the subagent that runs it
+/// (<https://code.claude.com/docs/en/skills>, "Run skills in a subagent"): the agent's tools
+/// cut to its `allowed-tools`, its `model` for the subagent's requests (a model that cannot be
+/// resolved fails the run), and its `hooks` around the subagent's tool calls, scoped to that run
+/// (<https://code.claude.com/docs/en/hooks#hooks-in-skills-and-agents>).
 pub(crate) async fn run_forked(
     invocation: &SkillInvocation,
     ctx: &ToolContext,
@@ -68,7 +76,10 @@ pub(crate) async fn run_forked(
     let Some(subagents) = &ctx.subagents else {
         return Err("no subagents can run here".to_string());
     };
-    subagents.run(agent, &invocation.prompt, ctx).await
+    let overrides = SubagentOverrides::for_skill(invocation);
+    subagents
+        .run_with(agent, &invocation.prompt, ctx, &overrides)
+        .await
 }
 
 /// Records that `invocation` ran, for the invoked-skills reminder and the restoration after a

@@ -8,8 +8,11 @@
 
 pub mod executor;
 
+use agentctx_skills::SkillHooksConfig;
+use agentctx_skills::SkillInvocation;
 use async_trait::async_trait;
 
+use crate::slash_commands_ext::ToolLimit;
 use crate::tools::ToolContext;
 
 /// The critical reminder of the built-in Explore agent.
@@ -73,12 +76,65 @@ impl AgentDefinition {
     }
 }
 
-/// Runs a subagent for the `task` tool.
+/// What one run changes of its agent's settings: a skill run as a subagent (`context: fork`)
+/// runs with its own `allowed-tools`, `model` and `hooks`, as Claude Code's forked skills do
+/// (<https://code.claude.com/docs/en/skills>, "Run skills in a subagent"; hooks:
+/// <https://code.claude.com/docs/en/hooks#hooks-in-skills-and-agents>).
+#[derive(Debug, Clone, Default)]
+pub struct SubagentOverrides {
+    /// Cuts the agent's own tools to the allowed ones (a tool the agent lacks is not added).
+    pub tool_limit: Option<ToolLimit>,
+    /// The model slug the run's requests go to, resolved as `/model` resolves one.
+    pub model: Option<String>,
+    /// Hooks that run for the run's tool calls, and for its end (`SubagentStop`).
+    pub hooks: Option<ScopedHooks>,
+}
+
+/// The hooks of one component (a skill), scoped to a subagent's run.
+#[derive(Debug, Clone)]
+pub struct ScopedHooks {
+    /// Whose hooks they are (hook logs and `once` keys name it).
+    pub owner: String,
+    /// The frontmatter `hooks:`.
+    pub config: SkillHooksConfig,
+}
+
+impl SubagentOverrides {
+    /// The settings of the skill `invocation` that hold while its subagent runs.
+    pub fn for_skill(invocation: &SkillInvocation) -> Self {
+        Self {
+            tool_limit: invocation
+                .allowed_tools
+                .as_deref()
+                .map(|allowed| ToolLimit::new(&invocation.name, allowed)),
+            model: invocation.model.clone(),
+            hooks: invocation.hooks.as_ref().map(|config| ScopedHooks {
+                owner: invocation.name.clone(),
+                config: config.clone(),
+            }),
+        }
+    }
+}
+
+/// Runs a subagent for the `task` tool and for forked skills.
 #[async_trait]
 pub trait SubagentRunner: Send + Sync {
     /// The agents the `task` tool may name.
     fn agents(&self) -> Vec<AgentDefinition>;
 
-    /// Runs `agent` on `prompt`; the final report, or why it failed.
-    async fn run(&self, agent: &str, prompt: &str, parent: &ToolContext) -> Result<String, String>;
+    /// Runs `agent` on `prompt` with `overrides` of its settings; the final report, or why it
+    /// failed (an unknown agent, a model that cannot be resolved, a failed request).
+    async fn run_with(
+        &self,
+        agent: &str,
+        prompt: &str,
+        parent: &ToolContext,
+        overrides: &SubagentOverrides,
+    ) -> Result<String, String>;
+
+    /// Runs `agent` on `prompt` with its own settings.
+    async fn run(&self, agent: &str, prompt: &str, parent: &ToolContext) -> Result<String, String> {
+        self.run_with(agent, prompt, parent, &SubagentOverrides::default())
+            .await
+    }
 }

@@ -12,6 +12,7 @@
 //! both configure runs once (Claude Code deduplicates identical commands).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::PoisonError;
 
@@ -36,10 +37,21 @@ struct SkillHook {
 #[derive(Debug, Default)]
 pub(crate) struct SkillHooks {
     active: Mutex<Vec<SkillHook>>,
-    once_ran: Mutex<HashSet<String>>,
+    /// Shared with the scoped sets of [`SkillHooks::scoped`]: `once` holds for the session.
+    once_ran: Arc<Mutex<HashSet<String>>>,
 }
 
 impl SkillHooks {
+    /// An empty set sharing this one's record of the `once` hooks that ran: the hooks of a
+    /// skill run by a subagent (`context: fork`) live apart from the session's active skills
+    /// yet a `once` hook still runs once per session.
+    pub(crate) fn scoped(&self) -> Self {
+        Self {
+            active: Mutex::new(Vec::new()),
+            once_ran: Arc::clone(&self.once_ran),
+        }
+    }
+
     /// Adds the hooks of `skill` from its frontmatter `config`. Events we do not run, hook types
     /// other than `command` and empty commands are logged and skipped, as in settings files.
     pub(crate) fn activate(&self, skill: &str, config: &SkillHooksConfig) {

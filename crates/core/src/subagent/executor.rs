@@ -23,8 +23,15 @@ use async_trait::async_trait;
 
 use super::AgentDefinition;
 use super::AgentTools;
+use super::SubagentOverrides;
 use super::SubagentRunner;
+use crate::hooks_ext::HooksExt;
+use crate::hooks_ext::SkillHookHost;
+use crate::model_switch::ModelResolver;
+use crate::model_switch::ModelSwitchError;
+use crate::session::SessionOptions;
 use crate::session_state::SessionState;
+use crate::slash_commands_ext::ToolLimit;
 use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
 use crate::turn_stream::run_tool_calls;
@@ -36,6 +43,10 @@ pub struct SubagentExecutor {
     model: Arc<dyn ModelClient>,
     config: SystemReminderConfig,
     thinking: crate::thinking_ext::ThinkingOptions,
+    /// Cuts the agent's tools (a forked skill's `allowed-tools`).
+    tool_limit: Option<ToolLimit>,
+    /// Run for its tool calls and its end (a forked skill's hooks).
+    hooks: Option<HooksExt>,
 }
 
 impl std::fmt::Debug for SubagentExecutor {
@@ -58,7 +69,23 @@ impl SubagentExecutor {
             definition,
             model,
             thinking: Default::default(),
+            tool_limit: None,
+            hooks: None,
         }
+    }
+
+    /// The run's tools are the agent's cut to `limit` (a forked skill's `allowed-tools`): a
+    /// tool the agent lacks is not added, and a call to a tool cut off is refused.
+    pub fn with_tool_limit(mut self, limit: ToolLimit) -> Self {
+        self.tool_limit = Some(limit);
+        self
+    }
+
+    /// `hooks` run around the run's tool calls (`PreToolUse`, `PostToolUse`) and when it ends
+    /// (`SubagentStop`: a block makes it go on with the hook's reason as its next message).
+    pub fn with_hooks(mut self, hooks: HooksExt) -> Self {
+        self.hooks = Some(hooks);
+        self
     }
 
     /// The session's thinking settings: the run's requests think at the level they give for
@@ -95,8 +122,12 @@ impl SubagentExecutor {
     }
 
     fn tools(&self) -> ToolRegistry {
-        match self.definition.tools {
+        let own = match self.definition.tools {
             AgentTools::ReadOnly => ToolRegistry::read_only(),
+        };
+        match &self.tool_limit {
+            Some(limit) => limit.apply(&own),
+            None => own,
         }
     }
 
@@ -121,7 +152,10 @@ impl SubagentExecutor {
         });
         engine.set_main_agent(false);
         engine.record_items(&self.build_initial_messages(&[], prompt));
-        let tools = self.tools();
+        let mut tools = self.tools();
+        if let Some(hooks) = &self.hooks {
+            hooks.install(&mut tools, &mut engine);
+        }
         let reasoning = crate::thinking_ext::turn_thinking(
             &self.thinking,
             &agentctx_model::thinking::ThinkingState::new(),
@@ -149,6 +183,7 @@ impl SubagentExecutor {
             }
         };
         let mut last = None;
+        let mut stop_hook_active = false;
         for request in 1..=self.definition.max_requests {
             let host = HostState {
                 requests: i32::try_from(request).unwrap_or(i32::MAX),
@@ -187,6 +222,17 @@ impl SubagentExecutor {
             }
             let calls = response.function_calls();
             if calls.is_empty() {
+                if let Some(hooks) = &self.hooks
+                    && let Some(reason) = hooks
+                        .subagent_stop_blocked(last.as_deref().unwrap_or_default(), stop_hook_active)
+                        .await
+                {
+                    // Claude Code: a blocked `SubagentStop` keeps the subagent running, the
+                    // reason its next instruction.
+                    stop_hook_active = true;
+                    engine.record_items(&[ResponseItem::user_text(reason)]);
+                    continue;
+                }
                 return last.ok_or_else(|| "the agent ended without a report".to_string());
             }
             let results = run_tool_calls(&tools, &ctx, &calls).await;
@@ -208,6 +254,10 @@ pub struct Subagents {
     model: Arc<dyn ModelClient>,
     config: SystemReminderConfig,
     thinking: crate::thinking_ext::ThinkingOptions,
+    /// Resolves a run's own model (a forked skill's `model`).
+    resolver: Option<Arc<dyn ModelResolver>>,
+    /// Runs a forked skill's hooks.
+    hooks: Option<SkillHookHost>,
 }
 
 impl std::fmt::Debug for Subagents {
@@ -226,7 +276,45 @@ impl Subagents {
             model,
             config,
             thinking: Default::default(),
+            resolver: None,
+            hooks: None,
         }
+    }
+
+    /// The built-in agents of the session of `options` on `model`, with its reminder config,
+    /// thinking settings and model resolver, and its `hooks` for the hooks of forked skills.
+    pub fn for_session(
+        model: Arc<dyn ModelClient>,
+        options: &SessionOptions,
+        hooks: &HooksExt,
+    ) -> Self {
+        let mut subagents = Self::builtin(model, options.reminders.clone())
+            .with_thinking(options.thinking.clone())
+            .with_skill_hooks(hooks.skill_hook_host());
+        subagents.resolver = options.model_resolver.clone();
+        subagents
+    }
+
+    /// Resolves the model a run asks for ([`SubagentOverrides::model`]), as `/model` does.
+    pub fn with_model_resolver(mut self, resolver: Arc<dyn ModelResolver>) -> Self {
+        self.resolver = Some(resolver);
+        self
+    }
+
+    /// Runs the hooks a run brings ([`SubagentOverrides::hooks`]) through the session's.
+    pub fn with_skill_hooks(mut self, hooks: SkillHookHost) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// The client of `slug`: the session's model, else resolved through the resolver.
+    async fn resolve_model(&self, slug: &str) -> Result<Arc<dyn ModelClient>, ModelSwitchError> {
+        let slug = slug.trim();
+        if slug == self.model.slug() {
+            return Ok(Arc::clone(&self.model));
+        }
+        let resolver = self.resolver.as_ref().ok_or(ModelSwitchError::NoResolver)?;
+        Ok(resolver.resolve(slug).await?.client)
     }
 
     /// The session's thinking settings, handed to every run (see
@@ -258,14 +346,38 @@ impl SubagentRunner for Subagents {
         self.definitions.clone()
     }
 
-    async fn run(&self, agent: &str, prompt: &str, parent: &ToolContext) -> Result<String, String> {
-        let Some(executor) = self.executor(agent) else {
+    async fn run_with(
+        &self,
+        agent: &str,
+        prompt: &str,
+        parent: &ToolContext,
+        overrides: &SubagentOverrides,
+    ) -> Result<String, String> {
+        let Some(mut executor) = self.executor(agent) else {
             let names: Vec<&str> = self.definitions.iter().map(|d| d.name.as_str()).collect();
             return Err(format!(
                 "unknown agent {agent}; available: {}",
                 names.join(", ")
             ));
         };
+        if let Some(slug) = &overrides.model {
+            executor.model = self
+                .resolve_model(slug)
+                .await
+                .map_err(|error| error.to_string())?;
+        }
+        if let Some(limit) = &overrides.tool_limit {
+            executor = executor.with_tool_limit(limit.clone());
+        }
+        if let Some(scoped) = &overrides.hooks {
+            let Some(host) = &self.hooks else {
+                return Err(format!(
+                    "the hooks of `{}` cannot run here (no session hooks)",
+                    scoped.owner
+                ));
+            };
+            executor = executor.with_hooks(host.for_skill(&scoped.owner, &scoped.config));
+        }
         executor.run(prompt, parent).await
     }
 }
