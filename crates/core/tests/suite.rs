@@ -21,6 +21,7 @@ mod responses;
 mod resume;
 mod resume_recorded;
 mod skills;
+mod skills_fork;
 mod skills_live;
 mod slash_commands;
 mod small_window;

@@ -119,3 +119,33 @@ fn unknown_events_other_types_and_empty_commands_are_skipped() {
     hooks.activate("odd", &config);
     assert!(hooks.is_empty());
 }
+
+#[test]
+fn a_scoped_set_holds_its_own_hooks_and_shares_the_sessions_once_record() {
+    let session = SkillHooks::default();
+    let once = config("PreToolUse", None, "./setup.sh", true);
+    let forked = session.scoped();
+    forked.activate("setup", &once);
+    // The forked skill's hooks are not the session's active ones.
+    assert!(session.is_empty());
+    assert_eq!(
+        forked
+            .take_matching(HookEvent::PreToolUse, &["read_file"])
+            .len(),
+        1
+    );
+    // Its `once` hook ran: neither another fork nor the skill run in the session runs it again.
+    let again = session.scoped();
+    again.activate("setup", &once);
+    assert!(
+        again
+            .take_matching(HookEvent::PreToolUse, &["read_file"])
+            .is_empty()
+    );
+    session.activate("setup", &once);
+    assert!(
+        session
+            .take_matching(HookEvent::PreToolUse, &["shell"])
+            .is_empty()
+    );
+}
