@@ -224,7 +224,10 @@ impl SubagentExecutor {
             if calls.is_empty() {
                 if let Some(hooks) = &self.hooks
                     && let Some(reason) = hooks
-                        .subagent_stop_blocked(last.as_deref().unwrap_or_default(), stop_hook_active)
+                        .subagent_stop_blocked(
+                            last.as_deref().unwrap_or_default(),
+                            stop_hook_active,
+                        )
                         .await
                 {
                     // Claude Code: a blocked `SubagentStop` keeps the subagent running, the

@@ -230,7 +230,9 @@ async fn a_forked_skill_whose_model_cannot_be_resolved_fails_with_a_clear_error(
     assert_eq!(sent.len(), 2, "no request went to a subagent");
     assert_eq!(
         call_outputs(&sent[1]),
-        ["Error: skill `elsewhere` (forked) failed: this session cannot change its model (no model resolver)"]
+        [
+            "Error: skill `elsewhere` (forked) failed: this session cannot change its model (no model resolver)"
+        ]
     );
 
     let typed = session.run_input("/elsewhere", &cancel).await.unwrap_err();
@@ -259,7 +261,11 @@ async fn a_forked_skills_pre_tool_use_hook_blocks_the_subagents_call() {
         responses_sse(&[Out::Text("Sealed.")], 1_000),
         // The next turn: the skill's hook ended with its subagent.
         responses_sse(
-            &[call("call_read_2", "read_file", json!({"path": "notes.txt"}))],
+            &[call(
+                "call_read_2",
+                "read_file",
+                json!({"path": "notes.txt"}),
+            )],
             1_100,
         ),
         responses_sse(&[Out::Text("Read.")], 1_200),
@@ -269,7 +275,10 @@ async fn a_forked_skills_pre_tool_use_hook_blocks_the_subagents_call() {
     let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
     let cancel = CancellationToken::new();
     session.run_turn("Read the notes", &cancel).await.unwrap();
-    session.run_turn("Read them yourself", &cancel).await.unwrap();
+    session
+        .run_turn("Read them yourself", &cancel)
+        .await
+        .unwrap();
 
     let sent = bodies(&server).await;
     assert_eq!(sent.len(), 6);
