@@ -267,7 +267,7 @@ impl Session {
         // Opaque compaction items another provider wrote go to this one as their readable copy.
         engine.set_client(options.model.as_ref());
         let mut tools = ToolRegistry::with_builtin_tools();
-        let commands = crate::slash_commands_ext::SlashCommands::load(&options);
+        let commands = crate::slash_commands_ext::SlashCommands::load(&options, &session_id);
         skills_ext::register_skill_tool(&mut tools, &commands);
         let mut state = SessionState::default();
         if options.plan_mode {

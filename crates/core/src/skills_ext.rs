@@ -149,7 +149,7 @@ impl ToolHandler for SkillTool {
             .registry()
             .invoke_by_model(&args.skill, &args.args)
         {
-            Ok(invocation) => invocation,
+            Ok(invocation) => self.commands.in_session(invocation),
             Err(err) => return ToolOutput::error(format!("Error: {err}")),
         };
         // Held until the turn ends (or, forked, until the subagent reported).

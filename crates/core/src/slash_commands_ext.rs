@@ -91,11 +91,14 @@ pub struct SlashCommands {
     usage_path: PathBuf,
     half_life_days: f64,
     invoked: InvokedSkillQueue,
+    /// The session's id, for `${CLAUDE_SESSION_ID}` in a skill's prompt.
+    session_id: String,
 }
 
 impl SlashCommands {
-    /// The commands of a session built from `options`: its skills and the built-ins.
-    pub(crate) fn load(options: &SessionOptions) -> Self {
+    /// The commands of the session `session_id` built from `options`: its skills and the
+    /// built-ins.
+    pub(crate) fn load(options: &SessionOptions, session_id: &str) -> Self {
         let registry =
             crate::skills_ext::load_commands(&options.home, &options.cwd, &options.skills);
         Self {
@@ -104,7 +107,15 @@ impl SlashCommands {
             usage_path: options.home.join(SKILL_USAGE_FILE),
             half_life_days: options.skills.usage_half_life_days,
             invoked: InvokedSkillQueue::default(),
+            session_id: session_id.to_string(),
         }
+    }
+
+    /// `invocation` as it runs in this session: `${CLAUDE_SESSION_ID}` in its prompt is the
+    /// session's id. Both paths, typed and the model's `skill` call, take their invocation
+    /// through here before it is recorded or run.
+    pub(crate) fn in_session(&self, invocation: SkillInvocation) -> SkillInvocation {
+        invocation.in_session(&self.session_id)
     }
 
     /// The skills the model invoked, waiting to be made active.
@@ -443,6 +454,7 @@ impl Session {
         invocation: SkillInvocation,
         cancel: &CancellationToken,
     ) -> Result<InputOutcome, SlashCommandError> {
+        let invocation = self.commands.in_session(invocation);
         let guard = self.commands.running().try_acquire(&invocation.name)?;
         self.commands.record_run(&mut self.state(), &invocation);
         tracing::info!(skill = %invocation.name, context = ?invocation.context, "running a typed skill");

@@ -7,7 +7,9 @@
 //! - `$ARGUMENTS[N]`: the `N`-th argument, 0-based;
 //! - `$N`: the same, shorter (not when a letter, digit or `_` follows);
 //! - `$ARGUMENTS`: the whole argument string as typed;
-//! - `${CLAUDE_SKILL_DIR}`: the skill's directory.
+//! - `${CLAUDE_SKILL_DIR}`: the skill's directory;
+//! - `${CLAUDE_SESSION_ID}`: the session's id, filled in by the host, which knows it
+//!   ([`crate::SkillInvocation::in_session`]).
 //!
 //! The arguments are split as a shell splits words (`"my widget" React` is two arguments, the
 //! quotes removed; unbalanced quotes fall back to splitting at whitespace). A position with no
@@ -20,6 +22,9 @@ use std::path::Path;
 pub(crate) const ARGUMENTS_PLACEHOLDER: &str = "$ARGUMENTS";
 /// The placeholder of the skill's directory.
 pub(crate) const SKILL_DIR_PLACEHOLDER: &str = "${CLAUDE_SKILL_DIR}";
+/// The placeholder of the session's id, filled in by the host
+/// ([`crate::SkillInvocation::in_session`]).
+pub(crate) const SESSION_ID_PLACEHOLDER: &str = "${CLAUDE_SESSION_ID}";
 
 /// The arguments of `args`, split as a shell splits words.
 pub(crate) fn split_arguments(args: &str) -> Vec<String> {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::arguments::SESSION_ID_PLACEHOLDER;
 use crate::arguments::substitute_arguments;
 use crate::frontmatter::SkillContext;
 use crate::frontmatter::SkillHooksConfig;
@@ -89,6 +90,19 @@ impl SkillInvocation {
             agent: skill.agent.clone(),
             hooks: skill.hooks.clone(),
         }
+    }
+
+    /// This invocation's prompt with `${CLAUDE_SESSION_ID}` replaced by the id of the session
+    /// it runs in (Claude Code fills it in after the arguments, `getPromptForCommand` in its
+    /// `src/skills/loadSkillsDir.ts`; documented among the skills' string substitutions at
+    /// <https://code.claude.com/docs/en/skills>). The registry does not know the session; the
+    /// host calls this before the prompt is used.
+    #[must_use]
+    pub fn in_session(mut self, session_id: &str) -> Self {
+        if self.prompt.contains(SESSION_ID_PLACEHOLDER) {
+            self.prompt = self.prompt.replace(SESSION_ID_PLACEHOLDER, session_id);
+        }
+        self
     }
 }
 

@@ -154,3 +154,21 @@ fn named_arguments_and_the_skill_directory_reach_the_prompt() {
         );
     }
 }
+
+#[test]
+fn the_session_id_is_filled_in_by_the_host() {
+    let skill = parse_skill_file(
+        &PathBuf::from("/repo/.agentctx/skills/note"),
+        "---\ndescription: Note\n---\nWrite to /tmp/${CLAUDE_SESSION_ID}/$0.md\n",
+        SkillSource::Project,
+    )
+    .expect("valid");
+    let invocation = SkillInvocation::new(&skill, "todo").in_session("0199-abc");
+    assert!(
+        invocation
+            .prompt
+            .ends_with("Write to /tmp/0199-abc/todo.md\n"),
+        "{}",
+        invocation.prompt
+    );
+}

@@ -346,3 +346,56 @@ async fn a_forked_skill_the_model_invokes_answers_with_the_subagents_report() {
     assert_eq!(call_outputs(&sent[2]), ["Three modules: a, b, c."]);
     assert_eq!(session.state().invoked_skills[0].name, "survey");
 }
+
+#[tokio::test]
+async fn a_skills_prompt_gets_its_arguments_directory_and_the_session_id_on_both_paths() {
+    let dirs = dirs();
+    skill(
+        &dirs.cwd,
+        "note",
+        "description: Take a note\narguments: [topic]\n",
+        "Note $topic (first word $0) in ${CLAUDE_SKILL_DIR}/notes/${CLAUDE_SESSION_ID}.md",
+    );
+    let server = server(vec![
+        responses_sse(&[Out::Text("Noted.")], 700),
+        responses_sse(
+            &[Out::Call {
+                call_id: "call_note",
+                name: "skill",
+                arguments: json!({"skill": "note", "args": "\"release plan\" soon"}),
+            }],
+            800,
+        ),
+        responses_sse(&[Out::Text("Noted too.")], 900),
+    ])
+    .await;
+    let model = client(&server, WireApi::Responses, 100_000);
+    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let cancel = CancellationToken::new();
+    session
+        .run_input("/note \"release plan\" soon", &cancel)
+        .await
+        .unwrap();
+    session
+        .run_turn("Take another note", &cancel)
+        .await
+        .unwrap();
+
+    let skill_dir = dirs.cwd.join(".agentctx/skills/note");
+    let expected = format!(
+        "Note release plan (first word release plan) in {}/notes/{}.md",
+        skill_dir.display(),
+        session.session_id()
+    );
+    let sent = bodies(&server).await;
+    let typed = super::support::input_texts(&sent[0]);
+    assert!(
+        typed.iter().any(|text| text.contains(&expected)),
+        "{expected}\n{typed:#?}"
+    );
+    let by_model = call_outputs(&sent[2]);
+    assert!(
+        by_model.iter().any(|text| text.contains(&expected)),
+        "{expected}\n{by_model:#?}"
+    );
+}
