@@ -122,19 +122,38 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
         recorded < turns,
         "compacted {recorded} times in {turns} turns"
     );
+    // Only once the window had filled: what the compaction was deciding on held at least 40% of
+    // the window. That is the history before it, plus, when it ran before a turn (the next
+    // `turn_context` comes before any answer), the turn's prompt, which a compaction before the
+    // turn counts and which the rollout records only after it. (llama-cpp-python streams no
+    // usage, so the rollout has no measured figure to read.)
     let first = lines
         .iter()
         .position(|line| line["type"] == "compacted")
         .expect("a compaction");
-    let history_bytes: usize = lines[..first]
+    let payload_tokens = |line: &serde_json::Value| line["payload"].to_string().len() / 4;
+    let history: usize = lines[..first]
         .iter()
         .filter(|line| line["type"] == "response_item")
-        .map(|line| line["payload"].to_string().len())
+        .map(payload_tokens)
         .sum();
+    let after = &lines[first + 1..];
+    let next_turn = after.iter().position(|line| line["type"] == "turn_context");
+    let next_answer = after
+        .iter()
+        .position(|line| line["type"] == "response_item" && line["payload"]["role"] == "assistant");
+    let before_turn = matches!((next_turn, next_answer), (Some(turn), answer) if answer.is_none_or(|answer| turn < answer));
+    let pending: usize = match next_turn.filter(|_| before_turn) {
+        Some(turn) => after[turn..]
+            .iter()
+            .find(|line| line["type"] == "response_item" && line["payload"]["role"] == "user")
+            .map_or(0, payload_tokens),
+        None => 0,
+    };
     assert!(
-        history_bytes / 4 * 10 >= WINDOW as usize * 4,
-        "compacted with about {} tokens of history in a {WINDOW}-token window: too early",
-        history_bytes / 4
+        (history + pending) * 10 >= WINDOW as usize * 4,
+        "compacted with about {history} tokens of history and {pending} of the turn's prompt in a \
+         {WINDOW}-token window: too early"
     );
     assert_replays(&agentctx, &rollouts[0]);
 }
