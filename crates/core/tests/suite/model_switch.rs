@@ -4,21 +4,11 @@
 //! configuration that points at a wiremock Responses server, the way `agentctx run` resolves
 //! them.
 
-use std::path::Path;
-
-use agentctx_core::ApprovalPolicy;
 use agentctx_core::InputOutcome;
-use agentctx_core::Session;
 use agentctx_core::SessionEvent;
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::SessionOverrides;
-use agentctx_core::session_config::session_setup;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use wiremock::MockServer;
 
 use super::support::Dirs;
 use super::support::Out;
@@ -28,46 +18,9 @@ use super::support::drain;
 use super::support::input_texts;
 use super::support::responses_sse;
 use super::support::server;
-
-/// A provider `mock` on `server` with a big and a small model; no background session-memory
-/// extraction (its requests would take the scripted replies).
-fn config(server: &MockServer) -> Config {
-    let text = format!(
-        "model_provider = \"mock\"\n\
-         [model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
-         env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\
-         [model_providers.mock.models.\"big-model\"]\ncontext_window = 200000\nmax_output_tokens = 4000\n\
-         [model_providers.mock.models.\"small-model\"]\ncontext_window = 16000\nmax_output_tokens = 2000\n\
-         [compact.session_memory]\nextraction_enabled = false\ncompact_enabled = false\n",
-        server.uri()
-    );
-    Config::from_toml(&text, Path::new("config.toml")).unwrap()
-}
-
-async fn start(
-    dirs: &Dirs,
-    config: &Config,
-    model: &str,
-    resume: Option<&Path>,
-) -> (Session, tokio::sync::mpsc::UnboundedReceiver<SessionEvent>) {
-    let env = EnvVars::from_pairs([("MOCK_API_KEY", "sk-test")]);
-    let overrides = SessionOverrides {
-        selection: ModelSelection {
-            model: Some(model.to_string()),
-            ..ModelSelection::default()
-        },
-        approval: ApprovalPolicy::AutoApprove,
-        ..SessionOverrides::default()
-    };
-    let mut setup = session_setup(config, &env, &dirs.cwd, &dirs.home, overrides)
-        .await
-        .unwrap();
-    setup.options.current_date = None;
-    match resume {
-        Some(path) => Session::resume(setup.options, path).unwrap(),
-        None => Session::new(setup.options).unwrap(),
-    }
-}
+use super::support::skill;
+use super::support::two_model_config;
+use super::support::two_model_session;
 
 /// A prompt of about 15,000 tokens: more than the small model's window holds with the tools.
 fn long_prompt() -> String {
@@ -119,8 +72,8 @@ async fn switching_to_a_smaller_window_compacts_first_with_the_previous_model() 
         responses_sse(&[Out::Text("Small model here.")], 3_000),
     ]);
     let server = server(replies).await;
-    let config = config(&server);
-    let (mut session, _events) = start(&dirs, &config, "big-model", None).await;
+    let config = two_model_config(&server);
+    let (mut session, _events) = two_model_session(&dirs, &config, "big-model", None).await;
     let cancel = CancellationToken::new();
     session.run_input(&long_prompt(), &cancel).await.unwrap();
 
@@ -176,8 +129,8 @@ async fn a_switch_to_a_window_that_holds_the_history_does_not_compact() {
         responses_sse(&[Out::Text("Small model here.")], 3_100),
     ])
     .await;
-    let config = config(&server);
-    let (mut session, _events) = start(&dirs, &config, "big-model", None).await;
+    let config = two_model_config(&server);
+    let (mut session, _events) = two_model_session(&dirs, &config, "big-model", None).await;
     let cancel = CancellationToken::new();
     session.run_input("hello", &cancel).await.unwrap();
     let InputOutcome::Command(answer) = session
@@ -208,15 +161,16 @@ async fn a_resume_with_a_smaller_model_compacts_with_the_recorded_one_and_announ
         responses_sse(&[Out::Text("Still small.")], 3_100),
     ]);
     let server = server(replies).await;
-    let config = config(&server);
+    let config = two_model_config(&server);
     let cancel = CancellationToken::new();
     let path = {
-        let (mut session, _events) = start(&dirs, &config, "big-model", None).await;
+        let (mut session, _events) = two_model_session(&dirs, &config, "big-model", None).await;
         session.run_input(&long_prompt(), &cancel).await.unwrap();
         session.rollout_path().to_path_buf()
     };
 
-    let (mut resumed, mut events) = start(&dirs, &config, "small-model", Some(&path)).await;
+    let (mut resumed, mut events) =
+        two_model_session(&dirs, &config, "small-model", Some(&path)).await;
     let warnings: Vec<String> = drain(&mut events)
         .into_iter()
         .filter_map(|event| match event {
@@ -245,20 +199,19 @@ async fn a_resume_with_a_smaller_model_compacts_with_the_recorded_one_and_announ
 #[tokio::test]
 async fn a_skill_with_a_model_runs_its_turn_on_it_and_switches_back() {
     let dirs = dirs();
-    let dir = dirs.cwd.join(".agentctx/skills/quick");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        "---\ndescription: A quick answer\nmodel: small-model\n---\nAnswer briefly: $ARGUMENTS\n",
-    )
-    .unwrap();
+    skill(
+        &dirs.cwd,
+        "quick",
+        "description: A quick answer\nmodel: small-model\n",
+        "Answer briefly: $ARGUMENTS",
+    );
     let server = server(vec![
         responses_sse(&[Out::Text("Brief.")], 3_000),
         responses_sse(&[Out::Text("Back on the big one.")], 3_100),
     ])
     .await;
-    let config = config(&server);
-    let (mut session, _events) = start(&dirs, &config, "big-model", None).await;
+    let config = two_model_config(&server);
+    let (mut session, _events) = two_model_session(&dirs, &config, "big-model", None).await;
     let cancel = CancellationToken::new();
     session
         .run_input("/quick what is 2+2", &cancel)

@@ -17,20 +17,13 @@ use wiremock::matchers::method;
 use super::support::Out;
 use super::support::Queue;
 use super::support::bodies;
+use super::support::call;
 use super::support::call_outputs;
 use super::support::client;
 use super::support::dirs;
 use super::support::input_texts;
 use super::support::options;
 use super::support::responses_sse;
-
-fn call(call_id: &'static str, name: &'static str, arguments: serde_json::Value) -> Out {
-    Out::Call {
-        call_id,
-        name,
-        arguments,
-    }
-}
 
 #[tokio::test]
 async fn plan_mode_greps_the_code_and_writes_only_the_plan_file() {

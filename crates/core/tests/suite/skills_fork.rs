@@ -5,17 +5,7 @@
 //! "Run skills in a subagent"; <https://code.claude.com/docs/en/hooks#hooks-in-skills-and-agents>).
 //! Every test talks to a wiremock server speaking the Responses SSE wire format.
 
-use std::path::Path;
-
-use agentctx_core::ApprovalPolicy;
 use agentctx_core::InputOutcome;
-use agentctx_core::Session;
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::SessionOverrides;
-use agentctx_core::session_config::session_setup;
-use agentctx_model::WireApi;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use serde_json::json;
@@ -23,50 +13,18 @@ use tokio_util::sync::CancellationToken;
 
 use super::support::Out;
 use super::support::bodies;
+use super::support::call;
 use super::support::call_outputs;
-use super::support::client;
 use super::support::dirs;
 use super::support::input_texts;
-use super::support::options;
+use super::support::invoke;
+use super::support::responses_session;
 use super::support::responses_sse;
 use super::support::server;
-
-/// Writes the project skill `name` with `frontmatter` and `body`.
-fn skill(cwd: &Path, name: &str, frontmatter: &str, body: &str) {
-    let dir = cwd.join(".agentctx/skills").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        format!("---\n{frontmatter}---\n{body}\n"),
-    )
-    .unwrap();
-}
-
-/// The model's call of the `skill` tool.
-fn invoke(call_id: &'static str, name: &str) -> Out {
-    Out::Call {
-        call_id,
-        name: "skill",
-        arguments: json!({"skill": name}),
-    }
-}
-
-fn call(call_id: &'static str, name: &'static str, arguments: Value) -> Out {
-    Out::Call {
-        call_id,
-        name,
-        arguments,
-    }
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap().to_string())
-        .collect()
-}
+use super::support::skill;
+use super::support::tool_names;
+use super::support::two_model_config;
+use super::support::two_model_session;
 
 #[tokio::test]
 async fn a_forked_skills_subagent_is_offered_only_the_allowed_tools() {
@@ -93,8 +51,7 @@ async fn a_forked_skills_subagent_is_offered_only_the_allowed_tools() {
         responses_sse(&[Out::Text("A note.")], 1_000),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     session
         .run_turn("What do the notes say?", &CancellationToken::new())
         .await
@@ -128,8 +85,7 @@ async fn a_typed_forked_skill_limits_the_agents_tools_and_adds_none() {
         "List the files.",
     );
     let server = server(vec![responses_sse(&[Out::Text("Two files.")], 400)]).await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let outcome = session
         .run_input("/lister", &CancellationToken::new())
         .await
@@ -140,21 +96,6 @@ async fn a_typed_forked_skill_limits_the_agents_tools_and_adds_none() {
     );
     let sent = bodies(&server).await;
     assert_eq!(tool_names(&sent[0]), ["list_dir"]);
-}
-
-/// A provider `mock` on `server` with a big and a small model, as `agentctx run` resolves them;
-/// no background session-memory extraction (its requests would take the scripted replies).
-fn two_model_config(server: &wiremock::MockServer) -> Config {
-    let text = format!(
-        "model_provider = \"mock\"\n\
-         [model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
-         env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\
-         [model_providers.mock.models.\"big-model\"]\ncontext_window = 200000\nmax_output_tokens = 4000\n\
-         [model_providers.mock.models.\"small-model\"]\ncontext_window = 16000\nmax_output_tokens = 2000\n\
-         [compact.session_memory]\nextraction_enabled = false\ncompact_enabled = false\n",
-        server.uri()
-    );
-    Config::from_toml(&text, Path::new("config.toml")).unwrap()
 }
 
 #[tokio::test]
@@ -176,19 +117,7 @@ async fn a_forked_skills_subagent_asks_the_skills_model_and_the_parent_keeps_its
     ])
     .await;
     let config = two_model_config(&server);
-    let env = EnvVars::from_pairs([("MOCK_API_KEY", "sk-test")]);
-    let overrides = SessionOverrides {
-        selection: ModelSelection {
-            model: Some("big-model".to_string()),
-            ..ModelSelection::default()
-        },
-        approval: ApprovalPolicy::AutoApprove,
-        ..SessionOverrides::default()
-    };
-    let setup = session_setup(&config, &env, &dirs.cwd, &dirs.home, overrides)
-        .await
-        .unwrap();
-    let (mut session, _events) = Session::new(setup.options).unwrap();
+    let (mut session, _events) = two_model_session(&dirs, &config, "big-model", None).await;
     let cancel = CancellationToken::new();
     session.run_turn("Survey it", &cancel).await.unwrap();
     assert_eq!(session.model_slug(), "big-model");
@@ -221,9 +150,8 @@ async fn a_forked_skill_whose_model_cannot_be_resolved_fails_with_a_clear_error(
         responses_sse(&[Out::Text("It did not run.")], 1_000),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
     // No model resolver: this session cannot reach another model.
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let cancel = CancellationToken::new();
     session.run_turn("Look", &cancel).await.unwrap();
     let sent = bodies(&server).await;
@@ -271,8 +199,7 @@ async fn a_forked_skills_pre_tool_use_hook_blocks_the_subagents_call() {
         responses_sse(&[Out::Text("Read.")], 1_200),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let cancel = CancellationToken::new();
     session.run_turn("Read the notes", &cancel).await.unwrap();
     session
@@ -307,8 +234,7 @@ async fn a_forked_skills_stop_hook_runs_as_subagent_stop_and_keeps_it_going() {
         responses_sse(&[Out::Text("A survey, lines 1-3.")], 500),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let outcome = session
         .run_input("/checked", &CancellationToken::new())
         .await

@@ -6,14 +6,6 @@
 
 use std::path::Path;
 
-use agentctx_core::ApprovalPolicy;
-use agentctx_core::Session;
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::SessionOverrides;
-use agentctx_core::session_config::session_setup;
-use agentctx_model::WireApi;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use serde_json::json;
@@ -21,41 +13,18 @@ use tokio_util::sync::CancellationToken;
 
 use super::support::Out;
 use super::support::bodies;
+use super::support::call;
 use super::support::call_outputs;
-use super::support::client;
 use super::support::dirs;
-use super::support::options;
+use super::support::input_texts;
+use super::support::invoke;
+use super::support::responses_session;
 use super::support::responses_sse;
 use super::support::server;
-
-/// Writes the project skill `name` with `frontmatter` and `body`.
-fn skill(cwd: &Path, name: &str, frontmatter: &str, body: &str) {
-    let dir = cwd.join(".agentctx/skills").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        format!("---\n{frontmatter}---\n{body}\n"),
-    )
-    .unwrap();
-}
-
-/// The model's call of the `skill` tool.
-fn invoke(call_id: &'static str, name: &str) -> Out {
-    Out::Call {
-        call_id,
-        name: "skill",
-        arguments: json!({"skill": name}),
-    }
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap().to_string())
-        .collect()
-}
+use super::support::skill;
+use super::support::tool_names;
+use super::support::two_model_config;
+use super::support::two_model_session;
 
 /// The tool names of every request a replay of the session's rollout rebuilds.
 fn replayed_tool_names(rollout: &Path, home: &Path) -> Vec<Vec<String>> {
@@ -109,19 +78,15 @@ fn lines(path: &Path) -> usize {
 const GUARDED: &str = "description: Careful edits\nhooks:\n  PreToolUse:\n    - matcher: Write\n      hooks:\n        - type: command\n          command: \"echo writes are blocked while guarded runs >&2; exit 2\"\n    - matcher: Read\n      hooks:\n        - type: command\n          command: \"echo read >> reads.log\"\n          timeout: 10\n        - type: command\n          command: \"echo once >> once.log\"\n          once: true\n";
 
 fn read(call_id: &'static str) -> Out {
-    Out::Call {
-        call_id,
-        name: "read_file",
-        arguments: json!({"path": "notes.txt"}),
-    }
+    call(call_id, "read_file", json!({"path": "notes.txt"}))
 }
 
 fn write(call_id: &'static str) -> Out {
-    Out::Call {
+    call(
         call_id,
-        name: "write_file",
-        arguments: json!({"path": "out.txt", "content": "x"}),
-    }
+        "write_file",
+        json!({"path": "out.txt", "content": "x"}),
+    )
 }
 
 #[tokio::test]
@@ -142,8 +107,7 @@ async fn a_skills_hooks_run_while_it_is_active_and_a_once_hook_once_a_session() 
         responses_sse(&[Out::Text("Guarded again.")], 1_500),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let cancel = CancellationToken::new();
     let (reads, once, out) = (
         dirs.cwd.join("reads.log"),
@@ -194,8 +158,7 @@ async fn a_skill_the_model_invokes_limits_the_tools_for_the_rest_of_the_turn() {
         responses_sse(&[Out::Text("Everything again.")], 1_200),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let cancel = CancellationToken::new();
     session.run_turn("Look at it", &cancel).await.unwrap();
     session.run_turn("Now anything", &cancel).await.unwrap();
@@ -224,21 +187,6 @@ async fn a_skill_the_model_invokes_limits_the_tools_for_the_rest_of_the_turn() {
     assert_eq!(replayed, sent_tools);
 }
 
-/// A provider `mock` on `server` with a big and a small model, as `agentctx run` resolves them;
-/// no background session-memory extraction (its requests would take the scripted replies).
-fn two_model_config(server: &wiremock::MockServer) -> Config {
-    let text = format!(
-        "model_provider = \"mock\"\n\
-         [model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
-         env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\
-         [model_providers.mock.models.\"big-model\"]\ncontext_window = 200000\nmax_output_tokens = 4000\n\
-         [model_providers.mock.models.\"small-model\"]\ncontext_window = 16000\nmax_output_tokens = 2000\n\
-         [compact.session_memory]\nextraction_enabled = false\ncompact_enabled = false\n",
-        server.uri()
-    );
-    Config::from_toml(&text, Path::new("config.toml")).unwrap()
-}
-
 #[tokio::test]
 async fn a_skill_the_model_invokes_answers_on_its_model_and_the_next_turn_on_the_sessions() {
     let dirs = dirs();
@@ -255,19 +203,7 @@ async fn a_skill_the_model_invokes_answers_on_its_model_and_the_next_turn_on_the
     ])
     .await;
     let config = two_model_config(&server);
-    let env = EnvVars::from_pairs([("MOCK_API_KEY", "sk-test")]);
-    let overrides = SessionOverrides {
-        selection: ModelSelection {
-            model: Some("big-model".to_string()),
-            ..ModelSelection::default()
-        },
-        approval: ApprovalPolicy::AutoApprove,
-        ..SessionOverrides::default()
-    };
-    let setup = session_setup(&config, &env, &dirs.cwd, &dirs.home, overrides)
-        .await
-        .unwrap();
-    let (mut session, _events) = Session::new(setup.options).unwrap();
+    let (mut session, _events) = two_model_session(&dirs, &config, "big-model", None).await;
     let cancel = CancellationToken::new();
     session.run_turn("What is 2+2?", &cancel).await.unwrap();
     assert_eq!(session.model_slug(), "big-model");
@@ -306,11 +242,11 @@ async fn a_forked_skill_the_model_invokes_answers_with_the_subagents_report() {
     );
     let server = server(vec![
         responses_sse(
-            &[Out::Call {
-                call_id: "call_skill",
-                name: "skill",
-                arguments: json!({"skill": "survey", "args": "src"}),
-            }],
+            &[call(
+                "call_skill",
+                "skill",
+                json!({"skill": "survey", "args": "src"}),
+            )],
             900,
         ),
         // The subagent's one request.
@@ -318,8 +254,7 @@ async fn a_forked_skill_the_model_invokes_answers_with_the_subagents_report() {
         responses_sse(&[Out::Text("There are three.")], 1_000),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let outcome = session
         .run_turn("How many modules?", &CancellationToken::new())
         .await
@@ -359,18 +294,17 @@ async fn a_skills_prompt_gets_its_arguments_directory_and_the_session_id_on_both
     let server = server(vec![
         responses_sse(&[Out::Text("Noted.")], 700),
         responses_sse(
-            &[Out::Call {
-                call_id: "call_note",
-                name: "skill",
-                arguments: json!({"skill": "note", "args": "\"release plan\" soon"}),
-            }],
+            &[call(
+                "call_note",
+                "skill",
+                json!({"skill": "note", "args": "\"release plan\" soon"}),
+            )],
             800,
         ),
         responses_sse(&[Out::Text("Noted too.")], 900),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let cancel = CancellationToken::new();
     session
         .run_input("/note \"release plan\" soon", &cancel)
@@ -388,7 +322,7 @@ async fn a_skills_prompt_gets_its_arguments_directory_and_the_session_id_on_both
         session.session_id()
     );
     let sent = bodies(&server).await;
-    let typed = super::support::input_texts(&sent[0]);
+    let typed = input_texts(&sent[0]);
     assert!(
         typed.iter().any(|text| text.contains(&expected)),
         "{expected}\n{typed:#?}"

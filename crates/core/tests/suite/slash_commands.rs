@@ -10,42 +10,32 @@ use agentctx_core::SlashCommandError;
 use agentctx_core::slash_commands_ext::ContextCategory;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
-use agentctx_model::WireApi;
 use agentctx_protocol::ResponseItem;
 use pretty_assertions::assert_eq;
-use serde_json::Value;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::support::Out;
 use super::support::bodies;
+use super::support::call;
 use super::support::call_outputs;
-use super::support::client;
 use super::support::dirs;
 use super::support::input_texts;
 use super::support::options;
+use super::support::responses_session;
 use super::support::responses_sse;
 use super::support::server;
+use super::support::skill;
+use super::support::tool_names;
 
 /// A project skill `commit` limited to git commands and reading, as Claude Code writes one.
 fn commit_skill(cwd: &std::path::Path) -> std::path::PathBuf {
-    let dir = cwd.join(".agentctx/skills/commit");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        "---\ndescription: Commit the staged work\nallowed-tools: [\"Bash(git *)\", \"Read\"]\n---\nWrite a commit for: $ARGUMENTS\n",
+    skill(
+        cwd,
+        "commit",
+        "description: Commit the staged work\nallowed-tools: [\"Bash(git *)\", \"Read\"]\n",
+        "Write a commit for: $ARGUMENTS",
     )
-    .unwrap();
-    dir.join("SKILL.md")
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[tokio::test]
@@ -55,16 +45,12 @@ async fn a_typed_skill_runs_its_prompt_with_its_tool_limit() {
     let server = server(vec![
         responses_sse(
             &[
-                Out::Call {
-                    call_id: "call_write",
-                    name: "write_file",
-                    arguments: json!({"path": "notes.txt", "content": "x"}),
-                },
-                Out::Call {
-                    call_id: "call_rm",
-                    name: "shell",
-                    arguments: json!({"command": "rm -rf src"}),
-                },
+                call(
+                    "call_write",
+                    "write_file",
+                    json!({"path": "notes.txt", "content": "x"}),
+                ),
+                call("call_rm", "shell", json!({"command": "rm -rf src"})),
             ],
             900,
         ),
@@ -72,8 +58,7 @@ async fn a_typed_skill_runs_its_prompt_with_its_tool_limit() {
         responses_sse(&[Out::Text("Plain answer.")], 1_100),
     ])
     .await;
-    let model = client(&server, WireApi::Responses, 100_000);
-    let (mut session, _events) = Session::new(options(&dirs, model)).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 100_000);
     let cancel = CancellationToken::new();
 
     let outcome = session
@@ -131,13 +116,12 @@ async fn a_typed_skill_runs_its_prompt_with_its_tool_limit() {
 #[tokio::test]
 async fn the_model_cannot_run_a_skill_the_user_is_running() {
     let dirs = dirs();
-    let dir = dirs.cwd.join(".agentctx/skills/review");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        "---\ndescription: Review the diff\n---\nReview $ARGUMENTS.\n",
-    )
-    .unwrap();
+    skill(
+        &dirs.cwd,
+        "review",
+        "description: Review the diff\n",
+        "Review $ARGUMENTS.",
+    );
     let model = ScriptedModelClient::new("test-model");
     model.push(ScriptedResponse::new().with_function_call(
         "call_skill",
@@ -264,13 +248,12 @@ async fn help_plan_and_context_answer_without_the_model() {
 #[tokio::test]
 async fn a_forked_skill_runs_as_a_subagent_and_its_report_is_the_answer() {
     let dirs = dirs();
-    let dir = dirs.cwd.join(".agentctx/skills/survey");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        "---\ndescription: Survey the code\ncontext: fork\nagent: Explore\n---\nList the modules of $ARGUMENTS.\n",
-    )
-    .unwrap();
+    skill(
+        &dirs.cwd,
+        "survey",
+        "description: Survey the code\ncontext: fork\nagent: Explore\n",
+        "List the modules of $ARGUMENTS.",
+    );
     let model = ScriptedModelClient::new("test-model");
     model.push(ScriptedResponse::text("Three modules: a, b, c."));
     let (mut session, _events) = Session::new(options(&dirs, Arc::new(model.clone()))).unwrap();

@@ -1,6 +1,6 @@
 //! Shared helpers: SSE bodies of the OpenAI Responses and Anthropic Messages APIs, a wiremock
-//! responder that serves a queue of responses, sessions pointed at it, and request-body
-//! normalisation for snapshots.
+//! responder that serves a queue of responses, sessions pointed at it (one model, or two models
+//! resolved from a configuration), project skills, and request-body normalisation for snapshots.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -12,6 +12,11 @@ use agentctx_core::ApprovalPolicy;
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
 use agentctx_core::SessionOptions;
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
+use agentctx_core::session_config::ModelSelection;
+use agentctx_core::session_config::SessionOverrides;
+use agentctx_core::session_config::session_setup;
 use agentctx_model::HttpModelClient;
 use agentctx_model::ModelClient;
 use agentctx_model::ModelInfo;
@@ -35,6 +40,20 @@ pub(crate) enum Out {
         name: &'static str,
         arguments: Value,
     },
+}
+
+/// The model's call of the tool `name` with `arguments`.
+pub(crate) fn call(call_id: &'static str, name: &'static str, arguments: Value) -> Out {
+    Out::Call {
+        call_id,
+        name,
+        arguments,
+    }
+}
+
+/// The model's call of the `skill` tool, without arguments for the skill.
+pub(crate) fn invoke(call_id: &'static str, name: &str) -> Out {
+    call(call_id, "skill", json!({"skill": name}))
 }
 
 fn event(kind: &str, data: Value) -> String {
@@ -198,6 +217,70 @@ pub(crate) fn options(dirs: &Dirs, model: Arc<dyn ModelClient>) -> SessionOption
     options
 }
 
+/// A session with [`options`] on a Responses client of a `context_window`-token model on
+/// `server`.
+pub(crate) fn responses_session(
+    dirs: &Dirs,
+    server: &MockServer,
+    context_window: i64,
+) -> (Session, UnboundedReceiver<SessionEvent>) {
+    let model = client(server, WireApi::Responses, context_window);
+    Session::new(options(dirs, model)).unwrap()
+}
+
+/// A provider `mock` on `server` with a big and a small model, as `agentctx run` resolves them;
+/// no background session-memory extraction (its requests would take the scripted replies).
+pub(crate) fn two_model_config(server: &MockServer) -> Config {
+    let text = format!(
+        "model_provider = \"mock\"\n\
+         [model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
+         env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\
+         [model_providers.mock.models.\"big-model\"]\ncontext_window = 200000\nmax_output_tokens = 4000\n\
+         [model_providers.mock.models.\"small-model\"]\ncontext_window = 16000\nmax_output_tokens = 2000\n\
+         [compact.session_memory]\nextraction_enabled = false\ncompact_enabled = false\n",
+        server.uri()
+    );
+    Config::from_toml(&text, Path::new("config.toml")).unwrap()
+}
+
+/// A session on `model` of `config` (see [`two_model_config`]), set up as `agentctx run` sets
+/// one up, with auto-approval and no date (stable prompts); resuming the rollout `resume` if
+/// given.
+pub(crate) async fn two_model_session(
+    dirs: &Dirs,
+    config: &Config,
+    model: &str,
+    resume: Option<&Path>,
+) -> (Session, UnboundedReceiver<SessionEvent>) {
+    let env = EnvVars::from_pairs([("MOCK_API_KEY", "sk-test")]);
+    let overrides = SessionOverrides {
+        selection: ModelSelection {
+            model: Some(model.to_string()),
+            ..ModelSelection::default()
+        },
+        approval: ApprovalPolicy::AutoApprove,
+        ..SessionOverrides::default()
+    };
+    let mut setup = session_setup(config, &env, &dirs.cwd, &dirs.home, overrides)
+        .await
+        .unwrap();
+    setup.options.current_date = None;
+    match resume {
+        Some(path) => Session::resume(setup.options, path).unwrap(),
+        None => Session::new(setup.options).unwrap(),
+    }
+}
+
+/// Writes the project skill `name` with `frontmatter` (its lines, each ending in a newline)
+/// and `body`; returns the path of its `SKILL.md`.
+pub(crate) fn skill(cwd: &Path, name: &str, frontmatter: &str, body: &str) -> PathBuf {
+    let dir = cwd.join(".agentctx/skills").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("SKILL.md");
+    std::fs::write(&path, format!("---\n{frontmatter}---\n{body}\n")).unwrap();
+    path
+}
+
 /// Everything the session sent so far.
 pub(crate) fn drain(events: &mut UnboundedReceiver<SessionEvent>) -> Vec<SessionEvent> {
     let mut out = Vec::new();
@@ -261,6 +344,16 @@ pub(crate) fn input_texts(body: &Value) -> Vec<String> {
                     .join(""),
             )
         })
+        .collect()
+}
+
+/// The names of the tools a Responses request body offers.
+pub(crate) fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_string())
         .collect()
 }
 

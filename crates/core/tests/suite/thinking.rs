@@ -18,9 +18,10 @@ use tokio_util::sync::CancellationToken;
 use super::support::Out;
 use super::support::anthropic_sse;
 use super::support::bodies;
-use super::support::client;
+use super::support::call;
 use super::support::dirs;
 use super::support::options;
+use super::support::responses_session;
 use super::support::responses_sse;
 use super::support::server;
 
@@ -53,18 +54,13 @@ async fn ultrathink_in_a_prompt_sets_the_reasoning_of_every_request_of_its_turn_
     let server = server(vec![
         responses_sse(&[Out::Text("Hello.")], 100),
         responses_sse(
-            &[Out::Call {
-                call_id: "call_1",
-                name: "read_file",
-                arguments: json!({"path": "a.txt"}),
-            }],
+            &[call("call_1", "read_file", json!({"path": "a.txt"}))],
             200,
         ),
         responses_sse(&[Out::Text("Done.")], 300),
     ])
     .await;
-    let options = options(&dirs, client(&server, WireApi::Responses, 200_000));
-    let (mut session, _events) = Session::new(options).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 200_000);
     let cancel = CancellationToken::new();
     session.run_turn("Say hello", &cancel).await.unwrap();
     session
@@ -175,8 +171,7 @@ async fn the_session_toggle_applies_to_the_turns_after_it() {
         responses_sse(&[Out::Text("Two.")], 200),
     ])
     .await;
-    let options = options(&dirs, client(&server, WireApi::Responses, 200_000));
-    let (mut session, _events) = Session::new(options).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 200_000);
     let cancel = CancellationToken::new();
     session.run_turn("First", &cancel).await.unwrap();
     session.set_thinking_level(Some(ThinkingLevel::DeepThink));
@@ -194,19 +189,18 @@ async fn a_subagent_thinks_at_the_level_its_task_asks_for() {
     let dirs = dirs();
     let server = server(vec![
         responses_sse(
-            &[Out::Call {
-                call_id: "call_task",
-                name: "task",
-                arguments: json!({"agent": "Explore", "prompt": "ultrathink: where is the parser?"}),
-            }],
+            &[call(
+                "call_task",
+                "task",
+                json!({"agent": "Explore", "prompt": "ultrathink: where is the parser?"}),
+            )],
             100,
         ),
         responses_sse(&[Out::Text("It is in src/parser.rs.")], 150),
         responses_sse(&[Out::Text("Found it.")], 200),
     ])
     .await;
-    let options = options(&dirs, client(&server, WireApi::Responses, 200_000));
-    let (mut session, _events) = Session::new(options).unwrap();
+    let (mut session, _events) = responses_session(&dirs, &server, 200_000);
     session
         .run_turn("Find the parser", &CancellationToken::new())
         .await
