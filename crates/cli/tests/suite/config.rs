@@ -6,6 +6,8 @@ use assert_cmd::Command;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
+use super::run_mock::mock_server;
+
 /// `agentctx <args>` with `home` as `AGENTCTX_HOME` and none of the caller's switches, keys or
 /// log settings.
 fn agentctx(home: &Path, args: &[&str]) -> Command {
@@ -267,23 +269,13 @@ fn a_model_window_under_a_preset_keeps_its_url_and_config_show_names_the_source(
 
 #[test]
 fn config_show_asks_a_local_server_for_an_unknown_window() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server =
-        runtime.block_on(async {
-            let server = wiremock::MockServer::start().await;
-            wiremock::Mock::given(wiremock::matchers::method("GET"))
-                .and(wiremock::matchers::path("/props"))
-                .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(
-                    serde_json::json!({"default_generation_settings": {"n_ctx": 4096}}),
-                ))
-                .mount(&server)
-                .await;
-            server
-        });
+    let (_runtime, server) = mock_server(
+        wiremock::Mock::given(wiremock::matchers::method("GET"))
+            .and(wiremock::matchers::path("/props"))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(
+                serde_json::json!({"default_generation_settings": {"n_ctx": 4096}}),
+            )),
+    );
     let home = tempfile::tempdir().unwrap();
     std::fs::write(
         home.path().join("config.toml"),

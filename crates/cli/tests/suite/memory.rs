@@ -9,6 +9,7 @@ use pretty_assertions::assert_eq;
 
 use super::memory_sessions::remembered;
 use super::memory_sessions::write_session;
+use super::run_mock::mock_server;
 
 fn crate_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -259,20 +260,10 @@ fn local_model_server(
             )
         }
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = runtime.block_on(async {
-        let server = wiremock::MockServer::start().await;
+    mock_server(
         wiremock::Mock::given(wiremock::matchers::method("POST"))
-            .respond_with(Replies(succeed_on, refuse_json_schema))
-            .mount(&server)
-            .await;
-        server
-    });
-    (runtime, server)
+            .respond_with(Replies(succeed_on, refuse_json_schema)),
+    )
 }
 
 /// A home whose config.toml points the model at `base_url` (Chat Completions, no retries), and

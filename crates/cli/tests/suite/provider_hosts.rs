@@ -27,6 +27,7 @@ use wiremock::matchers::method;
 
 use super::run_mock::agentctx_child;
 use super::run_mock::git_env;
+use super::run_mock::mock_server;
 
 const CLAUDE_SAMPLE: &str =
     "examples/sessions/claude-code/3e9b7c41-58d2-4a0f-b6e3-9c1d27f4a865.jsonl";
@@ -143,19 +144,8 @@ struct Setup {
 
 impl Setup {
     fn start() -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(async {
-            let server = MockServer::start().await;
-            Mock::given(method("POST"))
-                .respond_with(ThreeWireFormats)
-                .mount(&server)
-                .await;
-            server
-        });
+        let (runtime, server) =
+            mock_server(Mock::given(method("POST")).respond_with(ThreeWireFormats));
         Self {
             runtime,
             server,

@@ -28,6 +28,7 @@ use wiremock::matchers::path;
 use super::run_mock::Out;
 use super::run_mock::dirs;
 use super::run_mock::input_texts;
+use super::run_mock::mock_server;
 use super::run_mock::responses_sse;
 
 /// How long an expectation may wait: far beyond what any step takes, only a guard against a
@@ -97,34 +98,25 @@ fn bodies(runtime: &tokio::runtime::Runtime, server: &MockServer) -> Vec<Value> 
 fn a_prompt_typed_during_a_turn_is_queued_for_the_next_request_and_help_waits_for_the_turn() {
     let dirs = dirs();
     std::fs::write(dirs.cwd.path().join("notes.txt"), "remember the milk\n").unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = runtime.block_on(async {
-        let server = MockServer::start().await;
-        let replies = vec![
-            (
-                responses_sse(&[Out::Call {
-                    call_id: "call_read",
-                    name: "read_file",
-                    arguments: json!({"path": "notes.txt"}),
-                }]),
-                FIRST_ANSWER_DELAY,
-            ),
-            (
-                responses_sse(&[Out::Text("Read the notes; the milk is on the list.")]),
-                Duration::ZERO,
-            ),
-        ];
+    let replies = vec![
+        (
+            responses_sse(&[Out::Call {
+                call_id: "call_read",
+                name: "read_file",
+                arguments: json!({"path": "notes.txt"}),
+            }]),
+            FIRST_ANSWER_DELAY,
+        ),
+        (
+            responses_sse(&[Out::Text("Read the notes; the milk is on the list.")]),
+            Duration::ZERO,
+        ),
+    ];
+    let (runtime, server) = mock_server(
         Mock::given(method("POST"))
             .and(path("/v1/responses"))
-            .respond_with(Late(Mutex::new(replies)))
-            .mount(&server)
-            .await;
-        server
-    });
+            .respond_with(Late(Mutex::new(replies))),
+    );
     let mut session = match spawn_on_a_terminal(&server.uri(), dirs.home.path(), dirs.cwd.path()) {
         Ok(session) => session,
         Err(error) => {

@@ -24,6 +24,7 @@ use wiremock::ResponseTemplate;
 use wiremock::matchers::method;
 
 use super::run_mock::agentctx_child;
+use super::run_mock::mock_server;
 
 /// One output item of a scripted reply.
 enum Out {
@@ -159,19 +160,9 @@ struct Provider {
 
 impl Provider {
     fn start(replies: Vec<String>) -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(async {
-            let server = MockServer::start().await;
-            Mock::given(method("POST"))
-                .respond_with(Queue(Mutex::new(replies.into())))
-                .mount(&server)
-                .await;
-            server
-        });
+        let (runtime, server) = mock_server(
+            Mock::given(method("POST")).respond_with(Queue(Mutex::new(replies.into()))),
+        );
         Self { runtime, server }
     }
 

@@ -22,6 +22,7 @@ use super::run_mock::Out;
 use super::run_mock::agentctx_child;
 use super::run_mock::dirs;
 use super::run_mock::git_env;
+use super::run_mock::mock_server;
 use super::run_mock::responses_sse;
 
 /// One scripted answer.
@@ -68,20 +69,11 @@ struct Server {
 
 impl Server {
     fn start(replies: Vec<Reply>) -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(async {
-            let server = MockServer::start().await;
+        let (runtime, server) = mock_server(
             Mock::given(method("POST"))
                 .and(path("/v1/responses"))
-                .respond_with(Scripted(Mutex::new(replies.into())))
-                .mount(&server)
-                .await;
-            server
-        });
+                .respond_with(Scripted(Mutex::new(replies.into()))),
+        );
         Self { runtime, server }
     }
 

@@ -94,8 +94,24 @@ impl Respond for Script {
     }
 }
 
-/// A mock server with its runtime (wiremock serves from the runtime's threads; the blocking
-/// `assert_cmd` calls run on the test's own thread).
+/// A wiremock server answering with `mock`, and the runtime it serves from: wiremock serves
+/// from the runtime's worker thread while the blocking `assert_cmd` (or pseudo-terminal) calls
+/// run on the test's own thread, so the caller keeps the runtime as long as the server.
+pub(super) fn mock_server(mock: Mock) -> (tokio::runtime::Runtime, MockServer) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(async {
+        let server = MockServer::start().await;
+        mock.mount(&server).await;
+        server
+    });
+    (runtime, server)
+}
+
+/// A mock server with its runtime (see [`mock_server`]).
 pub(super) struct MockProvider {
     pub(super) runtime: tokio::runtime::Runtime,
     pub(super) server: MockServer,
@@ -103,20 +119,11 @@ pub(super) struct MockProvider {
 
 impl MockProvider {
     pub(super) fn start(replies: Vec<String>) -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(async {
-            let server = MockServer::start().await;
+        let (runtime, server) = mock_server(
             Mock::given(method("POST"))
                 .and(path("/v1/responses"))
-                .respond_with(Script(Mutex::new(replies.into())))
-                .mount(&server)
-                .await;
-            server
-        });
+                .respond_with(Script(Mutex::new(replies.into()))),
+        );
         Self { runtime, server }
     }
 
