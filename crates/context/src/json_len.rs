@@ -51,29 +51,20 @@ impl io::Write for ByteCounter {
 }
 
 /// The length of `text` as a JSON string, quotes included.
+///
+/// Eight bytes at a time: each byte that escaping lengthens is found exactly with word
+/// arithmetic (no byte of a word is looked at alone), and counted once; only the rare control
+/// characters other than newline and tab (whose escapes are longer, or short ones of their
+/// own) are then looked at one by one. The token estimate of every item the history records
+/// runs through here.
 pub(crate) fn string_len(text: &str) -> u64 {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    /// Whether a byte of `word` is below 0x20, or a quote, or a backslash. It may answer yes
-    /// for a word that has none (the bytes are then counted one by one), never no for one
-    /// that has one.
-    fn may_escape(word: u64) -> bool {
-        let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let quote = quote.wrapping_sub(ONES) & !quote;
-        let backslash = backslash.wrapping_sub(ONES) & !backslash;
-        (below_space | quote | backslash) & HIGHS != 0
-    }
     let bytes = text.as_bytes();
     let mut extra = 0u64;
     let mut words = bytes.chunks_exact(8);
     for chunk in &mut words {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        if may_escape(u64::from_ne_bytes(word)) {
-            extra += chunk.iter().map(|byte| escape_extra(*byte)).sum::<u64>();
-        }
+        extra += word_escape_extra(u64::from_le_bytes(word), word);
     }
     extra += words
         .remainder()
@@ -81,6 +72,40 @@ pub(crate) fn string_len(text: &str) -> u64 {
         .map(|byte| escape_extra(*byte))
         .sum::<u64>();
     (bytes.len() as u64).saturating_add(extra).saturating_add(2)
+}
+
+const ONES: u64 = u64::from_le_bytes([1; 8]);
+const HIGHS: u64 = ONES * 0x80;
+const LOW_SEVEN: u64 = ONES * 0x7f;
+
+/// The high bit of each byte of `word` that is zero, and no other bit. Exact: adding 0x7f to
+/// a byte's low seven bits cannot carry into the next byte.
+fn zero_bytes(word: u64) -> u64 {
+    let low_set = (word & LOW_SEVEN).wrapping_add(LOW_SEVEN);
+    !(low_set | word) & HIGHS
+}
+
+/// What escaping adds to the eight bytes `word` (little-endian `bytes`), as [`escape_extra`]
+/// counts byte by byte.
+fn word_escape_extra(word: u64, bytes: [u8; 8]) -> u64 {
+    // Below 0x20: the top three bits clear.
+    let control = zero_bytes(word & (ONES * 0xe0));
+    let quote = zero_bytes(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_bytes(word ^ (ONES * u64::from(b'\\')));
+    // The masks mark different bytes: each marked byte grows by at least one.
+    let mut extra = u64::from((control | quote | backslash).count_ones());
+    if control != 0 {
+        let short = zero_bytes(word ^ (ONES * u64::from(b'\n')))
+            | zero_bytes(word ^ (ONES * u64::from(b'\t')));
+        let mut others = control & !short;
+        while others != 0 {
+            let at = others.trailing_zeros() / 8;
+            let byte = bytes.get(at as usize).copied().unwrap_or_default();
+            extra += escape_extra(byte).saturating_sub(1);
+            others &= others - 1;
+        }
+    }
+    extra
 }
 
 /// What escaping `byte` adds to its one byte, as serde_json escapes: `\"`, `\\` and the short

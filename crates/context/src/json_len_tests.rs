@@ -43,6 +43,25 @@ fn every_byte_a_string_may_hold_is_counted_as_serde_json_escapes_it() {
     }
 }
 
+#[test]
+fn every_pair_of_ascii_bytes_in_one_word_is_counted_as_serde_json_escapes_it() {
+    // Two marked bytes of one word, and their neighbours: the word's masks must neither
+    // double-count nor miss either.
+    for first in 0u8..=0x7f {
+        for second in 0u8..=0x7f {
+            let text: String = [b'a', first, b'b', b'c', b'd', second, b'e', b'f', b'g']
+                .iter()
+                .map(|byte| char::from(*byte))
+                .collect();
+            assert_eq!(
+                Some(string_len(&text)),
+                written(&text),
+                "bytes {first:#x} and {second:#x}"
+            );
+        }
+    }
+}
+
 #[derive(Serialize)]
 enum Shapes {
     Unit,
