@@ -13,7 +13,6 @@
 //! for one history under one token estimator. See docs/design/performance.md, "Per-turn
 //! pipeline".
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -78,11 +77,13 @@ pub struct MicroCompactIndex {
     indexed: usize,
     /// Calls of compactable tools by call id: the tool and the key a later result must share
     /// to supersede this one's result.
-    calls: HashMap<String, (CompactableTool, Option<String>)>,
+    /// (foldhash: the map is hashed on every tool call of the session, see
+    /// docs/design/performance.md.)
+    calls: foldhash::HashMap<String, (CompactableTool, Option<String>)>,
     /// The compactable results, in history order.
     results: Vec<IndexedResult>,
     /// The newest result of each key, as a position in `results`.
-    latest_by_key: HashMap<(CompactableTool, String), usize>,
+    latest_by_key: foldhash::HashMap<(CompactableTool, String), usize>,
     /// Tokens of the results not cleared yet.
     uncleared_tokens: u64,
     /// The settings the cached savings were computed under: the persist threshold and the

@@ -8,8 +8,6 @@
 //! drop or change, so the prompt of a healthy history is known to be the history itself without
 //! looking at it again (see docs/design/performance.md, "Per-turn pipeline").
 
-use std::collections::HashMap;
-
 use agentctx_protocol::ContentItem;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputContentItem;
@@ -43,7 +41,8 @@ impl PairCounts {
 /// The counts behind [`PromptPairing::is_clean`].
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PromptPairing {
-    pairs: HashMap<(PairKind, String), PairCounts>,
+    /// (foldhash: hashed on every tool call and output the history records.)
+    pairs: foldhash::HashMap<(PairKind, String), PairCounts>,
     /// Ids with a call and no output: normalisation adds an aborted output after each call.
     calls_without_output: usize,
     /// Ids with an output and no call: normalisation drops the outputs.
