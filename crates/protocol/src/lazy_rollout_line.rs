@@ -66,10 +66,14 @@ pub struct LazyRolloutLine {
     /// The payload typed as the line was read ([`LazyRolloutLine::parse_typing`]): what
     /// [`LazyRolloutLine::item`] gives.
     typed: Option<Box<RolloutItem>>,
+    /// The payload read in part as the line was read ([`LazyRolloutLine::parse_reading`]):
+    /// what the caller's reader made of it, which [`LazyRolloutLine::item`] never gives.
+    part: Option<Box<RolloutItem>>,
 }
 
-/// Lines are the same when they were read from the same text: whether the payload was typed as
-/// it was read does not matter (it is what [`LazyRolloutLine::item`] gives either way).
+/// Lines are the same when they were read from the same text: whether the payload was typed (or
+/// read in part) as it was read does not matter (it is what [`LazyRolloutLine::item`] gives
+/// either way).
 impl PartialEq for LazyRolloutLine {
     fn eq(&self, other: &Self) -> bool {
         self.text == other.text
@@ -84,6 +88,29 @@ impl PartialEq for LazyRolloutLine {
 /// Which payloads [`LazyRolloutLine::parse_typing`] types as it reads them: called with the
 /// line's `type` and the payload's own `type`.
 pub type TypeAsRead = fn(kind: &str, payload_type: &str) -> bool;
+
+/// What a [`ReadInPart`] reader made of a payload.
+#[derive(Debug)]
+pub struct PartRead<'a> {
+    /// The payload as the reader reads it: not necessarily the payload typed in full.
+    pub item: RolloutItem,
+    /// The payload's own `type` when it is a string, as [`LazyRolloutLine::payload_type`]
+    /// gives it: the reader must have read every `type` member to say so.
+    pub payload_type: Option<Cow<'a, str>>,
+    /// The length of the payload's JSON text: the offset just after it.
+    pub length: usize,
+}
+
+/// Which payloads [`LazyRolloutLine::parse_reading`] reads in part, and how: called with the
+/// line's `type`, the payload's `type` when it is the payload's first member and a plain string
+/// (`None` otherwise), and the line's text from the payload to the end of the line. It answers
+/// the payload read its own way ([`PartRead`]) or `None`, and the payload is then read as usual.
+///
+/// A reader that answers must have read the whole payload as JSON, as serde_json validates it
+/// (deserializing a type that names the members it wants, the rest skipped with
+/// [`serde::de::IgnoredAny`], does), so that a line read in part is never a corrupt one.
+pub type ReadInPart =
+    for<'a> fn(kind: &str, first_type: Option<&'a str>, payload: &'a str) -> Option<PartRead<'a>>;
 
 /// A string of the line: a span of the line's text, or decoded when it held escapes.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,11 +178,24 @@ impl LazyRolloutLine {
     /// instead of once to validate it and once more to type it. The line is the one `parse`
     /// gives; [`LazyRolloutLine::item`] gives the item typed on the way (the one it would type).
     pub fn parse_typing(line: &[u8], wanted: Option<TypeAsRead>) -> Result<Self, LazyLineError> {
+        Self::parse_reading(line, wanted, None)
+    }
+
+    /// [`LazyRolloutLine::parse_typing`], reading on the way the payloads `in_part` reads (see
+    /// [`ReadInPart`]): where it answers, the payload is read once, by it, instead of once to
+    /// validate it and again by the caller. What it made of the payload is
+    /// [`LazyRolloutLine::part_read`]; the line is otherwise the one `parse` gives, and
+    /// [`LazyRolloutLine::item`] still types the payload in full.
+    pub fn parse_reading(
+        line: &[u8],
+        wanted: Option<TypeAsRead>,
+        in_part: Option<ReadInPart>,
+    ) -> Result<Self, LazyLineError> {
         let trimmed = line.trim_ascii();
         let Ok(text) = std::str::from_utf8(trimmed) else {
             return Err(LazyLineError::InvalidUtf8);
         };
-        match scan_envelope(text, wanted) {
+        match scan_envelope(text, wanted, in_part) {
             Some(Ok(scanned)) => Ok(scanned.into_line(text)),
             Some(Err(envelope)) => Err(LazyLineError::Envelope(envelope)),
             // The scan stops at anything unusual; the JSON tree decides and names the error.
@@ -191,6 +231,7 @@ impl LazyRolloutLine {
             payload_type,
             extra: object,
             typed: None,
+            part: None,
         })
     }
 
@@ -245,6 +286,18 @@ impl LazyRolloutLine {
         self.typed.is_some()
     }
 
+    /// The payload as the [`ReadInPart`] reader read it, when it did
+    /// ([`LazyRolloutLine::parse_reading`]).
+    pub fn part_read(&self) -> Option<&RolloutItem> {
+        self.part.as_deref()
+    }
+
+    /// The payload as the [`ReadInPart`] reader read it, taken out of the line (which is
+    /// otherwise unchanged); `None` when no such reader read it, or it was taken before.
+    pub fn take_part_read(&mut self) -> Option<RolloutItem> {
+        self.part.take().map(|part| *part)
+    }
+
     /// [`LazyRolloutLine::item`], consuming the line (an item typed as the line was read is
     /// moved out, not copied), with the line's `timestamp` and other envelope fields.
     pub fn into_item(self) -> (String, RolloutItem, ExtraFields) {
@@ -296,6 +349,8 @@ struct Scanned<'a> {
     extra: ExtraFields,
     /// The payload typed as it was read, with the kind it was typed as.
     typed: Option<(Cow<'a, str>, RolloutItem)>,
+    /// The payload read in part, with the kind it was read as.
+    part: Option<(Cow<'a, str>, RolloutItem)>,
 }
 
 impl Scanned<'_> {
@@ -321,6 +376,10 @@ impl Scanned<'_> {
             .typed
             .filter(|(typed_as, _)| *typed_as == kind)
             .map(|(_, item)| Box::new(item));
+        let part = self
+            .part
+            .filter(|(read_as, _)| *read_as == kind)
+            .map(|(_, item)| Box::new(item));
         LazyRolloutLine {
             text: text.into(),
             timestamp,
@@ -329,7 +388,47 @@ impl Scanned<'_> {
             payload_type: payload_type.map(|payload_type| Text::of(payload_type, text)),
             extra,
             typed,
+            part,
         }
+    }
+}
+
+impl<'a> Scanned<'a> {
+    /// Reads the payload at `at` (read in part, typed, or its head only; see
+    /// [`LazyRolloutLine::parse_reading`]), replacing a payload read before; the offset after
+    /// it.
+    fn payload_at(
+        &mut self,
+        text: &'a str,
+        at: usize,
+        wanted: Option<TypeAsRead>,
+        in_part: Option<ReadInPart>,
+    ) -> Option<usize> {
+        self.typed = None;
+        self.part = None;
+        let kind = match &self.kind {
+            Some(StringOrValue::String(kind)) => Some(kind.clone()),
+            _ => None,
+        };
+        // The payload's `type`, when it comes first, peeked at once for both readers.
+        let first = first_type(text, at);
+        if let (Some(in_part), Some(kind)) = (in_part, &kind)
+            && let Some((part, end)) = part_at(text, at, kind, first, in_part)
+        {
+            self.payload = Some(((at, end), part.payload_type));
+            self.part = Some((kind.clone(), part.item));
+            return Some(end);
+        }
+        if let (Some(wanted), Some(kind), Some(first)) = (wanted, &kind, first)
+            && let Some((item, end)) = typed_at(text, at, kind, first, wanted)
+        {
+            self.payload = Some(((at, end), Some(Cow::Borrowed(first))));
+            self.typed = Some((kind.clone(), item));
+            return Some(end);
+        }
+        let (head, end) = next_value::<PayloadHead<'_>>(text, at)?;
+        self.payload = Some(((at, end), head.0));
+        Some(end)
     }
 }
 
@@ -341,6 +440,7 @@ impl Scanned<'_> {
 fn scan_envelope(
     text: &str,
     wanted: Option<TypeAsRead>,
+    in_part: Option<ReadInPart>,
 ) -> Option<Result<Scanned<'_>, RolloutLineError>> {
     let bytes = text.as_bytes();
     let mut scanned = Scanned {
@@ -349,6 +449,7 @@ fn scan_envelope(
         payload: None,
         extra: ExtraFields::new(),
         typed: None,
+        part: None,
     };
     let mut at = skip_whitespace(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
@@ -372,29 +473,7 @@ fn scan_envelope(
             }
             at = skip_whitespace(bytes, at + 1);
             let end = match key.0.as_ref() {
-                "payload" => {
-                    let typed = match (wanted, &scanned.kind) {
-                        (Some(wanted), Some(StringOrValue::String(kind))) => {
-                            typed_at(text, at, kind, wanted).map(|(item, payload_type, end)| {
-                                (kind.clone(), item, payload_type, end)
-                            })
-                        }
-                        _ => None,
-                    };
-                    match typed {
-                        Some((kind, item, payload_type, end)) => {
-                            scanned.payload = Some(((at, end), Some(payload_type)));
-                            scanned.typed = Some((kind, item));
-                            end
-                        }
-                        None => {
-                            let (head, end) = next_value::<PayloadHead<'_>>(text, at)?;
-                            scanned.payload = Some(((at, end), head.0));
-                            scanned.typed = None;
-                            end
-                        }
-                    }
-                }
+                "payload" => scanned.payload_at(text, at, wanted, in_part)?,
                 "type" => {
                     let (kind, end) = string_or_value(text, at)?;
                     scanned.kind = Some(kind);
@@ -434,16 +513,25 @@ fn scan_envelope(
     })
 }
 
-/// The payload at `at`, typed as [`RolloutItem::from_payload_json`] types it, with its own
-/// `type` and the offset just after it: when `wanted` names it by `kind` and its `type`, which
-/// must be its first member, a plain string (peeked at by hand, so an unwanted payload costs
-/// nothing more), and when it types without the derived path (see `typed_payload`).
-fn typed_at<'a>(
+/// The payload at `at` as `in_part` reads it (see [`ReadInPart`]), with the offset just after
+/// it.
+fn part_at<'a>(
     text: &'a str,
     at: usize,
     kind: &str,
-    wanted: TypeAsRead,
-) -> Option<(RolloutItem, Cow<'a, str>, usize)> {
+    first_type: Option<&'a str>,
+    in_part: ReadInPart,
+) -> Option<(PartRead<'a>, usize)> {
+    let payload = text.get(at..)?;
+    let part = in_part(kind, first_type, payload)?;
+    let end = at.checked_add(part.length)?;
+    // The reader's length must end a value of the line.
+    text.get(at..end)?;
+    Some((part, end))
+}
+
+/// The `type` of the object at `at` when it is its first member and a plain string.
+fn first_type(text: &str, at: usize) -> Option<&str> {
     let bytes = text.as_bytes();
     let open = skip_whitespace(bytes, at);
     if bytes.get(open) != Some(&b'{') {
@@ -454,12 +542,25 @@ fn typed_at<'a>(
     if key != "type" || bytes.get(colon) != Some(&b':') {
         return None;
     }
-    let (payload_type, _) = plain_string(text, skip_whitespace(bytes, colon + 1))?;
+    plain_string(text, skip_whitespace(bytes, colon + 1)).map(|(payload_type, _)| payload_type)
+}
+
+/// The payload at `at`, typed as [`RolloutItem::from_payload_json`] types it, with the offset
+/// just after it: when `wanted` names it by `kind` and `payload_type`, its `type` (which must be
+/// its first member, a plain string, peeked at by hand by the caller, so an unwanted payload
+/// costs nothing more), and when it types without the derived path (see `typed_payload`).
+fn typed_at(
+    text: &str,
+    at: usize,
+    kind: &str,
+    payload_type: &str,
+    wanted: TypeAsRead,
+) -> Option<(RolloutItem, usize)> {
     if !wanted(kind, payload_type) {
         return None;
     }
     let (item, length) = typed_payload::rollout_item_prefix(kind, text.get(at..)?)?;
-    Some((item, Cow::Borrowed(payload_type), at.checked_add(length)?))
+    Some((item, at.checked_add(length)?))
 }
 
 /// JSON's whitespace (as serde_json reads it).

@@ -261,3 +261,79 @@ proptest! {
         assert_same(&line);
     }
 }
+
+/// A [`super::ReadInPart`] reader of `event_msg` payloads whose `type` comes first: the payload
+/// as a tree, kept as an unknown item (so it cannot be mistaken for the payload typed in full).
+fn read_events_as_trees<'a>(
+    kind: &str,
+    first_type: Option<&'a str>,
+    payload: &'a str,
+) -> Option<super::PartRead<'a>> {
+    if kind != "event_msg" || first_type.is_none() {
+        return None;
+    }
+    let mut values = serde_json::Deserializer::from_str(payload).into_iter::<Value>();
+    let value = values.next()?.ok()?;
+    Some(super::PartRead {
+        item: crate::rollout::RolloutItem::Unknown {
+            kind: "read in part".to_string(),
+            payload: value,
+        },
+        payload_type: first_type.map(std::borrow::Cow::Borrowed),
+        length: values.byte_offset(),
+    })
+}
+
+#[test]
+fn a_payload_read_in_part_leaves_the_line_and_its_item_as_parse_gives_them() {
+    let mut read_in_part = 0;
+    for line in EVERY_KIND.lines() {
+        let plain = lazy(line);
+        let reading = LazyRolloutLine::parse_reading(
+            line.as_bytes(),
+            Some(every_payload),
+            Some(read_events_as_trees),
+        )
+        .map_err(|err| err.to_string());
+        assert_eq!(reading, plain, "{line}");
+        let (Ok(reading), Ok(plain)) = (reading, plain) else {
+            continue;
+        };
+        assert_eq!(reading.payload_json(), plain.payload_json(), "{line}");
+        assert_eq!(reading.payload_type(), plain.payload_type(), "{line}");
+        // The item is still the payload typed in full.
+        assert_eq!(reading.item(), plain.item(), "{line}");
+        match reading.part_read() {
+            Some(crate::rollout::RolloutItem::Unknown { payload, .. }) => {
+                assert_eq!(Ok(payload.clone()), plain.payload_value().map_err(|_| ()));
+                assert!(!reading.is_typed(), "read in part, not typed: {line}");
+                read_in_part += 1;
+            }
+            Some(other) => panic!("{other:?}"),
+            None => assert_ne!(plain.kind(), "event_msg", "{line}"),
+        }
+        let mut taken = reading.clone();
+        assert_eq!(taken.take_part_read().as_ref(), reading.part_read());
+        assert_eq!(taken.take_part_read(), None, "taken once");
+        assert_eq!(taken, plain, "the rest of the line stays");
+    }
+    assert!(read_in_part > 3, "{read_in_part}");
+}
+
+#[test]
+fn a_payload_a_part_reader_cannot_read_is_read_as_usual() {
+    // Invalid JSON inside the payload: the part reader fails, and the line fails as it would.
+    let line =
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":[1,}}"#;
+    let reading = LazyRolloutLine::parse_reading(line.as_bytes(), None, Some(read_events_as_trees))
+        .map_err(|err| err.to_string());
+    assert_eq!(reading, lazy(line));
+    assert!(reading.is_err());
+    // The line's type given again after the payload: what was read in part as another kind is
+    // dropped, as a payload typed as another kind is.
+    let line = r#"{"type":"event_msg","payload":{"type":"token_count"},"type":"response_item"}"#;
+    let reading =
+        LazyRolloutLine::parse_reading(line.as_bytes(), None, Some(read_events_as_trees)).unwrap();
+    assert_eq!(reading.kind(), "response_item");
+    assert!(reading.part_read().is_none());
+}

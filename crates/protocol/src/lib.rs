@@ -80,6 +80,8 @@ pub use item_classification::is_model_generated;
 pub use item_classification::is_user_turn_start;
 pub use lazy_rollout_line::LazyLineError;
 pub use lazy_rollout_line::LazyRolloutLine;
+pub use lazy_rollout_line::PartRead;
+pub use lazy_rollout_line::ReadInPart;
 pub use lazy_rollout_line::TypeAsRead;
 pub use loop_event::LoopEvent;
 pub use models::ContentItem;

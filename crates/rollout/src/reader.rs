@@ -33,6 +33,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use agentctx_protocol::LazyRolloutLine;
+use agentctx_protocol::ReadInPart;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
@@ -198,6 +199,9 @@ pub struct RolloutReader<R = BufReader<File>> {
     helper: Helper,
     /// The payloads of Codex lines typed as they are read ([`RolloutReader::typing_as_read`]).
     type_as_read: Option<TypeAsRead>,
+    /// The payloads of Codex lines read in part as they are read
+    /// ([`RolloutReader::reading_in_part`]).
+    read_in_part: Option<ReadInPart>,
 }
 
 /// How a seekable source tells and sets its position.
@@ -297,6 +301,7 @@ impl<R: BufRead> RolloutReader<R> {
             ahead_bytes: Some(AHEAD_BYTES),
             helper: Helper::WhenWorthIt,
             type_as_read: None,
+            read_in_part: None,
         }
     }
 
@@ -325,6 +330,16 @@ impl<R: BufRead> RolloutReader<R> {
     /// read once instead of twice. The events are the same; only when the work is done differs.
     pub fn typing_as_read(mut self, wanted: TypeAsRead) -> Self {
         self.type_as_read = Some(wanted);
+        self
+    }
+
+    /// Reads the payloads of Codex lines that `in_part` reads as the lines are read
+    /// ([`LazyRolloutLine::parse_reading`]): for a reader that needs a few members of some
+    /// payloads, each is then read once, by `in_part`, instead of once to validate it and again
+    /// for those members ([`LazyRecord::take_part_read_record`] gives what it read). The events
+    /// are the same otherwise, and typing them in full still gives the whole payload.
+    pub fn reading_in_part(mut self, in_part: ReadInPart) -> Self {
+        self.read_in_part = Some(in_part);
         self
     }
 
@@ -426,7 +441,7 @@ impl<R: BufRead> RolloutReader<R> {
         }
         if let Some(Decoder::Codex) = self.decoder {
             // The common case, kept off the JSON tree: the envelope is read, the payload kept.
-            match LazyRolloutLine::parse_typing(text, self.type_as_read) {
+            match LazyRolloutLine::parse_reading(text, self.type_as_read, self.read_in_part) {
                 Ok(line) => self.push_codex_line(line_number, line),
                 Err(err) => self.skip(line_number, err.to_string()),
             }
@@ -482,7 +497,11 @@ impl<R: BufRead> RolloutReader<R> {
         }
         match &mut self.decoder {
             Some(Decoder::Codex) => {
-                match LazyRolloutLine::parse_typing(text.as_bytes(), self.type_as_read) {
+                match LazyRolloutLine::parse_reading(
+                    text.as_bytes(),
+                    self.type_as_read,
+                    self.read_in_part,
+                ) {
                     Ok(line) => self.push_codex_line(line_number, line),
                     Err(err) => self.skip(line_number, err.to_string()),
                 }

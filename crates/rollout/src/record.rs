@@ -228,6 +228,26 @@ impl LazyRecord {
         }
     }
 
+    /// The record with the payload as the reader's [`agentctx_protocol::ReadInPart`] read it
+    /// (see [`crate::RolloutReader::reading_in_part`]), its line's `fidelity` empty; the item
+    /// is taken out of this record. `None` when it was not read in part.
+    pub fn take_part_read_record(&mut self) -> Option<RolloutRecord> {
+        let LazyLine::Raw(line) = &mut self.line else {
+            return None;
+        };
+        let item = line.take_part_read()?;
+        Some(RolloutRecord {
+            line_number: self.line_number,
+            line: RolloutLine {
+                timestamp: line.timestamp().to_string(),
+                item,
+                extra: line.extra().clone(),
+                fidelity: PayloadFidelity::default(),
+            },
+            flags: self.flags,
+        })
+    }
+
     /// The typed record, exactly as the typed reader yields it (fidelity included).
     pub fn into_record(self) -> RolloutRecord {
         let line = match self.line {

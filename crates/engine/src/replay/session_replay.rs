@@ -100,7 +100,9 @@ pub fn replay_reader<R: BufRead + Send>(
     sink: Option<&mut dyn RequestSink>,
 ) -> Result<SessionReplay, ReplayError> {
     // The payloads the replay types are typed as they are read: each is read once.
-    let mut reader = reader.typing_as_read(replay_types);
+    let mut reader = reader
+        .typing_as_read(replay_types)
+        .reading_in_part(read_ahead::read_in_part);
     let mut builder = SessionReplayBuilder::new(options.clone(), sink);
     let feed = |fed| builder.feed(fed);
     if options.read_ahead && read_ahead::read_ahead_pays() {

@@ -8,11 +8,13 @@
 //! the builder takes the records in file order either way. So with two cores the two halves
 //! overlap, and on one core (or when asked) the same records are fed on the calling thread.
 
+use std::borrow::Cow;
 use std::io::BufRead;
 use std::sync::mpsc;
 
 use agentctx_protocol::EventMsg;
 use agentctx_protocol::ExtraFields;
+use agentctx_protocol::PartRead;
 use agentctx_protocol::PayloadFidelity;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::RolloutLine;
@@ -51,8 +53,12 @@ pub(super) enum Fed {
 impl Fed {
     pub(super) fn of(event: LazyReadEvent) -> Self {
         match event {
-            LazyReadEvent::Record(record) if replay_reads(&record) => {
-                let read = token_count_read(&record).or_else(|| turn_context_read(&record));
+            LazyReadEvent::Record(mut record) if replay_reads(&record) => {
+                // Read in part as the line was read ([`read_in_part`]), or now, or in full.
+                let read = record
+                    .take_part_read_record()
+                    .or_else(|| token_count_read(&record))
+                    .or_else(|| turn_context_read(&record));
                 Self::Record(read.unwrap_or_else(|| record.into_read_only_record()))
             }
             LazyReadEvent::Record(_) => Self::Unread,
@@ -88,25 +94,32 @@ pub(super) fn token_count_read(record: &LazyRecord) -> Option<RolloutRecord> {
         return None;
     }
     let read: TokenCountRead = serde_json::from_str(line.payload_json()).ok()?;
-    let mut extra = ExtraFields::new();
-    if let Some(model) = read.model {
-        extra.insert("model".to_string(), model);
-    }
-    let event = TokenCountEvent {
-        info: read.info,
-        rate_limits: None,
-        extra,
-    };
     Some(RolloutRecord {
         line_number: record.line_number,
         line: RolloutLine {
             timestamp: line.timestamp().to_string(),
-            item: RolloutItem::EventMsg(EventMsg::TokenCount(event)),
+            item: read.into_item(),
             extra: line.extra().clone(),
             fidelity: PayloadFidelity::default(),
         },
         flags: record.flags,
     })
+}
+
+impl TokenCountRead {
+    /// The event as the replay reads it: its usage and model.
+    fn into_item(self) -> RolloutItem {
+        let mut extra = ExtraFields::new();
+        if let Some(model) = self.model {
+            extra.insert("model".to_string(), model);
+        }
+        let event = TokenCountEvent {
+            info: self.info,
+            rate_limits: None,
+            extra,
+        };
+        RolloutItem::EventMsg(EventMsg::TokenCount(event))
+    }
 }
 
 /// What the replay reads of a Codex `turn_context`: the model, the truncation policy and the
@@ -115,7 +128,11 @@ pub(super) fn token_count_read(record: &LazyRecord) -> Option<RolloutRecord> {
 /// for [`TokenCountRead`], the typed fields are read with their types and every member named
 /// here is read, so that a payload the typed record reads differently fails here.
 #[derive(Deserialize)]
-struct TurnContextRead {
+struct TurnContextRead<'a> {
+    /// A `type` member (Codex writes none): the payload's type. Not a string without escapes,
+    /// it fails the read (and the record is typed in full).
+    #[serde(rename = "type", default, borrow)]
+    tag: Option<&'a str>,
     #[serde(default)]
     turn_id: Option<String>,
     #[serde(default)]
@@ -155,35 +172,81 @@ pub(super) fn turn_context_read(record: &LazyRecord) -> Option<RolloutRecord> {
         return None;
     }
     let read: TurnContextRead = serde_json::from_str(line.payload_json()).ok()?;
-    let mut extra = ExtraFields::new();
-    if let Some(policy) = read.truncation_policy {
-        extra.insert("truncation_policy".to_string(), policy);
-    }
-    if let Some(tools) = read.agentctx_tools {
-        extra.insert(super::RECORDED_TOOLS_FIELD.to_string(), tools);
-    }
-    if let Some(reasoning) = read.agentctx_reasoning {
-        extra.insert(super::RECORDED_REASONING_FIELD.to_string(), reasoning);
-    }
-    let context = TurnContextItem {
-        turn_id: read.turn_id,
-        cwd: read.cwd,
-        model: read.model,
-        effort: read.effort,
-        summary: read.summary,
-        extra,
-        ..TurnContextItem::default()
-    };
     Some(RolloutRecord {
         line_number: record.line_number,
         line: RolloutLine {
             timestamp: line.timestamp().to_string(),
-            item: RolloutItem::TurnContext(context),
+            item: read.into_item(),
             extra: line.extra().clone(),
             fidelity: PayloadFidelity::default(),
         },
         flags: record.flags,
     })
+}
+
+impl TurnContextRead<'_> {
+    /// The settings as the replay reads them.
+    fn into_item(self) -> RolloutItem {
+        let mut extra = ExtraFields::new();
+        if let Some(policy) = self.truncation_policy {
+            extra.insert("truncation_policy".to_string(), policy);
+        }
+        if let Some(tools) = self.agentctx_tools {
+            extra.insert(super::RECORDED_TOOLS_FIELD.to_string(), tools);
+        }
+        if let Some(reasoning) = self.agentctx_reasoning {
+            extra.insert(super::RECORDED_REASONING_FIELD.to_string(), reasoning);
+        }
+        RolloutItem::TurnContext(TurnContextItem {
+            turn_id: self.turn_id,
+            cwd: self.cwd,
+            model: self.model,
+            effort: self.effort,
+            summary: self.summary,
+            extra,
+            ..TurnContextItem::default()
+        })
+    }
+}
+
+/// The replay's [`agentctx_protocol::ReadInPart`]: a Codex `token_count` whose `type` comes first
+/// ([`TokenCountRead`]) and a `turn_context` ([`TurnContextRead`]),
+/// read once as the line is read. Any other payload, or one that does not read that way, is
+/// read as usual (and [`token_count_read`] and [`turn_context_read`] then try again on the
+/// text, for a `token_count` whose `type` does not come first).
+pub(super) fn read_in_part<'a>(
+    kind: &str,
+    first_type: Option<&'a str>,
+    payload: &'a str,
+) -> Option<PartRead<'a>> {
+    match (kind, first_type) {
+        ("event_msg", Some("token_count")) => {
+            // `TokenCountRead` names `type`: a second one fails the read.
+            let (read, length) = first_value::<TokenCountRead>(payload)?;
+            Some(PartRead {
+                item: read.into_item(),
+                payload_type: first_type.map(Cow::Borrowed),
+                length,
+            })
+        }
+        ("turn_context", _) => {
+            let (mut read, length) = first_value::<TurnContextRead<'a>>(payload)?;
+            let payload_type = read.tag.take().map(Cow::Borrowed);
+            Some(PartRead {
+                item: read.into_item(),
+                payload_type,
+                length,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The first JSON value of `text` as `T`, and the offset just after it.
+fn first_value<'a, T: Deserialize<'a>>(text: &'a str) -> Option<(T, usize)> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, values.byte_offset()))
 }
 
 /// Events per hand-over: enough that handing over costs little beside typing them, few enough

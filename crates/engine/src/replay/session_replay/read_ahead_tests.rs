@@ -222,7 +222,7 @@ fn a_failing_replay_stops_the_reading_ahead() {
 }
 
 /// The records of `payloads` (`token_count` payloads), read lazily from a Codex rollout.
-fn token_count_records(payloads: &[&str]) -> Vec<agentctx_rollout::LazyRecord> {
+fn token_count_records(payloads: &[&str], in_part: bool) -> Vec<agentctx_rollout::LazyRecord> {
     let mut text = format!("{}\n", CODEX_SAMPLE.lines().next().unwrap());
     for payload in payloads {
         text.push_str(&format!(
@@ -230,6 +230,9 @@ fn token_count_records(payloads: &[&str]) -> Vec<agentctx_rollout::LazyRecord> {
         ));
     }
     let mut reader = RolloutReader::new(Path::new("counts.jsonl"), Cursor::new(text));
+    if in_part {
+        reader = reader.reading_in_part(super::read_in_part);
+    }
     reader
         .lazy()
         .filter_map(|event| match event.unwrap() {
@@ -262,8 +265,9 @@ fn usage_and_model(
     }
 }
 
-#[test]
-fn a_token_count_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
+/// `token_count` payloads: the sample's, then some the replay reads in part, then some it types
+/// in full; with how many are read in part.
+fn token_count_payloads() -> (Vec<String>, usize) {
     let info = r#"{"total_token_usage":{"input_tokens":10,"output_tokens":3,"total_tokens":13},"last_token_usage":{"input_tokens":10,"output_tokens":3,"total_tokens":13},"model_context_window":272000,"new":[1]}"#;
     let mut payloads: Vec<String> = CODEX_SAMPLE
         .lines()
@@ -294,8 +298,14 @@ fn a_token_count_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
     let partial = read_in_part.len() + payloads.len();
     payloads.extend(read_in_part);
     payloads.extend(typed_in_full);
+    (payloads, partial)
+}
+
+#[test]
+fn a_token_count_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
+    let (payloads, partial) = token_count_payloads();
     let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
-    let records = token_count_records(&payloads);
+    let records = token_count_records(&payloads, false);
     assert_eq!(records.len(), payloads.len());
     for (index, record) in records.iter().enumerate() {
         let full = record.clone().into_read_only_record();
@@ -332,7 +342,7 @@ fn every_payload_the_replay_types_in_the_codex_sample_is_typed_as_read() {
 }
 
 /// The records of `payloads` (`turn_context` payloads), read lazily from a Codex rollout.
-fn turn_context_records(payloads: &[&str]) -> Vec<agentctx_rollout::LazyRecord> {
+fn turn_context_records(payloads: &[&str], in_part: bool) -> Vec<agentctx_rollout::LazyRecord> {
     let mut text = format!("{}\n", CODEX_SAMPLE.lines().next().unwrap());
     for payload in payloads {
         text.push_str(&format!(
@@ -340,6 +350,9 @@ fn turn_context_records(payloads: &[&str]) -> Vec<agentctx_rollout::LazyRecord> 
         ));
     }
     let mut reader = RolloutReader::new(Path::new("contexts.jsonl"), Cursor::new(text));
+    if in_part {
+        reader = reader.reading_in_part(super::read_in_part);
+    }
     reader
         .lazy()
         .filter_map(|event| match event.unwrap() {
@@ -372,9 +385,9 @@ fn settings(
     }
 }
 
-#[test]
-fn a_turn_context_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
-    assert_eq!(super::super::RECORDED_TOOLS_FIELD, "agentctx_tools");
+/// `turn_context` payloads: the sample's, then some the replay reads in part, then some it types
+/// in full; with how many are read in part.
+fn turn_context_payloads() -> (Vec<String>, usize) {
     let mut payloads: Vec<String> = CODEX_SAMPLE
         .lines()
         .filter_map(|line| agentctx_protocol::LazyRolloutLine::parse(line.as_bytes()).ok())
@@ -400,8 +413,15 @@ fn a_turn_context_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
     let partial = read_in_part.len() + payloads.len();
     payloads.extend(read_in_part);
     payloads.extend(typed_in_full);
+    (payloads, partial)
+}
+
+#[test]
+fn a_turn_context_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
+    assert_eq!(super::super::RECORDED_TOOLS_FIELD, "agentctx_tools");
+    let (payloads, partial) = turn_context_payloads();
     let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
-    let records = turn_context_records(&payloads);
+    let records = turn_context_records(&payloads, false);
     assert_eq!(records.len(), payloads.len());
     for (index, record) in records.iter().enumerate() {
         let full = record.clone().into_read_only_record();
@@ -416,5 +436,88 @@ fn a_turn_context_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
             assert!(read.is_some(), "{}", payloads[index]);
             assert_eq!(read, settings(&full), "{}", payloads[index]);
         }
+    }
+}
+
+/// The records of `payloads` read as the replay reads them (in part as the line is read where
+/// it can be), each with the record typed in full and whether it was read in part on the way.
+fn fed_beside_full(
+    payloads: &[&str],
+    records: fn(&[&str], bool) -> Vec<agentctx_rollout::LazyRecord>,
+) -> Vec<(
+    agentctx_rollout::RolloutRecord,
+    agentctx_rollout::RolloutRecord,
+    bool,
+)> {
+    let plain = records(payloads, false);
+    let read = records(payloads, true);
+    assert_eq!(read.len(), payloads.len());
+    plain
+        .into_iter()
+        .zip(read)
+        .map(|(plain, read)| {
+            // The line is the same line either way.
+            assert_eq!(read.lazy_line(), plain.lazy_line());
+            assert_eq!(read.payload_type(), plain.payload_type());
+            let in_part = read.lazy_line().unwrap().part_read().is_some();
+            let super::Fed::Record(fed) =
+                super::Fed::of(agentctx_rollout::LazyReadEvent::Record(read))
+            else {
+                panic!("a token_count or turn_context is read");
+            };
+            (fed, plain.into_read_only_record(), in_part)
+        })
+        .collect()
+}
+
+#[test]
+fn a_token_count_read_in_part_as_its_line_is_read_reads_as_typed_in_full() {
+    let (payloads, partial) = token_count_payloads();
+    let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    let mut in_part = 0;
+    for (index, (fed, full, read_in_part)) in fed_beside_full(&payloads, token_count_records)
+        .into_iter()
+        .enumerate()
+    {
+        let payload = payloads[index];
+        // Only a payload whose `type` comes first is read as its line is read.
+        let type_first = payload.starts_with(r#"{"type":"token_count""#);
+        assert_eq!(read_in_part, index < partial && type_first, "{payload}");
+        in_part += usize::from(read_in_part);
+        assert_eq!(
+            (fed.line_number, fed.flags, &fed.line.timestamp),
+            (full.line_number, full.flags, &full.line.timestamp)
+        );
+        if index < partial {
+            assert!(usage_and_model(&fed).is_some(), "{payload}");
+        }
+        assert_eq!(usage_and_model(&fed), usage_and_model(&full), "{payload}");
+    }
+    assert!(in_part > 20, "{in_part}");
+}
+
+#[test]
+fn a_turn_context_read_in_part_as_its_line_is_read_reads_as_typed_in_full() {
+    let (mut payloads, partial) = turn_context_payloads();
+    // A `type` member (Codex writes none) is the payload's type either way.
+    payloads.insert(0, r#"{"type":"settings","model":"m"}"#.to_string());
+    let partial = partial + 1;
+    // Not a string, it is no type: the payload is typed in full.
+    payloads.push(r#"{"model":"m","type":7}"#.to_string());
+    let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    for (index, (fed, full, read_in_part)) in fed_beside_full(&payloads, turn_context_records)
+        .into_iter()
+        .enumerate()
+    {
+        let payload = payloads[index];
+        assert_eq!(read_in_part, index < partial, "{payload}");
+        assert_eq!(
+            (fed.line_number, fed.flags, &fed.line.timestamp),
+            (full.line_number, full.flags, &full.line.timestamp)
+        );
+        if index < partial {
+            assert!(settings(&fed).is_some(), "{payload}");
+        }
+        assert_eq!(settings(&fed), settings(&full), "{payload}");
     }
 }
