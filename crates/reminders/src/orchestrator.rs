@@ -22,7 +22,7 @@ use futures::FutureExt;
 use futures::future::join_all;
 use rand::Rng;
 use rand::SeedableRng;
-use rand::rngs::StdRng;
+use rand::rngs::SmallRng;
 use tokio::time::Instant;
 
 use crate::config::SystemReminderConfig;
@@ -95,7 +95,9 @@ pub struct SystemReminderOrchestrator {
     config: SystemReminderConfig,
     timeout: Duration,
     sample_rate: f64,
-    sampler: Mutex<StdRng>,
+    /// The telemetry sample's draws: a small, fast generator (one draw per generator before
+    /// every request); nothing about it needs to be unpredictable.
+    sampler: Mutex<SmallRng>,
     /// What each standing type last told the model, for the within-turn rule.
     standing: StandingReminders,
 }
@@ -132,7 +134,7 @@ impl SystemReminderOrchestrator {
             config,
             timeout,
             sample_rate,
-            sampler: Mutex::new(StdRng::from_os_rng()),
+            sampler: Mutex::new(SmallRng::from_os_rng()),
             standing: StandingReminders::default(),
         }
     }
@@ -140,7 +142,7 @@ impl SystemReminderOrchestrator {
     /// Seeds the telemetry sampler, for deterministic tests.
     pub fn with_sampler_seed(self, seed: u64) -> Self {
         Self {
-            sampler: Mutex::new(StdRng::seed_from_u64(seed)),
+            sampler: Mutex::new(SmallRng::seed_from_u64(seed)),
             ..self
         }
     }

@@ -78,6 +78,10 @@ impl HookOutcomeInbox {
     ) -> Vec<HookOutcome> {
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         pending.extend(provider.take_hook_outcomes());
+        if pending.is_empty() {
+            // Before every request, for each of the four types: usually nothing came.
+            return Vec::new();
+        }
         let (mine, others) = std::mem::take(&mut *pending)
             .into_iter()
             .partition(|outcome| outcome_type(outcome) == attachment_type);
