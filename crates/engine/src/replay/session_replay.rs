@@ -287,6 +287,7 @@ impl<'a> SessionReplayBuilder<'a> {
     fn feed(&mut self, fed: read_ahead::Fed) -> Result<(), ReplayError> {
         match fed {
             read_ahead::Fed::Record(record) => self.observe_owned(record),
+            read_ahead::Fed::Lazy(record) => self.observe_owned(read_ahead::Fed::finish(record)),
             read_ahead::Fed::Unread => self.observe_unread(),
             read_ahead::Fed::Skipped(skipped) => {
                 self.skipped.push(skipped);
