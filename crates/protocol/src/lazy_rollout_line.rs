@@ -410,8 +410,13 @@ impl<'a> Scanned<'a> {
             Some(StringOrValue::String(kind)) => Some(kind.clone()),
             _ => None,
         };
-        // The payload's `type`, when it comes first, peeked at once for both readers.
-        let first = first_type(text, at);
+        // The payload's `type`, when it comes first, peeked at once for both readers (and not
+        // at all when there is neither).
+        let first = if wanted.is_some() || in_part.is_some() {
+            first_type(text, at)
+        } else {
+            None
+        };
         if let (Some(in_part), Some(kind)) = (in_part, &kind)
             && let Some((part, end)) = part_at(text, at, kind, first, in_part)
         {
