@@ -63,12 +63,11 @@ pub struct LazyRolloutLine {
     /// The payload's own `type` when it is a string.
     payload_type: Option<Text>,
     extra: ExtraFields,
-    /// The payload typed as the line was read ([`LazyRolloutLine::parse_typing`]): what
-    /// [`LazyRolloutLine::item`] gives.
-    typed: Option<Box<RolloutItem>>,
-    /// The payload read in part as the line was read ([`LazyRolloutLine::parse_reading`]):
-    /// what the caller's reader made of it, which [`LazyRolloutLine::item`] never gives.
-    part: Option<Box<RolloutItem>>,
+    /// The payload as it was read with the line, and how: typed in full
+    /// ([`LazyRolloutLine::parse_typing`]), what [`LazyRolloutLine::item`] gives; or read in
+    /// part ([`LazyRolloutLine::parse_reading`]), what the caller's reader made of it, which
+    /// [`LazyRolloutLine::item`] never gives.
+    read: Option<Box<(RolloutItem, ReadAs)>>,
 }
 
 /// Lines are the same when they were read from the same text: whether the payload was typed (or
@@ -230,8 +229,7 @@ impl LazyRolloutLine {
             payload,
             payload_type,
             extra: object,
-            typed: None,
-            part: None,
+            read: None,
         })
     }
 
@@ -275,36 +273,44 @@ impl LazyRolloutLine {
     /// back: equal to the item of [`LazyRolloutLine::into_line`] for any payload without
     /// duplicate member names (see [`RolloutItem::from_payload_json`]).
     pub fn item(&self) -> RolloutItem {
-        match &self.typed {
-            Some(item) => RolloutItem::clone(item),
-            None => RolloutItem::from_payload_json(self.kind(), self.payload_json()),
+        match self.read.as_deref() {
+            Some((item, ReadAs::Typed)) => item.clone(),
+            Some((_, ReadAs::InPart)) | None => {
+                RolloutItem::from_payload_json(self.kind(), self.payload_json())
+            }
         }
     }
 
     /// Whether the payload was typed as the line was read ([`LazyRolloutLine::parse_typing`]).
     pub fn is_typed(&self) -> bool {
-        self.typed.is_some()
+        matches!(self.read.as_deref(), Some((_, ReadAs::Typed)))
     }
 
     /// The payload as the [`ReadInPart`] reader read it, when it did
     /// ([`LazyRolloutLine::parse_reading`]).
     pub fn part_read(&self) -> Option<&RolloutItem> {
-        self.part.as_deref()
+        match self.read.as_deref() {
+            Some((item, ReadAs::InPart)) => Some(item),
+            Some((_, ReadAs::Typed)) | None => None,
+        }
     }
 
     /// The payload as the [`ReadInPart`] reader read it, taken out of the line (which is
     /// otherwise unchanged); `None` when no such reader read it, or it was taken before.
     pub fn take_part_read(&mut self) -> Option<RolloutItem> {
-        self.part.take().map(|part| *part)
+        if !matches!(self.read.as_deref(), Some((_, ReadAs::InPart))) {
+            return None;
+        }
+        self.read.take().map(|read| read.0)
     }
 
     /// [`LazyRolloutLine::item`], consuming the line (an item typed as the line was read is
     /// moved out, not copied), with the line's `timestamp` and other envelope fields.
     pub fn into_item(self) -> (String, RolloutItem, ExtraFields) {
         let timestamp = self.timestamp().to_string();
-        let item = match self.typed {
-            Some(item) => *item,
-            None => RolloutItem::from_payload_json(self.kind(), self.payload_json()),
+        let item = match self.read {
+            Some(read) if read.1 == ReadAs::Typed => read.0,
+            Some(_) | None => RolloutItem::from_payload_json(self.kind(), self.payload_json()),
         };
         (timestamp, item, self.extra)
     }
@@ -347,10 +353,18 @@ struct Scanned<'a> {
     /// The payload's span and its own `type`.
     payload: Option<ScannedPayload<'a>>,
     extra: ExtraFields,
-    /// The payload typed as it was read, with the kind it was typed as.
-    typed: Option<(Cow<'a, str>, RolloutItem)>,
-    /// The payload read in part, with the kind it was read as.
-    part: Option<(Cow<'a, str>, RolloutItem)>,
+    /// The payload typed or read in part as it was read, with the kind it was read as (one
+    /// field for both, so the scan's state, moved on every line, holds one item at most).
+    read: Option<(Cow<'a, str>, RolloutItem, ReadAs)>,
+}
+
+/// How a payload was read as its line was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadAs {
+    /// Typed in full ([`LazyRolloutLine::parse_typing`]).
+    Typed,
+    /// Read in part by the caller's reader ([`LazyRolloutLine::parse_reading`]).
+    InPart,
 }
 
 impl Scanned<'_> {
@@ -370,16 +384,12 @@ impl Scanned<'_> {
             _ => (Cow::Borrowed(""), ((0, 0), None)),
         };
         let (span, payload_type) = payload;
-        // An item typed as another kind (the line's `type` given again after the payload) is
-        // typed again when asked.
-        let typed = self
-            .typed
-            .filter(|(typed_as, _)| *typed_as == kind)
-            .map(|(_, item)| Box::new(item));
-        let part = self
-            .part
-            .filter(|(read_as, _)| *read_as == kind)
-            .map(|(_, item)| Box::new(item));
+        // An item read as another kind (the line's `type` given again after the payload) is
+        // dropped: it is typed again when asked, and not read in part.
+        let read = self
+            .read
+            .filter(|(read_as, _, _)| *read_as == kind)
+            .map(|(_, item, how)| Box::new((item, how)));
         LazyRolloutLine {
             text: text.into(),
             timestamp,
@@ -387,8 +397,7 @@ impl Scanned<'_> {
             payload: span,
             payload_type: payload_type.map(|payload_type| Text::of(payload_type, text)),
             extra,
-            typed,
-            part,
+            read,
         }
     }
 }
@@ -404,8 +413,7 @@ impl<'a> Scanned<'a> {
         wanted: Option<TypeAsRead>,
         in_part: Option<ReadInPart>,
     ) -> Option<usize> {
-        self.typed = None;
-        self.part = None;
+        self.read = None;
         let kind = match &self.kind {
             Some(StringOrValue::String(kind)) => Some(kind.clone()),
             _ => None,
@@ -421,14 +429,14 @@ impl<'a> Scanned<'a> {
             && let Some((part, end)) = part_at(text, at, kind, first, in_part)
         {
             self.payload = Some(((at, end), part.payload_type));
-            self.part = Some((kind.clone(), part.item));
+            self.read = Some((kind.clone(), part.item, ReadAs::InPart));
             return Some(end);
         }
         if let (Some(wanted), Some(kind), Some(first)) = (wanted, &kind, first)
             && let Some((item, end)) = typed_at(text, at, kind, first, wanted)
         {
             self.payload = Some(((at, end), Some(Cow::Borrowed(first))));
-            self.typed = Some((kind.clone(), item));
+            self.read = Some((kind.clone(), item, ReadAs::Typed));
             return Some(end);
         }
         let (head, end) = next_value::<PayloadHead<'_>>(text, at)?;
@@ -453,8 +461,7 @@ fn scan_envelope(
         kind: None,
         payload: None,
         extra: ExtraFields::new(),
-        typed: None,
-        part: None,
+        read: None,
     };
     let mut at = skip_whitespace(bytes, 0);
     if bytes.get(at) != Some(&b'{') {

@@ -38,7 +38,7 @@ fn assert_typing_as_read_changes_nothing(line: &str) -> bool {
         (Ok(typing), Ok(plain)) => {
             assert_eq!(typing.item(), plain.item(), "{line}");
             assert_eq!(typing.to_line(), plain.to_line(), "{line}");
-            let typed = typing.typed.is_some();
+            let typed = typing.is_typed();
             assert_eq!(typing.into_item(), plain.into_item(), "{line}");
             typed
         }
@@ -198,8 +198,7 @@ fn only_the_wanted_payloads_are_typed_as_read() {
     let typed = |line: &str| {
         LazyRolloutLine::parse_typing(line.as_bytes(), Some(only_token_counts))
             .unwrap()
-            .typed
-            .is_some()
+            .is_typed()
     };
     assert!(typed(
         r#"{"type":"event_msg","payload":{"type":"token_count"}}"#
