@@ -79,12 +79,13 @@ impl Fed {
     }
 
     /// A record the replay reads, as it reads it: read in part as its line was read
-    /// ([`read_in_part`]), or now, or typed in full.
+    /// ([`read_in_part`]), or now (a `token_count` whose `type` does not come first), or typed
+    /// in full. A `turn_context` the partial read declined is typed in full at once: read again
+    /// the same way, it would be declined again.
     pub(super) fn finish(mut record: LazyRecord) -> RolloutRecord {
         let read = record
             .take_part_read_record()
-            .or_else(|| token_count_read(&record))
-            .or_else(|| turn_context_read(&record));
+            .or_else(|| token_count_read(&record));
         read.unwrap_or_else(|| record.into_read_only_record())
     }
 }
@@ -186,26 +187,6 @@ struct TurnContextRead<'a> {
     agentctx_reasoning: Option<Value>,
 }
 
-/// A Codex `turn_context` record as the replay reads it ([`TurnContextRead`]). `None` for any
-/// other record, or one that does not read that way (it is then typed in full).
-pub(super) fn turn_context_read(record: &LazyRecord) -> Option<RolloutRecord> {
-    let line = record.lazy_line()?;
-    if line.kind() != "turn_context" {
-        return None;
-    }
-    let read: TurnContextRead = serde_json::from_str(line.payload_json()).ok()?;
-    Some(RolloutRecord {
-        line_number: record.line_number,
-        line: RolloutLine {
-            timestamp: line.timestamp().to_string(),
-            item: read.into_item(),
-            extra: line.extra().clone(),
-            fidelity: PayloadFidelity::default(),
-        },
-        flags: record.flags,
-    })
-}
-
 impl TurnContextRead<'_> {
     /// The settings as the replay reads them.
     fn into_item(self) -> RolloutItem {
@@ -234,8 +215,8 @@ impl TurnContextRead<'_> {
 /// The replay's [`agentctx_protocol::ReadInPart`]: a Codex `token_count` whose `type` comes first
 /// ([`TokenCountRead`]) and a `turn_context` ([`TurnContextRead`]),
 /// read once as the line is read. Any other payload, or one that does not read that way, is
-/// read as usual (and [`token_count_read`] and [`turn_context_read`] then try again on the
-/// text, for a `token_count` whose `type` does not come first).
+/// read as usual (and [`token_count_read`] then tries again on the text, for a `token_count`
+/// whose `type` does not come first).
 pub(super) fn read_in_part<'a>(
     kind: &str,
     first_type: Option<&'a str>,

@@ -421,11 +421,11 @@ fn a_turn_context_is_read_in_part_only_where_typed_in_full_it_reads_the_same() {
     assert_eq!(super::super::RECORDED_TOOLS_FIELD, "agentctx_tools");
     let (payloads, partial) = turn_context_payloads();
     let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
-    let records = turn_context_records(&payloads, false);
+    let records = turn_context_records(&payloads, true);
     assert_eq!(records.len(), payloads.len());
     for (index, record) in records.iter().enumerate() {
         let full = record.clone().into_read_only_record();
-        let part = super::turn_context_read(record);
+        let part = record.clone().take_part_read_record();
         assert_eq!(part.is_some(), index < partial, "{}", payloads[index]);
         if let Some(part) = part {
             assert_eq!(
