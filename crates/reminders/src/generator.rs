@@ -49,11 +49,16 @@ impl GeneratorError {
     }
 }
 
+/// What a generator's run answers: its reminder, `None` when it has nothing to say, or why it
+/// could not say it.
+pub type GeneratorResult = Result<Option<SystemReminder>, GeneratorError>;
+
 /// A source of one kind of reminder.
 ///
 /// The orchestrator calls [`AttachmentGenerator::is_enabled`], checks the tier and the throttle
 /// (using [`AttachmentGenerator::throttle_config`] and [`AttachmentGenerator::trigger_turn`]),
-/// then awaits [`AttachmentGenerator::generate`] under a timeout, catching errors and panics.
+/// then takes the answer of [`AttachmentGenerator::generate_now`] or, when it has none, awaits
+/// [`AttachmentGenerator::generate`] under a timeout, catching errors and panics.
 #[async_trait]
 pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
     /// A unique name, used in logs and telemetry; defaults to the attachment type's name.
@@ -104,6 +109,20 @@ pub trait AttachmentGenerator: Send + Sync + fmt::Debug {
     /// and never be read (the hook outcomes of a disabled hook type). Most generators queue
     /// nothing and keep the default.
     fn discard_pending(&self, _ctx: &GeneratorContext) {}
+
+    /// This turn's answer when it is known without awaiting anything: `Some` holds what
+    /// [`AttachmentGenerator::generate`] would answer, and the orchestrator takes it without
+    /// starting (and allocating) the generator's future. `None`, the default, sends the
+    /// orchestrator to `generate`.
+    ///
+    /// The reminders run before every model request, about thirty generators each time, and most
+    /// of them never await: each such generator answers here, and its `generate` returns the
+    /// same by calling the same code. One that awaits may answer here the turns it can tell at
+    /// once (it has nothing to say); when it answers `None` it must leave its state as it found
+    /// it, since `generate` runs next.
+    fn generate_now(&self, _ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        None
+    }
 
     /// Produces the reminder for this turn, or `None` when there is nothing to say.
     async fn generate(

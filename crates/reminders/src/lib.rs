@@ -87,6 +87,7 @@ pub use file_tracker::FileTracker;
 pub use file_tracker::ReadFileState;
 pub use generator::AttachmentGenerator;
 pub use generator::GeneratorError;
+pub use generator::GeneratorResult;
 pub use generator_context::BackgroundTaskInfo;
 pub use generator_context::BackgroundTaskStatus;
 pub use generator_context::BackgroundTaskType;

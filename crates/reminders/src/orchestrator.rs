@@ -27,7 +27,7 @@ use tokio::time::Instant;
 
 use crate::config::SystemReminderConfig;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::generators::default_generators;
 use crate::standing::StandingReminders;
@@ -338,20 +338,28 @@ impl SystemReminderOrchestrator {
                 continue;
             }
             let started = sampled.then(Instant::now);
-            let mut run = generator.generate(ctx);
-            let polled = std::panic::catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx)));
-            let result = match polled {
-                Ok(Poll::Pending) => {
-                    turn.pending.push(Pending {
-                        index,
-                        sampled,
-                        run,
-                    });
-                    continue;
-                }
-                Ok(Poll::Ready(result)) => Ok(result),
-                Err(panic) => Err(panic),
-            };
+            // Most generators answer at once, without a future to start; the others are polled
+            // once here.
+            let result =
+                match std::panic::catch_unwind(AssertUnwindSafe(|| generator.generate_now(ctx))) {
+                    Ok(Some(result)) => Ok(result),
+                    Err(panic) => Err(panic),
+                    Ok(None) => {
+                        let mut run = generator.generate(ctx);
+                        match std::panic::catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
+                            Ok(Poll::Pending) => {
+                                turn.pending.push(Pending {
+                                    index,
+                                    sampled,
+                                    run,
+                                });
+                                continue;
+                            }
+                            Ok(Poll::Ready(result)) => Ok(result),
+                            Err(panic) => Err(panic),
+                        }
+                    }
+                };
             let duration = started.map_or(Duration::ZERO, |started| started.elapsed());
             let (outcome, reminder) =
                 self.finish(generator, Ok(result), duration, sampled, outcomes);
@@ -454,9 +462,6 @@ struct Turn<'a> {
     outcomes: Vec<(usize, GeneratorOutcome)>,
     pending: Vec<Pending<'a>>,
 }
-
-/// What one generator's `generate` returns.
-type GeneratorResult = Result<Option<SystemReminder>, GeneratorError>;
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(message) = payload.downcast_ref::<&str>() {

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -43,16 +43,10 @@ pub(crate) fn render_agent_mention(agent_type: &str) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct AgentMentionsGenerator;
 
-#[async_trait]
-impl AttachmentGenerator for AgentMentionsGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::AgentMentions
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl AgentMentionsGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(self, ctx: &GeneratorContext) -> GeneratorResult {
         let Some(prompt) = ctx.user_prompt.as_deref() else {
             return Ok(None);
         };
@@ -69,6 +63,21 @@ impl AttachmentGenerator for AgentMentionsGenerator {
             AttachmentType::AgentMentions,
             content,
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for AgentMentionsGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::AgentMentions
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::PoisonError;
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::BackgroundTaskInfo;
 use crate::generator_context::BackgroundTaskStatus;
 use crate::generator_context::BackgroundTaskType;
@@ -40,16 +40,10 @@ pub(crate) struct AsyncAgentStatusGenerator {
     notified: Mutex<HashSet<String>>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for AsyncAgentStatusGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::AsyncAgentStatus
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl AsyncAgentStatusGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let mut notified = self.notified.lock().unwrap_or_else(PoisonError::into_inner);
         let lines = ctx
             .background_tasks
@@ -67,6 +61,21 @@ impl AttachmentGenerator for AsyncAgentStatusGenerator {
             AttachmentType::AsyncAgentStatus,
             lines.join("\n"),
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for AsyncAgentStatusGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::AsyncAgentStatus
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::providers::AsyncHookResponse;
 use crate::types::AttachmentType;
@@ -28,16 +28,10 @@ pub(crate) fn render_async_hook_response(response: &AsyncHookResponse) -> Vec<St
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct AsyncHookResponsesGenerator;
 
-#[async_trait]
-impl AttachmentGenerator for AsyncHookResponsesGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::AsyncHookResponses
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl AsyncHookResponsesGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(self, ctx: &GeneratorContext) -> GeneratorResult {
         let parts = ctx
             .providers
             .hooks
@@ -52,6 +46,21 @@ impl AttachmentGenerator for AsyncHookResponsesGenerator {
             AttachmentType::AsyncHookResponses,
             parts.join("\n\n"),
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for AsyncHookResponsesGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::AsyncHookResponses
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

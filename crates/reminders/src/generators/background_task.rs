@@ -13,7 +13,7 @@ use std::sync::PoisonError;
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::BackgroundTaskInfo;
 use crate::generator_context::BackgroundTaskStatus;
 use crate::generator_context::BackgroundTaskType;
@@ -118,6 +118,27 @@ impl BackgroundTaskGenerator {
     }
 }
 
+impl BackgroundTaskGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        if !ctx.is_main_agent {
+            return Ok(None);
+        }
+        let lines = self.updates(&ctx.background_tasks);
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        // One line per task, each ending with a newline, as docs/design/reminders.md
+        // ("Background tasks") shows.
+        let content: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        Ok(Some(SystemReminder::new(
+            AttachmentType::BackgroundTask,
+            content,
+        )))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for BackgroundTaskGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -133,24 +154,12 @@ impl AttachmentGenerator for BackgroundTaskGenerator {
             .retain(|_, reported| reported.status.is_terminal());
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        if !ctx.is_main_agent {
-            return Ok(None);
-        }
-        let lines = self.updates(&ctx.background_tasks);
-        if lines.is_empty() {
-            return Ok(None);
-        }
-        // One line per task, each ending with a newline, as docs/design/reminders.md
-        // ("Background tasks") shows.
-        let content: String = lines.iter().map(|line| format!("{line}\n")).collect();
-        Ok(Some(SystemReminder::new(
-            AttachmentType::BackgroundTask,
-            content,
-        )))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::BudgetInfo;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
@@ -36,6 +36,18 @@ pub(crate) struct BudgetUsdGenerator {
     last: LastReported<Option<String>>,
 }
 
+impl BudgetUsdGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let text = ctx.budget.as_ref().map(render_budget_usd);
+        if !self.last.changed(&text) {
+            return Ok(None);
+        }
+        Ok(text.map(|text| SystemReminder::new(AttachmentType::BudgetUsd, text)))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for BudgetUsdGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -46,15 +58,12 @@ impl AttachmentGenerator for BudgetUsdGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let text = ctx.budget.as_ref().map(render_budget_usd);
-        if !self.last.changed(&text) {
-            return Ok(None);
-        }
-        Ok(text.map(|text| SystemReminder::new(AttachmentType::BudgetUsd, text)))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -21,6 +21,7 @@ use crate::file_tracker::FileChange;
 use crate::file_tracker::FileChangeKind;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -113,16 +114,22 @@ impl AttachmentGenerator for ChangedFilesGenerator {
         AttachmentType::ChangedFiles
     }
 
+    /// An idle turn (nothing tracked, or every file on a local disk with its stamp unchanged)
+    /// is known from a `stat` per file, which on a local file system answers at once: checked
+    /// inline, without the hop to the blocking pool, which costs more than those `stat`s.
+    /// Files on network or FUSE mounts, whose `stat` can hang, are never looked at here.
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        ctx.file_tracker
+            .unchanged_by_local_stamps()
+            .then_some(Ok(None))
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        // An idle turn (nothing tracked, or every file on a local disk with its stamp unchanged)
-        // is known from a `stat` per file, which on a local file system answers at once: checked
-        // inline, without the hop to the blocking pool, which costs more than those `stat`s.
-        // Files on network or FUSE mounts, whose `stat` can hang, are never looked at here.
-        if ctx.file_tracker.unchanged_by_local_stamps() {
-            return Ok(None);
+        if let Some(answer) = self.generate_now(ctx) {
+            return answer;
         }
         // Detecting and diffing reads files: off the async worker, so the timeout holds. The
         // changes are acknowledged only once the result is back, so a turn that times out

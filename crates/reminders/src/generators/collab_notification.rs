@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::providers::CollabChat;
 use crate::types::AttachmentType;
@@ -38,20 +38,10 @@ pub(crate) struct CollabNotificationGenerator {
     last: LastReported<Vec<CollabChat>>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for CollabNotificationGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::CollabNotification
-    }
-
-    fn reset(&self) {
-        self.last.forget();
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl CollabNotificationGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let chats = ctx
             .providers
             .mailbox
@@ -66,6 +56,25 @@ impl AttachmentGenerator for CollabNotificationGenerator {
             AttachmentType::CollabNotification,
             render_collab_notification(&chats),
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for CollabNotificationGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::CollabNotification
+    }
+
+    fn reset(&self) {
+        self.last.forget();
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

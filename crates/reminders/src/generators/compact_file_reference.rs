@@ -8,7 +8,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -24,20 +24,10 @@ pub(crate) struct CompactFileReferenceGenerator {
     last: LastReported<Vec<PathBuf>>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for CompactFileReferenceGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::CompactFileReference
-    }
-
-    fn reset(&self) {
-        self.last.forget();
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl CompactFileReferenceGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let files = &ctx.compact_file_references;
         if !self.last.changed(files) || files.is_empty() {
             return Ok(None);
@@ -51,6 +41,25 @@ impl AttachmentGenerator for CompactFileReferenceGenerator {
             AttachmentType::CompactFileReference,
             content,
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for CompactFileReferenceGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::CompactFileReference
+    }
+
+    fn reset(&self) {
+        self.last.forget();
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use super::last_reported::LastReported;
 use crate::config::ReminderPlacement;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -26,21 +26,10 @@ pub(crate) struct CriticalInstructionGenerator {
     last: LastReported<Option<String>>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for CriticalInstructionGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::CriticalInstruction
-    }
-
-    /// After compaction the history no longer holds the instruction: inject it again.
-    fn reset(&self) {
-        self.last.forget();
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl CriticalInstructionGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let instruction = ctx
             .critical_instruction
             .as_deref()
@@ -54,6 +43,26 @@ impl AttachmentGenerator for CriticalInstructionGenerator {
         Ok(instruction.filter(|_| repeat).map(|instruction| {
             SystemReminder::new(AttachmentType::CriticalInstruction, instruction)
         }))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for CriticalInstructionGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::CriticalInstruction
+    }
+
+    /// After compaction the history no longer holds the instruction: inject it again.
+    fn reset(&self) {
+        self.last.forget();
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -46,20 +46,10 @@ pub(crate) struct DelegateModeGenerator {
     last: LastReported<Option<(String, PathBuf)>>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for DelegateModeGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::DelegateMode
-    }
-
-    fn reset(&self) {
-        self.last.forget();
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl DelegateModeGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let delegate = &ctx.delegate;
         let team = match (
             delegate.active,
@@ -83,10 +73,44 @@ impl AttachmentGenerator for DelegateModeGenerator {
     }
 }
 
+#[async_trait]
+impl AttachmentGenerator for DelegateModeGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::DelegateMode
+    }
+
+    fn reset(&self) {
+        self.last.forget();
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
+    }
+}
+
 /// Generates the exit reminder once, on the turn after delegate mode was left.
 #[derive(Debug, Default)]
 pub(crate) struct DelegateModeExitGenerator {
     last: LastReported<bool>,
+}
+
+impl DelegateModeExitGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let exited = ctx.delegate.just_exited && !ctx.delegate.active;
+        if !self.last.changed(&exited) || !exited {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::DelegateModeExit,
+            DELEGATE_MODE_EXIT_TEXT,
+        )))
+    }
 }
 
 #[async_trait]
@@ -99,18 +123,12 @@ impl AttachmentGenerator for DelegateModeExitGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let exited = ctx.delegate.just_exited && !ctx.delegate.active;
-        if !self.last.changed(&exited) || !exited {
-            return Ok(None);
-        }
-        Ok(Some(SystemReminder::new(
-            AttachmentType::DelegateModeExit,
-            DELEGATE_MODE_EXIT_TEXT,
-        )))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::providers::Diagnostic;
 use crate::providers::DiagnosticFile;
@@ -88,16 +88,10 @@ fn reminder(attachment_type: AttachmentType, files: Vec<DiagnosticFile>) -> Opti
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct DiagnosticsGenerator;
 
-#[async_trait]
-impl AttachmentGenerator for DiagnosticsGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::Diagnostics
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl DiagnosticsGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(self, ctx: &GeneratorContext) -> GeneratorResult {
         Ok(reminder(
             AttachmentType::Diagnostics,
             ctx.providers.diagnostics.take_new_diagnostics(),
@@ -105,9 +99,35 @@ impl AttachmentGenerator for DiagnosticsGenerator {
     }
 }
 
+#[async_trait]
+impl AttachmentGenerator for DiagnosticsGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::Diagnostics
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
+    }
+}
+
 /// Generates new diagnostics from LSP servers.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct LspDiagnosticsGenerator;
+
+impl LspDiagnosticsGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(self, ctx: &GeneratorContext) -> GeneratorResult {
+        Ok(reminder(
+            AttachmentType::LspDiagnostics,
+            ctx.providers.diagnostics.take_new_lsp_diagnostics(),
+        ))
+    }
+}
 
 #[async_trait]
 impl AttachmentGenerator for LspDiagnosticsGenerator {
@@ -115,14 +135,12 @@ impl AttachmentGenerator for LspDiagnosticsGenerator {
         AttachmentType::LspDiagnostics
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        Ok(reminder(
-            AttachmentType::LspDiagnostics,
-            ctx.providers.diagnostics.take_new_lsp_diagnostics(),
-        ))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

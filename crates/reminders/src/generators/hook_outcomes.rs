@@ -14,7 +14,7 @@ use std::sync::PoisonError;
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::providers::HookOutcome;
 use crate::providers::HookResponseProvider;
@@ -124,6 +124,26 @@ pub(crate) fn hook_outcome_generators() -> Vec<Arc<dyn AttachmentGenerator>> {
     .collect()
 }
 
+impl HookOutcomeGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let lines = self
+            .inbox
+            .take(ctx.providers.hooks.as_ref(), self.attachment_type)
+            .iter()
+            .filter_map(render_hook_outcome)
+            .collect::<Vec<_>>();
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            self.attachment_type,
+            lines.join("\n"),
+        )))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for HookOutcomeGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -147,23 +167,12 @@ impl AttachmentGenerator for HookOutcomeGenerator {
         }
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let lines = self
-            .inbox
-            .take(ctx.providers.hooks.as_ref(), self.attachment_type)
-            .iter()
-            .filter_map(render_hook_outcome)
-            .collect::<Vec<_>>();
-        if lines.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(SystemReminder::new(
-            self.attachment_type,
-            lines.join("\n"),
-        )))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::providers::IdeOpenedFile;
 use crate::providers::IdeSelection;
@@ -50,20 +50,10 @@ pub(crate) struct IdeSelectionGenerator {
     last: LastReported<Option<IdeSelection>>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for IdeSelectionGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::IdeSelection
-    }
-
-    fn reset(&self) {
-        self.last.forget();
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl IdeSelectionGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let selection = ctx
             .providers
             .ide
@@ -81,10 +71,47 @@ impl AttachmentGenerator for IdeSelectionGenerator {
     }
 }
 
+#[async_trait]
+impl AttachmentGenerator for IdeSelectionGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::IdeSelection
+    }
+
+    fn reset(&self) {
+        self.last.forget();
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
+    }
+}
+
 /// Generates the IDE opened-file reminder (only while nothing is selected).
 #[derive(Debug, Default)]
 pub(crate) struct IdeOpenedFileGenerator {
     last: LastReported<Option<IdeOpenedFile>>,
+}
+
+impl IdeOpenedFileGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let ide = &ctx.providers.ide;
+        let selected = ide
+            .selection()
+            .is_some_and(|selection| !selection.content.is_empty());
+        let file = if selected { None } else { ide.opened_file() };
+        if !self.last.changed(&file) {
+            return Ok(None);
+        }
+        Ok(file.map(|file| {
+            SystemReminder::new(AttachmentType::IdeOpenedFile, render_ide_opened_file(&file))
+        }))
+    }
 }
 
 #[async_trait]
@@ -97,21 +124,12 @@ impl AttachmentGenerator for IdeOpenedFileGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let ide = &ctx.providers.ide;
-        let selected = ide
-            .selection()
-            .is_some_and(|selection| !selection.content.is_empty());
-        let file = if selected { None } else { ide.opened_file() };
-        if !self.last.changed(&file) {
-            return Ok(None);
-        }
-        Ok(file.map(|file| {
-            SystemReminder::new(AttachmentType::IdeOpenedFile, render_ide_opened_file(&file))
-        }))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::generator_context::InvokedSkill;
 use crate::types::AttachmentType;
@@ -23,6 +23,21 @@ pub(crate) struct InvokedSkillsGenerator {
     last: LastReported<Vec<InvokedSkill>>,
 }
 
+impl InvokedSkillsGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let skills = &ctx.invoked_skills;
+        if !self.last.changed(skills) || skills.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::InvokedSkills,
+            render_invoked_skills(skills),
+        )))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for InvokedSkillsGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -33,18 +48,12 @@ impl AttachmentGenerator for InvokedSkillsGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let skills = &ctx.invoked_skills;
-        if !self.last.changed(skills) || skills.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(SystemReminder::new(
-            AttachmentType::InvokedSkills,
-            render_invoked_skills(skills),
-        )))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -18,16 +18,10 @@ pub(crate) fn render_micro_compact(cleared_count: usize) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct MicroCompactGenerator;
 
-#[async_trait]
-impl AttachmentGenerator for MicroCompactGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::MicroCompact
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl MicroCompactGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(self, ctx: &GeneratorContext) -> GeneratorResult {
         if ctx.micro_compact_cleared == 0 {
             return Ok(None);
         }
@@ -35,6 +29,21 @@ impl AttachmentGenerator for MicroCompactGenerator {
             AttachmentType::MicroCompact,
             render_micro_compact(ctx.micro_compact_cleared),
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for MicroCompactGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::MicroCompact
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

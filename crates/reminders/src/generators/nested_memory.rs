@@ -23,6 +23,7 @@ use crate::file_content::excerpt;
 use crate::file_tracker::FileTracker;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::generators::at_mentioned_files::parse_file_mentions;
 use crate::types::AttachmentType;
@@ -226,6 +227,15 @@ fn is_priority_file(path: &Path) -> bool {
 impl AttachmentGenerator for NestedMemoryGenerator {
     fn attachment_type(&self) -> AttachmentType {
         AttachmentType::NestedMemory
+    }
+
+    /// Nothing to say when no file read since the last run was under a directory not yet looked
+    /// at.
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        ctx.file_tracker
+            .nested_memory_triggers()
+            .is_empty()
+            .then_some(Ok(None))
     }
 
     async fn generate(

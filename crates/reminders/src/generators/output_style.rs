@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -37,6 +37,20 @@ pub(crate) struct OutputStyleGenerator {
     last: LastReported<Option<String>>,
 }
 
+impl OutputStyleGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let style = active_style(ctx.output_style.as_deref());
+        if !self.last.changed(&style) {
+            return Ok(None);
+        }
+        Ok(style.map(|style| {
+            SystemReminder::new(AttachmentType::OutputStyle, render_output_style(&style))
+        }))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for OutputStyleGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -47,17 +61,12 @@ impl AttachmentGenerator for OutputStyleGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let style = active_style(ctx.output_style.as_deref());
-        if !self.last.changed(&style) {
-            return Ok(None);
-        }
-        Ok(style.map(|style| {
-            SystemReminder::new(AttachmentType::OutputStyle, render_output_style(&style))
-        }))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -13,6 +13,7 @@ use crate::file_content::MAX_PLAN_FILE_BYTES;
 use crate::file_content::read_capped;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -63,10 +64,23 @@ impl AttachmentGenerator for PlanFileReferenceGenerator {
         self.last.forget();
     }
 
+    /// Without a plan file to refer to, nothing to read: the generator records that it refers
+    /// to none.
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        if ctx.plan.reference_file.is_some() {
+            return None;
+        }
+        self.last.changed(&None);
+        Some(Ok(None))
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
+        if let Some(answer) = self.generate_now(ctx) {
+            return answer;
+        }
         let current = match &ctx.plan.reference_file {
             None => None,
             Some(path) => {

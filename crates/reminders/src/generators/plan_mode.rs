@@ -15,6 +15,7 @@ use super::last_reported::LastReported;
 use crate::blocking::run_blocking;
 use crate::generator::AttachmentGenerator;
 use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::throttle::is_full_plan_reminder;
 use crate::types::AttachmentType;
@@ -253,12 +254,17 @@ impl AttachmentGenerator for PlanModeGenerator {
         ctx.user_turns
     }
 
+    /// Outside plan mode, nothing to say.
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        (!ctx.is_plan_mode()).then_some(Ok(None))
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        if !ctx.is_plan_mode() {
-            return Ok(None);
+        if let Some(answer) = self.generate_now(ctx) {
+            return answer;
         }
         let path = plan_file(ctx);
         let exists = plan_exists(ctx, self.name()).await?;
@@ -296,12 +302,23 @@ impl AttachmentGenerator for PlanModeReentryGenerator {
         self.last.forget();
     }
 
+    /// Unless plan mode was entered again, nothing to say (and not re-entered is recorded).
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        if ctx.is_plan_mode() && ctx.plan.is_reentry {
+            return None;
+        }
+        self.last.changed(&false);
+        Some(Ok(None))
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let reentered =
-            ctx.is_plan_mode() && ctx.plan.is_reentry && plan_exists(ctx, self.name()).await?;
+        if let Some(answer) = self.generate_now(ctx) {
+            return answer;
+        }
+        let reentered = plan_exists(ctx, self.name()).await?;
         if !self.last.changed(&reentered) || !reentered {
             return Ok(None);
         }
@@ -328,14 +345,25 @@ impl AttachmentGenerator for PlanModeExitGenerator {
         self.last.forget();
     }
 
+    /// Unless plan mode was just left, nothing to say (and not exited is recorded).
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        if ctx.plan.just_exited && !ctx.is_plan_mode() {
+            return None;
+        }
+        self.last.changed(&false);
+        Some(Ok(None))
+    }
+
     async fn generate(
         &self,
         ctx: &GeneratorContext,
     ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let exited = ctx.plan.just_exited && !ctx.is_plan_mode();
+        if let Some(answer) = self.generate_now(ctx) {
+            return answer;
+        }
         // Look before recording: a run the timeout drops must not count as reported.
-        let exists = exited && plan_exists(ctx, self.name()).await?;
-        if !self.last.changed(&exited) || !exited {
+        let exists = plan_exists(ctx, self.name()).await?;
+        if !self.last.changed(&true) {
             return Ok(None);
         }
         Ok(Some(SystemReminder::new(

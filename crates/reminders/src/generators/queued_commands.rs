@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::providers::QueuedCommand;
 use crate::types::AttachmentType;
@@ -22,16 +22,10 @@ pub(crate) fn render_queued_command(command: &QueuedCommand) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct QueuedCommandsGenerator;
 
-#[async_trait]
-impl AttachmentGenerator for QueuedCommandsGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::QueuedCommands
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl QueuedCommandsGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(self, ctx: &GeneratorContext) -> GeneratorResult {
         let rendered = ctx
             .providers
             .queued_commands
@@ -47,6 +41,21 @@ impl AttachmentGenerator for QueuedCommandsGenerator {
             AttachmentType::QueuedCommands,
             rendered.join("\n\n"),
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for QueuedCommandsGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::QueuedCommands
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

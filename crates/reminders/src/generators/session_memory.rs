@@ -8,7 +8,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::generator_context::SessionMemoryEntry;
 use crate::types::AttachmentType;
@@ -81,6 +81,21 @@ pub(crate) struct SessionMemoryGenerator {
     last: LastReported<Vec<SessionMemoryEntry>>,
 }
 
+impl SessionMemoryGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let entries = &ctx.session_memory;
+        if !self.last.changed(entries) || entries.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::SessionMemory,
+            render_session_memory(entries),
+        )))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for SessionMemoryGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -91,18 +106,12 @@ impl AttachmentGenerator for SessionMemoryGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let entries = &ctx.session_memory;
-        if !self.last.changed(entries) || entries.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(SystemReminder::new(
-            AttachmentType::SessionMemory,
-            render_session_memory(entries),
-        )))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::PoisonError;
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::BackgroundTaskStatus;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
@@ -21,23 +21,10 @@ pub(crate) struct TaskProgressGenerator {
     reported: Mutex<HashMap<String, String>>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for TaskProgressGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::TaskProgress
-    }
-
-    fn reset(&self) {
-        self.reported
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl TaskProgressGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let mut reported = self.reported.lock().unwrap_or_else(PoisonError::into_inner);
         let mut messages = Vec::new();
         for task in ctx
@@ -63,6 +50,28 @@ impl AttachmentGenerator for TaskProgressGenerator {
             AttachmentType::TaskProgress,
             messages.join("\n"),
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for TaskProgressGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::TaskProgress
+    }
+
+    fn reset(&self) {
+        self.reported
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

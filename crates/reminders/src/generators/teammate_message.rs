@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::providers::TeammateMessage;
 use crate::types::AttachmentType;
@@ -24,16 +24,10 @@ pub(crate) fn render_teammate_message(message: &TeammateMessage) -> String {
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct TeammateMessageGenerator;
 
-#[async_trait]
-impl AttachmentGenerator for TeammateMessageGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::TeammateMessage
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl TeammateMessageGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(self, ctx: &GeneratorContext) -> GeneratorResult {
         let messages = ctx.providers.mailbox.take_messages();
         if messages.is_empty() {
             return Ok(None);
@@ -47,6 +41,21 @@ impl AttachmentGenerator for TeammateMessageGenerator {
             AttachmentType::TeammateMessage,
             content,
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for TeammateMessageGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::TeammateMessage
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -11,7 +11,7 @@
 use async_trait::async_trait;
 
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::generator_context::TodoState;
 use crate::throttle::TURNS_SINCE_TODO_WRITE;
@@ -51,6 +51,26 @@ fn last_write_turn(todo: &TodoState) -> i32 {
 #[derive(Debug, Default)]
 pub(crate) struct TodoReminderGenerator;
 
+impl TodoReminderGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        let since_write = ctx
+            .assistant_messages
+            .saturating_sub(last_write_turn(&ctx.todo));
+        if !ctx.todo.tool_available
+            || since_write < TURNS_SINCE_TODO_WRITE
+            || ctx.todo.all_completed()
+        {
+            return Ok(None);
+        }
+        Ok(Some(SystemReminder::new(
+            AttachmentType::TodoReminder,
+            render_todo_reminder(&ctx.todo),
+        )))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for TodoReminderGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -65,23 +85,12 @@ impl AttachmentGenerator for TodoReminderGenerator {
         Some(last_write_turn(&ctx.todo))
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        let since_write = ctx
-            .assistant_messages
-            .saturating_sub(last_write_turn(&ctx.todo));
-        if !ctx.todo.tool_available
-            || since_write < TURNS_SINCE_TODO_WRITE
-            || ctx.todo.all_completed()
-        {
-            return Ok(None);
-        }
-        Ok(Some(SystemReminder::new(
-            AttachmentType::TodoReminder,
-            render_todo_reminder(&ctx.todo),
-        )))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::ContextTokenUsage;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
@@ -25,6 +25,19 @@ pub(crate) struct TokenUsageGenerator {
     last: LastReported<Option<ContextTokenUsage>>,
 }
 
+impl TokenUsageGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        if !self.last.changed(&ctx.token_usage) {
+            return Ok(None);
+        }
+        Ok(ctx.token_usage.as_ref().map(|usage| {
+            SystemReminder::new(AttachmentType::TokenUsage, render_token_usage(usage))
+        }))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for TokenUsageGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -35,16 +48,12 @@ impl AttachmentGenerator for TokenUsageGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        if !self.last.changed(&ctx.token_usage) {
-            return Ok(None);
-        }
-        Ok(ctx.token_usage.as_ref().map(|usage| {
-            SystemReminder::new(AttachmentType::TokenUsage, render_token_usage(usage))
-        }))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

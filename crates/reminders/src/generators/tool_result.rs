@@ -12,7 +12,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::generator_context::ToolResultInfo;
 use crate::types::AttachmentType;
@@ -59,6 +59,18 @@ pub(crate) struct ToolResultGenerator {
     last: LastReported<Vec<ToolResultInfo>>,
 }
 
+impl ToolResultGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        if !self.last.changed(&ctx.last_tool_results) {
+            return Ok(None);
+        }
+        Ok(render_tool_results(&ctx.last_tool_results)
+            .map(|content| SystemReminder::new(AttachmentType::ToolResult, content)))
+    }
+}
+
 #[async_trait]
 impl AttachmentGenerator for ToolResultGenerator {
     fn attachment_type(&self) -> AttachmentType {
@@ -69,15 +81,12 @@ impl AttachmentGenerator for ToolResultGenerator {
         self.last.forget();
     }
 
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
-        if !self.last.changed(&ctx.last_tool_results) {
-            return Ok(None);
-        }
-        Ok(render_tool_results(&ctx.last_tool_results)
-            .map(|content| SystemReminder::new(AttachmentType::ToolResult, content)))
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use super::last_reported::LastReported;
 use crate::generator::AttachmentGenerator;
-use crate::generator::GeneratorError;
+use crate::generator::GeneratorResult;
 use crate::generator_context::GeneratorContext;
 use crate::types::AttachmentType;
 use crate::types::SystemReminder;
@@ -41,20 +41,10 @@ pub(crate) struct VerifyPlanReminderGenerator {
     last: LastReported<bool>,
 }
 
-#[async_trait]
-impl AttachmentGenerator for VerifyPlanReminderGenerator {
-    fn attachment_type(&self) -> AttachmentType {
-        AttachmentType::VerifyPlanReminder
-    }
-
-    fn reset(&self) {
-        self.last.forget();
-    }
-
-    async fn generate(
-        &self,
-        ctx: &GeneratorContext,
-    ) -> Result<Option<SystemReminder>, GeneratorError> {
+impl VerifyPlanReminderGenerator {
+    /// This turn's answer: what [`AttachmentGenerator::generate_now`] and
+    /// [`AttachmentGenerator::generate`] both return (it never awaits).
+    fn answer(&self, ctx: &GeneratorContext) -> GeneratorResult {
         let complete = ctx.plan.implementation_complete;
         if !self.last.changed(&complete) || !complete {
             return Ok(None);
@@ -68,6 +58,25 @@ impl AttachmentGenerator for VerifyPlanReminderGenerator {
             AttachmentType::VerifyPlanReminder,
             text,
         )))
+    }
+}
+
+#[async_trait]
+impl AttachmentGenerator for VerifyPlanReminderGenerator {
+    fn attachment_type(&self) -> AttachmentType {
+        AttachmentType::VerifyPlanReminder
+    }
+
+    fn reset(&self) {
+        self.last.forget();
+    }
+
+    fn generate_now(&self, ctx: &GeneratorContext) -> Option<GeneratorResult> {
+        Some(self.answer(ctx))
+    }
+
+    async fn generate(&self, ctx: &GeneratorContext) -> GeneratorResult {
+        self.answer(ctx)
     }
 }
 

@@ -392,3 +392,125 @@ async fn reset_clears_generators_throttle_and_loaded_memory_files() {
         "fires again"
     );
 }
+
+/// A generator whose answer at once (`generate_now`) is scripted, and which counts the runs of
+/// its `generate`.
+#[derive(Debug)]
+struct AnswersAtOnce {
+    name: &'static str,
+    attachment_type: AttachmentType,
+    now: fn() -> Option<agentctx_reminders::GeneratorResult>,
+    generated: std::sync::atomic::AtomicUsize,
+}
+
+impl AnswersAtOnce {
+    fn new(
+        name: &'static str,
+        attachment_type: AttachmentType,
+        now: fn() -> Option<agentctx_reminders::GeneratorResult>,
+    ) -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            name,
+            attachment_type,
+            now,
+            generated: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    fn generated(&self) -> usize {
+        self.generated.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[async_trait::async_trait]
+impl agentctx_reminders::AttachmentGenerator for AnswersAtOnce {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn attachment_type(&self) -> AttachmentType {
+        self.attachment_type
+    }
+
+    fn generate_now(&self, _ctx: &GeneratorContext) -> Option<agentctx_reminders::GeneratorResult> {
+        (self.now)()
+    }
+
+    async fn generate(&self, _ctx: &GeneratorContext) -> agentctx_reminders::GeneratorResult {
+        self.generated
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        Ok(Some(agentctx_reminders::SystemReminder::new(
+            self.attachment_type,
+            format!("{} generated", self.name),
+        )))
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_answer_at_once_is_taken_without_running_generate() {
+    let produced = AnswersAtOnce::new("produced", AttachmentType::PlanMode, || {
+        Some(Ok(Some(agentctx_reminders::SystemReminder::new(
+            AttachmentType::PlanMode,
+            "at once",
+        ))))
+    });
+    let empty = AnswersAtOnce::new("empty", AttachmentType::TodoReminder, || Some(Ok(None)));
+    let failed = AnswersAtOnce::new("failed", AttachmentType::BudgetUsd, || {
+        Some(Err(agentctx_reminders::GeneratorError::Invalid {
+            generator: "failed".to_string(),
+            message: "no budget".to_string(),
+        }))
+    });
+    let panicking = AnswersAtOnce::new("panicking", AttachmentType::ChangedFiles, || {
+        panic!("panic at once")
+    });
+    let awaits = AnswersAtOnce::new("awaits", AttachmentType::CriticalInstruction, || None);
+    let generators: Vec<std::sync::Arc<dyn agentctx_reminders::AttachmentGenerator>> = vec![
+        produced.clone(),
+        empty.clone(),
+        failed.clone(),
+        panicking.clone(),
+        awaits.clone(),
+    ];
+    let orchestrator =
+        SystemReminderOrchestrator::with_generators(SystemReminderConfig::default(), generators);
+    let report = orchestrator
+        .generate_all_with_report(&GeneratorContext::new("/p"))
+        .await;
+
+    assert_eq!(
+        contents(&report.reminders),
+        vec!["at once", "awaits generated"]
+    );
+    let statuses: Vec<(String, GeneratorStatus)> = report
+        .outcomes
+        .iter()
+        .map(|outcome| (outcome.name.clone(), outcome.status.clone()))
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ("produced".to_string(), GeneratorStatus::Produced),
+            ("empty".to_string(), GeneratorStatus::Empty),
+            (
+                "failed".to_string(),
+                GeneratorStatus::Failed("failed: no budget".to_string())
+            ),
+            (
+                "panicking".to_string(),
+                GeneratorStatus::Panicked("panic at once".to_string())
+            ),
+            ("awaits".to_string(), GeneratorStatus::Produced),
+        ]
+    );
+    let runs: Vec<usize> = [&produced, &empty, &failed, &panicking, &awaits]
+        .iter()
+        .map(|generator| generator.generated())
+        .collect();
+    assert_eq!(
+        runs,
+        vec![0, 0, 0, 0, 1],
+        "only the generator with no answer at once ran"
+    );
+}
