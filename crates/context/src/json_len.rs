@@ -60,7 +60,21 @@ impl io::Write for ByteCounter {
 pub(crate) fn string_len(text: &str) -> u64 {
     let bytes = text.as_bytes();
     let mut extra = 0u64;
-    let mut words = bytes.chunks_exact(8);
+    // Two words at a time, first asked cheaply whether either holds a byte escaping lengthens:
+    // most do not, and those are counted whole without the exact masks.
+    let mut pairs = bytes.chunks_exact(16);
+    for pair in &mut pairs {
+        let mut low = [0u8; 8];
+        let mut high = [0u8; 8];
+        low.copy_from_slice(pair.get(..8).unwrap_or_default());
+        high.copy_from_slice(pair.get(8..).unwrap_or_default());
+        let (low_word, high_word) = (u64::from_le_bytes(low), u64::from_le_bytes(high));
+        if may_escape(low_word) | may_escape(high_word) == 0 {
+            continue;
+        }
+        extra += word_escape_extra(low_word, low) + word_escape_extra(high_word, high);
+    }
+    let mut words = pairs.remainder().chunks_exact(8);
     for chunk in &mut words {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
@@ -77,6 +91,16 @@ pub(crate) fn string_len(text: &str) -> u64 {
 const ONES: u64 = u64::from_le_bytes([1; 8]);
 const HIGHS: u64 = ONES * 0x80;
 const LOW_SEVEN: u64 = ONES * 0x7f;
+
+/// Zero exactly when no byte of `word` is a quote, a backslash or a control character (any
+/// other answer may mark more bytes than those: a borrow runs on past the first one found).
+fn may_escape(word: u64) -> u64 {
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    (control | (quote.wrapping_sub(ONES) & !quote) | (backslash.wrapping_sub(ONES) & !backslash))
+        & HIGHS
+}
 
 /// The high bit of each byte of `word` that is zero, and no other bit. Exact: adding 0x7f to
 /// a byte's low seven bits cannot carry into the next byte.

@@ -21,15 +21,18 @@ fn every_byte_a_string_may_hold_is_counted_as_serde_json_escapes_it() {
     for byte in 0u8..=0x7f {
         let one = char::from(byte).to_string();
         assert_eq!(Some(string_len(&one)), written(&one), "byte {byte:#x}");
-        // At every place of a word and of the tail after the last whole word.
-        for at in 0..19 {
-            let mut text = "a".repeat(19);
-            text.replace_range(at..=at, &one);
-            assert_eq!(
-                Some(string_len(&text)),
-                written(&text),
-                "byte {byte:#x} at {at}"
-            );
+        // At every place of a pair of words, of a word after the last pair, and of the tail
+        // after the last whole word.
+        for length in [19, 27, 35] {
+            for at in 0..length {
+                let mut text = "a".repeat(length);
+                text.replace_range(at..=at, &one);
+                assert_eq!(
+                    Some(string_len(&text)),
+                    written(&text),
+                    "byte {byte:#x} at {at} of {length}"
+                );
+            }
         }
     }
     for text in [
@@ -38,13 +41,14 @@ fn every_byte_a_string_may_hold_is_counted_as_serde_json_escapes_it() {
         "line one\nline two\n\ttabbed \"quoted\" back\\slash\r\n",
         "\u{0}\u{1}\u{1f}\u{1b}[31m",
         &"a plain line of text, long enough for words\n".repeat(40),
+        &"é — 😀 naïve café «cité» \u{9f}\u{a0}\u{ff} ".repeat(9),
     ] {
         assert_eq!(Some(string_len(text)), written(text), "{text:?}");
     }
 }
 
 #[test]
-fn every_pair_of_ascii_bytes_in_one_word_is_counted_as_serde_json_escapes_it() {
+fn every_pair_of_ascii_bytes_in_one_word_or_a_pair_of_words_is_counted_as_serde_json_escapes_it() {
     // Two marked bytes of one word, and their neighbours: the word's masks must neither
     // double-count nor miss either.
     for first in 0u8..=0x7f {
@@ -57,6 +61,17 @@ fn every_pair_of_ascii_bytes_in_one_word_is_counted_as_serde_json_escapes_it() {
                 Some(string_len(&text)),
                 written(&text),
                 "bytes {first:#x} and {second:#x}"
+            );
+            // One in each word of a pair, which are first asked together whether either holds
+            // a byte escaping lengthens.
+            let mut pair = *b"abcdefghijklmnop";
+            pair[3] = first;
+            pair[12] = second;
+            let text: String = pair.iter().map(|byte| char::from(*byte)).collect();
+            assert_eq!(
+                Some(string_len(&text)),
+                written(&text),
+                "bytes {first:#x} and {second:#x} in a pair of words"
             );
         }
     }
