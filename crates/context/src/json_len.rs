@@ -5,8 +5,8 @@
 //! token). Counting the bytes `serde_json` writes costs about what writing them costs: most of
 //! it is finding the characters a JSON string escapes, byte after byte. [`json_len`] walks the
 //! value through serde as `serde_json`'s compact serializer does and sums what it would write;
-//! a string's escapes are looked for eight bytes at a time (a word without a quote, a backslash
-//! or a control character, the common case, is counted whole). Floats and map keys other than
+//! a string's escapes are looked for sixteen bytes at a time (two words without a quote, a
+//! backslash or a control character, the common case, are counted whole after one cheap test). Floats and map keys other than
 //! strings are rare in items: they are counted by `serde_json` itself, or the whole value is
 //! (see [`json_len`]).
 
@@ -52,7 +52,8 @@ impl io::Write for ByteCounter {
 
 /// The length of `text` as a JSON string, quotes included.
 ///
-/// Eight bytes at a time: each byte that escaping lengthens is found exactly with word
+/// Sixteen bytes at a time, asked first with one cheap test whether they hold a byte escaping
+/// lengthens (most do not); in those that do, each such byte is found exactly with word
 /// arithmetic (no byte of a word is looked at alone), and counted once; only the rare control
 /// characters other than newline and tab (whose escapes are longer, or short ones of their
 /// own) are then looked at one by one. The token estimate of every item the history records
