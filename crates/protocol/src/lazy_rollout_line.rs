@@ -27,6 +27,7 @@ use serde::de::SeqAccess;
 use serde::de::Visitor;
 use serde_json::Value;
 
+use crate::json_string_scan::first_quote_escape_or_control;
 use crate::models::ExtraFields;
 use crate::payload_fidelity::PayloadFidelity;
 use crate::rollout::Envelope;
@@ -593,11 +594,8 @@ fn plain_string(text: &str, at: usize) -> Option<(&str, usize)> {
     }
     let start = at.checked_add(1)?;
     let rest = text.as_bytes().get(start..)?;
-    let close = rest
-        .iter()
-        .position(|byte| *byte == b'"' || *byte == b'\\')?;
-    let content = rest.get(..close)?;
-    if rest.get(close) != Some(&b'"') || content.iter().any(|byte| *byte < 0x20) {
+    let close = first_quote_escape_or_control(rest)?;
+    if rest.get(close) != Some(&b'"') {
         return None;
     }
     let end = start.checked_add(close)?;

@@ -34,6 +34,7 @@ mod background_task;
 mod compaction_copy;
 mod context_markers;
 mod item_classification;
+mod json_string_scan;
 mod lazy_rollout_line;
 mod loop_event;
 mod models;
