@@ -356,7 +356,9 @@ struct Scanned<'a> {
     extra: ExtraFields,
     /// The payload typed or read in part as it was read, with the kind it was read as (one
     /// field for both, so the scan's state, moved on every line, holds one item at most).
-    read: Option<(Cow<'a, str>, RolloutItem, ReadAs)>,
+    /// The item is boxed as soon as it is read: the scan's state and its result are moved a
+    /// few times on every line, and an item is a few hundred bytes.
+    read: Option<(Cow<'a, str>, Box<(RolloutItem, ReadAs)>)>,
 }
 
 /// How a payload was read as its line was read.
@@ -389,8 +391,8 @@ impl Scanned<'_> {
         // dropped: it is typed again when asked, and not read in part.
         let read = self
             .read
-            .filter(|(read_as, _, _)| *read_as == kind)
-            .map(|(_, item, how)| Box::new((item, how)));
+            .filter(|(read_as, _)| *read_as == kind)
+            .map(|(_, read)| read);
         LazyRolloutLine {
             text: text.into(),
             timestamp,
@@ -430,14 +432,14 @@ impl<'a> Scanned<'a> {
             && let Some((part, end)) = part_at(text, at, kind, first, in_part)
         {
             self.payload = Some(((at, end), part.payload_type));
-            self.read = Some((kind.clone(), part.item, ReadAs::InPart));
+            self.read = Some((kind.clone(), Box::new((part.item, ReadAs::InPart))));
             return Some(end);
         }
         if let (Some(wanted), Some(kind), Some(first)) = (wanted, &kind, first)
             && let Some((item, end)) = typed_at(text, at, kind, first, wanted)
         {
             self.payload = Some(((at, end), Some(Cow::Borrowed(first))));
-            self.read = Some((kind.clone(), item, ReadAs::Typed));
+            self.read = Some((kind.clone(), item));
             return Some(end);
         }
         let (head, end) = next_value::<PayloadHead<'_>>(text, at)?;
@@ -558,22 +560,24 @@ fn first_type(text: &str, at: usize) -> Option<&str> {
     plain_string(text, skip_whitespace(bytes, colon + 1)).map(|(payload_type, _)| payload_type)
 }
 
-/// The payload at `at`, typed as [`RolloutItem::from_payload_json`] types it, with the offset
-/// just after it: when `wanted` names it by `kind` and `payload_type`, its `type` (which must be
-/// its first member, a plain string, peeked at by hand by the caller, so an unwanted payload
-/// costs nothing more), and when it types without the derived path (see `typed_payload`).
+/// The payload at `at`, typed as [`RolloutItem::from_payload_json`] types it (boxed, as the line
+/// keeps it), with the offset just after it: when `wanted` names it by `kind` and
+/// `payload_type`, its `type` (which must be its first member, a plain string, peeked at by hand
+/// by the caller, so an unwanted payload costs nothing more), and when it types without the
+/// derived path (see `typed_payload`).
 fn typed_at(
     text: &str,
     at: usize,
     kind: &str,
     payload_type: &str,
     wanted: TypeAsRead,
-) -> Option<(RolloutItem, usize)> {
+) -> Option<(Box<(RolloutItem, ReadAs)>, usize)> {
     if !wanted(kind, payload_type) {
         return None;
     }
     let (item, length) = typed_payload::rollout_item_prefix(kind, text.get(at..)?)?;
-    Some((item, at.checked_add(length)?))
+    let end = at.checked_add(length)?;
+    Some((Box::new((item, ReadAs::Typed)), end))
 }
 
 /// JSON's whitespace (as serde_json reads it).
