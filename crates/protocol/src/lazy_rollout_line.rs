@@ -68,8 +68,11 @@ pub struct LazyRolloutLine {
     /// ([`LazyRolloutLine::parse_typing`]), what [`LazyRolloutLine::item`] gives; or read in
     /// part ([`LazyRolloutLine::parse_reading`]), what the caller's reader made of it, which
     /// [`LazyRolloutLine::item`] never gives.
-    read: Option<Box<(RolloutItem, ReadAs)>>,
+    read: Option<ReadItem>,
 }
+
+/// An item read with its line, and how it was read.
+type ReadItem = Box<(RolloutItem, ReadAs)>;
 
 /// Lines are the same when they were read from the same text: whether the payload was typed (or
 /// read in part) as it was read does not matter (it is what [`LazyRolloutLine::item`] gives
@@ -358,7 +361,7 @@ struct Scanned<'a> {
     /// field for both, so the scan's state, moved on every line, holds one item at most).
     /// The item is boxed as soon as it is read: the scan's state and its result are moved a
     /// few times on every line, and an item is a few hundred bytes.
-    read: Option<(Cow<'a, str>, Box<(RolloutItem, ReadAs)>)>,
+    read: Option<(Cow<'a, str>, ReadItem)>,
 }
 
 /// How a payload was read as its line was read.
@@ -571,7 +574,7 @@ fn typed_at(
     kind: &str,
     payload_type: &str,
     wanted: TypeAsRead,
-) -> Option<(Box<(RolloutItem, ReadAs)>, usize)> {
+) -> Option<(ReadItem, usize)> {
     if !wanted(kind, payload_type) {
         return None;
     }
