@@ -360,6 +360,13 @@ impl SystemReminderOrchestrator {
                         }
                     }
                 };
+            if !sampled
+                && !outcomes
+                && let Ok(Ok(None)) = result
+            {
+                // The common answer: nothing to say, nothing to log or report.
+                continue;
+            }
             let duration = started.map_or(Duration::ZERO, |started| started.elapsed());
             let (outcome, reminder) =
                 self.finish(generator, Ok(result), duration, sampled, outcomes);
