@@ -109,7 +109,7 @@ pub struct ReminderState {
     /// The last recorded context usage.
     token_usage: Option<ContextTokenUsage>,
     /// Tool calls of the turn being read, by call id: their names, until their results arrive.
-    calls_this_turn: HashMap<String, String>,
+    calls_this_turn: HashMap<String, String, foldhash::fast::RandomState>,
     /// Tool results of the turn being read.
     results_this_turn: Vec<ToolResultInfo>,
     /// Tool results of the turn before.
@@ -117,7 +117,7 @@ pub struct ReminderState {
     /// The context window to assume when a `token_count` records none.
     default_context_window: Option<i64>,
     /// Calls waiting for their result, by call id.
-    pending: HashMap<String, PendingCall>,
+    pending: HashMap<String, PendingCall, foldhash::fast::RandomState>,
     /// A skill (index into `invoked_skills`) or slash command (name) whose content the next
     /// injected user message carries.
     awaiting_content: Option<AwaitingContent>,
