@@ -112,6 +112,7 @@ fn zero_bytes(word: u64) -> u64 {
 
 /// What escaping adds to the eight bytes `word` (little-endian `bytes`), as [`escape_extra`]
 /// counts byte by byte.
+#[inline(always)]
 fn word_escape_extra(word: u64, bytes: [u8; 8]) -> u64 {
     // Below 0x20: the top three bits clear.
     let control = zero_bytes(word & (ONES * 0xe0));
