@@ -706,11 +706,19 @@ fn preview(text: &str) -> String {
         .map(str::trim)
         .find(|line| !line.is_empty())
         .unwrap_or_default();
-    let mut out: String = line.chars().take(USER_MESSAGE_PREVIEW_CHARS).collect();
-    if line.chars().count() > USER_MESSAGE_PREVIEW_CHARS {
-        out.push('…');
+    match first_chars(line, USER_MESSAGE_PREVIEW_CHARS) {
+        (kept, true) => format!("{kept}…"),
+        (whole, false) => whole.to_string(),
     }
-    out
+}
+
+/// The first `count` characters of `text`, and whether there were more: found without
+/// collecting `text` character by character, or counting all of a long one.
+fn first_chars(text: &str, count: usize) -> (&str, bool) {
+    match text.char_indices().nth(count) {
+        Some((cut, _)) => (text.get(..cut).unwrap_or(text), true),
+        None => (text, false),
+    }
 }
 
 /// Records `reasoning` in `turn_context` (the writer of what [`recorded_reasoning`] reads): codex's `effort` and `summary`, and the parameters

@@ -20,6 +20,7 @@ use agentctx_rollout::RequestStart;
 use super::AGENTCTX_ORIGINATOR;
 use super::RECORDED_TOOLS_FIELD;
 use super::SessionReplayBuilder;
+use super::first_chars;
 use crate::context_engine::ContextEngine;
 use crate::context_engine::EngineOptions;
 use crate::context_engine::PromptParts;
@@ -395,7 +396,7 @@ fn recorded_compaction(
     RecordedCompaction {
         turn,
         after_request,
-        summary: summary.chars().take(COMPACTION_SUMMARY_CHARS).collect(),
+        summary: first_chars(summary, COMPACTION_SUMMARY_CHARS).0.to_string(),
         kept,
         replacement_items: compacted.replacement_history.as_ref().map(Vec::len),
     }
@@ -412,14 +413,21 @@ fn describe_item(item: &ResponseItem) -> String {
         (None, Some(copy)) => (item.type_name(), copy.to_string()),
         (None, None) => return item.type_name().to_string(),
     };
-    let line: String = text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(KEPT_ITEM_CHARS)
-        .collect();
-    format!("{label}: {line}")
+    // The words joined by single spaces, cut to the kept length: joined only as far as kept.
+    let mut line = String::new();
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        if chars >= KEPT_ITEM_CHARS {
+            break;
+        }
+        if !line.is_empty() {
+            line.push(' ');
+            chars += 1;
+        }
+        line.push_str(word);
+        chars += word.chars().count();
+    }
+    format!("{label}: {}", first_chars(&line, KEPT_ITEM_CHARS).0)
 }
 
 /// Runs `future` to its end on `runtime`: polled once in place within the runtime's context
