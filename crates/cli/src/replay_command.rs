@@ -161,7 +161,8 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         }
         totals.add(&replay);
         let written = if args.json {
-            serde_json::to_writer(&mut stdout, &json_report::SessionJson::new(&replay))
+            json_report::SessionJson::new(&replay)
+                .and_then(|report| serde_json::to_writer(&mut stdout, &report))
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(stdout))
         } else {

@@ -5,7 +5,8 @@
 //! to temporary files with its header once and the rest of its lines repeated 50 and 400 times
 //! (8.6 and 68.8 MB), then replayed as `agentctx replay --json` replays it: the default reminder
 //! settings, the engine run before every recorded model request, the file read ahead on a second
-//! thread, the turns serialised as the JSON report writes them, and the binary's allocator
+//! thread, the turns serialised as the JSON report writes them (each turn's JSON, the two halves
+//! of the turns on two threads, `agentctx_engine::replay::turns_json`), and the binary's allocator
 //! (mimalloc).
 //!
 //! - `replay_throughput/codex_small` and `replay_throughput/codex_large`: the replay of the two
@@ -31,6 +32,7 @@ use std::path::Path;
 
 use agentctx_engine::replay::ReplayOptions;
 use agentctx_engine::replay::replay_file;
+use agentctx_engine::replay::turns_json;
 use agentctx_rollout::LazyReadEvent;
 use agentctx_rollout::RolloutReader;
 use criterion::Criterion;
@@ -63,7 +65,7 @@ fn session(copies: usize) -> String {
 /// Replays `path` as `agentctx replay --json` does, the turns written as its JSON report does.
 fn replay(path: &Path, options: &ReplayOptions) -> usize {
     let replay = replay_file(path, options, None).unwrap();
-    serde_json::to_writer(std::io::sink(), &replay.turns).unwrap();
+    serde_json::to_writer(std::io::sink(), &turns_json(&replay.turns).unwrap()).unwrap();
     replay.requests.len()
 }
 

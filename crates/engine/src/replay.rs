@@ -6,6 +6,7 @@ mod replay_report;
 mod request_usage;
 mod session_replay;
 mod turn_boundary;
+mod turns_json;
 
 pub use replay_report::COMPACTION_KEPT_ITEMS;
 pub use replay_report::COMPACTION_SUMMARY_CHARS;
@@ -31,3 +32,4 @@ pub use session_replay::recorded_reasoning;
 pub use session_replay::replay_file;
 pub use session_replay::replay_reader;
 pub use turn_boundary::is_turn_start;
+pub use turns_json::turns_json;

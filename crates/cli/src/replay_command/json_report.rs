@@ -6,9 +6,10 @@ use agentctx_rollout::SkippedLine;
 use serde::Serialize;
 
 use agentctx_engine::replay::PredictionError;
-use agentctx_engine::replay::ReplayTurn;
 use agentctx_engine::replay::SessionReplay;
 use agentctx_engine::replay::UsageThresholds;
+use agentctx_engine::replay::turns_json;
+use serde_json::value::RawValue;
 
 /// The JSON shape of a session replay.
 #[derive(Debug, Serialize)]
@@ -36,12 +37,14 @@ pub(crate) struct SessionJson<'a> {
     thresholds: UsageThresholds,
     #[serde(skip_serializing_if = "Option::is_none")]
     reminder_counts: Option<&'a BTreeMap<String, usize>>,
-    turn_details: &'a [ReplayTurn],
+    /// Each turn's JSON, serialized on two threads ([`turns_json`]).
+    turn_details: Vec<Box<RawValue>>,
 }
 
 impl<'a> SessionJson<'a> {
-    pub(crate) fn new(replay: &'a SessionReplay) -> Self {
-        Self {
+    /// The report of `replay`; fails only where `serde_json` cannot write a turn.
+    pub(crate) fn new(replay: &'a SessionReplay) -> Result<Self, serde_json::Error> {
+        Ok(Self {
             file: replay.file.display().to_string(),
             format: replay.format.family(),
             format_detail: replay.format,
@@ -64,7 +67,7 @@ impl<'a> SessionJson<'a> {
             usage_prediction_error: replay.usage_prediction_error,
             thresholds: replay.thresholds,
             reminder_counts: replay.reminder_counts.as_ref(),
-            turn_details: &replay.turns,
-        }
+            turn_details: turns_json(&replay.turns)?,
+        })
     }
 }
