@@ -13,6 +13,7 @@
 use std::fmt;
 use std::io;
 
+use agentctx_protocol::quote_escape_or_control_marks;
 use serde::Serialize;
 use serde::ser;
 use serde::ser::Impossible;
@@ -70,7 +71,7 @@ pub(crate) fn string_len(text: &str) -> u64 {
         low.copy_from_slice(pair.get(..8).unwrap_or_default());
         high.copy_from_slice(pair.get(8..).unwrap_or_default());
         let (low_word, high_word) = (u64::from_le_bytes(low), u64::from_le_bytes(high));
-        if may_escape(low_word) | may_escape(high_word) == 0 {
+        if quote_escape_or_control_marks(low_word) | quote_escape_or_control_marks(high_word) == 0 {
             continue;
         }
         extra += word_escape_extra(low_word, low) + word_escape_extra(high_word, high);
@@ -92,16 +93,6 @@ pub(crate) fn string_len(text: &str) -> u64 {
 const ONES: u64 = u64::from_le_bytes([1; 8]);
 const HIGHS: u64 = ONES * 0x80;
 const LOW_SEVEN: u64 = ONES * 0x7f;
-
-/// Zero exactly when no byte of `word` is a quote, a backslash or a control character (any
-/// other answer may mark more bytes than those: a borrow runs on past the first one found).
-fn may_escape(word: u64) -> u64 {
-    let control = word.wrapping_sub(ONES * 0x20) & !word;
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    (control | (quote.wrapping_sub(ONES) & !quote) | (backslash.wrapping_sub(ONES) & !backslash))
-        & HIGHS
-}
 
 /// The high bit of each byte of `word` that is zero, and no other bit. Exact: adding 0x7f to
 /// a byte's low seven bits cannot carry into the next byte.

@@ -79,6 +79,7 @@ pub use context_markers::is_contextual_user_message_content;
 pub use context_markers::is_harness_user_text;
 pub use item_classification::is_model_generated;
 pub use item_classification::is_user_turn_start;
+pub use json_string_scan::quote_escape_or_control_marks;
 pub use lazy_rollout_line::LazyLineError;
 pub use lazy_rollout_line::LazyRolloutLine;
 pub use lazy_rollout_line::PartRead;

@@ -21,6 +21,15 @@ fn contents(reminders: &[agentctx_reminders::SystemReminder]) -> Vec<&str> {
         .collect()
 }
 
+/// Each generator's name and status in a report, in catalogue order.
+fn statuses(report: &agentctx_reminders::GenerationReport) -> Vec<(String, GeneratorStatus)> {
+    report
+        .outcomes
+        .iter()
+        .map(|outcome| (outcome.name.clone(), outcome.status.clone()))
+        .collect()
+}
+
 #[tokio::test(start_paused = true)]
 async fn slow_failing_and_panicking_generators_do_not_cascade() {
     let orchestrator = SystemReminderOrchestrator::with_generators(
@@ -55,13 +64,8 @@ async fn slow_failing_and_panicking_generators_do_not_cascade() {
         contents(&report.reminders),
         vec!["quick one", "slow but in time"]
     );
-    let statuses: Vec<(String, GeneratorStatus)> = report
-        .outcomes
-        .iter()
-        .map(|outcome| (outcome.name.clone(), outcome.status.clone()))
-        .collect();
     assert_eq!(
-        statuses,
+        statuses(&report),
         vec![
             ("sleepy".to_string(), GeneratorStatus::TimedOut),
             (
@@ -483,13 +487,8 @@ async fn an_answer_at_once_is_taken_without_running_generate() {
         contents(&report.reminders),
         vec!["at once", "awaits generated"]
     );
-    let statuses: Vec<(String, GeneratorStatus)> = report
-        .outcomes
-        .iter()
-        .map(|outcome| (outcome.name.clone(), outcome.status.clone()))
-        .collect();
     assert_eq!(
-        statuses,
+        statuses(&report),
         vec![
             ("produced".to_string(), GeneratorStatus::Produced),
             ("empty".to_string(), GeneratorStatus::Empty),
