@@ -1,4 +1,6 @@
-//! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure.
+//! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure. Its first
+//! step installs the tools the others need when the machine lacks them (`tools.rs`), so the
+//! command passes by itself on a fresh machine; `--no-install` leaves the machine as it is.
 
 use std::time::Duration;
 use std::time::Instant;
@@ -7,8 +9,12 @@ use anyhow::Result;
 use anyhow::anyhow;
 use anyhow::bail;
 
+use crate::interop;
+use crate::npm_tools;
 use crate::process::Cmd;
 use crate::tidy;
+use crate::tools;
+use crate::tools::CiTool;
 use crate::vendor_check;
 use crate::workspace::Metadata;
 
@@ -111,12 +117,80 @@ pub(crate) fn release_replay_cmd() -> Cmd {
 /// `target/vendor-check` and about 12 on a fresh clone (2 cores), well inside CI's budget.
 pub(crate) const CI_VENDOR_MAX_FLOOR: Option<u8> = None;
 
-fn run_tests(features: Features) -> Result<()> {
+fn run_tests(features: Features, env: &ToolEnv) -> Result<()> {
     let nextest = has_cargo_tool("nextest");
     if !nextest {
         println!("cargo-nextest is not installed; falling back to `cargo test`");
     }
-    test_cmd(nextest, features).run()
+    env.apply(test_cmd(nextest, features)).run()
+}
+
+/// Makes the browser tests of `agentctx report` fail instead of skipping without chromium.
+pub(crate) const REQUIRE_BROWSER_VAR: &str = "AGENTCTX_REQUIRE_BROWSER";
+
+/// Where agentctx-core's MCP interop test finds the reference server, also from the copies of
+/// the crate that vendor-check tests.
+pub(crate) const MCP_EVERYTHING_BIN_VAR: &str = "AGENTCTX_MCP_EVERYTHING_BIN";
+
+/// Makes the MCP interop test fail instead of skipping without the reference server.
+pub(crate) const REQUIRE_MCP_INTEROP_VAR: &str = "AGENTCTX_REQUIRE_MCP_INTEROP";
+
+/// The environment the `tools` step gives the steps that run tests: for each tool the machine
+/// has, the tests that use it must run rather than skip. Set on their commands only; xtask's
+/// own environment is never changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ToolEnv {
+    vars: Vec<(&'static str, String)>,
+}
+
+impl ToolEnv {
+    /// The variables for the tools in `available` (those the machine has).
+    pub(crate) fn for_tools(available: &[CiTool]) -> Self {
+        let mut vars = Vec::new();
+        for tool in available {
+            match tool {
+                CiTool::CargoDeny | CiTool::CargoNextest => {}
+                CiTool::EverythingServer => {
+                    let bin = npm_tools::bin_path(&npm_tools::EVERYTHING_SERVER);
+                    vars.push((MCP_EVERYTHING_BIN_VAR, bin.to_string_lossy().into_owned()));
+                    vars.push((REQUIRE_MCP_INTEROP_VAR, "1".to_owned()));
+                }
+                CiTool::Browser => vars.push((REQUIRE_BROWSER_VAR, "1".to_owned())),
+                CiTool::InteropServers => vars.push((interop::REQUIRE_VAR, "1".to_owned())),
+            }
+        }
+        Self { vars }
+    }
+
+    /// The variables as a shell would set them, `KEY=value KEY=value`.
+    pub(crate) fn display(&self) -> String {
+        self.vars
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// `cmd` with these variables set for it.
+    pub(crate) fn apply(&self, cmd: Cmd) -> Cmd {
+        self.vars
+            .iter()
+            .fold(cmd, |cmd, (key, value)| cmd.env(*key, value.clone()))
+    }
+
+    /// Whether `key` is set here or in the environment xtask was started with.
+    pub(crate) fn is_set(&self, key: &str) -> bool {
+        self.vars.iter().any(|(k, _)| *k == key) || std::env::var_os(key).is_some()
+    }
+}
+
+/// How `cargo xtask ci` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Options {
+    /// Run the steps after a failure too.
+    pub(crate) keep_going: bool,
+    /// Install the missing tools the steps need (`--no-install` clears it).
+    pub(crate) install_tools: bool,
 }
 
 /// `cargo test --doc` fails outright on a workspace without a library target.
@@ -131,6 +205,7 @@ pub(crate) fn has_library(metadata: &Metadata) -> bool {
 /// The steps of `cargo xtask ci`, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
+    Tools,
     Fmt,
     Clippy,
     Tidy,
@@ -145,7 +220,9 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    pub(crate) const ALL: [Step; 11] = [
+    pub(crate) const ALL: [Step; 12] = [
+        // First, so that every step after it finds what it needs.
+        Step::Tools,
         Step::Fmt,
         Step::Clippy,
         Step::Tidy,
@@ -162,6 +239,7 @@ impl Step {
 
     pub(crate) fn name(self) -> &'static str {
         match self {
+            Step::Tools => "tools",
             Step::Fmt => "fmt --check",
             Step::Clippy => "clippy",
             Step::Tidy => "tidy",
@@ -179,6 +257,9 @@ impl Step {
     /// How to run the step alone, for the failure message.
     pub(crate) fn rerun(self) -> &'static str {
         match self {
+            Step::Tools => {
+                "rerun with `cargo xtask tools cargo-deny cargo-nextest mcp-server-everything chromium interop-servers`"
+            }
             Step::Fmt => "`cargo xtask fmt` fixes it",
             Step::Clippy => "rerun with `cargo xtask lint`",
             Step::Tidy => "rerun with `cargo xtask tidy`",
@@ -201,8 +282,18 @@ impl Step {
         }
     }
 
-    fn execute(self) -> Result<Outcome> {
+    /// Runs the step. The `tools` step sets `env`, which the steps after it give their tests.
+    fn execute(self, options: Options, env: &mut ToolEnv) -> Result<Outcome> {
         match self {
+            Step::Tools => {
+                let provision =
+                    tools::provision(options.install_tools, CiTool::is_installed, CiTool::install);
+                *env = ToolEnv::for_tools(&provision.available());
+                if !env.vars.is_empty() {
+                    println!("tools: the tests run with {}", env.display());
+                }
+                return provision.outcome();
+            }
             Step::Fmt => {
                 let nightly = has_nightly_rustfmt();
                 fmt_cmd(true, nightly).run()?;
@@ -218,7 +309,7 @@ impl Step {
             Step::Deny => {
                 if !has_cargo_tool("deny") {
                     bail!(
-                        "cargo-deny is not installed; `cargo xtask tools cargo-deny` installs it (.ci/run does)"
+                        "cargo-deny is not installed; `cargo xtask tools cargo-deny` installs it (`cargo xtask ci` does, unless `--no-install`)"
                     );
                 }
                 // `--offline` also reaches `cargo metadata`, which needs every package of the
@@ -226,9 +317,9 @@ impl Step {
                 Cmd::cargo(["fetch"]).run()?;
                 Cmd::cargo(["deny", "--offline", "check", "bans", "licenses", "sources"]).run()?;
             }
-            Step::Interop => return crate::interop::run(),
-            Step::TestsDefault => run_tests(Features::Default)?,
-            Step::Tests => run_tests(Features::All)?,
+            Step::Interop => return interop::run(env.is_set(interop::REQUIRE_VAR)),
+            Step::TestsDefault => run_tests(Features::Default, env)?,
+            Step::Tests => run_tests(Features::All, env)?,
             Step::Doctests => {
                 if !has_library(&Metadata::load()?) {
                     return Ok(Outcome::Skipped("no library crate".to_owned()));
@@ -239,10 +330,13 @@ impl Step {
                 .env("RUSTDOCFLAGS", "-D warnings")
                 .run()?,
             Step::ReleaseReplay => release_replay_cmd().run()?,
-            Step::VendorCheck => vendor_check::run(&vendor_check::Selection {
-                crates: Vec::new(),
-                max_floor: CI_VENDOR_MAX_FLOOR,
-            })?,
+            Step::VendorCheck => vendor_check::run(
+                &vendor_check::Selection {
+                    crates: Vec::new(),
+                    max_floor: CI_VENDOR_MAX_FLOOR,
+                },
+                env,
+            )?,
         }
         Ok(Outcome::Passed)
     }
@@ -261,12 +355,13 @@ pub(crate) enum Outcome {
 /// Runs every step; on the first failure prints the summary and returns an error naming the
 /// step and how to rerun it. With `keep_going` the steps after a failure still run (to see
 /// every problem, or to time the whole pipeline), and the first failure is returned.
-pub(crate) fn run(keep_going: bool) -> Result<()> {
+pub(crate) fn run(options: Options) -> Result<()> {
     let started = Instant::now();
     let mut results: Vec<(Step, Outcome, Duration)> = Vec::new();
     let mut failure = None;
+    let mut env = ToolEnv::default();
     for (index, step) in Step::ALL.into_iter().enumerate() {
-        if failure.is_some() && !keep_going {
+        if failure.is_some() && !options.keep_going {
             results.push((step, Outcome::NotRun, Duration::ZERO));
             continue;
         }
@@ -277,7 +372,7 @@ pub(crate) fn run(keep_going: bool) -> Result<()> {
             step.name()
         );
         let step_started = Instant::now();
-        let outcome = match step.execute() {
+        let outcome = match step.execute(options, &mut env) {
             Ok(outcome) => outcome,
             Err(err) => {
                 println!("{} failed: {err:#}", step.name());

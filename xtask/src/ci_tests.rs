@@ -5,12 +5,14 @@ use pretty_assertions::assert_eq;
 use super::Features;
 use super::Outcome;
 use super::Step;
+use super::ToolEnv;
 use super::fmt_cmd;
 use super::format_duration;
 use super::lint_cmd;
 use super::release_replay_cmd;
 use super::summary;
 use super::test_cmd;
+use crate::tools::CiTool;
 
 #[test]
 fn steps_run_in_the_documented_order() {
@@ -18,6 +20,7 @@ fn steps_run_in_the_documented_order() {
     assert_eq!(
         names,
         vec![
+            "tools",
             "fmt --check",
             "clippy",
             "tidy",
@@ -128,4 +131,48 @@ fn doctests_need_a_library_target() {
     };
     assert!(super::has_library(&metadata("lib")));
     assert!(!super::has_library(&metadata("bin")));
+}
+
+#[test]
+fn the_tests_are_required_to_use_each_tool_the_machine_has() {
+    let bin = crate::workspace::root()
+        .join("target/tools/npm/node_modules/.bin/mcp-server-everything")
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(
+        ToolEnv::for_tools(&CiTool::ALL).vars,
+        vec![
+            ("AGENTCTX_MCP_EVERYTHING_BIN", bin.clone()),
+            ("AGENTCTX_REQUIRE_MCP_INTEROP", "1".to_owned()),
+            ("AGENTCTX_REQUIRE_BROWSER", "1".to_owned()),
+            ("AGENTCTX_REQUIRE_INTEROP", "1".to_owned()),
+        ]
+    );
+    // A tool the machine lacks (`--no-install`) requires nothing; the cargo tools never do.
+    assert_eq!(
+        ToolEnv::for_tools(&[CiTool::CargoDeny, CiTool::CargoNextest, CiTool::Browser]).vars,
+        vec![("AGENTCTX_REQUIRE_BROWSER", "1".to_owned())]
+    );
+    assert_eq!(ToolEnv::for_tools(&[]), ToolEnv::default());
+    let env = ToolEnv::for_tools(&[CiTool::EverythingServer, CiTool::InteropServers]);
+    assert_eq!(
+        env.apply(test_cmd(true, Features::Default)).display(),
+        format!(
+            "AGENTCTX_MCP_EVERYTHING_BIN={bin} AGENTCTX_REQUIRE_MCP_INTEROP=1 AGENTCTX_REQUIRE_INTEROP=1 \
+             cargo nextest run --workspace --exclude agentctx-interop --no-fail-fast"
+        )
+    );
+    assert!(env.is_set("AGENTCTX_REQUIRE_INTEROP"));
+    assert!(!env.is_set("AGENTCTX_XTASK_TEST_UNSET"));
+}
+
+#[test]
+fn the_tools_step_reruns_with_every_tool_ci_installs() {
+    assert_eq!(
+        Step::Tools.rerun(),
+        format!(
+            "rerun with `{}`",
+            crate::tools::install_command(&CiTool::ALL)
+        )
+    );
 }

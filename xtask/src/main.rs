@@ -60,12 +60,17 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run every CI check in order: fmt, clippy, tidy, cargo deny, tests (default and all
-    /// features), doctests, docs, the README's replay on a release build, vendor-check.
+    /// Run every CI check in order after installing the missing tools they need (cargo-deny,
+    /// cargo-nextest, the reference MCP server, chromium, the interop servers): fmt, clippy,
+    /// tidy, cargo deny, interop, tests (default and all features), doctests, docs, the
+    /// README's replay on a release build, vendor-check.
     Ci {
         /// Run the steps after a failure too; the first failure still fails the run.
         #[arg(long)]
         keep_going: bool,
+        /// Install nothing: a missing tool fails its step (cargo deny) or skips its tests.
+        #[arg(long)]
+        no_install: bool,
     },
     /// Format the workspace with one `use` per item (nightly rustfmt).
     Fmt {
@@ -161,7 +166,13 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<()> {
     match command {
-        Command::Ci { keep_going } => ci::run(keep_going),
+        Command::Ci {
+            keep_going,
+            no_install,
+        } => ci::run(ci::Options {
+            keep_going,
+            install_tools: !no_install,
+        }),
         Command::Fmt { check } => ci::fmt(check),
         Command::Lint => ci::lint_cmd().run(),
         Command::Tidy => tidy::report(&tidy::check_workspace(&Metadata::load()?)?, "tidy"),
@@ -175,9 +186,10 @@ fn run(command: Command) -> Result<()> {
             tidy::report(&findings, "deps")
         }
         Command::Schema => schema::run(),
-        Command::VendorCheck { crates, max_floor } => {
-            vendor_check::run(&vendor_check::Selection { crates, max_floor })
-        }
+        Command::VendorCheck { crates, max_floor } => vendor_check::run(
+            &vendor_check::Selection { crates, max_floor },
+            &ci::ToolEnv::default(),
+        ),
         Command::Bench { quick, args } => {
             // The trailing arguments take `--quick` too when it comes first.
             let (flags, args): (Vec<String>, Vec<String>) =
@@ -204,7 +216,7 @@ fn run(command: Command) -> Result<()> {
             (false, Some(version)) => prices::Release::Version(version),
             (false, None) => prices::Release::Recorded,
         }),
-        Command::Interop => match interop::run()? {
+        Command::Interop => match interop::run(std::env::var_os(interop::REQUIRE_VAR).is_some())? {
             ci::Outcome::Skipped(reason) => {
                 println!("interop suite skipped: {reason}");
                 Ok(())

@@ -21,12 +21,15 @@ pub(crate) struct NpmTool {
     pub(crate) why: &'static str,
 }
 
-pub(crate) const NPM_TOOLS: &[NpmTool] = &[NpmTool {
+/// The reference MCP server, which `cargo xtask ci` installs for the MCP interop test.
+pub(crate) const EVERYTHING_SERVER: NpmTool = NpmTool {
     package: "@modelcontextprotocol/server-everything",
     version: "2026.8.31",
     bin: "mcp-server-everything",
     why: "the reference MCP server of agentctx-core's MCP interop test",
-}];
+};
+
+pub(crate) const NPM_TOOLS: &[NpmTool] = &[EVERYTHING_SERVER];
 
 /// The npm tool named `name` (package or binary name).
 pub(crate) fn find(name: &str) -> Option<NpmTool> {
@@ -45,11 +48,16 @@ pub(crate) fn bin_path(tool: &NpmTool) -> PathBuf {
         .join(tool.bin)
 }
 
+/// Whether `tool`'s binary is installed.
+pub(crate) fn is_installed(tool: &NpmTool) -> bool {
+    bin_path(tool).exists()
+}
+
 /// Installs `tool` unless present. Without npm it says so and goes on: the interop test then
-/// skips with a printed reason.
+/// skips with a printed reason (`cargo xtask ci` probes again and fails instead).
 pub(crate) fn install(tool: &NpmTool) -> Result<()> {
     let bin = bin_path(tool);
-    if bin.exists() {
+    if is_installed(tool) {
         println!("{}: present ({})", tool.package, bin.display());
         return Ok(());
     }

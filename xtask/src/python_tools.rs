@@ -82,15 +82,21 @@ fn python_in(venv: &Path) -> PathBuf {
     venv.join("bin").join("python")
 }
 
+/// Whether `env` is installed under `root` with the pins it has now (its marker file says so).
+pub(crate) fn is_installed(root: &Path, env: &PythonEnv) -> bool {
+    std::fs::read_to_string(venv_dir(root, env).join(MARKER))
+        .is_ok_and(|text| text == marker_text(env))
+}
+
 /// Installs `env` unless installed with the same pins. Without `python3` (or its `venv`
 /// module) it says so and goes on: the interop suite then skips with a printed reason, unless
-/// `AGENTCTX_REQUIRE_INTEROP` is set.
+/// `AGENTCTX_REQUIRE_INTEROP` is set (`cargo xtask ci` probes again and fails instead).
 pub(crate) fn install(env: &PythonEnv) -> Result<()> {
     let root = workspace::root();
     let venv = venv_dir(root, env);
     let marker = venv.join(MARKER);
     let wanted = marker_text(env);
-    if std::fs::read_to_string(&marker).is_ok_and(|text| text == wanted) {
+    if is_installed(root, env) {
         println!("{}: present ({})", env.name, venv.display());
         return Ok(());
     }

@@ -23,6 +23,7 @@ use anyhow::Context;
 use anyhow::Result;
 use anyhow::bail;
 
+use crate::ci::ToolEnv;
 use crate::ci::format_duration;
 use crate::floors;
 use crate::floors::Declared;
@@ -66,7 +67,9 @@ pub(crate) struct TestCounts {
     pub(crate) ignored: usize,
 }
 
-pub(crate) fn run(selection: &Selection) -> Result<()> {
+/// Checks the crates `selection` names; their tests get `env` (what `cargo xtask ci`'s `tools`
+/// step found installed).
+pub(crate) fn run(selection: &Selection, env: &ToolEnv) -> Result<()> {
     let metadata = Metadata::load()?;
     let root = metadata.workspace_root.clone();
     let root_manifest: toml::Table = toml::from_str(&read(&root.join("Cargo.toml"))?)
@@ -92,7 +95,8 @@ pub(crate) fn run(selection: &Selection) -> Result<()> {
             .tempdir()
             .context("could not create a temporary directory")?;
         vendor(&root, &root_manifest, &members, workspace.path())?;
-        let (ok, stdout) = test_cmd(&package.name)
+        let (ok, stdout) = env
+            .apply(test_cmd(&package.name))
             .current_dir(workspace.path())
             .env("CARGO_TARGET_DIR", target_dir.to_string_lossy())
             .env("INSTA_UPDATE", "no")

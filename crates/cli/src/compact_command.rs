@@ -250,31 +250,29 @@ fn compact(
     };
     let model = client.as_deref().map(|client| client as &dyn ModelClient);
 
-    // The window the compaction is fitted to: the summary model's, else that of the model the
-    // session recorded, else the default.
-    let context_window = model
-        .map(ModelClient::context_window)
-        .or_else(|| {
-            recorded
-                .last_turn_context
-                .as_ref()
-                .and_then(|context| context.model.as_deref())
-                .and_then(agentctx_model::known_context_window)
-        })
-        // Else the replay's default window.
-        .unwrap_or_else(|| {
-            i64::try_from(agentctx_engine::replay::DEFAULT_CONTEXT_WINDOW).unwrap_or(i64::MAX)
-        });
+    // The window the compaction is fitted to: the summary model's, else the model table's for
+    // the model the session recorded, else the default (the engine's one fallback chain).
+    let context_window = EngineOptions::window(
+        None,
+        model.map(ModelClient::context_window),
+        recorded
+            .last_turn_context
+            .as_ref()
+            .and_then(|context| context.model.as_deref()),
+        agentctx_engine::DEFAULT_CONTEXT_WINDOW,
+    );
     let cwd = recorded.cwd.clone().unwrap_or_default();
-    let options = EngineOptions {
-        cwd: cwd.clone(),
-        home: home.to_path_buf(),
-        session_id: recorded.session_id.clone().unwrap_or_default(),
-        reminders: full_config.system_reminder.clone(),
-        compact: full_config.compact.clone(),
+    let options = EngineOptions::new(
+        &cwd,
+        home,
+        recorded.session_id.clone().unwrap_or_default(),
+        full_config.system_reminder.clone(),
+        full_config.compact.clone(),
+    )
+    .with_window(
         context_window,
-        max_output_tokens: model.and_then(|model| model.model_info().max_output_tokens),
-    };
+        model.and_then(|model| model.model_info().max_output_tokens),
+    );
     let mut history = ContextManager::new();
     history.replace(recorded.items);
     let mut engine = ContextEngine::with_history(options, history);

@@ -8,8 +8,10 @@
 //! usage against what the request recorded and where its tiers triggered, drawn with `--svg`
 //! (`svg_timeline`). `--requests DIR` writes every request the engine would send, as the
 //! session's provider receives it (`request_bodies`). Corrupt lines are reported on stderr as
-//! `<file>:<line>: <reason>` and the replay goes on. This file only gathers files, reads the
-//! arguments and prints; the engine decides.
+//! `<file>:<line>: <reason>` and the replay goes on. The tiers and reminders run under the
+//! home's `config.toml` and the environment's switches, loaded as `agentctx run` loads them
+//! (`replay_settings`). This file only gathers files, reads the arguments and prints; the
+//! engine decides.
 
 mod human_report;
 mod json_report;
@@ -20,7 +22,8 @@ use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
-use agentctx_compact::CompactConfig;
+use agentctx_core::config::Config;
+use agentctx_core::config::EnvVars;
 use agentctx_engine::ReplayError;
 use agentctx_engine::replay::DEFAULT_CONTEXT_WINDOW;
 use agentctx_engine::replay::ReplayOptions;
@@ -54,7 +57,8 @@ pub(crate) struct ReplayArgs {
     #[arg(long, conflicts_with = "reminders_config")]
     pub(crate) no_reminders: bool,
     /// The reminder settings: a `config.toml` with a `[system_reminder]` table, or that table's
-    /// keys alone (default: the built-in defaults; environment overrides are not applied).
+    /// keys alone, in place of the `[system_reminder]` of the home's config.toml (the
+    /// environment's switches still apply over it).
     #[arg(long, value_name = "FILE.toml")]
     pub(crate) reminders_config: Option<PathBuf>,
     /// The context window our compaction tiers are judged against when the session records
@@ -81,8 +85,9 @@ pub(crate) struct ReplayArgs {
     /// The model `--requests` names in the bodies.
     #[arg(long, value_name = "SLUG", requires = "requests")]
     pub(crate) model: Option<String>,
-    /// agentctx home: config.toml, and the folder micro-compaction's markers name (nothing is
-    /// written there) [default: ~/.agentctx].
+    /// agentctx home: config.toml (its `[compact]` and `[system_reminder]`, as a live session
+    /// reads them), and the folder micro-compaction's markers name (nothing is written there)
+    /// [default: ~/.agentctx].
     #[arg(long, value_name = "DIR", env = "AGENTCTX_HOME")]
     pub(crate) home: Option<PathBuf>,
 }
@@ -112,7 +117,10 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         );
     }
     let home = agentctx_home(args.home.as_deref())?;
-    let options = replay_options(
+    let ReplaySettings {
+        options,
+        config_file,
+    } = replay_settings(
         &home,
         args.no_reminders,
         args.reminders_config.as_deref(),
@@ -174,7 +182,13 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         }
     }
     if !args.json && totals.sessions > 0 {
-        let written = writeln!(stdout, "{}", human_report::totals_line(&totals));
+        let written = writeln!(stdout, "{}", human_report::totals_line(&totals)).and_then(|()| {
+            // Where the compaction and reminder settings came from, when a file was read.
+            match &config_file {
+                Some(file) => writeln!(stdout, "config: {}", file.display()),
+                None => Ok(()),
+            }
+        });
         if stop_on_closed_pipe(written)? {
             return Ok(());
         }
@@ -201,49 +215,55 @@ pub(crate) fn agentctx_home(home: Option<&Path>) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// The replay's options from the flags `replay` and `report` share: the compaction settings
-/// with the environment's overrides, the reminder settings (none with `no_reminders`) from
-/// `reminders_config` or the defaults, with the environment's overrides.
-pub(crate) fn replay_options(
+/// What `replay` and `report` judge sessions under, and where it came from.
+pub(crate) struct ReplaySettings {
+    pub(crate) options: ReplayOptions,
+    /// The `config.toml` read; `None` when the home holds none (defaults and the environment).
+    pub(crate) config_file: Option<PathBuf>,
+}
+
+/// The replay's settings from the configuration and the flags `replay` and `report` share. The
+/// configuration is loaded as every command loads it (`config.toml` under `home`, then the
+/// documented `AGENTCTX_` switches of the environment), so `[compact]` and `[system_reminder]`
+/// are those a live session under the same home runs with. `reminders_config` replaces
+/// `[system_reminder]`, with the environment's switches over it; `no_reminders` replays none.
+pub(crate) fn replay_settings(
     home: &Path,
     no_reminders: bool,
     reminders_config: Option<&Path>,
     context_window: Option<u64>,
-) -> anyhow::Result<ReplayOptions> {
-    let mut compact_config = CompactConfig::default();
-    compact_config
-        .apply_env_vars(utf8_env_vars())
-        .context("invalid compaction setting in the environment")?;
-
-    let reminder_config = if no_reminders {
-        None
-    } else {
-        let mut config = match reminders_config {
-            Some(path) => load_reminder_config(path)?,
-            None => SystemReminderConfig::default(),
-        };
-        // The documented `AGENTCTX_` / `CODEX_` switches apply over the file.
-        config
-            .apply_env_vars(utf8_env_vars())
-            .context("invalid reminder setting in the environment")?;
-        Some(config)
+) -> anyhow::Result<ReplaySettings> {
+    let env = EnvVars::from_process_env();
+    let loaded = Config::load(home, &env)?;
+    tracing::debug!(
+        file = %loaded.path.display(),
+        exists = loaded.file_exists,
+        "configuration loaded"
+    );
+    let reminders = match (no_reminders, reminders_config) {
+        (true, _) => None,
+        (false, Some(path)) => {
+            let mut config = load_reminder_config(path)?;
+            // The documented `AGENTCTX_` / `CODEX_` switches apply over the file.
+            config
+                .apply_env_vars(env.iter())
+                .context("invalid reminder setting in the environment")?;
+            Some(config)
+        }
+        (false, None) => Some(loaded.config.system_reminder),
     };
-    Ok(ReplayOptions {
-        home: home.to_path_buf(),
-        reminders: reminder_config,
-        compact: compact_config,
-        context_window,
-        default_window: DEFAULT_CONTEXT_WINDOW,
-        // The binary's allocator (mimalloc) frees across threads cheaply.
-        read_ahead: true,
+    Ok(ReplaySettings {
+        options: ReplayOptions {
+            home: home.to_path_buf(),
+            reminders,
+            compact: loaded.config.compact,
+            context_window,
+            default_window: DEFAULT_CONTEXT_WINDOW,
+            // The binary's allocator (mimalloc) frees across threads cheaply.
+            read_ahead: true,
+        },
+        config_file: loaded.file_exists.then_some(loaded.path),
     })
-}
-
-/// The environment's variables, those that are not UTF-8 left out (`vars` panics on them; such a
-/// variable is not one of ours).
-fn utf8_env_vars() -> impl Iterator<Item = (String, String)> {
-    std::env::vars_os()
-        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
 }
 
 /// Reads `--reminders-config`: a whole `config.toml` (its `[system_reminder]` table) or the

@@ -41,7 +41,7 @@ use indicatif::ProgressStyle;
 use crate::replay_command::Target;
 use crate::replay_command::agentctx_home;
 use crate::replay_command::collect_targets;
-use crate::replay_command::replay_options;
+use crate::replay_command::replay_settings;
 use crate::replay_command::request_bodies::BodyClients;
 
 use self::session_row::SessionRow;
@@ -86,7 +86,8 @@ pub(crate) struct ReportArgs {
     /// Sessions replayed at once [default: the machine's cores].
     #[arg(long, value_name = "N")]
     pub(crate) jobs: Option<usize>,
-    /// agentctx home: config.toml (the provider whose bodies are shown) [default: ~/.agentctx].
+    /// agentctx home: config.toml (its `[compact]` and `[system_reminder]`, and the provider
+    /// whose bodies are shown) [default: ~/.agentctx].
     #[arg(long, value_name = "DIR", env = "AGENTCTX_HOME")]
     pub(crate) home: Option<PathBuf>,
 }
@@ -107,12 +108,13 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .clamp(1, targets.len());
-    let mut options = replay_options(
+    let mut options = replay_settings(
         &home,
         args.no_reminders,
         args.reminders_config.as_deref(),
         args.context_window,
-    )?;
+    )?
+    .options;
     // With every core replaying a session, a second reading thread per session only competes.
     options.read_ahead = jobs == 1;
     let bodies = if args.bodies_mb == 0 {

@@ -6,8 +6,9 @@
 //!   request that finds it too big).
 //! - `decision/compacted_1m`: the same decision on the history once compacted (what runs before
 //!   every later request: it finds nothing to do).
-//! - `apply/fresh_1m`: planning and applying on a fresh copy into a new home, every cleared
-//!   result over 1,000 tokens written to `tool-results/` (temp file, rename).
+//! - `apply/fresh_1m`: `micro_compact` (deciding, planning and applying in place) on a fresh
+//!   copy into a new home, every cleared result over 1,000 tokens written to `tool-results/`
+//!   (temp file, rename).
 //!
 //! Run with `cargo bench -p agentctx-compact --bench micro_compact`.
 //!
@@ -35,10 +36,14 @@ use std::time::Duration;
 
 use agentctx_compact::CompactConfig;
 use agentctx_compact::CompactionMode;
+use agentctx_compact::MicroCompactIndex;
 use agentctx_compact::MicroCompactResult;
+use agentctx_compact::MicroPersistence;
+use agentctx_compact::ToolClasses;
 use agentctx_compact::micro_compact;
 use agentctx_compact::plan_micro_compact;
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_context::ContextManager;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::ResponseItem;
 use criterion::BatchSize;
@@ -103,13 +108,20 @@ fn bench(c: &mut Criterion) {
     let tokens = estimator.estimate_items(&history);
     eprintln!("history: {} items, {tokens} tokens", history.len());
 
-    let mut compacted = history.clone();
+    let tools = ToolClasses::new();
+    let manager = |items: Vec<ResponseItem>| {
+        let mut manager = ContextManager::new();
+        manager.replace(items);
+        manager
+    };
+    let mut compacted = manager(history.clone());
     let MicroCompactResult::Applied(outcome) = micro_compact(
         &mut compacted,
+        &mut MicroCompactIndex::new(),
         &config,
         CompactionMode::Normal,
         home.path(),
-        &estimator,
+        MicroPersistence::Write,
     )
     .unwrap() else {
         panic!("the generated history must be micro-compacted");
@@ -119,14 +131,16 @@ fn bench(c: &mut Criterion) {
         outcome.cleared_count(),
         outcome.persisted_paths.len(),
         outcome.tokens_saved,
-        estimator.estimate_items(&compacted)
+        compacted.estimate_token_count()
     );
+    let compacted = compacted.raw_items().to_vec();
 
     let mut decision = c.benchmark_group("decision");
     decision.bench_function("fresh_1m", |b| {
         b.iter(|| {
             plan_micro_compact(
                 black_box(&history),
+                &tools,
                 &config.micro,
                 CompactionMode::Normal,
                 home.path(),
@@ -138,6 +152,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             plan_micro_compact(
                 black_box(&compacted),
+                &tools,
                 &config.micro,
                 CompactionMode::Normal,
                 home.path(),
@@ -154,14 +169,15 @@ fn bench(c: &mut Criterion) {
         // A new home per iteration: the first micro-compaction of a session writes new files
         // (rewriting existing ones would measure the file system's replace-by-rename flush).
         b.iter_batched(
-            || (history.clone(), tempfile::tempdir().unwrap()),
+            || (manager(history.clone()), tempfile::tempdir().unwrap()),
             |(mut fresh, home)| {
                 let result = micro_compact(
                     &mut fresh,
+                    &mut MicroCompactIndex::new(),
                     &config,
                     CompactionMode::Normal,
                     home.path(),
-                    &estimator,
+                    MicroPersistence::Write,
                 )
                 .unwrap();
                 // Returned, so deleting the folder is not timed.

@@ -2,15 +2,19 @@
 //! from the history without a model call, the large ones kept on disk first (see
 //! docs/design/compaction.md, "Micro-compaction").
 //!
-//! The decision ([`plan_micro_compact`]) reads the history only; [`apply_micro_compact`] writes
-//! the files and then replaces the items. Both are deterministic: the same history, settings
-//! and home give the same bytes, so the provider's prompt cache is not churned by a re-run.
+//! [`micro_compact`] is the one way a history is micro-compacted: it decides on what a
+//! [`MicroCompactIndex`] knows of the history (before most requests that is the whole cost),
+//! plans only when clearing is worth it, writes the files ([`MicroPersistence::Write`]) and
+//! replaces the results in place. The plan ([`plan_micro_compact`]) reads the history only. Both
+//! are deterministic: the same history, settings and home give the same bytes, so the
+//! provider's prompt cache is not churned by a re-run.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::path::PathBuf;
 
+use agentctx_context::ContextManager;
 use agentctx_context::ItemSize;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::FunctionCallOutputBody;
@@ -21,70 +25,15 @@ use serde_json::Value;
 
 use crate::config::CompactConfig;
 use crate::config::MicroCompactConfig;
+use crate::micro_compact_index::MicroCompactIndex;
 use crate::persisted_output::CLEARED_TOOL_RESULT_TEXT;
 use crate::persisted_output::is_cleared_output;
 use crate::persisted_output::persist_output;
 use crate::persisted_output::persisted_output_marker;
 use crate::persisted_output::persisted_output_path;
 use crate::thrash_guard::CompactionMode;
-
-/// The kinds of tool whose results micro-compaction may clear.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CompactableTool {
-    /// File reads (`Read`; codex `read_file`).
-    Read,
-    /// Shell commands (`Bash`; codex `shell`, `shell_command`, `local_shell`, `exec_command`, …)
-    /// and codex code-mode cells (`exec`, `wait`), which run commands through nested tools.
-    Bash,
-    /// Content search (`Grep`; codex `grep_files`).
-    Grep,
-    /// File listings (`Glob`, `LS`; codex `list_dir`).
-    Glob,
-    /// Web search (`WebSearch`; codex `web_search`).
-    WebSearch,
-    /// Web fetch (`WebFetch`).
-    WebFetch,
-    /// Edits (`Edit`, `MultiEdit`, `NotebookEdit`; codex `apply_patch`): counted, never cleared.
-    Edit,
-    /// Whole-file writes (`Write`): counted, never cleared.
-    Write,
-}
-
-impl CompactableTool {
-    /// The kind of the tool called `name` (Claude Code and Codex names), `None` when its
-    /// results are never compacted (MCP tools, todo and plan tools, …).
-    pub fn from_tool_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "Read" | "NotebookRead" | "read_file" => Self::Read,
-            "Bash" | "BashOutput" | "shell" | "shell_command" | "local_shell"
-            | "container.exec" | "exec_command" | "write_stdin" => Self::Bash,
-            // Codex code mode (0.12x+): `exec` is a freeform tool whose input is JavaScript that
-            // calls the other tools (`await tools.exec_command({cmd: …})`), recorded as a
-            // `custom_tool_call` named `exec` and answered by a `custom_tool_call_output` led by
-            // `Script completed` / `Script failed` / `Script running with cell ID N`; `wait`
-            // resumes a running cell, as `write_stdin` resumes an `exec_command` session.
-            // codex-rs `code-mode/src/lib.rs` (`PUBLIC_TOOL_NAME = "exec"`, `WAIT_TOOL_NAME =
-            // "wait"`), `core/src/tools/code_mode/execute_spec.rs` (the freeform grammar: an
-            // optional `// @exec: {…}` pragma line, then the source) and
-            // `core/src/tools/code_mode/mod.rs` (`prepend_script_status`);
-            // `core/src/tools/code_mode/wait_spec.rs` (`wait` takes the `cell_id`).
-            "exec" | "wait" => Self::Bash,
-            "Grep" | "grep_files" => Self::Grep,
-            "Glob" | "LS" | "list_dir" => Self::Glob,
-            "WebSearch" | "web_search" => Self::WebSearch,
-            "WebFetch" => Self::WebFetch,
-            "Edit" | "MultiEdit" | "NotebookEdit" | "apply_patch" => Self::Edit,
-            "Write" => Self::Write,
-            _ => return None,
-        })
-    }
-
-    /// Edit and write results are short confirmations the model relies on to know what it
-    /// changed; they are never cleared.
-    fn is_protected(self) -> bool {
-        matches!(self, Self::Edit | Self::Write)
-    }
-}
+use crate::tool_class::ToolClass;
+use crate::tool_class::ToolClasses;
 
 /// One result micro-compaction will clear.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +66,7 @@ pub struct MicroCompactPlan {
 /// [`LoopEvent::MicroCompactionApplied`] and the reminder engine's micro-compact notice.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MicroCompactOutcome {
-    /// Tokens saved.
+    /// Tokens saved: the history's estimate before the clears minus after.
     pub tokens_saved: u64,
     /// Call ids of the cleared results, in history order.
     pub cleared_call_ids: Vec<String>,
@@ -175,43 +124,111 @@ pub struct MicroCompactError {
     pub source: std::io::Error,
 }
 
-/// Runs micro-compaction on `history` under `config`: plans, and applies when worthwhile.
-/// Results are persisted under `home` (`<home>/tool-results/`).
+/// What micro-compaction does with the results it clears.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MicroPersistence {
+    /// A result over the persist threshold is first written whole under the home
+    /// (`<home>/tool-results/`), and its marker names the file: a live session, `agentctx
+    /// compact`.
+    Write,
+    /// Only the markers go into the history, naming the files a live session would have
+    /// written: a replay, which writes nothing.
+    MarkersOnly,
+}
+
+/// Micro-compacts `history` under `config` in `mode`: decides on what `index` knows of it (only
+/// the items appended since its last use are looked at), and only when clearing is worth it
+/// plans, writes the results over the persist threshold under `home` (with
+/// [`MicroPersistence::Write`]) and replaces the cleared results in place, each item measured
+/// again. The history is left untouched when it is skipped, and when a file cannot be written.
+///
+/// This is the one route of the tier: a host calls it before every request, and `agentctx
+/// compact --tier micro` on demand. `index` is meant for this one history (it is kept up to
+/// date with the clears).
+///
+/// ```
+/// use agentctx_compact::CompactConfig;
+/// use agentctx_compact::CompactionMode;
+/// use agentctx_compact::MicroCompactIndex;
+/// use agentctx_compact::MicroCompactResult;
+/// use agentctx_compact::MicroCompactSkip;
+/// use agentctx_compact::MicroPersistence;
+/// use agentctx_compact::micro_compact;
+/// use agentctx_context::ContextManager;
+/// use agentctx_protocol::ResponseItem;
+///
+/// let mut history = ContextManager::new();
+/// history.replace(vec![
+///     ResponseItem::function_call("c1", "shell", r#"{"command":"ls"}"#),
+///     ResponseItem::function_call_output("c1", "Cargo.toml\nsrc"),
+/// ]);
+/// let mut index = MicroCompactIndex::new();
+/// let result = micro_compact(
+///     &mut history,
+///     &mut index,
+///     &CompactConfig::default(),
+///     CompactionMode::Normal,
+///     &std::env::temp_dir(),
+///     MicroPersistence::MarkersOnly,
+/// )?;
+/// // The newest results are what the model works from: nothing to clear.
+/// assert_eq!(
+///     result,
+///     MicroCompactResult::Skipped(MicroCompactSkip::NothingToClear)
+/// );
+/// # Ok::<(), agentctx_compact::MicroCompactError>(())
+/// ```
 pub fn micro_compact(
-    history: &mut [ResponseItem],
+    history: &mut ContextManager,
+    index: &mut MicroCompactIndex,
     config: &CompactConfig,
     mode: CompactionMode,
     home: &Path,
-    estimator: &dyn TokenEstimator,
+    persistence: MicroPersistence,
 ) -> Result<MicroCompactResult, MicroCompactError> {
     if !config.micro_compact_enabled() {
         return Ok(MicroCompactResult::Skipped(MicroCompactSkip::Disabled));
     }
-    let plan = plan_micro_compact(history, &config.micro, mode, home, estimator);
-    if plan.clears.is_empty() {
+    // The decision stops as soon as its answer is known; the plan is built only on a yes.
+    let decision = index.decide(history, &config.micro, mode, home);
+    if decision.planned_clears == 0 {
         return Ok(MicroCompactResult::Skipped(
             MicroCompactSkip::NothingToClear,
         ));
     }
+    if !decision.worthwhile {
+        return Ok(MicroCompactResult::Skipped(
+            MicroCompactSkip::BelowMinimumSavings {
+                would_save: decision.tokens_saved,
+            },
+        ));
+    }
+    let plan = index.plan(history, &config.micro, mode, home);
     if !plan.worthwhile {
+        // The walks agree (property-tested); a plan that is not worth it is never applied.
         return Ok(MicroCompactResult::Skipped(
             MicroCompactSkip::BelowMinimumSavings {
                 would_save: plan.tokens_saved,
             },
         ));
     }
-    apply_micro_compact(history, &plan).map(MicroCompactResult::Applied)
+    let version = history.history_version();
+    let outcome = apply(history, &plan, persistence)?;
+    index.record_clears(history, version, &plan);
+    Ok(MicroCompactResult::Applied(outcome))
 }
 
-/// Decides what micro-compaction would clear, without touching the history or the disk.
+/// Decides what micro-compaction would clear, without touching the history or the disk: what
+/// [`micro_compact`] would apply, looked at afresh. `tools` says which calls are of which class.
 pub fn plan_micro_compact(
     history: &[ResponseItem],
+    tools: &ToolClasses,
     config: &MicroCompactConfig,
     mode: CompactionMode,
     home: &Path,
     estimator: &dyn TokenEstimator,
 ) -> MicroCompactPlan {
-    plan_micro_compact_sized(history, &[], config, mode, home, estimator)
+    plan_micro_compact_sized(history, &[], tools, config, mode, home, estimator)
 }
 
 /// [`plan_micro_compact`] with the sizes of the items already known: `sizes[i]` is the size of
@@ -222,6 +239,7 @@ pub fn plan_micro_compact(
 pub fn plan_micro_compact_sized(
     history: &[ResponseItem],
     sizes: &[ItemSize],
+    tools: &ToolClasses,
     config: &MicroCompactConfig,
     mode: CompactionMode,
     home: &Path,
@@ -230,6 +248,7 @@ pub fn plan_micro_compact_sized(
     plan(
         history,
         sizes,
+        tools,
         config,
         mode,
         home,
@@ -247,6 +266,7 @@ pub fn plan_micro_compact_sized(
 pub fn decide_micro_compact(
     history: &[ResponseItem],
     sizes: &[ItemSize],
+    tools: &ToolClasses,
     config: &MicroCompactConfig,
     mode: CompactionMode,
     home: &Path,
@@ -255,6 +275,7 @@ pub fn decide_micro_compact(
     let partial = plan(
         history,
         sizes,
+        tools,
         config,
         mode,
         home,
@@ -290,16 +311,21 @@ pub(crate) enum Planning {
     UntilWorthwhile,
 }
 
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the inputs of plan_micro_compact_sized and how much of the plan to build"
+)]
 fn plan(
     history: &[ResponseItem],
     sizes: &[ItemSize],
+    tools: &ToolClasses,
     config: &MicroCompactConfig,
     mode: CompactionMode,
     home: &Path,
     estimator: &dyn TokenEstimator,
     planning: Planning,
 ) -> MicroCompactPlan {
-    let results = collect_compactable_results(history, sizes, estimator);
+    let results = collect_compactable_results(history, sizes, tools, estimator);
     plan_results(history, &results, config, mode, home, estimator, planning)
 }
 
@@ -374,39 +400,52 @@ pub(crate) fn is_worthwhile(
     }
 }
 
-/// Writes the planned files, then replaces the planned items. When a file cannot be written
-/// the history is left untouched.
-pub fn apply_micro_compact(
-    history: &mut [ResponseItem],
+/// Writes the planned files (with [`MicroPersistence::Write`]), then replaces the planned
+/// results in place. When a file cannot be written the history is left untouched.
+fn apply(
+    history: &mut ContextManager,
     plan: &MicroCompactPlan,
+    persistence: MicroPersistence,
 ) -> Result<MicroCompactOutcome, MicroCompactError> {
     let mut ordered: Vec<&PlannedClear> = plan.clears.iter().collect();
     ordered.sort_by_key(|clear| clear.index);
 
     let mut persisted_paths = Vec::new();
-    for clear in &ordered {
-        let (Some(path), Some(item)) = (&clear.persist_to, history.get(clear.index)) else {
-            continue;
-        };
-        let text = output_text(item).unwrap_or_default();
-        persist_output(path, &text).map_err(|source| MicroCompactError {
-            call_id: clear.call_id.clone(),
-            path: path.clone(),
-            source,
-        })?;
-        persisted_paths.push(path.clone());
-    }
-
-    let mut cleared_call_ids = Vec::new();
-    for clear in ordered {
-        if let Some(item) = history.get_mut(clear.index)
-            && replace_output(item, &clear.replacement)
-        {
-            cleared_call_ids.push(clear.call_id.clone());
+    if persistence == MicroPersistence::Write {
+        for clear in &ordered {
+            let (Some(path), Some(text)) = (
+                &clear.persist_to,
+                history.raw_items().get(clear.index).and_then(output_text),
+            ) else {
+                continue;
+            };
+            persist_output(path, &text).map_err(|source| MicroCompactError {
+                call_id: clear.call_id.clone(),
+                path: path.clone(),
+                source,
+            })?;
+            persisted_paths.push(path.clone());
         }
     }
+
+    let tokens_before = history.estimate_token_count();
+    let cleared_call_ids = ordered
+        .iter()
+        .filter(|clear| {
+            history
+                .raw_items()
+                .get(clear.index)
+                .is_some_and(ResponseItem::is_tool_output)
+        })
+        .map(|clear| clear.call_id.clone())
+        .collect();
+    history.replace_tool_output_texts(
+        ordered
+            .iter()
+            .map(|clear| (clear.index, clear.replacement.clone())),
+    );
     Ok(MicroCompactOutcome {
-        tokens_saved: plan.tokens_saved,
+        tokens_saved: tokens_before.saturating_sub(history.estimate_token_count()),
         cleared_call_ids,
         persisted_paths,
     })
@@ -416,7 +455,7 @@ pub fn apply_micro_compact(
 pub(crate) struct CompactableResult<'a> {
     pub(crate) index: usize,
     pub(crate) call_id: &'a str,
-    pub(crate) tool: CompactableTool,
+    pub(crate) tool: ToolClass,
     /// What a later result must share to supersede this one: the path of a read, the arguments
     /// of anything else.
     pub(crate) key: Option<&'a str>,
@@ -434,8 +473,7 @@ impl CompactableResult<'_> {
     /// last message stands does not matter: in agentic work one prompt drives the whole
     /// session, and results of its first requests are as stale as those of an earlier turn.
     pub(crate) fn is_clearable(&self, before_kept: bool) -> bool {
-        let is_latest_read =
-            self.tool == CompactableTool::Read && self.key.is_some() && !self.superseded;
+        let is_latest_read = self.tool == ToolClass::Read && self.key.is_some() && !self.superseded;
         before_kept
             && !self.cleared
             && !self.is_error
@@ -454,9 +492,10 @@ impl CompactableResult<'_> {
 fn collect_compactable_results<'a>(
     history: &'a [ResponseItem],
     sizes: &[ItemSize],
+    tools: &ToolClasses,
     estimator: &dyn TokenEstimator,
 ) -> Vec<CompactableResult<'a>> {
-    let mut calls: HashMap<&str, (CompactableTool, Option<&str>)> = HashMap::new();
+    let mut calls: HashMap<&str, (ToolClass, Option<&str>)> = HashMap::new();
     let mut results = Vec::new();
     for (index, item) in history.iter().enumerate() {
         match item {
@@ -466,7 +505,7 @@ fn collect_compactable_results<'a>(
                 call_id,
                 ..
             } => {
-                if let Some(tool) = CompactableTool::from_tool_name(name) {
+                if let Some(tool) = tools.class_of(name) {
                     calls.insert(call_id, (tool, Some(arguments.as_str())));
                 }
             }
@@ -476,7 +515,7 @@ fn collect_compactable_results<'a>(
                 call_id,
                 ..
             } => {
-                if let Some(tool) = CompactableTool::from_tool_name(name) {
+                if let Some(tool) = tools.class_of(name) {
                     calls.insert(call_id, (tool, Some(input.as_str())));
                 }
             }
@@ -484,7 +523,7 @@ fn collect_compactable_results<'a>(
                 call_id: Some(call_id),
                 ..
             } => {
-                calls.insert(call_id, (CompactableTool::Bash, None));
+                calls.insert(call_id, (ToolClass::Shell, None));
             }
             ResponseItem::FunctionCallOutput {
                 call_id, output, ..
@@ -513,7 +552,7 @@ fn collect_compactable_results<'a>(
         }
     }
     // The newest result of each key supersedes the earlier ones.
-    let mut latest_by_key: HashMap<(CompactableTool, &str), usize> = HashMap::new();
+    let mut latest_by_key: HashMap<(ToolClass, &str), usize> = HashMap::new();
     for position in 0..results.len() {
         let Some(result) = results.get(position) else {
             continue;
@@ -531,8 +570,8 @@ fn collect_compactable_results<'a>(
 }
 
 /// The path of a read (`file_path`, or `path`), else the arguments as written.
-pub(crate) fn supersede_key(tool: CompactableTool, arguments: &str) -> &str {
-    if tool == CompactableTool::Read
+pub(crate) fn supersede_key(tool: ToolClass, arguments: &str) -> &str {
+    if tool == ToolClass::Read
         && let Some(path) = read_path(arguments)
     {
         return path;
@@ -638,7 +677,7 @@ fn output_text_len(item: &ResponseItem) -> usize {
 }
 
 /// A copy of the output `item` whose body is `text`, cloning only what it keeps (call id,
-/// success flag, extra fields): what [`replace_output`] makes of a clone.
+/// success flag, extra fields): what `ContextManager::replace_tool_output_texts` makes of it.
 fn with_output_text(item: &ResponseItem, text: &str) -> Option<ResponseItem> {
     let output = |payload: &FunctionCallOutputPayload| FunctionCallOutputPayload {
         body: FunctionCallOutputBody::Text(text.to_string()),
@@ -667,23 +706,12 @@ fn with_output_text(item: &ResponseItem, text: &str) -> Option<ResponseItem> {
     }
 }
 
-fn output_text(item: &ResponseItem) -> Option<String> {
+/// The text of a tool output (what a persisted file holds), borrowed when it is plain text.
+fn output_text(item: &ResponseItem) -> Option<Cow<'_, str>> {
     match item {
         ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => Some(output.text_content()),
+        | ResponseItem::CustomToolCallOutput { output, .. } => Some(output_body_text(output)),
         _ => None,
-    }
-}
-
-/// Replaces an output's body with `text`, keeping its call id, success flag and extra fields.
-fn replace_output(item: &mut ResponseItem, text: &str) -> bool {
-    match item {
-        ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => {
-            output.body = FunctionCallOutputBody::Text(text.to_string());
-            true
-        }
-        _ => false,
     }
 }
 

@@ -7,22 +7,21 @@
 //! [`MicroCompactIndex`] keeps what the walk finds and, before each request, looks only at the
 //! items appended since. The history's version (`ContextManager::history_version` in
 //! `agentctx-context`, bumped by every change other than an append) tells it when to start
-//! over. What it keeps of a result (its size, whether it is cleared or an error, which key it
-//! has, what clearing it saves) is computed once, when the result is first seen; the savings
-//! are computed again only when the persist threshold or the home changes. An index is meant
-//! for one history under one token estimator. See docs/design/performance.md, "Per-turn
+//! over; the clears of [`micro_compact`](crate::micro_compact) are recorded in it as they are
+//! applied, so they do not make it start over. What it keeps of a result (its size, whether it
+//! is cleared or an error, which key it has, what clearing it saves) is computed once, when the
+//! result is first seen; the savings are computed again only when the persist threshold or the
+//! home changes. An index is meant for one history. See docs/design/performance.md, "Per-turn
 //! pipeline".
 
 use std::path::Path;
 use std::path::PathBuf;
 
-use agentctx_context::ItemSize;
-use agentctx_context::TokenEstimator;
+use agentctx_context::ContextManager;
 use agentctx_protocol::ResponseItem;
 
 use crate::config::MicroCompactConfig;
 use crate::micro_compact::CompactableResult;
-use crate::micro_compact::CompactableTool;
 use crate::micro_compact::MicroCompactDecision;
 use crate::micro_compact::MicroCompactPlan;
 use crate::micro_compact::Planning;
@@ -34,6 +33,8 @@ use crate::micro_compact::plan_results;
 use crate::micro_compact::supersede_key;
 use crate::persisted_output::is_cleared_output;
 use crate::thrash_guard::CompactionMode;
+use crate::tool_class::ToolClass;
+use crate::tool_class::ToolClasses;
 
 /// What the micro-compaction decision knows of a history's items, kept across requests.
 ///
@@ -41,7 +42,6 @@ use crate::thrash_guard::CompactionMode;
 /// use agentctx_compact::CompactConfig;
 /// use agentctx_compact::CompactionMode;
 /// use agentctx_compact::MicroCompactIndex;
-/// use agentctx_context::ApproxTokenEstimator;
 /// use agentctx_context::ContextManager;
 /// use agentctx_context::TruncationPolicy;
 /// use agentctx_protocol::ResponseItem;
@@ -58,19 +58,13 @@ use crate::thrash_guard::CompactionMode;
 /// let config = CompactConfig::default();
 /// let home = std::env::temp_dir();
 /// let mut index = MicroCompactIndex::new();
-/// let decision = index.decide(
-///     history.raw_items(),
-///     history.item_sizes(),
-///     history.history_version(),
-///     &config.micro,
-///     CompactionMode::Normal,
-///     &home,
-///     &ApproxTokenEstimator,
-/// );
+/// let decision = index.decide(&history, &config.micro, CompactionMode::Normal, &home);
 /// assert!(!decision.worthwhile, "one small result is not worth clearing");
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct MicroCompactIndex {
+    /// Which tools are of which class (the host's, else the recorded names).
+    tools: ToolClasses,
     /// The history version the index was built for; `None` before the first use.
     version: Option<u64>,
     /// How many items of the history have been looked at.
@@ -79,11 +73,11 @@ pub struct MicroCompactIndex {
     /// to supersede this one's result.
     /// (foldhash: the map is hashed on every tool call of the session, see
     /// docs/design/performance.md.)
-    calls: foldhash::HashMap<String, (CompactableTool, Option<String>)>,
+    calls: foldhash::HashMap<String, (ToolClass, Option<String>)>,
     /// The compactable results, in history order.
     results: Vec<IndexedResult>,
     /// The newest result of each key, as a position in `results`.
-    latest_by_key: foldhash::HashMap<(CompactableTool, String), usize>,
+    latest_by_key: foldhash::HashMap<(ToolClass, String), usize>,
     /// Tokens of the results not cleared yet.
     uncleared_tokens: u64,
     /// The settings the cached savings were computed under: the persist threshold and the
@@ -96,7 +90,7 @@ pub struct MicroCompactIndex {
 struct IndexedResult {
     index: usize,
     call_id: String,
-    tool: CompactableTool,
+    tool: ToolClass,
     key: Option<String>,
     tokens: u64,
     cleared: bool,
@@ -109,31 +103,42 @@ struct IndexedResult {
 }
 
 impl MicroCompactIndex {
-    /// An empty index; the first decision looks at the whole history.
+    /// An empty index that knows tools by the names Codex and Claude Code record; the first
+    /// decision looks at the whole history.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// An empty index that knows tools by `tools` (a host's own tools, the recorded names for
+    /// the others).
+    pub fn with_tool_classes(tools: ToolClasses) -> Self {
+        Self {
+            tools,
+            ..Self::default()
+        }
+    }
+
+    /// Knows tools by `tools` from now on: the next decision looks at the whole history again
+    /// when they changed.
+    pub fn set_tool_classes(&mut self, tools: ToolClasses) {
+        if self.tools != tools {
+            *self = Self::with_tool_classes(tools);
+        }
+    }
+
     /// [`decide_micro_compact`](crate::decide_micro_compact) on `history`, looking only at
-    /// the items appended since the last call when `version` is unchanged. `sizes[i]` is the
-    /// size of `history[i]` (an item without one is measured), read when the item is first
-    /// seen; `version` must change whenever the history changes other than by an append (an
-    /// item edited or measured again included), as `ContextManager::history_version` does.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the decision's inputs, as decide_micro_compact takes them, plus the version"
-    )]
+    /// the items appended since the last call while its version is unchanged. Each item's size
+    /// is the one `history` keeps, read when the item is first seen.
     pub fn decide(
         &mut self,
-        history: &[ResponseItem],
-        sizes: &[ItemSize],
-        version: u64,
+        history: &ContextManager,
         config: &MicroCompactConfig,
         mode: CompactionMode,
         home: &Path,
-        estimator: &dyn TokenEstimator,
     ) -> MicroCompactDecision {
-        self.sync(history, sizes, version, estimator);
+        self.sync(history);
+        let items = history.raw_items();
+        let estimator = history.estimator();
         let settings = (config.persist_threshold_tokens, home.to_path_buf());
         if self.saving_settings.as_ref() != Some(&settings) {
             for result in &mut self.results {
@@ -151,16 +156,7 @@ impl MicroCompactIndex {
         let mut decision = MicroCompactDecision::default();
         'walk: for first_round in [true, false] {
             for (position, result) in self.results.iter_mut().enumerate() {
-                let candidate = CompactableResult {
-                    index: result.index,
-                    call_id: &result.call_id,
-                    tool: result.tool,
-                    key: result.key.as_deref(),
-                    tokens: result.tokens,
-                    cleared: result.cleared,
-                    is_error: result.is_error,
-                    superseded: result.superseded,
-                };
+                let candidate = result.candidate();
                 if !candidate.is_clearable(position < keep_from)
                     || candidate.goes_first() != first_round
                 {
@@ -172,7 +168,7 @@ impl MicroCompactIndex {
                 let saving = match result.saving {
                     Some(saving) => saving,
                     None => {
-                        let Some(item) = history.get(result.index) else {
+                        let Some(item) = items.get(result.index) else {
                             continue;
                         };
                         let saving =
@@ -198,109 +194,86 @@ impl MicroCompactIndex {
 
     /// [`plan_micro_compact_sized`](crate::plan_micro_compact_sized) on `history`, with the
     /// index brought up to date as [`MicroCompactIndex::decide`] does.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the plan's inputs, as plan_micro_compact_sized takes them, plus the version"
-    )]
     pub fn plan(
         &mut self,
-        history: &[ResponseItem],
-        sizes: &[ItemSize],
-        version: u64,
+        history: &ContextManager,
         config: &MicroCompactConfig,
         mode: CompactionMode,
         home: &Path,
-        estimator: &dyn TokenEstimator,
     ) -> MicroCompactPlan {
-        self.plan_with(
-            history,
-            sizes,
-            version,
+        self.sync(history);
+        let results: Vec<CompactableResult<'_>> =
+            self.results.iter().map(IndexedResult::candidate).collect();
+        plan_results(
+            history.raw_items(),
+            &results,
             config,
             mode,
             home,
-            estimator,
+            history.estimator(),
             Planning::Whole,
         )
     }
 
-    /// What a host runs before every request: [`MicroCompactIndex::decide`], and the plan
-    /// only when the answer is yes (`Some`, a plan that is worthwhile).
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the decision's inputs, as decide takes them"
-    )]
-    pub fn plan_when_worthwhile(
+    /// Records that `plan` was just applied to `history`, whose version was `version` before
+    /// (`micro_compact` replaced the planned results in place): the cleared results take their
+    /// new sizes and the index the new version, so the next decision goes on from here instead
+    /// of looking at the whole history again. When the index was not up to date with that
+    /// version, the next decision looks at everything.
+    pub(crate) fn record_clears(
         &mut self,
-        history: &[ResponseItem],
-        sizes: &[ItemSize],
+        history: &ContextManager,
         version: u64,
-        config: &MicroCompactConfig,
-        mode: CompactionMode,
-        home: &Path,
-        estimator: &dyn TokenEstimator,
-    ) -> (MicroCompactDecision, Option<MicroCompactPlan>) {
-        let decision = self.decide(history, sizes, version, config, mode, home, estimator);
-        if !decision.worthwhile {
-            return (decision, None);
-        }
-        let plan = self.plan(history, sizes, version, config, mode, home, estimator);
-        // The walks agree (property-tested); never hand out a plan that is not worth it.
-        (decision, plan.worthwhile.then_some(plan))
-    }
-
-    #[allow(clippy::too_many_arguments, reason = "see decide and plan")]
-    fn plan_with(
-        &mut self,
-        history: &[ResponseItem],
-        sizes: &[ItemSize],
-        version: u64,
-        config: &MicroCompactConfig,
-        mode: CompactionMode,
-        home: &Path,
-        estimator: &dyn TokenEstimator,
-        planning: Planning,
-    ) -> MicroCompactPlan {
-        self.sync(history, sizes, version, estimator);
-        let results: Vec<CompactableResult<'_>> = self
-            .results
-            .iter()
-            .map(|result| CompactableResult {
-                index: result.index,
-                call_id: &result.call_id,
-                tool: result.tool,
-                key: result.key.as_deref(),
-                tokens: result.tokens,
-                cleared: result.cleared,
-                is_error: result.is_error,
-                superseded: result.superseded,
-            })
-            .collect();
-        plan_results(history, &results, config, mode, home, estimator, planning)
-    }
-
-    /// Brings the index up to `history`: the appended items only while `version` is the one
-    /// it was built for and the history has not shrunk, else everything again.
-    fn sync(
-        &mut self,
-        history: &[ResponseItem],
-        sizes: &[ItemSize],
-        version: u64,
-        estimator: &dyn TokenEstimator,
+        plan: &MicroCompactPlan,
     ) {
-        if self.version != Some(version) || history.len() < self.indexed {
+        if self.version != Some(version) || self.indexed != history.len() {
+            self.version = None;
+            return;
+        }
+        let sizes = history.item_sizes();
+        for clear in &plan.clears {
+            let Ok(position) = self
+                .results
+                .binary_search_by_key(&clear.index, |result| result.index)
+            else {
+                continue;
+            };
+            let Some(result) = self.results.get_mut(position) else {
+                continue;
+            };
+            if !result.cleared {
+                self.uncleared_tokens = self.uncleared_tokens.saturating_sub(result.tokens);
+            }
+            if let Some(size) = sizes.get(clear.index) {
+                result.tokens = size.tokens;
+            }
+            result.cleared = true;
+            result.is_error = false;
+            result.saving = None;
+        }
+        self.version = Some(history.history_version());
+    }
+
+    /// Brings the index up to `history`: the appended items only while its version is the one
+    /// the index was built for and it has not shrunk, else everything again.
+    fn sync(&mut self, history: &ContextManager) {
+        let version = history.history_version();
+        let items = history.raw_items();
+        if self.version != Some(version) || items.len() < self.indexed {
             *self = Self {
                 version: Some(version),
-                ..Self::default()
+                ..Self::with_tool_classes(std::mem::take(&mut self.tools))
             };
         }
-        for (index, item) in history.iter().enumerate().skip(self.indexed) {
+        let sizes = history.item_sizes();
+        let estimator = history.estimator();
+        for (index, item) in items.iter().enumerate().skip(self.indexed) {
             let tokens = sizes
                 .get(index)
                 .map_or_else(|| estimator.estimate_item(item), |size| size.tokens);
             self.add(index, item, tokens);
         }
-        self.indexed = history.len();
+        self.indexed = items.len();
     }
 
     /// Looks at one appended item, as `collect_compactable_results` does.
@@ -322,8 +295,7 @@ impl MicroCompactIndex {
                 call_id: Some(call_id),
                 ..
             } => {
-                self.calls
-                    .insert(call_id.clone(), (CompactableTool::Bash, None));
+                self.calls.insert(call_id.clone(), (ToolClass::Shell, None));
             }
             ResponseItem::FunctionCallOutput {
                 call_id, output, ..
@@ -363,9 +335,25 @@ impl MicroCompactIndex {
     }
 
     fn add_call(&mut self, call_id: &str, name: &str, arguments: Option<&str>) {
-        if let Some(tool) = CompactableTool::from_tool_name(name) {
+        if let Some(tool) = self.tools.class_of(name) {
             let key = arguments.map(|arguments| supersede_key(tool, arguments).to_string());
             self.calls.insert(call_id.to_string(), (tool, key));
+        }
+    }
+}
+
+impl IndexedResult {
+    /// The result as the plan's walk takes it.
+    fn candidate(&self) -> CompactableResult<'_> {
+        CompactableResult {
+            index: self.index,
+            call_id: &self.call_id,
+            tool: self.tool,
+            key: self.key.as_deref(),
+            tokens: self.tokens,
+            cleared: self.cleared,
+            is_error: self.is_error,
+            superseded: self.superseded,
         }
     }
 }

@@ -8,8 +8,10 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::config::CompactConfig;
-use crate::micro_compact::apply_micro_compact;
+use crate::micro_compact::MicroCompactResult;
+use crate::micro_compact::MicroPersistence;
 use crate::micro_compact::decide_micro_compact;
+use crate::micro_compact::micro_compact;
 use crate::micro_compact::plan_micro_compact_sized;
 
 const EST: ApproxTokenEstimator = ApproxTokenEstimator;
@@ -84,8 +86,8 @@ fn exchange(kind: u8, target: u8, tokens: usize, serial: usize) -> Vec<ResponseI
 #[derive(Debug, Clone)]
 enum Op {
     Append(Vec<(u8, u8, usize)>),
-    /// Micro-compaction applied as the session applies it: plan, apply, replace.
-    Compact,
+    /// Micro-compaction applied as the session applies it, on the kept index.
+    Compact(CompactionMode),
     RemoveFirst,
     RemoveLast,
     DropTurns(u32),
@@ -102,7 +104,8 @@ fn op() -> impl Strategy<Value = Op> {
     );
     prop_oneof![
         6 => exchanges.prop_map(Op::Append),
-        1 => Just(Op::Compact),
+        1 => Just(Op::Compact(CompactionMode::Normal)),
+        1 => Just(Op::Compact(CompactionMode::Aggressive)),
         1 => Just(Op::RemoveFirst),
         1 => Just(Op::RemoveLast),
         1 => (1u32..3).prop_map(Op::DropTurns),
@@ -112,14 +115,16 @@ fn op() -> impl Strategy<Value = Op> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// Whatever happened to the history, the index answers and plans as a fresh look at the
-    /// whole history does.
+    /// Whatever happened to the history (micro-compaction on the kept index among it), the
+    /// index answers and plans as a fresh look at the whole history does.
     #[test]
     fn the_index_decides_and_plans_as_a_fresh_look(ops in prop::collection::vec((op(), any::<bool>()), 1..20)) {
         let home = tempfile::tempdir().unwrap();
-        let mut micro = CompactConfig::default().micro;
-        micro.min_savings_tokens = 5_000;
-        micro.target_tool_result_tokens = 6_000;
+        let mut config = CompactConfig::default();
+        config.micro.min_savings_tokens = 5_000;
+        config.micro.target_tool_result_tokens = 6_000;
+        let micro = config.micro.clone();
+        let tools = ToolClasses::new();
         let mut history = ContextManager::new();
         history.record_items([ResponseItem::user_text("start")], TruncationPolicy::Bytes(100_000));
         let mut index = MicroCompactIndex::new();
@@ -132,12 +137,16 @@ proptest! {
                         history.record_items(exchange(*kind, *target, *tokens, serial), TruncationPolicy::Bytes(100_000));
                     }
                 }
-                Op::Compact => {
-                    let plan = index.plan(history.raw_items(), history.item_sizes(), history.history_version(), &micro, CompactionMode::Normal, home.path(), &EST);
-                    if plan.worthwhile {
-                        let mut items = history.raw_items().to_vec();
-                        apply_micro_compact(&mut items, &plan).unwrap();
-                        history.replace(items);
+                Op::Compact(mode) => {
+                    let fresh_plan = plan_micro_compact_sized(history.raw_items(), history.item_sizes(), &tools, &micro, *mode, home.path(), &EST);
+                    let result = micro_compact(&mut history, &mut index, &config, *mode, home.path(), MicroPersistence::MarkersOnly).unwrap();
+                    match result {
+                        MicroCompactResult::Applied(outcome) => {
+                            prop_assert!(fresh_plan.worthwhile);
+                            prop_assert_eq!(outcome.tokens_saved, fresh_plan.tokens_saved);
+                            prop_assert_eq!(outcome.cleared_count(), fresh_plan.clears.len());
+                        }
+                        MicroCompactResult::Skipped(_) => prop_assert!(!fresh_plan.worthwhile || fresh_plan.clears.is_empty()),
                     }
                 }
                 Op::RemoveFirst => {
@@ -153,64 +162,61 @@ proptest! {
                 continue;
             }
             for mode in [CompactionMode::Normal, CompactionMode::Aggressive] {
-                let fresh_plan = plan_micro_compact_sized(history.raw_items(), history.item_sizes(), &micro, mode, home.path(), &EST);
-                let fresh_decision = decide_micro_compact(history.raw_items(), history.item_sizes(), &micro, mode, home.path(), &EST);
-                let decision = index.decide(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
+                let fresh_plan = plan_micro_compact_sized(history.raw_items(), history.item_sizes(), &tools, &micro, mode, home.path(), &EST);
+                let fresh_decision = decide_micro_compact(history.raw_items(), history.item_sizes(), &tools, &micro, mode, home.path(), &EST);
+                let decision = index.decide(&history, &micro, mode, home.path());
                 prop_assert_eq!(decision, fresh_decision);
-                let plan = index.plan(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
+                let plan = index.plan(&history, &micro, mode, home.path());
                 prop_assert_eq!(&plan, &fresh_plan);
-                let (decision, worthwhile_plan) = index.plan_when_worthwhile(history.raw_items(), history.item_sizes(), history.history_version(), &micro, mode, home.path(), &EST);
+                // A fresh index decides alike.
+                let decision = MicroCompactIndex::new().decide(&history, &micro, mode, home.path());
                 prop_assert_eq!(decision, fresh_decision);
-                prop_assert_eq!(worthwhile_plan, fresh_plan.worthwhile.then_some(fresh_plan));
             }
         }
     }
 }
 
+/// `items` in a history manager, as they are (measured, not truncated).
+fn manager(items: Vec<ResponseItem>) -> ContextManager {
+    let mut history = ContextManager::new();
+    history.replace(items);
+    history
+}
+
 #[test]
-fn a_new_version_makes_the_index_look_again() {
+fn a_change_other_than_an_append_makes_the_index_look_again() {
     let home = tempfile::tempdir().unwrap();
     let micro = CompactConfig::default().micro;
     let mut index = MicroCompactIndex::new();
-    let mut history = vec![ResponseItem::user_text("look")];
+    let mut items = vec![ResponseItem::user_text("look")];
     for n in 0..8 {
-        history.extend(exchange(1, n, 7_000, usize::from(n)));
+        items.extend(exchange(1, n, 7_000, usize::from(n)));
     }
-    history.push(ResponseItem::user_text("now fix it"));
-    let sizes: Vec<ItemSize> = history
-        .iter()
-        .map(|item| EST.estimate_item_size(item))
-        .collect();
-    let decide = |index: &mut MicroCompactIndex, history: &[ResponseItem], version| {
-        index.decide(
-            history,
-            &sizes,
-            version,
-            &micro,
-            CompactionMode::Normal,
-            home.path(),
-            &EST,
-        )
+    items.push(ResponseItem::user_text("now fix it"));
+    let mut history = manager(items);
+    let decide = |index: &mut MicroCompactIndex, history: &ContextManager| {
+        index.decide(history, &micro, CompactionMode::Normal, home.path())
     };
-    assert!(decide(&mut index, &history, 0).worthwhile);
+    assert!(decide(&mut index, &history).worthwhile);
 
-    // The same length under the same version is taken as unchanged; the same items
-    // replaced (a new version) are looked at again.
-    let cleared: Vec<ResponseItem> = history
+    // Every result cleared by hand (not by micro-compaction): a new version, looked at again.
+    let cleared: Vec<(usize, String)> = history
+        .raw_items()
         .iter()
-        .map(|item| match item {
-            ResponseItem::FunctionCallOutput { call_id, .. } => ResponseItem::function_call_output(
-                call_id,
-                crate::persisted_output::CLEARED_TOOL_RESULT_TEXT,
-            ),
-            other => other.clone(),
+        .enumerate()
+        .filter(|(_, item)| item.is_tool_output())
+        .map(|(index, _)| {
+            (
+                index,
+                crate::persisted_output::CLEARED_TOOL_RESULT_TEXT.to_string(),
+            )
         })
         .collect();
-    assert!(
-        decide(&mut index, &cleared, 0).worthwhile,
-        "version unchanged: nothing looked at"
+    history.replace_tool_output_texts(cleared);
+    assert_eq!(
+        decide(&mut index, &history),
+        MicroCompactDecision::default()
     );
-    assert!(!decide(&mut index, &cleared, 1).worthwhile);
 }
 
 #[test]
@@ -220,15 +226,12 @@ fn savings_are_computed_again_under_another_home_or_threshold() {
     let long_home = long
         .path()
         .join("a-much-longer-folder-name-for-the-markers-to-name".repeat(3));
-    let mut history = vec![ResponseItem::user_text("look")];
+    let mut items = vec![ResponseItem::user_text("look")];
     for n in 0..6 {
-        history.extend(exchange(1, n, 3_000, usize::from(n)));
+        items.extend(exchange(1, n, 3_000, usize::from(n)));
     }
-    history.push(ResponseItem::user_text("now fix it"));
-    let sizes: Vec<ItemSize> = history
-        .iter()
-        .map(|item| EST.estimate_item_size(item))
-        .collect();
+    items.push(ResponseItem::user_text("now fix it"));
+    let history = manager(items);
     let mut micro = CompactConfig::default().micro;
     micro.min_savings_tokens = 1_000_000;
     micro.target_tool_result_tokens = 0;
@@ -240,17 +243,16 @@ fn savings_are_computed_again_under_another_home_or_threshold() {
         (long_home.as_path(), 10_000),
     ] {
         micro.persist_threshold_tokens = threshold;
-        let fresh =
-            decide_micro_compact(&history, &sizes, &micro, CompactionMode::Normal, home, &EST);
-        let indexed = index.decide(
-            &history,
-            &sizes,
-            0,
+        let fresh = decide_micro_compact(
+            history.raw_items(),
+            history.item_sizes(),
+            &ToolClasses::new(),
             &micro,
             CompactionMode::Normal,
             home,
             &EST,
         );
+        let indexed = index.decide(&history, &micro, CompactionMode::Normal, home);
         assert_eq!(indexed, fresh);
         answers.push(fresh.tokens_saved);
     }
@@ -259,6 +261,36 @@ fn savings_are_computed_again_under_another_home_or_threshold() {
         answers.len(),
         3,
         "each setting saves a different amount: {answers:?}"
+    );
+}
+
+#[test]
+fn other_tool_classes_make_the_index_look_again() {
+    let home = tempfile::tempdir().unwrap();
+    let mut micro = CompactConfig::default().micro;
+    micro.min_savings_tokens = 1;
+    micro.target_tool_result_tokens = 0;
+    let mut items = vec![ResponseItem::user_text("look")];
+    for n in 0..6 {
+        items.extend(exchange(6, n, 3_000, usize::from(n)));
+        items.push(ResponseItem::function_call_output(
+            format!("call_{n}"),
+            text_of(3_000, "grep"),
+        ));
+    }
+    let history = manager(items);
+    let mut index = MicroCompactIndex::new();
+    assert!(
+        index
+            .decide(&history, &micro, CompactionMode::Normal, home.path())
+            .worthwhile,
+        "`Grep` is a search by its recorded name"
+    );
+    index.set_tool_classes(ToolClasses::from_iter([("Grep".to_string(), None)]));
+    assert_eq!(
+        index.decide(&history, &micro, CompactionMode::Normal, home.path()),
+        MicroCompactDecision::default(),
+        "the host says its `Grep` is of no class"
     );
 }
 
@@ -285,22 +317,18 @@ fn one_prompt_growing_request_by_request_is_cleared_as_a_fresh_look_clears_it() 
         let fresh = plan_micro_compact_sized(
             history.raw_items(),
             history.item_sizes(),
+            &ToolClasses::new(),
             &micro,
             CompactionMode::Normal,
             home.path(),
             &EST,
         );
-        let (decision, plan) = index.plan_when_worthwhile(
-            history.raw_items(),
-            history.item_sizes(),
-            history.history_version(),
-            &micro,
-            CompactionMode::Normal,
-            home.path(),
-            &EST,
-        );
+        let decision = index.decide(&history, &micro, CompactionMode::Normal, home.path());
         assert_eq!(decision.worthwhile, fresh.worthwhile, "request {serial}");
-        assert_eq!(plan, fresh.worthwhile.then_some(fresh.clone()));
+        assert_eq!(
+            index.plan(&history, &micro, CompactionMode::Normal, home.path()),
+            fresh
+        );
         if decision.worthwhile && first_worthwhile.is_none() {
             first_worthwhile = Some(serial);
             let cleared: Vec<&str> = fresh.clears.iter().map(|c| c.call_id.as_str()).collect();

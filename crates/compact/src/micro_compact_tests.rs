@@ -1,4 +1,5 @@
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_context::ContextManager;
 use agentctx_protocol::ExtraFields;
 use pretty_assertions::assert_eq;
 
@@ -50,8 +51,30 @@ fn config() -> CompactConfig {
     CompactConfig::default()
 }
 
-fn run(history: &mut [ResponseItem], home: &Path) -> MicroCompactResult {
-    micro_compact(history, &config(), CompactionMode::Normal, home, &EST).unwrap()
+/// [`micro_compact`] on `history`, kept as a vector for the assertions: the items go into a
+/// history manager as they are (measured, not truncated) and come back as it left them.
+fn micro(
+    history: &mut Vec<ResponseItem>,
+    config: &CompactConfig,
+    mode: CompactionMode,
+    home: &Path,
+) -> Result<MicroCompactResult, MicroCompactError> {
+    let mut manager = ContextManager::new();
+    manager.replace(std::mem::take(history));
+    let result = micro_compact(
+        &mut manager,
+        &mut MicroCompactIndex::new(),
+        config,
+        mode,
+        home,
+        MicroPersistence::Write,
+    );
+    *history = manager.raw_items().to_vec();
+    result
+}
+
+fn run(history: &mut Vec<ResponseItem>, home: &Path) -> MicroCompactResult {
+    micro(history, &config(), CompactionMode::Normal, home).unwrap()
 }
 
 fn applied(result: MicroCompactResult) -> MicroCompactOutcome {
@@ -99,37 +122,6 @@ fn render_outputs(history: &[ResponseItem], home: &Path) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-#[test]
-fn claude_code_and_codex_tool_names_map_to_the_compactable_kinds() {
-    let cases = [
-        ("Read", Some(CompactableTool::Read)),
-        ("read_file", Some(CompactableTool::Read)),
-        ("Bash", Some(CompactableTool::Bash)),
-        ("shell", Some(CompactableTool::Bash)),
-        ("shell_command", Some(CompactableTool::Bash)),
-        ("exec_command", Some(CompactableTool::Bash)),
-        ("local_shell", Some(CompactableTool::Bash)),
-        ("exec", Some(CompactableTool::Bash)),
-        ("wait", Some(CompactableTool::Bash)),
-        ("Grep", Some(CompactableTool::Grep)),
-        ("grep_files", Some(CompactableTool::Grep)),
-        ("Glob", Some(CompactableTool::Glob)),
-        ("list_dir", Some(CompactableTool::Glob)),
-        ("WebSearch", Some(CompactableTool::WebSearch)),
-        ("web_search", Some(CompactableTool::WebSearch)),
-        ("WebFetch", Some(CompactableTool::WebFetch)),
-        ("Edit", Some(CompactableTool::Edit)),
-        ("apply_patch", Some(CompactableTool::Edit)),
-        ("Write", Some(CompactableTool::Write)),
-        ("TodoWrite", None),
-        ("update_plan", None),
-        ("mcp__github__get_issue", None),
-    ];
-    for (name, expected) in cases {
-        assert_eq!(CompactableTool::from_tool_name(name), expected, "{name}");
-    }
 }
 
 #[test]
@@ -245,15 +237,7 @@ fn the_latest_read_of_a_path_edits_writes_and_errors_are_never_cleared() {
 
     let mut config = config();
     config.micro.target_tool_result_tokens = 0;
-    let outcome = match micro_compact(
-        &mut history,
-        &config,
-        CompactionMode::Normal,
-        home.path(),
-        &EST,
-    )
-    .unwrap()
-    {
+    let outcome = match micro(&mut history, &config, CompactionMode::Normal, home.path()).unwrap() {
         MicroCompactResult::Applied(outcome) => outcome,
         MicroCompactResult::Skipped(skip) => panic!("{skip:?}"),
     };
@@ -285,16 +269,8 @@ fn one_prompt_driving_many_tool_calls_clears_all_but_the_three_newest() {
     let mut history = one_prompt_session(12, 8_000);
     let mut config = config();
     config.micro.target_tool_result_tokens = 0;
-    let outcome = applied(
-        micro_compact(
-            &mut history,
-            &config,
-            CompactionMode::Normal,
-            home.path(),
-            &EST,
-        )
-        .unwrap(),
-    );
+    let outcome =
+        applied(micro(&mut history, &config, CompactionMode::Normal, home.path()).unwrap());
     let cleared: Vec<String> = (1..=9).map(|n| format!("c{n}")).collect();
     assert_eq!(outcome.cleared_call_ids, cleared);
     assert_eq!(outcome.cleared_count(), 9);
@@ -310,12 +286,11 @@ fn one_prompt_driving_many_tool_calls_clears_all_but_the_three_newest() {
     // Aggressive mode clears the same results under the default settings.
     let mut aggressive = one_prompt_session(12, 8_000);
     let outcome = applied(
-        micro_compact(
+        micro(
             &mut aggressive,
             &CompactConfig::default(),
             CompactionMode::Aggressive,
             home.path(),
-            &EST,
         )
         .unwrap(),
     );
@@ -343,12 +318,11 @@ fn a_history_of_three_results_or_fewer_has_nothing_to_clear() {
     // The three newest results are always kept, whatever their size.
     let home = tempfile::tempdir().unwrap();
     let mut history = one_prompt_session(3, 8_000);
-    let result = micro_compact(
+    let result = micro(
         &mut history,
         &CompactConfig::default(),
         CompactionMode::Aggressive,
         home.path(),
-        &EST,
     )
     .unwrap();
     assert_eq!(
@@ -390,21 +364,19 @@ fn running_twice_changes_nothing_more() {
     assert_eq!(serde_json::to_string(&history).unwrap(), once);
 
     // Aggressive mode on the result clears the rest, and then it too is a fixed point.
-    micro_compact(
+    micro(
         &mut history,
         &config(),
         CompactionMode::Aggressive,
         home.path(),
-        &EST,
     )
     .unwrap();
     let aggressive = serde_json::to_string(&history).unwrap();
-    let again = micro_compact(
+    let again = micro(
         &mut history,
         &config(),
         CompactionMode::Aggressive,
         home.path(),
-        &EST,
     )
     .unwrap();
     assert_eq!(
@@ -436,12 +408,11 @@ fn aggressive_mode_clears_every_eligible_result_whatever_it_saves() {
     }
     history.push(ResponseItem::user_text("next"));
     let outcome = applied(
-        micro_compact(
+        micro(
             &mut history,
             &config(),
             CompactionMode::Aggressive,
             home.path(),
-            &EST,
         )
         .unwrap(),
     );
@@ -457,12 +428,11 @@ fn switched_off_micro_compaction_does_nothing() {
     config
         .apply_env_vars([("AGENTCTX_DISABLE_MICROCOMPACT", "1")])
         .unwrap();
-    let result = micro_compact(
+    let result = micro(
         &mut history,
         &config,
         CompactionMode::Aggressive,
         home.path(),
-        &EST,
     )
     .unwrap();
     assert_eq!(
@@ -479,14 +449,7 @@ fn a_file_that_cannot_be_written_leaves_the_history_untouched() {
     std::fs::write(home.path().join("tool-results"), "in the way").unwrap();
     let mut history = long_history();
     let before = history.clone();
-    let error = micro_compact(
-        &mut history,
-        &config(),
-        CompactionMode::Normal,
-        home.path(),
-        &EST,
-    )
-    .unwrap_err();
+    let error = micro(&mut history, &config(), CompactionMode::Normal, home.path()).unwrap_err();
     assert_eq!(error.call_id, "call_1");
     assert_eq!(history, before);
 }
@@ -574,16 +537,8 @@ fn codex_code_mode_exec_results_are_cleared_and_failed_scripts_kept() {
     }
     let mut config = config();
     config.micro.target_tool_result_tokens = 0;
-    let outcome = applied(
-        micro_compact(
-            &mut history,
-            &config,
-            CompactionMode::Normal,
-            home.path(),
-            &EST,
-        )
-        .unwrap(),
-    );
+    let outcome =
+        applied(micro(&mut history, &config, CompactionMode::Normal, home.path()).unwrap());
     // The failed script is an error: kept, as a failed shell command is.
     assert_eq!(outcome.cleared_call_ids, ["x1", "x3", "x4", "w1"]);
     let cleared_exec = history
@@ -644,12 +599,11 @@ fn results_smaller_than_their_replacement_are_left_alone() {
     }
     history.push(ResponseItem::user_text("next"));
     let outcome = applied(
-        micro_compact(
+        micro(
             &mut history,
             &config(),
             CompactionMode::Aggressive,
             home.path(),
-            &EST,
         )
         .unwrap(),
     );
@@ -709,15 +663,30 @@ fn known_sizes_give_the_plan_a_full_measure_gives() {
         .map(|item| EST.estimate_item_size(item))
         .collect();
     for mode in [CompactionMode::Normal, CompactionMode::Aggressive] {
-        let measured = plan_micro_compact(&history, &config().micro, mode, home.path(), &EST);
+        let measured = plan_micro_compact(
+            &history,
+            &ToolClasses::new(),
+            &config().micro,
+            mode,
+            home.path(),
+            &EST,
+        );
         assert!(!measured.clears.is_empty());
-        let sized =
-            plan_micro_compact_sized(&history, &sizes, &config().micro, mode, home.path(), &EST);
+        let sized = plan_micro_compact_sized(
+            &history,
+            &sizes,
+            &ToolClasses::new(),
+            &config().micro,
+            mode,
+            home.path(),
+            &EST,
+        );
         assert_eq!(sized, measured);
         // Items without a known size are measured.
         let partly = plan_micro_compact_sized(
             &history,
             sizes.get(..sizes.len() / 2).unwrap(),
+            &ToolClasses::new(),
             &config().micro,
             mode,
             home.path(),
@@ -742,6 +711,7 @@ fn known_sizes_are_trusted_as_given() {
     let plan = plan_micro_compact_sized(
         &history,
         &tiny,
+        &ToolClasses::new(),
         &config().micro,
         CompactionMode::Normal,
         home.path(),
@@ -757,9 +727,16 @@ fn the_replacement_is_built_as_a_clone_with_its_body_replaced() {
         .into_iter()
         .filter(ResponseItem::is_tool_output)
     {
-        let mut replaced = item.clone();
-        assert!(replace_output(&mut replaced, "[cleared]"));
-        assert_eq!(with_output_text(&item, "[cleared]"), Some(replaced));
+        let mut history = ContextManager::new();
+        history.replace(vec![item.clone()]);
+        assert_eq!(
+            history.replace_tool_output_texts([(0, "[cleared]".to_string())]),
+            1
+        );
+        assert_eq!(
+            with_output_text(&item, "[cleared]").as_ref(),
+            history.raw_items().first()
+        );
         assert_eq!(
             output_text_len(&item),
             output_text(&item).unwrap_or_default().len()
@@ -789,10 +766,24 @@ fn the_decision_answers_as_the_whole_plan_does_and_stops_early_when_it_can() {
             micro.min_savings_tokens = min_savings_tokens;
             micro.target_tool_result_tokens = target_tool_result_tokens;
             for mode in [CompactionMode::Normal, CompactionMode::Aggressive] {
-                let whole =
-                    plan_micro_compact_sized(&history, &sizes, &micro, mode, home.path(), &EST);
-                let decision =
-                    decide_micro_compact(&history, &sizes, &micro, mode, home.path(), &EST);
+                let whole = plan_micro_compact_sized(
+                    &history,
+                    &sizes,
+                    &ToolClasses::new(),
+                    &micro,
+                    mode,
+                    home.path(),
+                    &EST,
+                );
+                let decision = decide_micro_compact(
+                    &history,
+                    &sizes,
+                    &ToolClasses::new(),
+                    &micro,
+                    mode,
+                    home.path(),
+                    &EST,
+                );
                 let case = format!(
                     "min {min_savings_tokens}, target {target_tool_result_tokens}, {mode:?}"
                 );
@@ -830,4 +821,164 @@ fn a_read_is_keyed_by_its_path_unless_the_path_holds_an_escape() {
     assert_eq!(read_path(r#"{"file_path":"/src/a \"b\".rs"}"#), None);
     assert_eq!(read_path(r#"{"limit":20}"#), None);
     assert_eq!(read_path("not json"), None);
+}
+
+#[test]
+fn markers_only_clears_the_same_bytes_and_writes_nothing() {
+    let written = tempfile::tempdir().unwrap();
+    let mut persisted = long_history();
+    applied(run(&mut persisted, written.path()));
+
+    let mut manager = ContextManager::new();
+    manager.replace(long_history());
+    let outcome = applied(
+        micro_compact(
+            &mut manager,
+            &mut MicroCompactIndex::new(),
+            &config(),
+            CompactionMode::Normal,
+            written.path(),
+            MicroPersistence::MarkersOnly,
+        )
+        .unwrap(),
+    );
+    assert_eq!(manager.raw_items(), persisted.as_slice());
+    assert_eq!(
+        outcome.cleared_call_ids,
+        ["call_1", "call_2", "call_3", "call_4"]
+    );
+    assert_eq!(outcome.persisted_paths, Vec::<PathBuf>::new());
+    // The files in the home are the first run's: the second wrote none.
+    let files = std::fs::read_dir(written.path().join("tool-results"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 4);
+}
+
+#[test]
+fn the_history_is_cleared_in_place_and_the_saving_is_its_new_estimate() {
+    let home = tempfile::tempdir().unwrap();
+    let mut manager = ContextManager::new();
+    manager.replace(long_history());
+    let version = manager.history_version();
+    let before = manager.estimate_token_count();
+    let outcome = applied(
+        micro_compact(
+            &mut manager,
+            &mut MicroCompactIndex::new(),
+            &config(),
+            CompactionMode::Normal,
+            home.path(),
+            MicroPersistence::MarkersOnly,
+        )
+        .unwrap(),
+    );
+    assert_eq!(manager.history_version(), version + 1);
+    assert_eq!(
+        outcome.tokens_saved,
+        before - manager.estimate_token_count()
+    );
+    let fresh: Vec<ItemSize> = manager
+        .raw_items()
+        .iter()
+        .map(|item| EST.estimate_item_size(item))
+        .collect();
+    assert_eq!(manager.item_sizes(), fresh.as_slice());
+}
+
+/// A session of agentctx's own tools: `grep`, `glob` and `bash_output` results of about
+/// 9,000 tokens each, then three small ones.
+fn agentctx_tools_session() -> Vec<ResponseItem> {
+    let mut history = vec![ResponseItem::user_text("find the parser")];
+    for (n, name) in ["grep", "glob", "bash_output", "grep", "glob"]
+        .iter()
+        .enumerate()
+    {
+        let id = format!("{name}_{n}");
+        history.push(call(&id, name, &format!(r#"{{"pattern":"p{n}"}}"#)));
+        history.push(output(&id, text_of(9_000, &id)));
+    }
+    for n in 1..=3 {
+        history.extend(bash(&format!("k{n}"), &format!("echo {n}"), 100));
+    }
+    history
+}
+
+#[test]
+fn a_host_s_own_tools_are_cleared_by_the_class_they_declare() {
+    let home = tempfile::tempdir().unwrap();
+    let run_with = |index: &mut MicroCompactIndex| {
+        let mut manager = ContextManager::new();
+        manager.replace(agentctx_tools_session());
+        let result = micro_compact(
+            &mut manager,
+            index,
+            &config(),
+            CompactionMode::Aggressive,
+            home.path(),
+            MicroPersistence::MarkersOnly,
+        )
+        .unwrap();
+        (result, manager)
+    };
+
+    // By the recorded names alone, none of them is a compactable tool.
+    let (result, _) = run_with(&mut MicroCompactIndex::new());
+    assert_eq!(
+        result,
+        MicroCompactResult::Skipped(MicroCompactSkip::NothingToClear)
+    );
+
+    let classes = ToolClasses::from_iter([
+        ("grep".to_string(), Some(ToolClass::Search)),
+        ("glob".to_string(), Some(ToolClass::List)),
+        ("bash_output".to_string(), Some(ToolClass::Shell)),
+    ]);
+    let (result, manager) = run_with(&mut MicroCompactIndex::with_tool_classes(classes.clone()));
+    let outcome = applied(result);
+    assert_eq!(
+        outcome.cleared_call_ids,
+        ["grep_0", "glob_1", "bash_output_2", "grep_3", "glob_4"]
+    );
+    let plan = plan_micro_compact(
+        &agentctx_tools_session(),
+        &classes,
+        &config().micro,
+        CompactionMode::Aggressive,
+        home.path(),
+        &EST,
+    );
+    assert_eq!(plan.clears.len(), 5, "the fresh plan knows them too");
+    assert!(is_cleared(manager.raw_items(), "grep_3"));
+}
+
+#[test]
+fn after_clearing_the_index_goes_on_as_a_fresh_look_would() {
+    let home = tempfile::tempdir().unwrap();
+    let mut manager = ContextManager::new();
+    manager.replace(one_prompt_session(10, 7_000));
+    let mut index = MicroCompactIndex::new();
+    let micro = |manager: &mut ContextManager, index: &mut MicroCompactIndex| {
+        micro_compact(
+            manager,
+            index,
+            &config(),
+            CompactionMode::Normal,
+            home.path(),
+            MicroPersistence::MarkersOnly,
+        )
+        .unwrap()
+    };
+    applied(micro(&mut manager, &mut index));
+    // Results keep coming: each decision of the kept index is a fresh look's.
+    for n in 11..=30 {
+        manager.record_items(
+            bash(&format!("c{n}"), &format!("step {n}"), 7_000),
+            agentctx_context::TruncationPolicy::Bytes(1_000_000),
+        );
+        let kept = micro(&mut manager.clone(), &mut index.clone());
+        let fresh = micro(&mut manager.clone(), &mut MicroCompactIndex::new());
+        assert_eq!(kept, fresh, "after c{n}");
+        micro(&mut manager, &mut index);
+    }
 }

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
@@ -243,6 +244,36 @@ impl ContextManager {
         replaced
     }
 
+    /// Replaces the text of the tool outputs at the given indices (micro-compaction clears old
+    /// results this way), in place: each keeps its call id, success flag and extra fields, and
+    /// its body becomes the given text. Each replaced item is measured again and the totals
+    /// follow; nothing else is copied or measured. An index past the end, or of an item that is
+    /// not a tool output, is left alone. The history version is bumped once when anything was
+    /// replaced (an edit, not an append). Returns how many items were replaced.
+    pub fn replace_tool_output_texts<I>(&mut self, replacements: I) -> usize
+    where
+        I: IntoIterator<Item = (usize, String)>,
+    {
+        let mut replaced = 0;
+        for (index, text) in replacements {
+            if self
+                .items
+                .edit(index, |item| replace_output_text(item, text))
+            {
+                replaced += 1;
+            }
+        }
+        if replaced > 0 {
+            self.history_version += 1;
+        }
+        replaced
+    }
+
+    /// The estimator the items' sizes are measured with.
+    pub fn estimator(&self) -> &dyn TokenEstimator {
+        self.items.estimator()
+    }
+
     /// Estimated tokens of the whole history (O(1): sizes are measured on insertion).
     pub fn estimate_token_count(&self) -> u64 {
         self.items.total().tokens
@@ -441,6 +472,19 @@ impl ContextManager {
         self.record_items(items.iter().cloned(), TruncationPolicy::default());
         self.reference_context_item = Some(next.to_turn_context_item(turn_id));
         items
+    }
+}
+
+/// Makes `text` the body of a tool output, keeping its call id, success flag and extra fields;
+/// false (and nothing changed) for any other item.
+fn replace_output_text(item: &mut ResponseItem, text: String) -> bool {
+    match item {
+        ResponseItem::FunctionCallOutput { output, .. }
+        | ResponseItem::CustomToolCallOutput { output, .. } => {
+            output.body = FunctionCallOutputBody::Text(text);
+            true
+        }
+        _ => false,
     }
 }
 

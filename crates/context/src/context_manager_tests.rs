@@ -526,6 +526,107 @@ fn replace_bumps_the_version_and_re_measures() {
     );
 }
 
+#[test]
+fn replacing_tool_output_texts_edits_in_place_and_re_measures_only_them() {
+    let estimator = Arc::new(CountingEstimator::default());
+    let mut manager = ContextManager::with_estimator(estimator.clone());
+    let failed = ResponseItem::FunctionCallOutput {
+        call_id: "c2".to_string(),
+        output: FunctionCallOutputPayload {
+            success: Some(false),
+            ..FunctionCallOutputPayload::text("x".repeat(4_000))
+        },
+        extra: ExtraFields::new(),
+    };
+    manager.record_items(
+        vec![
+            ResponseItem::user_text("look"),
+            ResponseItem::function_call("c1", "shell", "{}"),
+            ResponseItem::function_call_output("c1", "y".repeat(8_000)),
+            ResponseItem::function_call("c2", "shell", "{}"),
+            failed,
+        ],
+        POLICY,
+    );
+    let version = manager.history_version();
+    let measured = estimator.item_calls.load(Ordering::SeqCst);
+
+    let replaced = manager.replace_tool_output_texts([
+        (2, "[cleared]".to_string()),
+        (4, "[cleared too]".to_string()),
+        // Not a tool output, and past the end: left alone.
+        (0, "not me".to_string()),
+        (99, "nobody".to_string()),
+    ]);
+
+    assert_eq!(replaced, 2);
+    assert_eq!(manager.history_version(), version + 1, "bumped once");
+    assert_eq!(
+        estimator.item_calls.load(Ordering::SeqCst) - measured,
+        2,
+        "only the replaced items are measured again"
+    );
+    let expected = vec![
+        ResponseItem::user_text("look"),
+        ResponseItem::function_call("c1", "shell", "{}"),
+        ResponseItem::function_call_output("c1", "[cleared]"),
+        ResponseItem::function_call("c2", "shell", "{}"),
+        ResponseItem::FunctionCallOutput {
+            call_id: "c2".to_string(),
+            output: FunctionCallOutputPayload {
+                success: Some(false),
+                ..FunctionCallOutputPayload::text("[cleared too]")
+            },
+            extra: ExtraFields::new(),
+        },
+    ];
+    assert_eq!(manager.raw_items(), expected.as_slice());
+    // Sizes and totals as a history built from the replaced items has them.
+    let fresh = self::manager(expected);
+    assert_eq!(manager.item_sizes(), fresh.item_sizes());
+    assert_eq!(manager.estimate_token_count(), fresh.estimate_token_count());
+    assert_eq!(
+        manager.get_total_token_usage_breakdown(),
+        fresh.get_total_token_usage_breakdown()
+    );
+    assert_eq!(
+        manager.for_prompt(&InputModality::TEXT_AND_IMAGE),
+        fresh.for_prompt(&InputModality::TEXT_AND_IMAGE)
+    );
+
+    assert_eq!(
+        manager.replace_tool_output_texts([(0, "no".to_string())]),
+        0
+    );
+    assert_eq!(
+        manager.history_version(),
+        version + 1,
+        "nothing replaced, no new version"
+    );
+}
+
+#[test]
+fn replacing_an_image_output_text_drops_its_image() {
+    let mut manager = manager(vec![
+        ResponseItem::function_call("c1", "view_image", "{}"),
+        image_output("c1", "AAAA"),
+    ]);
+    assert_eq!(
+        manager.replace_tool_output_texts([(1, "[cleared]".to_string())]),
+        1
+    );
+    let fresh = self::manager(vec![
+        ResponseItem::function_call("c1", "view_image", "{}"),
+        ResponseItem::function_call_output("c1", "[cleared]"),
+    ]);
+    // The prompt of a model without image input has nothing left to replace.
+    assert_eq!(
+        manager.for_prompt(&[InputModality::Text]),
+        fresh.for_prompt(&[InputModality::Text])
+    );
+    assert_eq!(manager.item_sizes(), fresh.item_sizes());
+}
+
 /// Renders items as `NN:type/role:text` lines.
 fn render(items: &[ResponseItem]) -> String {
     items

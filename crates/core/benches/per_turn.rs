@@ -47,6 +47,7 @@ use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
 use agentctx_compact::LastRequestUsage;
 use agentctx_compact::MicroCompactIndex;
+use agentctx_compact::ToolClasses;
 use agentctx_compact::decide_micro_compact;
 use agentctx_compact::plan_micro_compact;
 use agentctx_compact::plan_micro_compact_sized;
@@ -175,6 +176,7 @@ impl Turn<'_> {
         decide_micro_compact(
             self.history.raw_items(),
             self.history.item_sizes(),
+            &ToolClasses::new(),
             &self.config.micro,
             CompactionMode::Normal,
             self.home,
@@ -183,18 +185,21 @@ impl Turn<'_> {
         .worthwhile
     }
 
-    /// An index that has seen every item but the newest turn's (`CALLS_PER_TURN * 2 + 2`).
+    /// An index that has seen every item but the newest turn's (`CALLS_PER_TURN * 2 + 2`): it
+    /// looked at a history of those items only, appended as the full one was (same version).
     fn index_before_the_newest_turn(&self) -> MicroCompactIndex {
         let seen = self.history.len() - (CALLS_PER_TURN * 2 + 2);
+        let mut before = ContextManager::new();
+        before.record_items(
+            self.history.raw_items()[..seen].iter().cloned(),
+            TruncationPolicy::Bytes(2 * RESULT_BYTES),
+        );
         let mut index = MicroCompactIndex::new();
         index.decide(
-            &self.history.raw_items()[..seen],
-            &self.history.item_sizes()[..seen],
-            self.history.history_version(),
+            &before,
             &self.config.micro,
             CompactionMode::Normal,
             self.home,
-            &ApproxTokenEstimator,
         );
         index
     }
@@ -203,13 +208,10 @@ impl Turn<'_> {
     fn micro_decision_indexed(&self, index: &mut MicroCompactIndex) -> bool {
         index
             .decide(
-                self.history.raw_items(),
-                self.history.item_sizes(),
-                self.history.history_version(),
+                self.history,
                 &self.config.micro,
                 CompactionMode::Normal,
                 self.home,
-                &ApproxTokenEstimator,
             )
             .worthwhile
     }
@@ -219,6 +221,7 @@ impl Turn<'_> {
         plan_micro_compact_sized(
             self.history.raw_items(),
             self.history.item_sizes(),
+            &ToolClasses::new(),
             &self.config.micro,
             CompactionMode::Normal,
             self.home,
@@ -232,6 +235,7 @@ impl Turn<'_> {
     fn micro_decision_measuring(&self) -> usize {
         plan_micro_compact(
             self.history.raw_items(),
+            &ToolClasses::new(),
             &self.config.micro,
             CompactionMode::Normal,
             self.home,

@@ -6,17 +6,24 @@
 //! engine's [`HostState`] and its options into [`EngineOptions`] — the two things a Codex fork
 //! writes for its own turn loop (docs/design/engine.md, "Wiring a host").
 
+pub use agentctx_engine::Action;
 pub use agentctx_engine::CompactConfig;
 pub use agentctx_engine::CompactPoint;
+pub use agentctx_engine::CompactReason;
 pub use agentctx_engine::Compaction;
 pub use agentctx_engine::CompactionTier;
 pub use agentctx_engine::ContextEngine;
+pub use agentctx_engine::Decision;
 pub use agentctx_engine::EngineOptions;
 pub use agentctx_engine::HostPlan;
 pub use agentctx_engine::HostState;
 pub use agentctx_engine::PreCompactHook;
+pub use agentctx_engine::PreparedRequest;
 pub use agentctx_engine::PromptParts;
+pub use agentctx_engine::RequestFailure;
+pub use agentctx_engine::RequestStep;
 pub use agentctx_engine::SystemReminderConfig;
+pub use agentctx_engine::prompt_overhead_tokens;
 use agentctx_protocol::BackgroundTask;
 use agentctx_protocol::BackgroundTaskStatus;
 use agentctx_protocol::BackgroundTaskType;
@@ -30,15 +37,14 @@ use crate::session_state::SessionState;
 /// The engine's options for a session `session_id` built from `options`.
 pub fn engine_options(options: &SessionOptions, session_id: &str) -> EngineOptions {
     let info = options.model.model_info();
-    EngineOptions {
-        cwd: options.cwd.clone(),
-        home: options.home.clone(),
-        session_id: session_id.to_string(),
-        reminders: options.reminders.clone(),
-        compact: options.compact.clone(),
-        context_window: info.context_window,
-        max_output_tokens: info.max_output_tokens,
-    }
+    EngineOptions::new(
+        &options.cwd,
+        &options.home,
+        session_id,
+        options.reminders.clone(),
+        options.compact.clone(),
+    )
+    .with_window(info.context_window, info.max_output_tokens)
 }
 
 /// What the engine needs of the session's state now.

@@ -11,6 +11,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SessionEvent {
+    /// The context engine decided (before a turn, before a request, after a failure or after
+    /// tool outputs): what it judged, against which limit, and what it asked for.
+    Decision(agentctx_engine::Decision),
     /// A turn started.
     TurnStarted {
         /// 1-based turn number.

@@ -37,6 +37,7 @@ use agentctx_protocol::ResponseItem;
 use async_trait::async_trait;
 
 use crate::engine_ext::CompactPoint;
+use crate::engine_ext::CompactReason;
 use crate::error::CoreError;
 use crate::session::Session;
 use crate::subagent::executor::Subagents;
@@ -295,7 +296,11 @@ impl Session {
             // the new model would compact it again.
             self.engine.set_client(old.as_ref());
             let clock = self.state().requests;
-            let result = self.compact_with(point, clock, Arc::clone(&old)).await;
+            let reason = match point {
+                CompactPoint::PreTurn => CompactReason::ModelSwitch,
+                CompactPoint::MidTurn => CompactReason::ModelSwitchMidTurn,
+            };
+            let result = self.compact_with(reason, clock, Arc::clone(&old)).await;
             let current = Arc::clone(&self.options.model);
             self.engine.set_client(current.as_ref());
             result?;

@@ -30,9 +30,11 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::ApprovalPolicy;
 use crate::approval::Approver;
 use crate::engine_ext;
-use crate::engine_ext::CompactPoint;
+use crate::engine_ext::Action;
 use crate::engine_ext::ContextEngine;
+use crate::engine_ext::PreparedRequest;
 use crate::engine_ext::PromptParts;
+use crate::engine_ext::RequestFailure;
 use crate::error::CoreError;
 use crate::event::SessionEvent;
 use crate::mcp_ext;
@@ -44,6 +46,7 @@ use crate::subagent::executor::Subagents;
 use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
 use crate::turn_stream::MAX_OUTPUT_CONTINUATIONS;
+use crate::turn_stream::StreamedResponse;
 use crate::turn_stream::continuation_message;
 use crate::turn_stream::cut_call_output;
 use crate::turn_stream::run_tool_calls;
@@ -57,16 +60,6 @@ pub(crate) mod turn_record;
 
 /// The base instructions when the caller gives none.
 pub const DEFAULT_BASE_INSTRUCTIONS: &str = "You are a coding agent working in the user's repository. Use the tools to read, change and test the code; keep changes small and say what you did.";
-
-/// A stream that dies before its first event on a prompt at or above this share (in percent)
-/// of the effective window is taken for a context overflow: servers such as llama-cpp-python
-/// raise inside the stream when the prompt exceeds their `n_ctx`. Our estimate can be far
-/// below a local model's own count (SmolLM2's tokenizer splits numbers into single digits: a
-/// prompt of numbered notes we put under the 2,976-token blocking limit of a 4,096 window was
-/// 4,128 tokens to the server),
-/// and estimate and tokenizer stay within a factor of two of each other, so any prompt of at
-/// least half the window is a suspect.
-pub(crate) const OVERFLOW_SUSPECT_PERCENT: u64 = 50;
 
 /// The most model requests one turn may make unless the options say otherwise.
 pub const DEFAULT_MAX_REQUESTS_PER_TURN: u32 = 200;
@@ -171,6 +164,28 @@ impl SessionOptions {
             model_resolver: None,
         }
     }
+}
+
+/// What a running turn keeps between its requests.
+#[derive(Debug, Default)]
+struct TurnRun {
+    /// Model requests made.
+    requests: u32,
+    /// The last assistant message.
+    last_message: Option<String>,
+    /// Answers cut at the output limit the model was asked to go on from.
+    continuations: u32,
+    /// The turn was cancelled.
+    aborted: bool,
+}
+
+/// The text of the last assistant message of `items`.
+fn last_assistant_text(items: &[ResponseItem]) -> Option<String> {
+    items
+        .iter()
+        .rev()
+        .find(|item| item.role() == Some("assistant"))
+        .and_then(ResponseItem::message_text)
 }
 
 /// How a turn ended.
@@ -281,6 +296,7 @@ impl Session {
             &hooks,
         ));
         hooks.install(&mut tools, &mut engine);
+        engine.set_tool_classes(tools.tool_classes());
         let feeds =
             crate::reminder_feeds::ReminderFeeds::new(&options.home, &options.cwd, &session_id);
         let session = Self {
@@ -457,11 +473,68 @@ impl Session {
         outcome
     }
 
+    /// One turn as a sequence of named steps; what the model sees, and when the history is
+    /// compacted, is the engine's to decide at each of them (`engine_ext`, the
+    /// `agentctx-engine` decisions).
     async fn run_turn_steps(
         &mut self,
         input: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, CoreError> {
+        let turn = self.open_turn(input).await;
+        if self.hooks.prompt_blocked(input).await {
+            return self.abort(turn, 0);
+        }
+        self.set_turn_thinking(input);
+        self.compact_before_turn().await?;
+        self.record_turn_start(turn, input)?;
+
+        let mut run = TurnRun::default();
+        loop {
+            let clock = self.count_request(&mut run)?;
+            let prepared = self.prepare_request(run.requests).await?;
+            let Some(response) = self
+                .send_request(&prepared, &mut run, clock, cancel)
+                .await?
+            else {
+                if run.aborted {
+                    return self.abort(turn, run.requests);
+                }
+                // Compacted (blocking limit, overflow): prepare the request again.
+                continue;
+            };
+            let paused_after_compaction = self.record_response(&response)?;
+            if let Some(text) = last_assistant_text(&response.items) {
+                run.last_message = Some(text);
+            }
+            let (calls, continue_truncated) = self.take_calls(&response, &mut run)?;
+            if calls.is_empty() {
+                if continue_truncated {
+                    self.record(&[continuation_message()])?;
+                    continue;
+                }
+                if paused_after_compaction || self.hooks.stop_blocked().await {
+                    continue;
+                }
+                break;
+            }
+            if !self.run_tools(&calls, clock, cancel).await? {
+                return self.abort(turn, run.requests);
+            }
+            if self.hooks.take_stop_request() {
+                break;
+            }
+            if continue_truncated {
+                self.record(&[continuation_message()])?;
+            }
+            self.compact_after_tool_outputs(clock).await?;
+        }
+        self.close_turn(turn, run)
+    }
+
+    /// The turn's number, its input in the prompt history, the memory pipeline started and the
+    /// `SessionStart` hooks run.
+    async fn open_turn(&mut self, input: &str) -> i32 {
         let turn = {
             let mut state = self.state();
             state.turn += 1;
@@ -471,12 +544,12 @@ impl Session {
         self.append_history(input).await;
         self.memory.start(&self.session_id, &self.options.model);
         self.hooks.session_start(self.engine.history().len()).await;
-        if self.hooks.prompt_blocked(input).await {
-            return self.abort(turn, 0);
-        }
+        turn
+    }
 
-        // The thinking of the turn, from its message: sent on each of its requests (a compaction's
-        // summary request included) and recorded so a replay sends it too.
+    /// The thinking of the turn, from its message: sent on each of its requests (a
+    /// compaction's summary request included) and recorded so a replay sends it too.
+    fn set_turn_thinking(&mut self, input: &str) {
         let thinking = crate::thinking_ext::turn_thinking(
             &self.options.thinking,
             &self.thinking_toggle,
@@ -486,17 +559,24 @@ impl Session {
         tracing::debug!(level = ?thinking.result.level, source = ?thinking.result.source, "thinking of the turn");
         self.turn_reasoning = thinking.reasoning;
         self.engine.set_reasoning(self.turn_reasoning);
+    }
 
-        // 1. Compaction before the turn: with the previous model when a switch to a smaller
-        // window would not hold the history (`model_switch`), then when the history is already
-        // over the threshold.
+    /// Compaction before the turn: with the previous model when a switch to a smaller window
+    /// would not hold the history (`model_switch`), then when the engine says so.
+    async fn compact_before_turn(&mut self) -> Result<(), CoreError> {
         self.compact_for_model_switch().await?;
-        if self.engine.needs_compaction() {
+        let decision = self.engine.before_turn();
+        if let Some(reason) = decision.compact_reason() {
             let clock = self.state().requests;
-            self.compact(CompactPoint::PreTurn, clock).await?;
+            self.compact(reason, clock).await?;
         }
+        self.emit_decisions();
+        Ok(())
+    }
 
-        // 3. The full initial context (first turn, after a compaction) or the settings diff.
+    /// The full initial context (first turn, after a compaction) or the settings diff, the
+    /// turn's settings line and the user's message, recorded.
+    fn record_turn_start(&mut self, turn: i32, input: &str) -> Result<(), CoreError> {
         let settings = self.turn_settings();
         let initial = self.initial_context();
         let turn_id = format!("{}-{turn}", self.session_id);
@@ -514,259 +594,255 @@ impl Session {
         self.record_turn_context(start.turn_context)?;
         self.recorder
             .record_response_items(std::slice::from_ref(&start.user_message))?;
+        Ok(())
+    }
 
-        let mut requests = 0u32;
-        let mut last_message = None;
-        let mut overflow_compacted = false;
-        // A compaction since the last request: the blocking check then fails instead of
-        // compacting again (nothing but reminders was added since).
-        let mut compacted_since_request = false;
-        let mut continuations = 0u32;
-        loop {
-            if requests >= self.options.max_requests_per_turn {
-                self.recorder.flush()?;
-                return Err(CoreError::TooManyRequests(requests));
-            }
-            requests += 1;
-            let clock = {
-                let mut state = self.state();
-                state.requests += 1;
-                state.requests
-            };
+    /// Counts the next request of the turn (at most `max_requests_per_turn`); returns the
+    /// session's request clock.
+    fn count_request(&mut self, run: &mut TurnRun) -> Result<i32, CoreError> {
+        if run.requests >= self.options.max_requests_per_turn {
+            self.recorder.flush()?;
+            return Err(CoreError::TooManyRequests(run.requests));
+        }
+        run.requests += 1;
+        let mut state = self.state();
+        state.requests += 1;
+        Ok(state.requests)
+    }
 
-            // 5. Reminders before every request (the user's message only on the first), then
-            // micro-compaction of old tool results when it saves enough.
-            let reminder_ctx = {
-                let host = engine_ext::host_state(&self.state());
-                self.engine.reminder_context(&host, requests == 1)
-            };
-            let mut reminder_ctx = self.hooks.with_provider(reminder_ctx);
-            self.apply_reminder_feeds(&mut reminder_ctx);
-            if let Some(mcp) = &self.mcp {
-                mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
-                reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));
-            }
-            let prepared = self.engine.prepare_request(reminder_ctx).await;
-            self.recorder.record_response_items(&prepared.recorded)?;
-            {
-                let mut state = self.state();
-                state.plan.just_exited = false;
-            }
-            if let Some(micro) = &prepared.micro {
-                self.emit(SessionEvent::Loop(micro.event.clone()));
-            }
+    /// Reminders before the request (the user's message only on the turn's first), then
+    /// micro-compaction of old tool results when it saves enough; the reminders recorded.
+    async fn prepare_request(&mut self, request: u32) -> Result<PreparedRequest, CoreError> {
+        let reminder_ctx = {
+            let host = engine_ext::host_state(&self.state());
+            self.engine.reminder_context(&host, request == 1)
+        };
+        let mut reminder_ctx = self.hooks.with_provider(reminder_ctx);
+        self.apply_reminder_feeds(&mut reminder_ctx);
+        if let Some(mcp) = &self.mcp {
+            mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
+            reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));
+        }
+        let prepared = self.engine.prepare_request(reminder_ctx).await;
+        self.recorder.record_response_items(&prepared.recorded)?;
+        self.state().plan.just_exited = false;
+        if let Some(micro) = &prepared.micro {
+            self.emit(SessionEvent::Loop(micro.event.clone()));
+        }
+        Ok(prepared)
+    }
 
-            // 2. The prompt view, borrowed from the history: no copy of it per request (see
-            // docs/design/performance.md, "Per-turn pipeline").
-            let prompt = self.engine.build_prompt(
-                &prepared,
-                PromptParts {
-                    instructions: self.options.base_instructions.clone(),
-                    tools: self.tools.specs(),
-                    reasoning: self.turn_reasoning,
-                    session_id: Some(self.session_id.clone()),
-                },
-            );
-
-            // The blocking limit: a request our estimate (or the last measure) puts at or over
-            // it is not sent. The history is compacted and the request built again; when a
-            // compaction has just run, the turn fails with one clear error instead.
-            let check = self.engine.check_prompt(&prompt);
-            let prompt_tokens = check.prompt_tokens;
-            if check.blocked() {
-                if compacted_since_request || !self.engine.compaction_enabled() {
-                    self.recorder.flush()?;
-                    let window = self.engine.window();
-                    return Err(CoreError::ContextWindowFull {
-                        prompt_tokens,
-                        limit: check.blocking_limit,
-                        window_tokens: window.window_tokens,
-                        reserved_output_tokens: window.reserved_output_tokens,
-                    });
-                }
+    /// Asks the engine about the request and does what it says: sends it (the response, or
+    /// `None` with `run.aborted` when the turn was cancelled), compacts first (`None`: prepare
+    /// it again), or fails the turn when nothing fits. A request the provider refuses as too
+    /// long is compacted and sent again when the engine says so (once a turn).
+    async fn send_request(
+        &mut self,
+        prepared: &PreparedRequest,
+        run: &mut TurnRun,
+        clock: i32,
+        cancel: &CancellationToken,
+    ) -> Result<Option<StreamedResponse>, CoreError> {
+        let parts = PromptParts {
+            instructions: self.options.base_instructions.clone(),
+            tools: self.tools.specs(),
+            reasoning: self.turn_reasoning,
+            session_id: Some(self.session_id.clone()),
+        };
+        let overhead = engine_ext::prompt_overhead_tokens(&parts.instructions, &parts.tools);
+        let decision = self.engine.decide_request(Some(prepared), overhead);
+        match decision.action {
+            // A compaction's decision is reported with what it did (`compact_with`).
+            Action::Send | Action::Continue => self.emit_decisions(),
+            Action::Compact { reason } => {
                 tracing::info!(
-                    prompt_tokens,
-                    blocking = check.blocking_limit,
+                    prompt_tokens = decision.tokens,
+                    blocking = decision.limit,
                     "request at the blocking limit; compacting before it is sent"
                 );
-                drop(prompt);
-                self.compact(CompactPoint::MidTurn, clock).await?;
-                compacted_since_request = true;
-                continue;
+                self.compact(reason, clock).await?;
+                return Ok(None);
             }
-            compacted_since_request = false;
-            self.emit(SessionEvent::RequestStarted {
-                request: requests,
-                reminders: prepared.reminders(),
-            });
-
-            // 7. Stream the model.
-            let model = Arc::clone(&self.options.model);
-            let response = match stream_response(
-                model.as_ref(),
-                &prompt,
-                Some(&self.events),
-                cancel,
-            )
-            .await
-            {
-                Ok(Some(response)) => response,
-                Ok(None) => return self.abort(turn, requests),
-                Err(failure)
-                    if !overflow_compacted && self.is_overflow(&failure, prompt_tokens) =>
-                {
-                    // The provider says the prompt is too long, or a stream died before its
-                    // first event on a prompt that filled the window: compact and send
-                    // again, once a turn.
-                    tracing::info!(error = %failure.error, prompt_tokens, "request overflowed the context window; compacting and sending again");
-                    overflow_compacted = true;
-                    drop(prompt);
-                    self.compact(CompactPoint::MidTurn, clock).await?;
-                    compacted_since_request = true;
-                    continue;
-                }
-                Err(failure) => {
-                    self.recorder.flush()?;
-                    return Err(failure.error.into());
-                }
-            };
-            // A compaction item the provider streamed is persisted with its readable copy.
-            let annotated = match self.engine.with_readable_copies(&response.items) {
-                std::borrow::Cow::Owned(items) => Some(items),
-                std::borrow::Cow::Borrowed(_) => None,
-            };
-            let recorded = annotated.as_deref().unwrap_or(&response.items);
-            self.recorder.record_response_items(recorded)?;
-            self.feeds
-                .record_usage(self.options.model.slug(), response.usage.as_ref());
-            if let Some(info) = self
-                .engine
-                .record_response(recorded, response.usage.as_ref())
-            {
-                self.recorder
-                    .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
-                        TokenCountEvent {
-                            info: Some(info),
-                            ..TokenCountEvent::default()
-                        },
-                    ))])?;
-                let (used_tokens, effective_window, percent_left) = self.engine.usage_figures();
-                self.emit(SessionEvent::TokenUsage {
-                    used_tokens,
-                    effective_window,
-                    percent_left,
+            Action::Fail(full) => {
+                self.emit_decisions();
+                self.recorder.flush()?;
+                return Err(CoreError::ContextWindowFull {
+                    prompt_tokens: full.prompt_tokens,
+                    limit: full.limit,
+                    window_tokens: full.window_tokens,
+                    reserved_output_tokens: full.reserved_output_tokens,
                 });
             }
-            // The provider's own context management: the tokens of its compaction step are
-            // counted in the session's usage; an answer paused right after a compaction is asked
-            // for again (the compaction item is now in the history).
-            let paused_after_compaction = match &response.provider_context {
-                Some(report) => {
-                    if let Some(info) = self.engine.record_provider_context(report) {
-                        self.recorder.record_items(&[RolloutItem::EventMsg(
-                            EventMsg::TokenCount(TokenCountEvent {
-                                info: Some(info),
-                                ..TokenCountEvent::default()
-                            }),
-                        )])?;
-                    }
-                    report.paused_after_compaction
+        }
+        self.emit(SessionEvent::RequestStarted {
+            request: run.requests,
+            reminders: prepared.reminders(),
+        });
+        // The prompt view, borrowed from the history: no copy of it per request (see
+        // docs/design/performance.md, "Per-turn pipeline").
+        let prompt = self.engine.build_prompt(prepared, parts);
+        let model = Arc::clone(&self.options.model);
+        let failure =
+            match stream_response(model.as_ref(), &prompt, Some(&self.events), cancel).await {
+                Ok(Some(response)) => return Ok(Some(response)),
+                Ok(None) => {
+                    run.aborted = true;
+                    return Ok(None);
                 }
-                None => false,
+                Err(failure) => failure,
             };
-            if let Some(text) = response
-                .items
-                .iter()
-                .rev()
-                .find(|item| item.role() == Some("assistant"))
-                .and_then(ResponseItem::message_text)
-            {
-                last_message = Some(text);
+        drop(prompt);
+        let overflow = self.engine.after_failure(RequestFailure {
+            context_window_exceeded: matches!(
+                failure.error,
+                agentctx_model::ModelError::ContextWindowExceeded { .. }
+            ),
+            died_before_output: failure.may_be_context_overflow(),
+            prompt_tokens: decision.tokens,
+        });
+        match overflow.compact_reason() {
+            Some(reason) => {
+                // The provider says the prompt is too long, or a stream died before its first
+                // event on a prompt that filled the window: compact and send again.
+                tracing::info!(error = %failure.error, prompt_tokens = decision.tokens, "request overflowed the context window; compacting and sending again");
+                self.compact(reason, clock).await?;
+                Ok(None)
             }
-            let (calls, cut_calls) =
-                split_cut_calls(response.function_calls(), response.truncated.is_some());
-            // An answer cut at the output limit: its text stays, a cut tool call is answered
-            // with "not run", and the model is asked to go on (at most
-            // MAX_OUTPUT_CONTINUATIONS times a turn).
-            let continue_truncated = match &response.truncated {
-                Some(reason) => {
-                    let continuing = continuations < MAX_OUTPUT_CONTINUATIONS;
-                    if continuing {
-                        continuations += 1;
-                    }
-                    self.emit(SessionEvent::OutputTruncated {
-                        reason: reason.clone(),
-                        cut_tool_calls: cut_calls.len(),
-                        continuing,
-                        continuation: continuations,
-                        max_continuations: MAX_OUTPUT_CONTINUATIONS,
-                    });
-                    let cut_outputs: Vec<ResponseItem> = cut_calls
-                        .iter()
-                        .map(|(call_id, _, _)| cut_call_output(call_id))
-                        .collect();
-                    self.record(&cut_outputs)?;
-                    continuing
-                }
-                None => false,
-            };
-            if calls.is_empty() {
-                if continue_truncated {
-                    self.record(&[continuation_message()])?;
-                    continue;
-                }
-                if paused_after_compaction {
-                    continue;
-                }
-                if self.hooks.stop_blocked().await {
-                    continue;
-                }
-                break;
-            }
-
-            // Tool calls, recorded with their outputs.
-            let ctx = self.tool_context(clock, cancel);
-            let results = tokio::select! {
-                results = run_tool_calls(&self.tools, &ctx, &calls) => results,
-                () = cancel.cancelled() => return self.abort(turn, requests),
-            };
-            let (outputs, runs): (Vec<ResponseItem>, Vec<_>) = results.into_iter().unzip();
-            self.memory.record_tool_calls(&calls, &runs);
-            self.engine.record_tool_outputs(&outputs, runs.len());
-            self.recorder.record_response_items(&outputs)?;
-            self.state().last_tool_results = runs;
-            // Skills the model invoked hold from the next request on (`skill_turn.rs`).
-            self.activate_invoked_skills().await;
-            if self.hooks.take_stop_request() {
-                break;
-            }
-            if cancel.is_cancelled() {
-                return self.abort(turn, requests);
-            }
-
-            if continue_truncated {
-                self.record(&[continuation_message()])?;
-            }
-
-            // Mid-turn compaction: the same turn goes on with the compacted history.
-            if self.engine.needs_compaction() {
-                self.compact(CompactPoint::MidTurn, clock).await?;
-                compacted_since_request = true;
+            None => {
+                self.emit_decisions();
+                self.recorder.flush()?;
+                Err(failure.error.into())
             }
         }
+    }
 
-        // 9. Background session-memory extraction when its trigger fires.
+    /// Records the response (a compaction item the provider streamed with its readable copy)
+    /// and its usage; returns whether the provider paused the answer right after compacting
+    /// (it is asked for again: the compaction item is now in the history).
+    fn record_response(&mut self, response: &StreamedResponse) -> Result<bool, CoreError> {
+        let annotated = match self.engine.with_readable_copies(&response.items) {
+            std::borrow::Cow::Owned(items) => Some(items),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        let recorded = annotated.as_deref().unwrap_or(&response.items);
+        self.recorder.record_response_items(recorded)?;
+        self.feeds
+            .record_usage(self.options.model.slug(), response.usage.as_ref());
+        if let Some(info) = self
+            .engine
+            .record_response(recorded, response.usage.as_ref())
+        {
+            self.record_token_count(info)?;
+            let (used_tokens, effective_window, percent_left) = self.engine.usage_figures();
+            self.emit(SessionEvent::TokenUsage {
+                used_tokens,
+                effective_window,
+                percent_left,
+            });
+        }
+        // The provider's own context management: the tokens of its compaction step are counted
+        // in the session's usage.
+        let Some(report) = &response.provider_context else {
+            return Ok(false);
+        };
+        if let Some(info) = self.engine.record_provider_context(report) {
+            self.record_token_count(info)?;
+        }
+        Ok(report.paused_after_compaction)
+    }
+
+    fn record_token_count(
+        &mut self,
+        info: agentctx_protocol::TokenUsageInfo,
+    ) -> Result<(), CoreError> {
+        self.recorder
+            .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
+                TokenCountEvent {
+                    info: Some(info),
+                    ..TokenCountEvent::default()
+                },
+            ))])?;
+        Ok(())
+    }
+
+    /// The tool calls to run, and whether to ask the model to go on: an answer cut at the
+    /// output limit keeps its text, a cut tool call is answered with "not run", and the model
+    /// is asked to go on (at most MAX_OUTPUT_CONTINUATIONS times a turn).
+    fn take_calls(
+        &mut self,
+        response: &StreamedResponse,
+        run: &mut TurnRun,
+    ) -> Result<(Vec<(String, String, String)>, bool), CoreError> {
+        let (calls, cut_calls) =
+            split_cut_calls(response.function_calls(), response.truncated.is_some());
+        let Some(reason) = &response.truncated else {
+            return Ok((calls, false));
+        };
+        let continuing = run.continuations < MAX_OUTPUT_CONTINUATIONS;
+        if continuing {
+            run.continuations += 1;
+        }
+        self.emit(SessionEvent::OutputTruncated {
+            reason: reason.clone(),
+            cut_tool_calls: cut_calls.len(),
+            continuing,
+            continuation: run.continuations,
+            max_continuations: MAX_OUTPUT_CONTINUATIONS,
+        });
+        let cut_outputs: Vec<ResponseItem> = cut_calls
+            .iter()
+            .map(|(call_id, _, _)| cut_call_output(call_id))
+            .collect();
+        self.record(&cut_outputs)?;
+        Ok((calls, continuing))
+    }
+
+    /// Runs the tool calls and records their outputs; `false` when the turn was cancelled.
+    async fn run_tools(
+        &mut self,
+        calls: &[(String, String, String)],
+        clock: i32,
+        cancel: &CancellationToken,
+    ) -> Result<bool, CoreError> {
+        let ctx = self.tool_context(clock, cancel);
+        let results = tokio::select! {
+            results = run_tool_calls(&self.tools, &ctx, calls) => results,
+            () = cancel.cancelled() => return Ok(false),
+        };
+        let (outputs, runs): (Vec<ResponseItem>, Vec<_>) = results.into_iter().unzip();
+        self.memory.record_tool_calls(calls, &runs);
+        self.engine.record_tool_outputs(&outputs, runs.len());
+        self.recorder.record_response_items(&outputs)?;
+        self.state().last_tool_results = runs;
+        // Skills the model invoked hold from the next request on (`skill_turn.rs`).
+        self.activate_invoked_skills().await;
+        Ok(!cancel.is_cancelled())
+    }
+
+    /// After tool outputs: a mid-turn compaction when the engine says so; the same turn goes
+    /// on with the compacted history.
+    async fn compact_after_tool_outputs(&mut self, clock: i32) -> Result<(), CoreError> {
+        let decision = self.engine.after_tool_outputs();
+        if let Some(reason) = decision.compact_reason() {
+            self.compact(reason, clock).await?;
+        }
+        self.emit_decisions();
+        Ok(())
+    }
+
+    /// The end of a turn: the background session-memory extraction when its trigger fires.
+    fn close_turn(&mut self, turn: i32, run: TurnRun) -> Result<TurnOutcome, CoreError> {
         self.engine
             .after_turn(Arc::clone(&self.options.model), false);
         self.recorder.flush()?;
         self.emit(SessionEvent::TurnCompleted {
             turn,
-            last_message: last_message.clone(),
+            last_message: run.last_message.clone(),
         });
         Ok(TurnOutcome {
             turn,
-            last_message,
-            requests,
+            last_message: run.last_message,
+            requests: run.requests,
             aborted: false,
         })
     }

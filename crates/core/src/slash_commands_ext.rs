@@ -46,7 +46,7 @@ pub(crate) use self::skill_turn::InvokedSkillQueue;
 pub(crate) use self::skill_turn::SkillActivation;
 pub(crate) use self::skill_turn::SkillOrigin;
 pub use self::tool_limit::ToolLimit;
-use crate::engine_ext::CompactPoint;
+use crate::engine_ext::CompactReason;
 use crate::error::CoreError;
 use crate::model_switch::ModelSwitchError;
 use crate::session::Session;
@@ -437,7 +437,7 @@ impl Session {
         self.engine
             .set_next_compaction_instructions(Some(instructions.to_string()));
         let clock = self.state().requests;
-        let compacted = self.compact(CompactPoint::PreTurn, clock).await;
+        let compacted = self.compact(CompactReason::Requested, clock).await;
         // A compaction that did not summarise here (at the provider) leaves them for no other.
         self.engine.set_next_compaction_instructions(None);
         compacted?;

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::MutexGuard;
 
+use agentctx_compact::ToolClasses;
 use agentctx_model::ToolSpec;
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -100,6 +101,7 @@ impl ToolOutput {
     }
 }
 
+pub use agentctx_compact::ToolClass;
 pub use agentctx_engine::FileObserver;
 
 /// Everything a tool call may use.
@@ -219,6 +221,14 @@ pub trait ToolHandler: Send + Sync {
     /// Whether calls may run concurrently with other parallel-safe calls (read-only tools).
     fn parallel_safe(&self) -> bool {
         false
+    }
+
+    /// What the tool is (a read, a search, a listing, a shell command, an edit, a write): the
+    /// engine's micro-compaction clears old results of reads, searches, listings and shell
+    /// commands, and keeps those of edits and writes. `None` (the default): its results are
+    /// never cleared.
+    fn class(&self) -> Option<ToolClass> {
+        None
     }
 
     /// Runs one call with the raw JSON `arguments`.
@@ -358,6 +368,15 @@ impl ToolRegistry {
     /// Tool names, in order.
     pub fn names(&self) -> Vec<String> {
         self.tools.iter().map(|tool| tool.spec().name).collect()
+    }
+
+    /// The class each tool declares, by name, for the engine
+    /// (`ContextEngine::set_tool_classes`).
+    pub fn tool_classes(&self) -> ToolClasses {
+        self.tools
+            .iter()
+            .map(|tool| (tool.spec().name, tool.class()))
+            .collect()
     }
 }
 

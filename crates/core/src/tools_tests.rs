@@ -361,6 +361,46 @@ fn registry_replaces_by_name_and_lists_in_order() {
     assert!(registry.get("task").is_none());
 }
 
+#[test]
+fn every_builtin_tool_declares_its_class_for_micro_compaction() {
+    let registry = ToolRegistry::with_builtin_tools();
+    let classes: Vec<(String, Option<ToolClass>)> = registry
+        .names()
+        .into_iter()
+        .map(|name| {
+            let class = registry.get(&name).unwrap().class();
+            (name, class)
+        })
+        .collect();
+    let expected = [
+        ("read_file", Some(ToolClass::Read)),
+        ("grep", Some(ToolClass::Search)),
+        ("glob", Some(ToolClass::List)),
+        ("list_dir", Some(ToolClass::List)),
+        ("write_file", Some(ToolClass::Write)),
+        ("edit_file", Some(ToolClass::Edit)),
+        ("shell", Some(ToolClass::Shell)),
+        ("bash_output", Some(ToolClass::Shell)),
+        ("kill_shell", None),
+        ("todo_write", None),
+        ("ask_user", None),
+        ("enter_plan_mode", None),
+        ("exit_plan_mode", None),
+        ("task", None),
+    ]
+    .map(|(name, class)| (name.to_string(), class));
+    assert_eq!(classes, expected);
+
+    // What the engine is handed: the registry's word for its own tools, the recorded names
+    // (Claude Code's `Grep`) for the others.
+    let handed = registry.tool_classes();
+    for (name, class) in &expected {
+        assert_eq!(handed.class_of(name), *class, "{name}");
+    }
+    assert_eq!(handed.class_of("Grep"), Some(ToolClass::Search));
+    assert_eq!(handed.class_of("mcp__github__get_issue"), None);
+}
+
 #[tokio::test]
 async fn bad_arguments_are_tool_errors() {
     let f = fixture(ApprovalPolicy::AutoApprove, None);

@@ -18,6 +18,16 @@
 //! - `replay_throughput/lazy_read_large`: the yardstick, the large file read lazily (each
 //!   record's kind and payload type looked at, nothing typed): what a replay costs at least.
 //!
+//! The sample compacts, so the replayed history never grows past one copy of it. A session that
+//! never compacts is generated beside it (`replay_throughput/uncompacted_session.rs`: units of
+//! six turns and 39 shell calls, 341 KB each, as one session whose history and recorded input
+//! grow to the end), 25 and 200 units (8.5 and 68 MB):
+//!
+//! - `replay_throughput/uncompacted_small` and `replay_throughput/uncompacted_large`: its
+//!   replay, with the same goals (at least 300 MB/s at 68 MB, the two within 1.3×): a step
+//!   whose cost grows with the history shows here and not in the sample's lines;
+//! - `replay_throughput/lazy_read_uncompacted_large`: its yardstick, the large file read lazily.
+//!
 //! The file sizes are recorded so `cargo xtask bench` reports throughputs. Run with
 //! `cargo bench -p agentctx-engine --bench replay_throughput`.
 
@@ -40,6 +50,9 @@ use criterion::Throughput;
 use criterion::criterion_group;
 use criterion::criterion_main;
 
+#[path = "replay_throughput/uncompacted_session.rs"]
+mod uncompacted_session;
+
 /// The allocator of the `agentctx` binary, so the bench measures what the command does.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -49,6 +62,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const SAMPLE: &str = include_str!("fixtures/codex-sample.jsonl");
 const SMALL_COPIES: usize = 50;
 const LARGE_COPIES: usize = 400;
+/// Units of the generated session that never compacts (341 KB each).
+const UNCOMPACTED_SMALL_UNITS: usize = 25;
+const UNCOMPACTED_LARGE_UNITS: usize = 200;
+const UNCOMPACTED_SEED: u64 = 0x5e55_1011;
 
 /// The sample's header line, then the rest of its lines `copies` times.
 fn session(copies: usize) -> String {
@@ -121,6 +138,38 @@ fn bench_replay(c: &mut Criterion) {
                 b.iter(|| replay(black_box(&path), &without_reminders));
             });
             group.bench_function("lazy_read_large", |b| {
+                b.iter(|| read_lazy(black_box(&path)));
+            });
+        }
+    }
+    for (name, units) in [
+        ("uncompacted_small", UNCOMPACTED_SMALL_UNITS),
+        ("uncompacted_large", UNCOMPACTED_LARGE_UNITS),
+    ] {
+        let session = uncompacted_session::uncompacted_session(units, UNCOMPACTED_SEED);
+        let path = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&path, &session.text).unwrap();
+        record(&format!("replay_{name}_bytes"), session.text.len() as f64);
+        let replayed = replay_file(&path, &options, None).unwrap();
+        assert!(
+            replayed.skipped.is_empty(),
+            "{:?}",
+            replayed.skipped.first()
+        );
+        assert_eq!(
+            (
+                replayed.turns.len(),
+                replayed.tool_calls,
+                replayed.compactions
+            ),
+            (session.turns, session.shell_calls, 0)
+        );
+        assert!(replayed.requests.len() >= session.requests);
+        group.throughput(Throughput::Bytes(session.text.len() as u64));
+        group.bench_function(name, |b| b.iter(|| replay(black_box(&path), &options)));
+        if units == UNCOMPACTED_LARGE_UNITS {
+            assert!(session.last_input_tokens > 10_000_000);
+            group.bench_function("lazy_read_uncompacted_large", |b| {
                 b.iter(|| read_lazy(black_box(&path)));
             });
         }

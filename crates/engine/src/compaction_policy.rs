@@ -16,44 +16,35 @@ use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use agentctx_compact::CarriedItems;
 use agentctx_compact::CompactConfig;
 use agentctx_compact::CompactionThresholds;
 use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
 use agentctx_compact::ExtractionTrigger;
 use agentctx_compact::FileCache;
-use agentctx_compact::InitialContextInjection;
 use agentctx_compact::LastRequestUsage;
 use agentctx_compact::MicroCompactError;
 use agentctx_compact::MicroCompactIndex;
 use agentctx_compact::MicroCompactOutcome;
 use agentctx_compact::MicroCompactResult;
-use agentctx_compact::MicroCompactSkip;
+use agentctx_compact::MicroPersistence;
 use agentctx_compact::OfflineReason;
 use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
 use agentctx_compact::SUMMARIZATION_PROMPT;
 use agentctx_compact::SessionMemoryStore;
 use agentctx_compact::ThrashGuard;
+use agentctx_compact::ToolClasses;
 use agentctx_compact::TriggerObservation;
-use agentctx_compact::apply_micro_compact;
-use agentctx_compact::build_compacted_history;
-use agentctx_compact::collect_user_message_texts;
-use agentctx_compact::filter_for_summarization;
 use agentctx_compact::micro_compact;
-use agentctx_compact::offline_summary_budget;
-use agentctx_compact::plan_micro_compact;
 use agentctx_compact::run_extraction;
-use agentctx_compact::summarize_offline;
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_context::ContextManager;
 use agentctx_context::ItemSize;
 use agentctx_context::TokenEstimator;
 use agentctx_context::approx_token_count;
 use agentctx_model::ModelClient;
-use agentctx_model::Prompt;
 use agentctx_protocol::BackgroundTask;
-use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::InvokedSkill;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
@@ -65,6 +56,8 @@ use crate::file_observer::FileObserver;
 use crate::host_state::HostState;
 
 mod full_tier;
+
+pub(crate) use full_tier::CompactionPlan;
 
 /// Where the compaction happens in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,17 +161,6 @@ impl RestorationSnapshot {
     }
 }
 
-/// Replaces the text of a tool result, as micro-compaction's application does.
-fn replace_output(item: &mut ResponseItem, text: &str) {
-    match item {
-        ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => {
-            output.body = FunctionCallOutputBody::Text(text.to_string());
-        }
-        _ => {}
-    }
-}
-
 /// A `PreCompact` hook: told before every compaction, with the history about to be replaced.
 pub trait PreCompactHook: Send + Sync {
     /// Runs before the compaction of `history` at `point`.
@@ -190,9 +172,9 @@ pub struct Compactor {
     /// The configuration as given; `config` is it scaled to the window.
     base_config: CompactConfig,
     config: CompactConfig,
-    /// Whether micro-compaction writes the results it clears under the home (a replay writes
-    /// nothing).
-    persist_cleared: bool,
+    /// What micro-compaction does with the results it clears: written under the home, or only
+    /// the markers (a replay writes nothing).
+    micro_persistence: MicroPersistence,
     home: PathBuf,
     session_id: String,
     window: ContextWindow,
@@ -217,15 +199,38 @@ pub struct Compactor {
     /// The provider clears old tool results itself (Anthropic context editing): micro-compaction
     /// stands aside rather than clear the same results and break the provider's prompt cache.
     provider_edits_context: bool,
+    /// The recorded session's time, in a replay: what the thrash guard reads instead of the
+    /// wall clock.
+    recorded_time: Option<RecordedTime>,
 }
 
-/// Our estimate of a request before it is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PromptEstimate {
-    /// The instructions and the tool schemas.
-    pub overhead_tokens: u64,
-    /// Everything: the overhead and the input items.
-    pub total_tokens: u64,
+/// A recorded session's time as the thrash guard reads it: an instant as far from the first
+/// one as the recording says. A replay runs hours of a session in seconds; on the wall clock
+/// its compactions would look like a burst, and the guard would make every later one
+/// aggressive (micro-compaction then clears a result on every request, whatever it saves).
+#[derive(Debug, Clone, Copy)]
+struct RecordedTime {
+    /// The wall-clock instant standing for `first`.
+    origin: Instant,
+    /// The first time recorded.
+    first: chrono::DateTime<chrono::Utc>,
+    /// The latest time recorded, on the instant scale.
+    now: Instant,
+}
+
+/// Our estimate of what every request carries besides its input items: the `instructions` and
+/// the JSON of the `tools` offered. The one estimate of tool schemas: the live session, the
+/// subagents and the replay count a request's overhead here.
+pub fn prompt_overhead_tokens(instructions: &str, tools: &[agentctx_model::ToolSpec]) -> u64 {
+    let estimator = ApproxTokenEstimator;
+    let tools = if tools.is_empty() {
+        0
+    } else {
+        serde_json::to_string(tools)
+            .map(|json| estimator.estimate_text(&json))
+            .unwrap_or(0)
+    };
+    estimator.estimate_text(instructions).saturating_add(tools)
 }
 
 impl std::fmt::Debug for Compactor {
@@ -268,7 +273,7 @@ impl Compactor {
             extraction: Arc::new(Mutex::new(ExtractionTrigger::new(&config.session_memory))),
             base_config,
             config,
-            persist_cleared: true,
+            micro_persistence: MicroPersistence::Write,
             home: home.to_path_buf(),
             session_id: session_id.to_string(),
             window,
@@ -284,6 +289,7 @@ impl Compactor {
             reasoning: None,
             provider_edits_context: false,
             next_instructions: None,
+            recorded_time: None,
         }
     }
 
@@ -323,9 +329,40 @@ impl Compactor {
         self.window = window;
     }
 
-    /// Whether micro-compaction writes the results it clears under the home.
-    pub(crate) fn set_persist_cleared(&mut self, persist: bool) {
-        self.persist_cleared = persist;
+    /// What micro-compaction does with the results it clears.
+    pub(crate) fn set_micro_persistence(&mut self, persistence: MicroPersistence) {
+        self.micro_persistence = persistence;
+    }
+
+    /// The time of the recorded session a replay is at: from now on the thrash guard reads it
+    /// instead of the wall clock. A time before the first one counts as the first.
+    pub(crate) fn set_recorded_time(&mut self, at: chrono::DateTime<chrono::Utc>) {
+        let recorded = self.recorded_time.get_or_insert_with(|| {
+            let origin = Instant::now();
+            RecordedTime {
+                origin,
+                first: at,
+                now: origin,
+            }
+        });
+        let elapsed = (at - recorded.first).to_std().unwrap_or_default();
+        recorded.now = recorded
+            .origin
+            .checked_add(elapsed)
+            .unwrap_or(recorded.now);
+    }
+
+    /// The time the thrash guard reads: the recorded session's in a replay, else the wall
+    /// clock.
+    pub(crate) fn now(&self) -> Instant {
+        self.recorded_time
+            .map_or_else(Instant::now, |recorded| recorded.now)
+    }
+
+    /// The classes of the host's tools, by which micro-compaction knows which results it may
+    /// clear (names the host does not offer are known by what Codex and Claude Code record).
+    pub(crate) fn set_tool_classes(&mut self, tools: ToolClasses) {
+        self.micro_index.set_tool_classes(tools);
     }
 
     /// Forgets the last measure: the history was rewritten (a rollback, a recorded
@@ -341,50 +378,8 @@ impl Compactor {
             .with_unmeasured_overhead(self.prompt_overhead.load(Ordering::Relaxed))
     }
 
-    /// Our estimate of `history` once compacted in full with the offline summary and no
-    /// restoration: what a compaction at this point would leave of it.
-    pub(crate) fn offline_compaction_tokens(&self, history: &[ResponseItem]) -> u64 {
-        let summary = summarize_offline(
-            &filter_for_summarization(history),
-            usize::try_from(offline_summary_budget(self.window.effective_tokens()))
-                .unwrap_or(usize::MAX),
-        );
-        let compacted = build_compacted_history(
-            Vec::new(),
-            &collect_user_message_texts(history),
-            &agentctx_compact::summary_text(&summary),
-            InitialContextInjection::DoNotInject,
-            CarriedItems::default(),
-        );
-        self.estimator.estimate_items(&compacted)
-    }
-
-    /// Our estimate of `prompt` as it will be sent: the instructions, the tool schemas and
-    /// the input items.
-    pub fn estimate_prompt(&self, prompt: &Prompt<'_>) -> PromptEstimate {
-        let tools = if prompt.tools.is_empty() {
-            0
-        } else {
-            serde_json::to_string(&prompt.tools)
-                .map(|json| self.estimator.estimate_text(&json))
-                .unwrap_or(0)
-        };
-        let overhead = self
-            .estimator
-            .estimate_text(&prompt.instructions)
-            .saturating_add(tools);
-        let items = prompt
-            .items()
-            .map(|item| self.estimator.estimate_item(item))
-            .fold(0, u64::saturating_add);
-        PromptEstimate {
-            overhead_tokens: overhead,
-            total_tokens: overhead.saturating_add(items),
-        }
-    }
-
-    /// Remembers what every request carries besides the history (from the latest
-    /// [`Compactor::estimate_prompt`]), so usage that no request measured (a new session, just
+    /// Remembers what every request carries besides the history (from the latest request's
+    /// [`prompt_overhead_tokens`]), so usage that no request measured (a new session, just
     /// after a compaction) counts it, and compaction leaves room for it.
     pub(crate) fn set_prompt_overhead(&self, overhead_tokens: u64) {
         self.prompt_overhead
@@ -472,7 +467,7 @@ impl Compactor {
 
     /// Whether `used` tokens of a history of `items` items are over the auto-compact
     /// threshold.
-    pub(crate) fn over_auto_compact(&self, used: u64, items: usize) -> bool {
+    pub fn over_auto_compact(&self, used: u64, items: usize) -> bool {
         self.thresholds
             .should_auto_compact(used, items, &self.config)
     }
@@ -484,62 +479,21 @@ impl Compactor {
             .should_auto_compact(used, history.len(), &self.config)
     }
 
-    /// Micro-compaction before a request: decides on the borrowed `history` (with `sizes`, the
-    /// size of each item as the history manager measured it when it entered, so results are not
-    /// measured again, and `version`, the history's version, so only the items appended since
-    /// the last request are looked at), and only when clearing is worthwhile copies the history
-    /// and clears it. Returns the new history, the event and how many results were cleared. The
-    /// common case, nothing worth clearing, copies nothing (see docs/design/performance.md,
-    /// "Per-turn pipeline").
-    pub(crate) fn micro(
-        &mut self,
-        history: &[ResponseItem],
-        sizes: &[ItemSize],
-        version: u64,
-    ) -> Option<(Vec<ResponseItem>, LoopEvent, usize, u64)> {
-        if !self.config.micro_compact_enabled() || self.provider_edits_context {
+    /// Micro-compaction before a request, on `history` in place: the decision on the index
+    /// kept across requests (only the items appended since the last request are looked at),
+    /// and only when clearing is worthwhile the plan and the clears, each cleared item measured
+    /// again (see docs/design/performance.md, "Per-turn pipeline"). The outcome when results
+    /// were cleared; a result that could not be written leaves the history as it was.
+    pub(crate) fn micro(&mut self, history: &mut ContextManager) -> Option<MicroCompactOutcome> {
+        if self.provider_edits_context {
             return None;
         }
-        let mode = self.thrash_guard.next_mode(Instant::now());
-        // Before every request only the decision runs (it stops as soon as the answer is
-        // known); the plan is built on the request that clears.
-        let (decision, plan) = self.micro_index.plan_when_worthwhile(
-            history,
-            sizes,
-            version,
-            &self.config.micro,
-            mode,
-            &self.home,
-            &self.estimator,
-        );
-        let Some(plan) = plan.filter(|plan| !plan.clears.is_empty()) else {
-            tracing::trace!(
-                clears = decision.planned_clears,
-                would_save = decision.tokens_saved,
-                "micro-compaction skipped"
-            );
-            return None;
-        };
-        let mut items = history.to_vec();
-        if !self.persist_cleared {
-            // A replay writes nothing: the results are replaced by the same markers, unsaved.
-            for clear in &plan.clears {
-                if let Some(item) = items.get_mut(clear.index) {
-                    replace_output(item, &clear.replacement);
-                }
+        match self.micro_now(history) {
+            Ok(MicroCompactResult::Applied(outcome)) => Some(outcome),
+            Ok(MicroCompactResult::Skipped(skip)) => {
+                tracing::trace!(?skip, "micro-compaction skipped");
+                None
             }
-            let event = LoopEvent::MicroCompactionApplied {
-                removed_results: i32::try_from(plan.clears.len()).unwrap_or(i32::MAX),
-            };
-            return Some((items, event, plan.clears.len(), plan.tokens_saved));
-        }
-        match apply_micro_compact(&mut items, &plan) {
-            Ok(outcome) => Some((
-                items,
-                outcome.loop_event(),
-                outcome.cleared_count(),
-                plan.tokens_saved,
-            )),
             Err(error) => {
                 tracing::warn!(%error, "micro-compaction could not persist a result; history left as is");
                 None
@@ -547,52 +501,24 @@ impl Compactor {
         }
     }
 
-    /// Micro-compaction now, whatever the request (`agentctx compact --tier micro`): plans on
-    /// `history` under this session's configuration and thrash mode and, when worthwhile,
-    /// clears it in place, writing the cleared results under the home unless this compactor
-    /// writes nothing (a replay). The result says what was cleared or why nothing was.
+    /// Micro-compaction now, whatever the request (`agentctx compact --tier micro`; and before
+    /// every request, [`Compactor::micro`]): under this session's configuration and thrash
+    /// mode, `history` is cleared in place when that is worthwhile, the cleared results written
+    /// under the home unless this compactor writes nothing (a replay). The result says what
+    /// was cleared or why nothing was.
     pub(crate) fn micro_now(
         &mut self,
-        history: &mut [ResponseItem],
+        history: &mut ContextManager,
     ) -> Result<MicroCompactResult, MicroCompactError> {
-        let mode = self.thrash_guard.next_mode(Instant::now());
-        if self.persist_cleared {
-            return micro_compact(history, &self.config, mode, &self.home, &self.estimator);
-        }
-        if !self.config.micro_compact_enabled() {
-            return Ok(MicroCompactResult::Skipped(MicroCompactSkip::Disabled));
-        }
-        let plan = plan_micro_compact(
+        let mode = self.thrash_guard.next_mode(self.now());
+        micro_compact(
             history,
-            &self.config.micro,
+            &mut self.micro_index,
+            &self.config,
             mode,
             &self.home,
-            &self.estimator,
-        );
-        if plan.clears.is_empty() {
-            return Ok(MicroCompactResult::Skipped(
-                MicroCompactSkip::NothingToClear,
-            ));
-        }
-        if !plan.worthwhile {
-            return Ok(MicroCompactResult::Skipped(
-                MicroCompactSkip::BelowMinimumSavings {
-                    would_save: plan.tokens_saved,
-                },
-            ));
-        }
-        let mut cleared_call_ids = Vec::new();
-        for clear in &plan.clears {
-            if let Some(item) = history.get_mut(clear.index) {
-                replace_output(item, &clear.replacement);
-                cleared_call_ids.push(clear.call_id.clone());
-            }
-        }
-        Ok(MicroCompactResult::Applied(MicroCompactOutcome {
-            tokens_saved: plan.tokens_saved,
-            cleared_call_ids,
-            persisted_paths: Vec::new(),
-        }))
+            self.micro_persistence,
+        )
     }
 
     /// Waits up to the configured time for `extraction` (an extraction in flight), so a

@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
 
-use agentctx_compact::CompactConfig;
 use agentctx_compact::CompactionThresholds;
 use agentctx_compact::ContextUsage;
 use agentctx_compact::ContextWindow;
@@ -48,13 +47,22 @@ use agentctx_protocol::TurnContextItem;
 use agentctx_reminders::GeneratorContext;
 use agentctx_reminders::HistoryEvent;
 use agentctx_reminders::ItemFlags;
-use agentctx_reminders::SystemReminderConfig;
 
 use crate::compaction_policy::CompactPoint;
 use crate::compaction_policy::Compactor;
 use crate::compaction_policy::PreCompactHook;
-use crate::compaction_policy::PromptEstimate;
 use crate::compaction_policy::RestorationSnapshot;
+use crate::compaction_policy::prompt_overhead_tokens;
+use crate::decision::Action;
+use crate::decision::CompactReason;
+use crate::decision::CompactionFigures;
+use crate::decision::ContextFull;
+use crate::decision::Decision;
+use crate::decision::DecisionPoint;
+use crate::decision::OVERFLOW_SUSPECT_PERCENT;
+use crate::decision::RequestFailure;
+use crate::decision::RequestStep;
+use crate::engine_options::EngineOptions;
 use crate::file_observer::FileObserver;
 use crate::host_state::HostState;
 use crate::reminder_pipeline::FiredReminder;
@@ -64,25 +72,6 @@ use crate::reminder_pipeline::ResumedState;
 
 mod portable_copy;
 mod recorded_compaction;
-
-/// What an engine is built from.
-#[derive(Debug, Clone)]
-pub struct EngineOptions {
-    /// The working directory (reminders resolve paths against it).
-    pub cwd: PathBuf,
-    /// The agentctx home (tool results, session memory).
-    pub home: PathBuf,
-    /// The session id (session memory is kept per session).
-    pub session_id: String,
-    /// Reminders.
-    pub reminders: SystemReminderConfig,
-    /// Compaction.
-    pub compact: CompactConfig,
-    /// The model's context window, in tokens.
-    pub context_window: i64,
-    /// The model's output limit, when known.
-    pub max_output_tokens: Option<i64>,
-}
 
 /// What [`ContextEngine::begin_turn`] recorded, for the host to persist in that order.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,27 +137,9 @@ pub struct PromptParts {
     pub session_id: Option<String>,
 }
 
-/// The engine's verdict on a prompt about to be sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PromptCheck {
-    /// Our estimate of the prompt.
-    pub estimate: PromptEstimate,
-    /// What the prompt counts against the window: the larger of the estimate and the usage
-    /// the last measure implies.
-    pub prompt_tokens: u64,
-    /// The blocking limit.
-    pub blocking_limit: u64,
-}
-
-impl PromptCheck {
-    /// The prompt is at or over the blocking limit: it must not be sent.
-    pub fn blocked(&self) -> bool {
-        self.prompt_tokens >= self.blocking_limit
-    }
-}
-
 /// Which tier compacted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CompactionTier {
     /// The session-memory summary, with no model call.
     SessionMemory,
@@ -242,6 +213,15 @@ pub struct ContextEngine {
     background: Vec<tokio::task::JoinHandle<()>>,
     /// The provider requests go to, when the host said (see `portable_copy.rs`).
     provider: Option<agentctx_model::ProviderIdentity>,
+    /// The decisions taken since the host last took them ([`ContextEngine::take_decisions`]).
+    decisions: Vec<Decision>,
+    /// A compaction ran since the last request was sent: a blocked request then fails instead
+    /// of compacting again (nothing but reminders was added since).
+    compacted_since_request: bool,
+    /// An overflow was compacted in this turn: the next one fails the turn.
+    overflow_compacted: bool,
+    /// Model requests prepared so far.
+    requests_prepared: u64,
 }
 
 impl std::fmt::Debug for ContextEngine {
@@ -283,6 +263,10 @@ impl ContextEngine {
             truncation: TruncationPolicy::default(),
             background: Vec::new(),
             provider: None,
+            decisions: Vec::new(),
+            compacted_since_request: false,
+            overflow_compacted: false,
+            requests_prepared: 0,
         }
     }
 
@@ -296,7 +280,9 @@ impl ContextEngine {
         let mut engine = Self::new(options);
         engine.reminders = reminders;
         engine.reminders.set_record_tail(record_reminders);
-        engine.compactor.set_persist_cleared(false);
+        engine
+            .compactor
+            .set_micro_persistence(agentctx_compact::MicroPersistence::MarkersOnly);
         engine
     }
 
@@ -337,6 +323,13 @@ impl ContextEngine {
             self.reminders.file_observer(),
             self.compactor.file_observer(),
         ]))
+    }
+
+    /// The classes of the host's tools (its registry's), by which micro-compaction knows which
+    /// results it may clear; a tool the host does not offer is known by the name Codex or
+    /// Claude Code records for it.
+    pub fn set_tool_classes(&mut self, tools: agentctx_compact::ToolClasses) {
+        self.compactor.set_tool_classes(tools);
     }
 
     /// Whether the reminders are for the main agent (a subagent's are fewer).
@@ -381,6 +374,9 @@ impl ContextEngine {
     /// does this for a live turn): the next request's reminders see it.
     pub fn observe_turn_start(&mut self, input: Option<&str>) {
         self.user_prompt = input.map(str::to_string);
+        // As `begin_turn`: a compaction before the turn does not keep its first request from
+        // compacting again.
+        self.compacted_since_request = false;
     }
 
     /// One item of a recorded history (a replay): the reminder state it implies is updated
@@ -391,6 +387,15 @@ impl ContextEngine {
         self.reminders.observe_items(std::slice::from_ref(&item));
         self.history
             .record_items(std::iter::once(item), self.truncation);
+    }
+
+    /// The time a record of a replayed session carries (RFC 3339, as rollouts record it): the
+    /// thrash guard counts compactions on the recorded session's clock, not on the replay's
+    /// (which runs hours of a session in seconds). A time that does not parse is ignored.
+    pub fn observe_recorded_time(&mut self, timestamp: &str) {
+        if let Ok(at) = chrono::DateTime::parse_from_rfc3339(timestamp) {
+            self.compactor.set_recorded_time(at.to_utc());
+        }
     }
 
     /// A recorded `token_count` (a replay): the reminder state's view of usage.
@@ -420,28 +425,10 @@ impl ContextEngine {
     pub fn install_recorded_compaction(&mut self, history: Vec<ResponseItem>, clock: i32) {
         self.history.replace(history);
         self.compactor.forget_measure();
+        self.last_estimate.store(0, Ordering::Relaxed);
+        self.compacted_since_request = true;
         self.reminders.reset_after_compaction(&self.cwd, &[], clock);
         self.compact_references.clear();
-    }
-
-    /// Our usage after a full compaction now with the offline summary: `used` with the
-    /// history's estimate replaced by that of the compacted history (what a request carries
-    /// beyond the history stays). Nothing is installed.
-    pub fn estimate_compaction(&self, used: u64) -> u64 {
-        let history = self.history.raw_items();
-        let before: u64 = self
-            .history
-            .item_sizes()
-            .iter()
-            .map(|size| size.tokens)
-            .fold(0, u64::saturating_add);
-        used.saturating_sub(before)
-            .saturating_add(self.compactor.offline_compaction_tokens(history))
-    }
-
-    /// Whether `used` tokens are over the auto-compact trigger for this history.
-    pub fn over_auto_compact(&self, used: u64) -> bool {
-        self.compactor.over_auto_compact(used, self.history.len())
     }
 
     /// The model the last turn ran with (a change is announced to the next one).
@@ -496,6 +483,7 @@ impl ContextEngine {
             initial_context,
         );
         self.previous_model = Some(settings.model.clone());
+        self.compacted_since_request = false;
         let user_message = ResponseItem::user_text(input);
         self.record_items(std::slice::from_ref(&user_message));
         self.user_prompt = Some(input.to_string());
@@ -555,26 +543,20 @@ impl ContextEngine {
     /// [`ContextEngine::reminder_context`]) and places them, then micro-compacts old tool
     /// results when that saves enough.
     pub async fn prepare_request(&mut self, reminders: GeneratorContext) -> PreparedRequest {
+        self.requests_prepared = self.requests_prepared.saturating_add(1);
         let placed = self.reminders.generate(reminders).await;
         self.record_items(&placed.record);
         let before = self.context_usage().used_tokens();
-        let micro = self
-            .compactor
-            .micro(
-                self.history.raw_items(),
-                self.history.item_sizes(),
-                self.history.history_version(),
-            )
-            .map(|(items, event, cleared, saved)| {
-                self.history.replace(items);
-                self.micro_cleared = cleared;
-                MicroCompaction {
-                    event,
-                    cleared,
-                    tokens_before: before,
-                    tokens_after: before.saturating_sub(saved),
-                }
-            });
+        // Cleared in place: no copy of the history, only the cleared items measured again.
+        let micro = self.compactor.micro(&mut self.history).map(|outcome| {
+            self.micro_cleared = outcome.cleared_count();
+            MicroCompaction {
+                event: outcome.loop_event(),
+                cleared: outcome.cleared_count(),
+                tokens_before: before,
+                tokens_after: before.saturating_sub(outcome.tokens_saved),
+            }
+        });
         self.request_history_len = self.history.len();
         let mut usage = self.context_usage();
         if let Some(micro) = &micro {
@@ -625,21 +607,159 @@ impl ContextEngine {
         }
     }
 
-    /// Estimates `prompt` as it will be sent and checks it against the blocking limit; the
-    /// estimate is remembered for [`ContextEngine::record_response`].
-    pub fn check_prompt(&self, prompt: &Prompt<'_>) -> PromptCheck {
-        let estimate = self.compactor.estimate_prompt(prompt);
-        self.compactor.set_prompt_overhead(estimate.overhead_tokens);
-        self.last_estimate
-            .store(estimate.total_tokens, Ordering::Relaxed);
-        let prompt_tokens = estimate
-            .total_tokens
-            .max(self.compactor.usage(self.history.raw_items()).used_tokens());
-        PromptCheck {
-            estimate,
-            prompt_tokens,
-            blocking_limit: self.compactor.thresholds().blocking,
+    /// Our estimate of the request `prepared` with `overhead` tokens of instructions and tool
+    /// schemas around it ([`prompt_overhead_tokens`]), from the sizes the history keeps (each
+    /// item measured once, as it entered; nothing is walked): the overhead, the history, and
+    /// the reminders only this request carries.
+    /// Remembered as the estimate of the request for [`ContextEngine::record_response`].
+    fn estimate_request(&self, prepared: Option<&PreparedRequest>, overhead: u64) -> u64 {
+        self.compactor.set_prompt_overhead(overhead);
+        let estimator = agentctx_context::ApproxTokenEstimator;
+        let carried = prepared
+            .into_iter()
+            .flat_map(|prepared| prepared.prompt_only.iter().chain(&prepared.prompt_tail))
+            .map(|item| agentctx_context::TokenEstimator::estimate_item(&estimator, item))
+            .fold(0, u64::saturating_add);
+        let estimate = overhead
+            .saturating_add(self.history.estimate_token_count())
+            .saturating_add(carried);
+        self.last_estimate.store(estimate, Ordering::Relaxed);
+        estimate
+    }
+
+    /// Decides on the request `prepared` (from [`ContextEngine::prepare_request`]; `None`: the
+    /// history as it stands, as a replay decides where a recorded compaction stands) with
+    /// `overhead` tokens of instructions and tool schemas around it
+    /// ([`prompt_overhead_tokens`]): send it, compact first (it is at or over the blocking
+    /// limit), or fail the turn (at the limit again right after a compaction, or compaction
+    /// off). The decision is logged; [`ContextEngine::before_request`] also builds the prompt to
+    /// send.
+    pub fn decide_request(
+        &mut self,
+        prepared: Option<&PreparedRequest>,
+        overhead: u64,
+    ) -> Decision {
+        let estimate = self.estimate_request(prepared, overhead);
+        let prompt_tokens = estimate.max(self.context_usage().used_tokens());
+        let limit = self.compactor.thresholds().blocking;
+        let action = if prompt_tokens < limit {
+            self.compacted_since_request = false;
+            Action::Send
+        } else if self.compacted_since_request || !self.compactor.enabled() {
+            let window = self.compactor.window();
+            Action::Fail(ContextFull {
+                prompt_tokens,
+                limit,
+                window_tokens: window.window_tokens,
+                reserved_output_tokens: window.reserved_output_tokens,
+            })
+        } else {
+            Action::Compact {
+                reason: CompactReason::Blocking,
+            }
+        };
+        self.log(DecisionPoint::BeforeRequest, prompt_tokens, limit, action)
+    }
+
+    /// Before a model request: decides on `prepared` ([`ContextEngine::decide_request`]) and,
+    /// when it may be sent, builds it with `parts` around it.
+    pub fn before_request(
+        &mut self,
+        prepared: &PreparedRequest,
+        parts: PromptParts,
+    ) -> RequestStep<'_> {
+        let overhead = prompt_overhead_tokens(&parts.instructions, &parts.tools);
+        match self.decide_request(Some(prepared), overhead).action {
+            Action::Send | Action::Continue => {
+                RequestStep::Send(self.build_prompt(prepared, parts))
+            }
+            Action::Compact { reason } => RequestStep::Compact(reason),
+            Action::Fail(full) => RequestStep::Fail(full),
         }
+    }
+
+    /// Before a turn (before its user message is recorded): compact first when the history is
+    /// over the auto-compact threshold. Starts the turn's overflow allowance anew.
+    pub fn before_turn(&mut self) -> Decision {
+        self.overflow_compacted = false;
+        let decision = self.threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn);
+        self.decisions.push(decision);
+        decision
+    }
+
+    /// After the tool outputs of a response were recorded: compact in the middle of the turn
+    /// when the history is over the auto-compact threshold.
+    pub fn after_tool_outputs(&mut self) -> Decision {
+        let decision =
+            self.threshold_decision(DecisionPoint::AfterToolOutputs, CompactReason::MidTurn);
+        self.decisions.push(decision);
+        decision
+    }
+
+    /// The auto-compact decision at `point` on the history as it is, not logged: compact with
+    /// `reason` when over the threshold (a replay takes it where a live session would).
+    pub fn threshold_decision(&self, point: DecisionPoint, reason: CompactReason) -> Decision {
+        let used = self.context_usage().used_tokens();
+        let limit = self.compactor.thresholds().auto_compact;
+        let action = if self.compactor.over_auto_compact(used, self.history.len()) {
+            Action::Compact { reason }
+        } else {
+            Action::Continue
+        };
+        Decision {
+            point,
+            request: self.requests_prepared,
+            tokens: used,
+            limit,
+            action,
+            compaction: None,
+        }
+    }
+
+    /// After a model request failed: a context overflow (the provider's word, or a stream that
+    /// died before its first event on a prompt of at least [`OVERFLOW_SUSPECT_PERCENT`] of the
+    /// effective window) is compacted and the request sent again, once a turn; any other
+    /// failure, or a second overflow, is the host's to report ([`Action::Continue`]).
+    pub fn after_failure(&mut self, failure: RequestFailure) -> Decision {
+        let effective = self.compactor.window().effective_tokens();
+        let suspect = failure.died_before_output
+            && u128::from(failure.prompt_tokens) * 100
+                >= u128::from(effective) * u128::from(OVERFLOW_SUSPECT_PERCENT);
+        let overflow = self.compactor.enabled() && (failure.context_window_exceeded || suspect);
+        let action = if overflow && !self.overflow_compacted {
+            self.overflow_compacted = true;
+            Action::Compact {
+                reason: CompactReason::Overflow,
+            }
+        } else {
+            Action::Continue
+        };
+        self.log(
+            DecisionPoint::AfterFailure,
+            failure.prompt_tokens,
+            effective,
+            action,
+        )
+    }
+
+    /// Logs a decision and returns it.
+    fn log(&mut self, point: DecisionPoint, tokens: u64, limit: u64, action: Action) -> Decision {
+        let decision = Decision {
+            point,
+            request: self.requests_prepared,
+            tokens,
+            limit,
+            action,
+            compaction: None,
+        };
+        self.decisions.push(decision);
+        decision
+    }
+
+    /// The decisions taken since the last call, in order (a compaction's figures are in the
+    /// decision that asked for it once it ran).
+    pub fn take_decisions(&mut self) -> Vec<Decision> {
+        std::mem::take(&mut self.decisions)
     }
 
     /// Records the response of the request last checked: its `items`, and the `usage` the
@@ -684,30 +804,65 @@ impl ContextEngine {
     pub async fn compact(
         &mut self,
         model: Option<&dyn ModelClient>,
-        point: CompactPoint,
+        reason: CompactReason,
         initial_context: Vec<ResponseItem>,
         base_instructions: &str,
         host: &HostState,
         clock: i32,
     ) -> Compaction {
+        let (plan, history) = self
+            .plan_compaction(
+                crate::offline_compaction::CompactionTiers::SessionMemoryThenFull,
+                reason,
+                &initial_context,
+                host,
+            )
+            .await;
+        let outcome = self
+            .compactor
+            .finish_compaction(plan, model, &history, initial_context, base_instructions)
+            .await;
+        self.install_compaction(outcome, reason, clock)
+    }
+
+    /// The first half of a compaction: waits (briefly) for a session-memory extraction in
+    /// flight, then plans the restoration and tries the session-memory tier when `tiers` allows
+    /// it. Returns the plan and the history it was made on.
+    pub(crate) async fn plan_compaction(
+        &mut self,
+        tiers: crate::offline_compaction::CompactionTiers,
+        reason: CompactReason,
+        initial_context: &[ResponseItem],
+        host: &HostState,
+    ) -> (crate::compaction_policy::CompactionPlan, Vec<ResponseItem>) {
         let extraction: Vec<_> = self.background.drain(..).collect();
         self.compactor.wait_for_extraction(extraction).await;
         let snapshot = RestorationSnapshot::of(host);
         let history = self.history.raw_items().to_vec();
-        let outcome = self
-            .compactor
-            .compact(
-                model,
-                &history,
-                initial_context,
-                point,
-                base_instructions,
-                snapshot,
-                // The reminder stage's reset below re-injects the critical instruction before
-                // the next request; restoring it here too would show it twice.
-                None,
-            )
-            .await;
+        let plan = self.compactor.plan_compaction(
+            &history,
+            initial_context,
+            reason.point(),
+            snapshot,
+            // The reminder stage's reset on install re-injects the critical instruction before
+            // the next request; restoring it here too would show it twice.
+            None,
+            tiers,
+        );
+        (plan, history)
+    }
+
+    /// Installs a compaction this engine ran (the one place that does): the new history, the
+    /// initial context recorded in full on the next turn after one before a turn, the reminder
+    /// stage started over with the restored files read at request `clock`, the decision that
+    /// asked for it given its figures.
+    pub(crate) fn install_compaction(
+        &mut self,
+        outcome: crate::compaction_policy::CompactionOutcome,
+        reason: CompactReason,
+        clock: i32,
+    ) -> Compaction {
+        let point = reason.point();
         self.history.replace(outcome.history.clone());
         if point == CompactPoint::PreTurn {
             // The next turn records the initial context in full again.
@@ -717,7 +872,34 @@ impl ContextEngine {
             .reset_after_compaction(&self.cwd, &outcome.restored_files, clock);
         self.compact_references = outcome.referenced_files.clone();
         self.last_estimate.store(0, Ordering::Relaxed);
-        outcome.into_compaction(point)
+        self.compacted_since_request = true;
+        let compaction = outcome.into_compaction(point);
+        self.record_compaction(reason, &compaction);
+        compaction
+    }
+
+    /// Puts what `compaction` did into the decision that asked for it, or logs a decision of
+    /// the host's own ([`DecisionPoint::HostRequest`]) when none did.
+    fn record_compaction(&mut self, reason: CompactReason, compaction: &Compaction) {
+        let figures = CompactionFigures {
+            tier: compaction.tier,
+            tokens_before: compaction.tokens_before,
+            tokens_after: compaction.tokens_after,
+        };
+        let asked = self.decisions.iter_mut().rev().find(|decision| {
+            decision.compaction.is_none() && decision.compact_reason() == Some(reason)
+        });
+        match asked {
+            Some(decision) => decision.compaction = Some(figures),
+            None => self.decisions.push(Decision {
+                point: DecisionPoint::HostRequest,
+                request: self.requests_prepared,
+                tokens: compaction.tokens_before,
+                limit: self.compactor.thresholds().auto_compact,
+                action: Action::Compact { reason },
+                compaction: Some(figures),
+            }),
+        }
     }
 
     /// At the end of a turn: starts the background session-memory extraction when its trigger

@@ -14,21 +14,19 @@
 //! ```
 //! # tokio_test_block_on(async {
 //! use agentctx_context::TurnSettings;
+//! use agentctx_engine::Action;
 //! use agentctx_engine::ContextEngine;
 //! use agentctx_engine::EngineOptions;
 //! use agentctx_engine::HostState;
-//! use agentctx_model::Prompt;
+//! use agentctx_engine::PromptParts;
+//! use agentctx_engine::RequestStep;
 //!
 //! let home = tempfile::tempdir().unwrap();
-//! let mut engine = ContextEngine::new(EngineOptions {
-//!     cwd: home.path().to_path_buf(),
-//!     home: home.path().to_path_buf(),
-//!     session_id: "s1".to_string(),
-//!     reminders: Default::default(),
-//!     compact: Default::default(),
-//!     context_window: 200_000,
-//!     max_output_tokens: None,
-//! });
+//! let options = EngineOptions::new(home.path(), home.path(), "s1", Default::default(), Default::default())
+//!     .with_window(200_000, None);
+//! let mut engine = ContextEngine::new(options);
+//! // Before the turn: the engine says whether to compact first.
+//! assert_eq!(engine.before_turn().action, Action::Continue);
 //! let settings = TurnSettings {
 //!     model: "gpt-5".to_string(),
 //!     ..TurnSettings::default()
@@ -36,22 +34,20 @@
 //! let start = engine.begin_turn(&settings, "t1".to_string(), Vec::new, "Fix the tests");
 //! assert_eq!(start.user_message.message_text().as_deref(), Some("Fix the tests"));
 //!
+//! // Before every request: reminders and micro-compaction, then the engine's decision.
 //! let host = HostState { requests: 1, ..HostState::default() };
 //! let reminders = engine.reminder_context(&host, true);
 //! let prepared = engine.prepare_request(reminders).await;
-//! let prompt = Prompt {
-//!     input: engine.prompt_input(&prepared),
-//!     ..Prompt::default()
+//! let RequestStep::Send(prompt) = engine.before_request(&prepared, PromptParts::default()) else {
+//!     panic!("a short history is sent as it is");
 //! };
-//! assert!(!engine.check_prompt(&prompt).blocked());
-//! # });
-//! # fn tokio_test_block_on<F: std::future::Future>(future: F) -> F::Output {
-//! #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
-//! # }
+//! assert!(!prompt.input.is_empty());
 //! ```
 
 mod compaction_policy;
 mod context_engine;
+mod decision;
+mod engine_options;
 mod error;
 mod file_observer;
 mod host_state;
@@ -65,17 +61,26 @@ pub use agentctx_reminders::SystemReminderConfig;
 pub use compaction_policy::CompactPoint;
 pub use compaction_policy::Compactor;
 pub use compaction_policy::PreCompactHook;
-pub use compaction_policy::PromptEstimate;
 pub use compaction_policy::RestorationSnapshot;
+pub use compaction_policy::prompt_overhead_tokens;
 pub use context_engine::Compaction;
 pub use context_engine::CompactionTier;
 pub use context_engine::ContextEngine;
-pub use context_engine::EngineOptions;
 pub use context_engine::MicroCompaction;
 pub use context_engine::PreparedRequest;
-pub use context_engine::PromptCheck;
 pub use context_engine::PromptParts;
 pub use context_engine::TurnStart;
+pub use decision::Action;
+pub use decision::CompactReason;
+pub use decision::CompactionFigures;
+pub use decision::ContextFull;
+pub use decision::Decision;
+pub use decision::DecisionPoint;
+pub use decision::OVERFLOW_SUSPECT_PERCENT;
+pub use decision::RequestFailure;
+pub use decision::RequestStep;
+pub use engine_options::DEFAULT_CONTEXT_WINDOW;
+pub use engine_options::EngineOptions;
 pub use error::ReplayError;
 pub use file_observer::FileObserver;
 pub use host_state::HostPlan;

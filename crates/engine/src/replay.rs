@@ -26,6 +26,7 @@ pub use request_usage::UsageThresholds;
 pub use session_replay::AGENTCTX_ORIGINATOR;
 pub use session_replay::RECORDED_REASONING_FIELD;
 pub use session_replay::RECORDED_TOOLS_FIELD;
+pub use session_replay::RECORDED_WINDOW_FIELD;
 pub use session_replay::SessionReplayBuilder;
 pub use session_replay::record_reasoning;
 pub use session_replay::recorded_reasoning;

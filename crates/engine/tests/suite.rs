@@ -1,3 +1,5 @@
 //! One module per area of `agentctx-engine`.
+mod minimal_host;
 mod remote_compaction;
 mod replay_requests;
+mod uncompacted_session;

@@ -373,9 +373,47 @@ pub(crate) const LINES: &[Line] = &[
         yardstick: Measure::Fixed(60.0),
         goal: Goal::FigureAtMost(30.0),
     },
+    Line {
+        target: 9,
+        what: "agentctx replay --json, generated 67 MB Codex session that never compacts (vs its lazy read)",
+        figure: Measure::Throughput(
+            "replay_throughput",
+            "uncompacted_large",
+            "replay_uncompacted_large_bytes",
+        ),
+        yardstick: Measure::Throughput(
+            "replay_throughput",
+            "lazy_read_uncompacted_large",
+            "replay_uncompacted_large_bytes",
+        ),
+        goal: Goal::FigureOrRatioAtLeast {
+            figure: 300e6,
+            ratio: UNCOMPACTED_REPLAY_RATIO_OF_LAZY_READ,
+        },
+    },
+    Line {
+        target: 9,
+        what: "agentctx replay is linear as the history grows: 8.3 MB session vs 67 MB (throughputs)",
+        figure: Measure::Throughput(
+            "replay_throughput",
+            "uncompacted_small",
+            "replay_uncompacted_small_bytes",
+        ),
+        yardstick: Measure::Throughput(
+            "replay_throughput",
+            "uncompacted_large",
+            "replay_uncompacted_large_bytes",
+        ),
+        goal: Goal::FactorWithin(1.3),
+    },
 ];
 
 /// The replay's throughput that stands for 300 MB/s beside the lazy read of the same file, for
 /// machines slower or faster than the build machine, where the bench's own lazy read
 /// (`lazy_read_large`) runs at about 770 MB/s (docs/design/performance.md, "`agentctx replay`").
 const REPLAY_RATIO_OF_LAZY_READ: f64 = 0.39;
+
+/// The same stand-in for the generated session that never compacts: its lines are mostly long
+/// tool outputs, so its lazy read runs at about 1.5 GB/s on the build machine
+/// (`lazy_read_uncompacted_large`), and 300 MB/s is a fifth of it.
+const UNCOMPACTED_REPLAY_RATIO_OF_LAZY_READ: f64 = 0.20;

@@ -29,6 +29,8 @@ fn request(number: usize, recorded: Option<RecordedTokens>) -> RequestUsage {
         micro_compact: None,
         level: ThresholdLevel::Normal,
         auto_compact: None,
+        recorded_offset: 0,
+        decisions: Vec::new(),
     }
 }
 

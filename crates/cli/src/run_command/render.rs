@@ -84,6 +84,9 @@ impl Renderer {
                     "warning: MCP server `{server}` is unavailable, its tools are withdrawn: {reason}"
                 )?;
             }
+            // The engine's decisions are for `--json` and the logs; a compaction they ask for is
+            // shown by its own events.
+            SessionEvent::Decision(decision) => tracing::debug!(?decision, "engine decision"),
             SessionEvent::Loop(event) => match compaction_line(event) {
                 Some(line) => writeln!(std::io::stderr().lock(), "{line}")?,
                 None => tracing::info!(?event, "session event"),

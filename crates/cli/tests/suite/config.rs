@@ -1,4 +1,5 @@
-//! `agentctx config show | schema`, a bad config, and the logging switches (`-v`, `RUST_LOG`).
+//! `agentctx config show | schema`, a bad config, the logging switches (`-v`, `RUST_LOG`), and
+//! `agentctx replay` judging sessions under config.toml as a live session would.
 
 use std::path::Path;
 
@@ -6,6 +7,9 @@ use assert_cmd::Command;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
+use super::replay::CLAUDE_SAMPLE;
+use super::replay::json_lines;
+use super::replay::replay;
 use super::run_mock::mock_server;
 
 /// `agentctx <args>` with `home` as `AGENTCTX_HOME` and none of the caller's switches, keys or
@@ -308,4 +312,183 @@ fn config_show_asks_a_local_server_for_an_unknown_window() {
         line_of(model_section(&stdout), "model"),
         "model = none  # no model configured"
     );
+}
+
+/// `agentctx replay --json --home <home> <args> CLAUDE_SAMPLE`: the session's report.
+fn replay_json(home: &Path, args: &[&str]) -> Value {
+    let output = replay(&["--json", "--home", home.to_str().unwrap()])
+        .args(args)
+        .arg(CLAUDE_SAMPLE)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    json_lines(&output.stdout).remove(0)
+}
+
+#[test]
+fn replay_judges_sessions_under_the_compact_section_of_config_toml() {
+    let empty = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("config.toml");
+    std::fs::write(&file, "[compact]\nauto_compact_percent_override = 50\n").unwrap();
+
+    // What `config show` says the file sets.
+    let show: Value = serde_json::from_str(&stdout_of(&mut agentctx(
+        home.path(),
+        &["config", "show", "--json"],
+    )))
+    .unwrap();
+    let percent = show["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|value| value["key"] == "compact.auto_compact_percent_override")
+        .unwrap();
+    assert_eq!(
+        percent["source"],
+        serde_json::json!({"kind": "file", "path": file, "line": 2})
+    );
+    let percent = percent["value"].as_u64().unwrap();
+
+    // The Claude Code sample records no window: 200,000, less 20,000 reserved for output. By
+    // default auto-compaction triggers 13,000 tokens below that; under the file, at 50% of it
+    // (the warning never comes after the trigger).
+    let defaults = replay_json(empty.path(), &[])["thresholds"].clone();
+    assert_eq!(
+        defaults,
+        serde_json::json!({
+            "window": 200_000,
+            "effective_window": 180_000,
+            "warning": 160_000,
+            "auto_compact": 167_000,
+            "blocking": 177_000,
+        })
+    );
+    let configured = replay_json(home.path(), &[])["thresholds"].clone();
+    assert_eq!(
+        configured["auto_compact"].as_u64().unwrap(),
+        defaults["effective_window"].as_u64().unwrap() * percent / 100
+    );
+    assert_eq!(
+        configured,
+        serde_json::json!({
+            "window": 200_000,
+            "effective_window": 180_000,
+            "warning": 90_000,
+            "auto_compact": 90_000,
+            "blocking": 177_000,
+        })
+    );
+
+    // `AGENTCTX_HOME` finds the file as `--home` does, and the environment's switch wins over
+    // it, as in a session.
+    let output = replay(&["--json", CLAUDE_SAMPLE])
+        .env("AGENTCTX_HOME", home.path())
+        .env("AGENTCTX_AUTOCOMPACT_PCT_OVERRIDE", "40")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        json_lines(&output.stdout)[0]["thresholds"]["auto_compact"],
+        72_000
+    );
+
+    // The human output names the file the settings came from, and only when there is one.
+    let human = |home: &Path| {
+        let output = replay(&["--home", home.to_str().unwrap(), CLAUDE_SAMPLE])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let stdout = human(home.path());
+    assert_eq!(
+        stdout.lines().last(),
+        Some(format!("config: {}", file.display()).as_str()),
+        "{stdout}"
+    );
+    let stdout = human(empty.path());
+    assert!(
+        stdout.lines().last().unwrap().starts_with("total: "),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("config: "), "{stdout}");
+}
+
+#[test]
+fn replay_takes_the_reminder_settings_of_config_toml_unless_a_reminders_config_is_named() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[system_reminder]\nenable_token_usage = true\n\n[system_reminder.attachments]\n\
+         todo_reminder = false\ntool_result = false\n",
+    )
+    .unwrap();
+    // Every one of the sample's 43 requests has usage to report.
+    assert_eq!(
+        replay_json(home.path(), &[])["reminder_counts"],
+        serde_json::json!({"token_usage": 43})
+    );
+
+    // `--reminders-config` replaces the section.
+    let other = tempfile::tempdir().unwrap();
+    let reminders = other.path().join("reminders.toml");
+    std::fs::write(
+        &reminders,
+        "enable_token_usage = false\n\n[attachments]\ntodo_reminder = false\ntool_result = false\n",
+    )
+    .unwrap();
+    assert_eq!(
+        replay_json(
+            home.path(),
+            &["--reminders-config", reminders.to_str().unwrap()]
+        )["reminder_counts"],
+        serde_json::json!({})
+    );
+
+    // `--no-reminders` replays none.
+    assert!(
+        replay_json(home.path(), &["--no-reminders"])
+            .get("reminder_counts")
+            .is_none()
+    );
+}
+
+#[test]
+fn a_bad_config_fails_replay_with_the_error_run_gives() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("config.toml");
+    std::fs::write(
+        &file,
+        "[compact]\nauto_compact_percent_override = \"half\"\n",
+    )
+    .unwrap();
+    let expected = format!(
+        "error: {}:2:33: `compact.auto_compact_percent_override`: invalid type: string \"half\", expected u8\n",
+        file.display()
+    );
+
+    let output = replay(&["--home", home.path().to_str().unwrap(), CLAUDE_SAMPLE])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(output.stdout.is_empty(), "{output:?}");
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), expected);
+
+    // `agentctx run` stops at the same file, line and key, before any model is asked.
+    let cwd = tempfile::tempdir().unwrap();
+    let output = agentctx(
+        home.path(),
+        &[
+            "run",
+            "--yes",
+            "--cwd",
+            cwd.path().to_str().unwrap(),
+            "hello",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), expected);
 }

@@ -37,8 +37,12 @@ const REMINDER_ENV_VARS: [&str; 8] = [
     "CODEX_SYSTEM_REMINDER_PLACEMENT",
 ];
 
-/// `agentctx replay <args>` run from this crate's directory, with none of the caller's reminder
-/// overrides.
+/// The agentctx home the replays run with unless a test passes `--home`: a folder that does not
+/// exist, so no config.toml (replay writes nothing there), and never the real `~/.agentctx`.
+pub(super) const NO_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/no-agentctx-home");
+
+/// `agentctx replay <args>` run from this crate's directory, with an agentctx home without a
+/// config.toml ([`NO_HOME`]) and none of the caller's reminder overrides.
 pub(super) fn replay(args: &[&str]) -> Command {
     let mut cmd = Command::cargo_bin("agentctx").unwrap();
     cmd.current_dir(workspace())
@@ -55,6 +59,7 @@ pub(super) fn replay(args: &[&str]) -> Command {
             cmd.env_remove(name);
         }
     }
+    cmd.env("AGENTCTX_HOME", NO_HOME);
     cmd
 }
 
@@ -161,6 +166,12 @@ fn codex_sample_as_json() {
             "micro_compact": null,
             "level": "normal",
             "auto_compact": null,
+            // The engine's decisions since request 1: after its tool outputs, under the
+            // auto-compact threshold; request 2 under the blocking limit.
+            "decisions": [
+                {"point": "after_tool_outputs", "request": 1, "tokens": 5421, "limit": 239000, "action": "continue"},
+                {"point": "before_request", "request": 2, "tokens": 5421, "limit": 249000, "action": "send"},
+            ],
         })
     );
     // The compaction is seen in turn 12; the turn after it starts from the small replacement
@@ -501,7 +512,13 @@ fn other_jsonl_files_in_a_directory_are_noted_and_skipped() {
 
 #[test]
 fn a_path_is_required_and_its_absence_is_a_usage_error_not_a_panic() {
-    let output = replay(&[]).env("RUST_BACKTRACE", "1").output().unwrap();
+    // Without the helper's `AGENTCTX_HOME`, which clap would name in the usage line as a given
+    // `--home`: the command stops before any home is read.
+    let output = replay(&[])
+        .env_remove("AGENTCTX_HOME")
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
     // clap's usage errors exit with 2; a panic would exit with 101.
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(String::from_utf8(output.stdout).unwrap(), "");
@@ -546,9 +563,9 @@ fn the_context_window_flag_sets_the_window_of_a_session_that_records_none() {
             "blocking": 8719,
         })
     );
-    // Our auto-compaction triggers once before the recorded compaction and once after it, on
-    // the first request over 7,875 tokens each time; the estimate after keeps what the
-    // transcript does not record (system prompt, tools) and swaps the history for the summary.
+    // Our auto-compaction runs where the engine decides, before the recorded compaction and
+    // after it; the replay goes on from what it left, as a live session would, so it runs
+    // again whenever the history fills again. Each leaves less than it found.
     let triggers: Vec<Value> = session["turn_details"]
         .as_array()
         .unwrap()
@@ -563,11 +580,11 @@ fn the_context_window_flag_sets_the_window_of_a_session_that_records_none() {
             ])
         })
         .collect();
-    assert_eq!(triggers.len(), 2, "{triggers:?}");
+    assert!(triggers.len() >= 2, "{triggers:?}");
     for trigger in &triggers {
         let before = trigger[2]["tokens_before"].as_u64().unwrap();
         let after = trigger[2]["tokens_after"].as_u64().unwrap();
-        assert!(before >= 7_875 && after < before, "{trigger}");
+        assert!(after < before, "{trigger}");
     }
     // A recorded window wins over the flag.
     let output = replay(&["--json", "--context-window", "40000", CODEX_SAMPLE])

@@ -8,6 +8,7 @@ use assert_cmd::Command;
 use pretty_assertions::assert_eq;
 
 use super::replay::CLAUDE_SAMPLE;
+use super::replay::NO_HOME;
 use super::replay::REMINDERS_FIXTURE;
 use super::replay::json_lines;
 use super::replay::replay;
@@ -25,6 +26,7 @@ fn replay_with_config(config: &Path) -> std::process::Output {
             cmd.env_remove(name);
         }
     }
+    cmd.env("AGENTCTX_HOME", NO_HOME);
     cmd.output().unwrap()
 }
 

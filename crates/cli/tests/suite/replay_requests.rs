@@ -9,6 +9,8 @@ use assert_cmd::Command;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
+use super::replay::NO_HOME;
+
 const LONG_TURN: &str = "tests/fixtures/claude-long-agentic-turn.jsonl";
 
 fn replay_json(args: &[&str]) -> Value {
@@ -23,6 +25,7 @@ fn replay_json(args: &[&str]) -> Value {
             cmd.env_remove(name);
         }
     }
+    cmd.env("AGENTCTX_HOME", NO_HOME);
     let output = cmd.output().unwrap();
     assert!(output.status.success(), "{output:?}");
     serde_json::from_slice(&output.stdout).unwrap()

@@ -242,6 +242,72 @@ fn under_a_small_window_our_tiers_trigger_and_the_session_would_have_sent_less_i
     );
 }
 
+/// The report of the Claude Code sample under `home`: the index's row (by heading) and the
+/// session page.
+fn claude_sample_report(home: &Path) -> (Vec<String>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    report(&out, home, &[CLAUDE_SAMPLE, "--bodies-mb", "0"])
+        .assert()
+        .success();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let page = std::fs::read_dir(out.join("sessions"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "html"))
+        .unwrap();
+    let page = std::fs::read_to_string(page).unwrap();
+    let row = index_rows(&index).remove(0);
+    (row, index, page)
+}
+
+#[test]
+fn the_report_draws_the_thresholds_of_config_toml() {
+    let empty = tempfile::tempdir().unwrap();
+    let (row, index, page) = claude_sample_report(empty.path());
+    // The sample's 200,000-token window (less 20,000 for output) under the defaults: far from
+    // our trigger.
+    assert!(
+        page.contains("200,000 tokens · warning 160,000 · auto-compact 167,000 · blocking 177,000"),
+        "{page}"
+    );
+    assert_eq!(row[column(&index, "Ours")], "0", "{row:?}");
+
+    // At 5% of the effective window (9,000 tokens), as `[compact]` of the home's config.toml
+    // sets it, our auto-compaction triggers in the sample.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[compact]\nauto_compact_percent_override = 5\n",
+    )
+    .unwrap();
+    let (row, index, page) = claude_sample_report(home.path());
+    assert!(
+        page.contains("200,000 tokens · warning 9,000 · auto-compact 9,000 · blocking 177,000"),
+        "{page}"
+    );
+    let ours: u64 = row[column(&index, "Ours")].parse().unwrap();
+    assert!(ours >= 1, "{row:?}");
+
+    // A bad file stops the report with the file, the line and the key.
+    let file = home.path().join("config.toml");
+    std::fs::write(&file, "[compact]\nauto_compact_percent_override = 500\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let output = report(&dir.path().join("report"), home.path(), &[CLAUDE_SAMPLE])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}:2:33: `compact.auto_compact_percent_override`: ",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
 #[test]
 fn what_a_session_holds_is_escaped_in_its_page_and_the_index() {
     let dir = tempfile::tempdir().unwrap();

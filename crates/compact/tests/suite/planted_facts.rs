@@ -12,7 +12,9 @@ use agentctx_compact::ContextRestorationConfig;
 use agentctx_compact::FileCache;
 use agentctx_compact::HistoryItemId;
 use agentctx_compact::InitialContextInjection;
+use agentctx_compact::MicroCompactIndex;
 use agentctx_compact::MicroCompactResult;
+use agentctx_compact::MicroPersistence;
 use agentctx_compact::PlanFile;
 use agentctx_compact::ReadLedger;
 use agentctx_compact::RestorationInput;
@@ -23,6 +25,7 @@ use agentctx_compact::micro_compact;
 use agentctx_compact::restore_context;
 use agentctx_compact::try_session_memory_compact;
 use agentctx_context::ApproxTokenEstimator;
+use agentctx_context::ContextManager;
 use agentctx_context::TokenEstimator;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TodoItem;
@@ -219,49 +222,54 @@ fn assert_planted_facts_survive(history: &[ResponseItem]) {
 fn planted_facts_survive_micro_compaction() {
     let session = long_session();
     let home = tempfile::tempdir().unwrap();
-    let mut history = session.history.clone();
-    let before = ApproxTokenEstimator.estimate_items(&history);
+    let mut manager = ContextManager::new();
+    manager.replace(session.history.clone());
+    let before = ApproxTokenEstimator.estimate_items(&session.history);
     let result = micro_compact(
-        &mut history,
+        &mut manager,
+        &mut MicroCompactIndex::new(),
         &CompactConfig::default(),
         CompactionMode::Normal,
         home.path(),
-        &ApproxTokenEstimator,
+        MicroPersistence::Write,
     )
     .unwrap();
+    let history = manager.raw_items();
     let MicroCompactResult::Applied(outcome) = result else {
         panic!("micro-compaction did not apply: {result:?}");
     };
-    let after = ApproxTokenEstimator.estimate_items(&history);
+    let after = ApproxTokenEstimator.estimate_items(history);
     assert!(after < before / 2, "{before} -> {after}");
     assert!(outcome.cleared_count() > 100, "{outcome:?}");
     // Micro-compaction removes no item: it only replaces tool outputs.
     assert_eq!(history.len(), session.history.len());
     // An earlier read of a recent file was cleared; its latest read was not.
-    let texts = prompt_texts(&history);
+    let texts = prompt_texts(history);
     assert!(!texts.contains(&file_content(RECENT_FILES[1], 30)));
     assert!(prompt_texts(&session.history).contains(&file_content(RECENT_FILES[1], 30)));
-    assert_planted_facts_survive(&history);
+    assert_planted_facts_survive(history);
 }
 
 #[test]
 fn planted_facts_survive_aggressive_micro_compaction() {
     let session = long_session();
     let home = tempfile::tempdir().unwrap();
-    let mut history = session.history;
+    let mut history = ContextManager::new();
+    history.replace(session.history);
     let result = micro_compact(
         &mut history,
+        &mut MicroCompactIndex::new(),
         &CompactConfig::default(),
         CompactionMode::Aggressive,
         home.path(),
-        &ApproxTokenEstimator,
+        MicroPersistence::Write,
     )
     .unwrap();
     assert!(
         matches!(result, MicroCompactResult::Applied(_)),
         "{result:?}"
     );
-    assert_planted_facts_survive(&history);
+    assert_planted_facts_survive(history.raw_items());
 }
 
 #[test]

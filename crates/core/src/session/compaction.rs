@@ -1,55 +1,35 @@
 //! The session's compactions: the engine's compaction recorded in the rollout with its events,
-//! and the test that takes a failed request for a context overflow (compact and send again).
+//! and the engine's decisions reported as events.
 
 use std::sync::Arc;
 
 use agentctx_model::ModelClient;
-use agentctx_model::ModelError;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::RolloutItem;
 
-use super::OVERFLOW_SUSPECT_PERCENT;
 use super::Session;
 use crate::engine_ext;
-use crate::engine_ext::CompactPoint;
+use crate::engine_ext::CompactReason;
 use crate::error::CoreError;
 use crate::event::SessionEvent;
-use crate::turn_stream::StreamFailure;
 
 impl Session {
-    /// Whether `failure` of a request estimated at `prompt_tokens` is a context overflow: the
-    /// provider said so, or the stream died before its first output event
-    /// ([`StreamFailure::may_be_context_overflow`]) on a prompt at or above
-    /// [`OVERFLOW_SUSPECT_PERCENT`] of the effective window.
-    pub(super) fn is_overflow(&self, failure: &StreamFailure, prompt_tokens: u64) -> bool {
-        if !self.engine.compaction_enabled() {
-            return false;
-        }
-        if matches!(failure.error, ModelError::ContextWindowExceeded { .. }) {
-            return true;
-        }
-        let effective = self.engine.window().effective_tokens();
-        failure.may_be_context_overflow()
-            && u128::from(prompt_tokens) * 100
-                >= u128::from(effective) * u128::from(OVERFLOW_SUSPECT_PERCENT)
-    }
-
     /// Compacts the history through the engine and records the result: the reminder stage
     /// starts over with the restored files counted as read at request `clock`.
     pub(crate) async fn compact(
         &mut self,
-        point: CompactPoint,
+        reason: CompactReason,
         clock: i32,
     ) -> Result<(), CoreError> {
         let model = Arc::clone(&self.options.model);
-        self.compact_with(point, clock, model).await
+        self.compact_with(reason, clock, model).await
     }
 
     /// [`Session::compact`] with the summary written by `model` (the previous, larger-window
     /// model before a switch).
     pub(crate) async fn compact_with(
         &mut self,
-        point: CompactPoint,
+        reason: CompactReason,
         clock: i32,
         model: Arc<dyn ModelClient>,
     ) -> Result<(), CoreError> {
@@ -60,7 +40,7 @@ impl Session {
             .engine
             .compact(
                 Some(model.as_ref()),
-                point,
+                reason,
                 initial,
                 &self.options.base_instructions,
                 &host,
@@ -81,6 +61,15 @@ impl Session {
             });
         }
         self.after_compaction().await;
+        self.emit_decisions();
         Ok(())
+    }
+
+    /// Reports the engine's decisions since the last report, each as a
+    /// [`SessionEvent::Decision`].
+    pub(crate) fn emit_decisions(&mut self) {
+        for decision in self.engine.take_decisions() {
+            self.emit(SessionEvent::Decision(decision));
+        }
     }
 }

@@ -29,6 +29,15 @@ impl Session {
         mut turn_context: TurnContextItem,
     ) -> Result<(), CoreError> {
         crate::thinking_ext::record_reasoning(&mut turn_context, self.turn_reasoning.as_ref());
+        // The window the engine judged the turn against, for a replay to judge it alike.
+        let info = self.options.model.model_info();
+        turn_context.extra.insert(
+            agentctx_engine::replay::RECORDED_WINDOW_FIELD.to_string(),
+            serde_json::json!({
+                "context_window": info.context_window,
+                "max_output_tokens": info.max_output_tokens,
+            }),
+        );
         let tools = self.tools.specs();
         if self.recorded_tools.as_ref() != Some(&tools) {
             if let Ok(value) = serde_json::to_value(&tools) {

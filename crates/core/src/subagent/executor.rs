@@ -9,11 +9,14 @@
 use std::sync::Arc;
 use std::sync::Mutex;
 
+use agentctx_engine::Action;
 use agentctx_engine::CompactConfig;
 use agentctx_engine::ContextEngine;
 use agentctx_engine::EngineOptions;
 use agentctx_engine::HostState;
 use agentctx_engine::PromptParts;
+use agentctx_engine::RequestFailure;
+use agentctx_engine::prompt_overhead_tokens;
 use agentctx_model::ModelClient;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::XmlTag;
@@ -42,6 +45,8 @@ pub struct SubagentExecutor {
     definition: AgentDefinition,
     model: Arc<dyn ModelClient>,
     config: SystemReminderConfig,
+    /// The session's `[compact]` settings (the engine scales them to the agent's window).
+    compact: CompactConfig,
     thinking: crate::thinking_ext::ThinkingOptions,
     /// Cuts the agent's tools (a forked skill's `allowed-tools`).
     tool_limit: Option<ToolLimit>,
@@ -66,6 +71,7 @@ impl SubagentExecutor {
     ) -> Self {
         Self {
             config,
+            compact: CompactConfig::default(),
             definition,
             model,
             thinking: Default::default(),
@@ -93,6 +99,42 @@ impl SubagentExecutor {
     pub fn with_thinking(mut self, thinking: crate::thinking_ext::ThinkingOptions) -> Self {
         self.thinking = thinking;
         self
+    }
+
+    /// The session's `[compact]` settings: the run compacts as its parent does, at thresholds
+    /// scaled to its own model's window.
+    pub fn with_compact_config(mut self, compact: CompactConfig) -> Self {
+        self.compact = compact;
+        self
+    }
+
+    /// Compacts the run's history with its model, the agent's system prompt and critical
+    /// reminder put back before the task when it runs in the middle of the run.
+    async fn compact(
+        &self,
+        engine: &mut ContextEngine,
+        reason: agentctx_engine::CompactReason,
+        initial_context: &[ResponseItem],
+        instructions: &str,
+        host: &HostState,
+    ) {
+        let compaction = engine
+            .compact(
+                Some(self.model.as_ref()),
+                reason,
+                initial_context.to_vec(),
+                instructions,
+                host,
+                host.requests,
+            )
+            .await;
+        tracing::info!(
+            agent = %self.definition.name,
+            ?reason,
+            before = compaction.tokens_before,
+            after = compaction.tokens_after,
+            "subagent compacted"
+        );
     }
 
     /// The agent.
@@ -141,21 +183,31 @@ impl SubagentExecutor {
     /// and the parent's never reach it.
     pub async fn run(&self, prompt: &str, parent: &ToolContext) -> Result<String, String> {
         let info = self.model.model_info();
-        let mut engine = ContextEngine::new(EngineOptions {
-            cwd: parent.cwd.clone(),
-            home: parent.home.clone(),
-            session_id: format!("subagent-{}", self.definition.name),
-            reminders: self.config.clone(),
-            compact: CompactConfig::default(),
-            context_window: info.context_window,
-            max_output_tokens: info.max_output_tokens,
-        });
+        // The session's configuration, scaled by the engine to the subagent's model window.
+        let options = EngineOptions::new(
+            &parent.cwd,
+            &parent.home,
+            format!("subagent-{}", self.definition.name),
+            self.config.clone(),
+            self.compact.clone(),
+        )
+        .with_window(info.context_window, info.max_output_tokens);
+        let mut engine = ContextEngine::new(options);
         engine.set_main_agent(false);
-        engine.record_items(&self.build_initial_messages(&[], prompt));
+        let initial = self.build_initial_messages(&[], prompt);
+        // What a compaction in the middle of the run puts back before the task: the agent's
+        // system prompt and critical reminder.
+        let initial_context: Vec<ResponseItem> = initial
+            .iter()
+            .take(initial.len().saturating_sub(1))
+            .cloned()
+            .collect();
+        engine.record_items(&initial);
         let mut tools = self.tools();
         if let Some(hooks) = &self.hooks {
             hooks.install(&mut tools, &mut engine);
         }
+        engine.set_tool_classes(tools.tool_classes());
         let reasoning = crate::thinking_ext::turn_thinking(
             &self.thinking,
             &agentctx_model::thinking::ThinkingState::new(),
@@ -182,34 +234,69 @@ impl SubagentExecutor {
                 just_exited: false,
             }
         };
+        let instructions = self.definition.system_prompt.clone().unwrap_or_default();
         let mut last = None;
         let mut stop_hook_active = false;
-        for request in 1..=self.definition.max_requests {
+        let mut requests = 0;
+        while requests < self.definition.max_requests {
+            requests += 1;
             let host = HostState {
-                requests: i32::try_from(request).unwrap_or(i32::MAX),
+                requests: i32::try_from(requests).unwrap_or(i32::MAX),
                 todo_tool_available: false,
                 plan: plan.clone(),
                 ..HostState::default()
             };
             let reminders = engine.reminder_context(&host, false);
             let prepared = engine.prepare_request(reminders).await;
-            let prompt = engine.build_prompt(
-                &prepared,
-                PromptParts {
-                    instructions: self.definition.system_prompt.clone().unwrap_or_default(),
-                    tools: tools.specs(),
-                    reasoning,
-                    session_id: None,
-                },
-            );
-            engine.check_prompt(&prompt);
-            let response =
-                match stream_response(self.model.as_ref(), &prompt, None, &parent.cancel).await {
-                    Ok(Some(response)) => response,
-                    Ok(None) => return Err("cancelled".to_string()),
-                    Err(error) => return Err(error.to_string()),
-                };
+            let parts = PromptParts {
+                instructions: instructions.clone(),
+                tools: tools.specs(),
+                reasoning,
+                session_id: None,
+            };
+            let overhead = prompt_overhead_tokens(&parts.instructions, &parts.tools);
+            let decision = engine.decide_request(Some(&prepared), overhead);
+            match decision.action {
+                Action::Send | Action::Continue => {}
+                Action::Compact { reason } => {
+                    // Compacted, the same request is prepared again (it does not count).
+                    requests -= 1;
+                    self.compact(&mut engine, reason, &initial_context, &instructions, &host)
+                        .await;
+                    continue;
+                }
+                Action::Fail(full) => {
+                    return Err(format!(
+                        "the agent's context is full: {} tokens at a limit of {} (a {}-token window)",
+                        full.prompt_tokens, full.limit, full.window_tokens
+                    ));
+                }
+            }
+            let prompt = engine.build_prompt(&prepared, parts);
+            let streamed =
+                stream_response(self.model.as_ref(), &prompt, None, &parent.cancel).await;
             drop(prompt);
+            let response = match streamed {
+                Ok(Some(response)) => response,
+                Ok(None) => return Err("cancelled".to_string()),
+                Err(failure) => {
+                    let overflow = engine.after_failure(RequestFailure {
+                        context_window_exceeded: matches!(
+                            failure.error,
+                            agentctx_model::ModelError::ContextWindowExceeded { .. }
+                        ),
+                        died_before_output: failure.may_be_context_overflow(),
+                        prompt_tokens: decision.tokens,
+                    });
+                    let Some(reason) = overflow.compact_reason() else {
+                        return Err(failure.to_string());
+                    };
+                    requests -= 1;
+                    self.compact(&mut engine, reason, &initial_context, &instructions, &host)
+                        .await;
+                    continue;
+                }
+            };
             engine.record_response(&response.items, response.usage.as_ref());
             if let Some(text) = response
                 .items
@@ -241,6 +328,11 @@ impl SubagentExecutor {
             let results = run_tool_calls(&tools, &ctx, &calls).await;
             let outputs: Vec<ResponseItem> = results.into_iter().map(|(item, _)| item).collect();
             engine.record_tool_outputs(&outputs, outputs.len());
+            // A long run compacts in its middle, as its parent does.
+            if let Some(reason) = engine.after_tool_outputs().compact_reason() {
+                self.compact(&mut engine, reason, &initial_context, &instructions, &host)
+                    .await;
+            }
         }
         last.ok_or_else(|| {
             format!(
@@ -256,6 +348,8 @@ pub struct Subagents {
     definitions: Vec<AgentDefinition>,
     model: Arc<dyn ModelClient>,
     config: SystemReminderConfig,
+    /// The session's `[compact]` settings.
+    compact: CompactConfig,
     thinking: crate::thinking_ext::ThinkingOptions,
     /// Resolves a run's own model (a forked skill's `model`).
     resolver: Option<Arc<dyn ModelResolver>>,
@@ -278,6 +372,7 @@ impl Subagents {
             definitions: AgentDefinition::builtin(),
             model,
             config,
+            compact: CompactConfig::default(),
             thinking: Default::default(),
             resolver: None,
             hooks: None,
@@ -292,6 +387,7 @@ impl Subagents {
         hooks: &HooksExt,
     ) -> Self {
         let mut subagents = Self::builtin(model, options.reminders.clone())
+            .with_compact_config(options.compact.clone())
             .with_thinking(options.thinking.clone())
             .with_skill_hooks(hooks.skill_hook_host());
         subagents.resolver = options.model_resolver.clone();
@@ -327,6 +423,13 @@ impl Subagents {
         self
     }
 
+    /// The session's `[compact]` settings, handed to every run (see
+    /// [`SubagentExecutor::with_compact_config`]).
+    pub fn with_compact_config(mut self, compact: CompactConfig) -> Self {
+        self.compact = compact;
+        self
+    }
+
     /// The executor of the agent named `name` (case-insensitive).
     pub fn executor(&self, name: &str) -> Option<SubagentExecutor> {
         self.definitions
@@ -338,6 +441,7 @@ impl Subagents {
                     Arc::clone(&self.model),
                     self.config.clone(),
                 )
+                .with_compact_config(self.compact.clone())
                 .with_thinking(self.thinking.clone())
             })
     }

@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::ToolClass;
 use super::ToolContext;
 use super::ToolHandler;
 use super::ToolOutput;
@@ -41,6 +42,10 @@ impl ToolHandler for EditFileTool {
                 "additionalProperties": false
             }),
         }
+    }
+
+    fn class(&self) -> Option<ToolClass> {
+        Some(ToolClass::Edit)
     }
 
     async fn handle(&self, ctx: &ToolContext, arguments: &str) -> ToolOutput {

@@ -17,6 +17,7 @@ use globset::GlobMatcher;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::ToolClass;
 use super::ToolContext;
 use super::ToolHandler;
 use super::ToolOutput;
@@ -57,6 +58,10 @@ impl ToolHandler for GlobTool {
                 "additionalProperties": false
             }),
         }
+    }
+
+    fn class(&self) -> Option<ToolClass> {
+        Some(ToolClass::List)
     }
 
     fn parallel_safe(&self) -> bool {

@@ -28,6 +28,7 @@ use grep_searcher::SinkMatch;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::ToolClass;
 use super::ToolContext;
 use super::ToolHandler;
 use super::ToolOutput;
@@ -93,6 +94,10 @@ impl ToolHandler for GrepTool {
                 "additionalProperties": false
             }),
         }
+    }
+
+    fn class(&self) -> Option<ToolClass> {
+        Some(ToolClass::Search)
     }
 
     fn parallel_safe(&self) -> bool {

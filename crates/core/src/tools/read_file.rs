@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::ToolClass;
 use super::ToolContext;
 use super::ToolHandler;
 use super::ToolOutput;
@@ -46,6 +47,10 @@ impl ToolHandler for ReadFileTool {
                 "additionalProperties": false
             }),
         }
+    }
+
+    fn class(&self) -> Option<ToolClass> {
+        Some(ToolClass::Read)
     }
 
     fn parallel_safe(&self) -> bool {

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::ToolClass;
 use super::ToolContext;
 use super::ToolHandler;
 use super::ToolOutput;
@@ -73,6 +74,10 @@ impl ToolHandler for ShellTool {
                 "additionalProperties": false
             }),
         }
+    }
+
+    fn class(&self) -> Option<ToolClass> {
+        Some(ToolClass::Shell)
     }
 
     async fn handle(&self, ctx: &ToolContext, arguments: &str) -> ToolOutput {
@@ -172,6 +177,10 @@ impl ToolHandler for BashOutputTool {
                 "additionalProperties": false
             }),
         }
+    }
+
+    fn class(&self) -> Option<ToolClass> {
+        Some(ToolClass::Shell)
     }
 
     async fn handle(&self, ctx: &ToolContext, arguments: &str) -> ToolOutput {

@@ -6,7 +6,6 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 use agentctx_compact::CompactionMode;
 use agentctx_compact::FullCompactRequest;
@@ -47,9 +46,10 @@ pub(crate) struct CompactionPlan {
 }
 
 impl Compactor {
-    /// Compacts `history` in full (through `model`, or offline when it fails) and builds the
-    /// restoration from the session state. In aggressive mode (the thrash guard saw
-    /// compactions that freed too little) fewer user messages are kept verbatim.
+    /// The first half of a compaction: the restoration built and held to the window, and the
+    /// session-memory tier tried when `tiers` allows it (its result, or why it does not apply).
+    /// In aggressive mode (the thrash guard saw compactions that freed too little) fewer user
+    /// messages are kept verbatim.
     ///
     /// The result is made to fit the window: the new history, its restoration and the
     /// request overhead are aimed below the thrash guard's "ineffective" share of the
@@ -57,35 +57,7 @@ impl Compactor {
     /// that, a session-memory result over what is left is set aside for a full compaction, and
     /// full compaction keeps fewer user messages, then cuts the summary
     /// ([`agentctx_compact::full_compact_within`]). Whether the result is under the blocking
-    /// limit is the caller's check before it sends a request.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "each is one input of the compaction"
-    )]
-    pub(crate) async fn compact(
-        &mut self,
-        model: Option<&dyn ModelClient>,
-        history: &[ResponseItem],
-        initial_context: Vec<ResponseItem>,
-        point: CompactPoint,
-        base_instructions: &str,
-        snapshot: RestorationSnapshot,
-        critical_instruction: Option<&str>,
-    ) -> CompactionOutcome {
-        let plan = self.plan_compaction(
-            history,
-            &initial_context,
-            point,
-            snapshot,
-            critical_instruction,
-            CompactionTiers::SessionMemoryThenFull,
-        );
-        self.finish_compaction(plan, model, history, initial_context, base_instructions)
-            .await
-    }
-
-    /// The first half of a compaction: the restoration built and held to the window, and the
-    /// session-memory tier tried when `tiers` allows it (its result, or why it does not apply).
+    /// limit is the engine's check before the next request (`ContextEngine::decide_request`).
     /// Nothing of the session's state changes but the session-memory store's rebase, when that
     /// tier applies.
     pub(crate) fn plan_compaction(
@@ -172,7 +144,7 @@ impl Compactor {
         for hook in &self.pre_compact_hooks {
             hook.pre_compact(point, history);
         }
-        let now = Instant::now();
+        let now = self.now();
         let mode = self.thrash_guard.next_mode(now);
         let mut full_config = self.config.full.clone();
         if mode == CompactionMode::Aggressive {

@@ -5,14 +5,12 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use agentctx_model::ModelClient;
 use agentctx_protocol::ResponseItem;
 
 use super::ContextEngine;
-use crate::compaction_policy::CompactPoint;
-use crate::compaction_policy::RestorationSnapshot;
+use crate::decision::CompactReason;
 use crate::host_state::HostState;
 
 impl ContextEngine {
@@ -100,28 +98,23 @@ impl ContextEngine {
 
     /// Micro-compaction now, whatever the request: old tool results are cleared when that saves
     /// enough, under this session's configuration (cleared results are written under the home,
-    /// except in a replay). The history becomes the cleared one.
+    /// except in a replay). The history is cleared in place.
     pub fn micro_compact_now(
         &mut self,
     ) -> Result<crate::offline_compaction::MicroCompactNow, agentctx_compact::MicroCompactError>
     {
         use crate::offline_compaction::MicroCompactNow;
         use crate::offline_compaction::MicroCompacted;
-        use agentctx_context::TokenEstimator as _;
 
-        let estimator = agentctx_context::ApproxTokenEstimator;
-        let mut items = self.history.raw_items().to_vec();
-        let tokens_before = estimator.estimate_items(&items);
-        match self.compactor.micro_now(&mut items)? {
+        let tokens_before = self.history.estimate_token_count();
+        match self.compactor.micro_now(&mut self.history)? {
             agentctx_compact::MicroCompactResult::Applied(outcome) => {
-                let tokens_after = estimator.estimate_items(&items);
-                self.history.replace(items);
                 self.micro_cleared = outcome.cleared_count();
                 Ok(MicroCompactNow::Applied(MicroCompacted {
                     cleared: outcome.cleared_count(),
                     persisted_paths: outcome.persisted_paths,
                     tokens_before,
-                    tokens_after,
+                    tokens_after: self.history.estimate_token_count(),
                 }))
             }
             agentctx_compact::MicroCompactResult::Skipped(skip) => {
@@ -135,29 +128,20 @@ impl ContextEngine {
     /// does (restoration appended, the reminder stage reset with the restored files read at
     /// request `clock`). `Err` carries why the session-memory tier did not apply when it was
     /// the only tier allowed; the history is then unchanged.
-    #[allow(clippy::too_many_arguments, reason = "compact's inputs and the tiers")]
+    #[expect(clippy::too_many_arguments, reason = "compact's inputs and the tiers")]
     pub async fn compact_tiers(
         &mut self,
         tiers: crate::offline_compaction::CompactionTiers,
         model: Option<&dyn ModelClient>,
-        point: CompactPoint,
+        reason: CompactReason,
         initial_context: Vec<ResponseItem>,
         base_instructions: &str,
         host: &HostState,
         clock: i32,
     ) -> Result<crate::offline_compaction::TieredCompaction, String> {
-        let extraction: Vec<_> = self.background.drain(..).collect();
-        self.compactor.wait_for_extraction(extraction).await;
-        let snapshot = RestorationSnapshot::of(host);
-        let history = self.history.raw_items().to_vec();
-        let plan = self.compactor.plan_compaction(
-            &history,
-            &initial_context,
-            point,
-            snapshot,
-            None,
-            tiers,
-        );
+        let (plan, history) = self
+            .plan_compaction(tiers, reason, &initial_context, host)
+            .await;
         if tiers == crate::offline_compaction::CompactionTiers::SessionMemoryOnly
             && let Some(Err(reason)) = &plan.from_memory
         {
@@ -169,17 +153,8 @@ impl ContextEngine {
             .await;
         let session_memory_skipped = outcome.session_memory_skipped.clone();
         let offline_reason = outcome.offline_reason.clone();
-        // Installed as `compact` installs it.
-        self.history.replace(outcome.history.clone());
-        if point == CompactPoint::PreTurn {
-            self.history.set_reference_context_item(None);
-        }
-        self.reminders
-            .reset_after_compaction(&self.cwd, &outcome.restored_files, clock);
-        self.compact_references = outcome.referenced_files.clone();
-        self.last_estimate.store(0, Ordering::Relaxed);
         Ok(crate::offline_compaction::TieredCompaction {
-            compaction: outcome.into_compaction(point),
+            compaction: self.install_compaction(outcome, reason, clock),
             session_memory_skipped,
             offline_reason,
         })
@@ -239,7 +214,7 @@ impl ContextEngine {
             .compact_tiers(
                 tiers,
                 model,
-                CompactPoint::PreTurn,
+                CompactReason::Requested,
                 Vec::new(),
                 base_instructions,
                 &host,

@@ -16,9 +16,7 @@ use super::request_usage::RequestUsage;
 use super::request_usage::UsageThresholds;
 use crate::reminder_pipeline::FiredReminder;
 
-/// The window assumed when the session records none, none is given and the model table does
-/// not know the session's model (Claude Code transcripts record no window).
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+pub use crate::engine_options::DEFAULT_CONTEXT_WINDOW;
 
 /// What a replay needs besides the session.
 #[derive(Debug, Clone)]

@@ -82,9 +82,29 @@ pub struct RequestUsage {
     /// `auto_compact` or `blocking`.
     #[serde(serialize_with = "serialize_level")]
     pub level: ThresholdLevel,
-    /// Auto-compaction would have run here: the first request at or over the trigger since the
-    /// start or the last recorded compaction.
+    /// Our auto-compaction ran before this request (before the turn, after tool outputs, or
+    /// for the blocking limit): our usage before and after it. Where the session recorded a
+    /// compaction at that point, it is the recorded one (a session agentctx recorded under the
+    /// same configuration compacted exactly where the engine decides to); else the engine ran
+    /// its own there, offline, and the replay went on from it as a live session would.
     pub auto_compact: Option<TierTrigger>,
+    /// Tokens our tiers took out of the history that the recorded session kept: its recorded
+    /// measures are of a history this much larger than ours (0 when both are the same).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub recorded_offset: u64,
+    /// The engine's decisions since the previous request, in order: the pre-turn or mid-turn
+    /// check, a compaction it asked for with what it did, and this request's own check against
+    /// the blocking limit.
+    pub decisions: Vec<crate::decision::Decision>,
+}
+
+/// Whether `value` is zero (a field left out of the JSON).
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's `skip_serializing_if` passes a reference"
+)]
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// A [`ThresholdLevel`] by its name in snake case.
@@ -112,7 +132,12 @@ impl RequestUsage {
         if self.basis != PredictionBasis::PreviousRequest {
             return None;
         }
-        let diff = self.predicted_tokens.abs_diff(recorded);
+        // Our prediction of the recorded request: ours plus what the recorded history kept that
+        // our tiers took out.
+        let diff = self
+            .predicted_tokens
+            .saturating_add(self.recorded_offset)
+            .abs_diff(recorded);
         Some(diff as f64 / recorded as f64)
     }
 }

@@ -9,15 +9,8 @@
 use std::io::Cursor;
 use std::path::Path;
 
-use agentctx_compact::CarriedItems;
 use agentctx_compact::CompactConfig;
-use agentctx_compact::InitialContextInjection;
 use agentctx_compact::ThresholdLevel;
-use agentctx_compact::build_compacted_history;
-use agentctx_compact::collect_user_message_texts;
-use agentctx_compact::filter_for_summarization;
-use agentctx_compact::offline_summary_budget;
-use agentctx_compact::summarize_offline;
 use agentctx_compact::summary_text;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::TokenEstimator;
@@ -31,6 +24,10 @@ use serde_json::json;
 use super::PredictionBasis;
 use super::PredictionError;
 use super::RequestUsage;
+use crate::Action;
+use crate::CompactReason;
+use crate::CompactionTier;
+use crate::DecisionPoint;
 use crate::replay::ReplayOptions;
 use crate::replay::RequestSink;
 use crate::replay::SessionReplay;
@@ -123,6 +120,8 @@ fn request(predicted: u64, recorded: Option<u64>, basis: PredictionBasis) -> Req
         micro_compact: None,
         level: ThresholdLevel::Normal,
         auto_compact: None,
+        recorded_offset: 0,
+        decisions: Vec::new(),
     }
 }
 
@@ -529,30 +528,15 @@ fn micro_compaction_clears_a_result_once_and_waits_for_new_material() {
 // ---------------------------------------------------------------------------------------------
 // The auto-compaction trigger.
 
-/// What a full compaction with the offline summary would leave of `history` (the estimate
-/// the replay reports with an auto-compaction, see docs/design/compaction.md, "Replay:
-/// predicted usage and the timeline": the recent user messages within 20,000 tokens and an
-/// offline summary).
-fn offline_compaction_tokens(history: &[ResponseItem], effective_window: u64) -> u64 {
-    let summary = summarize_offline(
-        &filter_for_summarization(history),
-        usize::try_from(offline_summary_budget(effective_window)).unwrap(),
-    );
-    tokens(&build_compacted_history(
-        Vec::new(),
-        &collect_user_message_texts(history),
-        &summary_text(&summary),
-        InitialContextInjection::DoNotInject,
-        CarriedItems::default(),
-    ))
-}
-
 #[test]
-fn auto_compaction_triggers_once_until_a_recorded_compaction_with_its_estimate() {
+fn the_replay_compacts_where_the_engine_decides_and_goes_on_from_it() {
     // A 10,000-token window (its trigger about two thirds in), one user message and tool
-    // results of about 4,000 tokens each. Only the first request over the trigger reports the
-    // auto-compaction: the recorded session went on without one, so the next request is still
-    // over it. After the session's own compaction the next crossing is reported again.
+    // results of about 4,000 tokens each. After two results the history is over the trigger:
+    // the engine decides a mid-turn compaction, as a live session would after those tool
+    // outputs; the recorded session went on without one, so the replay runs the engine's own
+    // (offline) there and goes on from the compacted history. Where the session recorded a
+    // compaction at the point the engine decides one (after the fourth result), the recorded
+    // one is the compaction taken.
     let user = ResponseItem::user_text("read the logs");
     let call = |n: usize| {
         ResponseItem::function_call(format!("c{n}"), "shell", r#"{"command":["cat","log"]}"#)
@@ -588,34 +572,27 @@ fn auto_compaction_triggers_once_until_a_recorded_compaction_with_its_estimate()
     let replay = replay_with(&lines, &options);
     let thresholds = replay.thresholds;
     assert_eq!(thresholds.window, 10_000);
-    let over: Vec<(usize, bool, bool)> = replay
+    let compacted: Vec<(usize, bool)> = replay
         .requests
         .iter()
-        .map(|request| {
-            (
-                request.request,
-                request.predicted_tokens >= thresholds.auto_compact,
-                request.auto_compact.is_some(),
-            )
-        })
+        .map(|request| (request.request, request.auto_compact.is_some()))
         .collect();
     assert_eq!(
-        over,
+        compacted,
         vec![
-            (1, false, false),
-            (2, false, false),
-            (3, true, true),
-            (4, true, false),
-            (5, false, false),
-            (6, false, false),
-            (7, true, true),
-            (8, true, false),
+            (1, false),
+            (2, false),
+            (3, true),
+            (4, false),
+            (5, true),
+            (6, false),
+            (7, true),
+            (8, false),
         ],
         "{thresholds:?}"
     );
-    // The estimate: the usage with the history (requests 3 and 7 each see two calls and their
-    // results after the user's message, or the summary) replaced by what a full compaction
-    // with the offline summary would leave of it; the instructions stay.
+    // Our compactions (before requests 3 and 7): the history of two calls and their results
+    // after the user's message (or the summary) is over the trigger after the second result.
     for (request, first) in [(3, user), (7, summary)] {
         let history = [
             first,
@@ -625,17 +602,51 @@ fn auto_compaction_triggers_once_until_a_recorded_compaction_with_its_estimate()
             output(request - 1),
         ];
         let usage = &replay.requests[request - 1];
-        assert_eq!(usage.predicted_tokens, tokens(&history) + instructions());
-        // Two results of 4,000 tokens are past the blocking limit too.
-        assert_eq!(usage.level, ThresholdLevel::Blocking);
         let auto = usage.auto_compact.unwrap();
-        assert_eq!(auto.tokens_before, usage.predicted_tokens);
-        assert_eq!(
-            auto.tokens_after,
-            instructions() + offline_compaction_tokens(&history, thresholds.effective_window)
-        );
+        assert_eq!(auto.tokens_before, tokens(&history) + instructions());
         assert!(auto.tokens_after < auto.tokens_before / 2, "{auto:?}");
+        let decision = usage.decisions[0];
+        assert_eq!(decision.point, DecisionPoint::AfterToolOutputs);
+        assert_eq!(decision.tokens, auto.tokens_before);
+        assert_eq!(decision.limit, thresholds.auto_compact);
+        assert_eq!(
+            decision.action,
+            Action::Compact {
+                reason: CompactReason::MidTurn
+            }
+        );
+        let figures = decision.compaction.unwrap();
+        assert_eq!(figures.tier, CompactionTier::FullOffline);
+        assert_eq!(
+            (figures.tokens_before, figures.tokens_after),
+            (auto.tokens_before, auto.tokens_after)
+        );
+        // The request is built on the compacted history; the recorded measures after it are of
+        // a history larger by what our compaction removed.
+        assert_eq!(usage.predicted_tokens, auto.tokens_after);
+        assert_eq!(
+            usage.recorded_offset,
+            auto.tokens_before - auto.tokens_after
+        );
+        let next = &replay.requests[request];
+        assert_eq!(next.recorded_offset, usage.recorded_offset);
+        assert!(next.predicted_tokens < thresholds.auto_compact);
+        assert_eq!(usage.decisions[1].action, Action::Send);
     }
+    // The session's own compaction stands where the engine decided one: it is the one taken.
+    let fifth = &replay.requests[4];
+    assert!(fifth.after_compaction);
+    assert_eq!(fifth.recorded_offset, 0);
+    let figures = fifth.decisions[0].compaction.unwrap();
+    assert_eq!(
+        fifth.decisions[0].compact_reason(),
+        Some(CompactReason::MidTurn)
+    );
+    assert_eq!(figures.tier, CompactionTier::FullModel);
+    assert_eq!(
+        fifth.auto_compact.map(|auto| auto.tokens_after),
+        Some(figures.tokens_after)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

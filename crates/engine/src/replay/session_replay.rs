@@ -74,6 +74,11 @@ pub const AGENTCTX_ORIGINATOR: &str = "agentctx";
 /// turn on (only when they changed): the replay rebuilds requests with them.
 pub const RECORDED_TOOLS_FIELD: &str = "agentctx_tools";
 
+/// The field of a `turn_context` line in which agentctx records the window and output limit
+/// of the model the turn ran on (`{"context_window": N, "max_output_tokens": M}`): the replay
+/// judges the turn against the thresholds the live session had.
+pub const RECORDED_WINDOW_FIELD: &str = "agentctx_window";
+
 /// The field of a `turn_context` line in which agentctx records the reasoning parameters its
 /// requests carried in that turn (the thinking level as sent); absent when they carried none.
 /// The replay sends them again; without it, codex's own `effort` and `summary` fields are read.
@@ -142,6 +147,8 @@ pub struct SessionReplayBuilder<'a> {
     originator: Option<String>,
     instructions: String,
     instructions_tokens: u64,
+    /// What every request carries besides the history (instructions and tool schemas).
+    overhead_tokens: u64,
     tools: Vec<ToolSpec>,
     /// The reasoning parameters of the current turn's requests, as recorded.
     reasoning: Option<agentctx_model::ReasoningOptions>,
@@ -161,8 +168,8 @@ pub struct SessionReplayBuilder<'a> {
     max_recorded_prompt_tokens: Option<i64>,
     /// The window the session recorded last.
     model_context_window: Option<i64>,
-    /// The window the model table gives for the model the session recorded.
-    model_window: Option<i64>,
+    /// The output limit of the model the session recorded last (agentctx records it).
+    max_output_tokens: Option<i64>,
     /// The usage of the main thread's last `token_count`, to recognise its copies.
     last_token_info: Option<TokenUsageInfo>,
     /// The session records a request's measure before its items (Codex 0.4x–0.5x).
@@ -178,8 +185,16 @@ pub struct SessionReplayBuilder<'a> {
     request_open: bool,
     /// A recorded compaction rewrote the history since the last request.
     compacted_since_request: bool,
-    /// The usage has crossed the auto-compact trigger since the start or the last compaction.
-    over_trigger: bool,
+    /// Where the session stands between two model requests: which of the engine's decisions is
+    /// due (see `engine_feed.rs`).
+    between: engine_feed::Between,
+    /// The engine's decisions since the last request, for the next request's row.
+    due_decisions: Vec<crate::decision::Decision>,
+    /// Our auto-compaction since the last request, for the next request's row.
+    due_auto_compact: Option<super::request_usage::TierTrigger>,
+    /// Tokens our own tiers took out of the history that the recorded one still holds: the
+    /// recorded measures are of the recorded history, ours is this much smaller.
+    recorded_offset: u64,
     /// User messages of the main thread whose turn is not decided yet: in a Codex rollout, a
     /// `user_message` event right after one confirms it as the user's input. Until the first
     /// event or the first model output, every such message waits (the session prefix of a
@@ -232,6 +247,7 @@ impl<'a> SessionReplayBuilder<'a> {
             originator: None,
             instructions: String::new(),
             instructions_tokens: 0,
+            overhead_tokens: 0,
             tools: Vec::new(),
             reasoning: None,
             main_thread_is_sidechain: None,
@@ -248,7 +264,7 @@ impl<'a> SessionReplayBuilder<'a> {
             max_prompt_tokens: 0,
             max_recorded_prompt_tokens: None,
             model_context_window: None,
-            model_window: None,
+            max_output_tokens: None,
             last_token_info: None,
             measures_lead: false,
             pending_measure: None,
@@ -257,7 +273,10 @@ impl<'a> SessionReplayBuilder<'a> {
             requests: Vec::new(),
             request_open: false,
             compacted_since_request: false,
-            over_trigger: false,
+            between: engine_feed::Between::TurnEnd { decided: None },
+            due_decisions: Vec::new(),
+            due_auto_compact: None,
+            recorded_offset: 0,
             held_user: Vec::new(),
             model_output_seen: false,
             user_events_seen: false,
@@ -307,6 +326,9 @@ impl<'a> SessionReplayBuilder<'a> {
         if self.started_at.is_none() && !record.line.timestamp.is_empty() {
             self.started_at = Some(record.line.timestamp.clone());
         }
+        if let Some(engine) = &mut self.engine {
+            engine.observe_recorded_time(&record.line.timestamp);
+        }
         let main = match &record.line.item {
             RolloutItem::ResponseItem(_) => self.is_main_thread(&record, true),
             _ => self.is_main_thread(&record, false),
@@ -344,7 +366,10 @@ impl<'a> SessionReplayBuilder<'a> {
         }
         match &record.line.item {
             RolloutItem::SessionMeta(meta) => self.session_meta(meta),
-            RolloutItem::TurnContext(context) if main => self.turn_context(context),
+            RolloutItem::TurnContext(context) if main => {
+                self.observe_turn_settings();
+                self.turn_context(context);
+            }
             RolloutItem::Compacted(compacted) if main => self.compacted(compacted),
             RolloutItem::EventMsg(EventMsg::ThreadRolledBack(event)) if main => {
                 // As codex rebuilds a history from its rollout: the rolled-back turns leave
@@ -450,6 +475,7 @@ impl<'a> SessionReplayBuilder<'a> {
         if let Some(text) = instructions {
             self.instructions = text.to_string();
             self.instructions_tokens = self.estimator.estimate_text(text);
+            self.update_overhead();
         }
         if let Some(engine) = &self.engine {
             engine.set_prompt_overhead(self.overhead_tokens());
@@ -472,6 +498,7 @@ impl<'a> SessionReplayBuilder<'a> {
     fn start_turn(&mut self, line: usize, text: Option<String>) {
         self.close_turn();
         let turn = self.turns.len() + 1;
+        self.turn_starts();
         self.segmenter.start_turn();
         self.engine().observe_turn_start(text.as_deref());
         let replaying = self.options.reminders.is_some();
@@ -513,6 +540,9 @@ impl<'a> SessionReplayBuilder<'a> {
         if model_generated {
             self.event_turn = None;
             self.model_output_seen = true;
+            self.observe_model_item(&item);
+        } else {
+            self.observe_other_item(&item);
         }
         if self.recorded_by_agentctx() && is_reminder_item(&item) {
             // A reminder the live engine placed: what fired, as the file says.

@@ -11,15 +11,8 @@ use std::io::Cursor;
 use std::path::Path;
 use std::path::PathBuf;
 
-use agentctx_compact::CarriedItems;
 use agentctx_compact::CompactConfig;
-use agentctx_compact::InitialContextInjection;
 use agentctx_compact::ThresholdLevel;
-use agentctx_compact::build_compacted_history;
-use agentctx_compact::collect_user_message_texts;
-use agentctx_compact::filter_for_summarization;
-use agentctx_compact::offline_summary_budget;
-use agentctx_compact::summarize_offline;
 use agentctx_compact::summary_text;
 use agentctx_context::ApproxTokenEstimator;
 use agentctx_context::TokenEstimator;
@@ -46,7 +39,6 @@ use crate::replay::RequestSink;
 use crate::replay::RequestUsage;
 use crate::replay::SessionReplay;
 use crate::replay::SessionReplayBuilder;
-use crate::replay::TierTrigger;
 use crate::replay::replay_file;
 use crate::replay::replay_reader;
 
@@ -98,22 +90,6 @@ fn turn_lines(replay: &SessionReplay) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// What a full compaction with the offline summary would leave of `history` (the auto-compact
-/// trigger's estimate), on an effective window of `effective_window` tokens.
-fn offline_compaction_tokens(history: &[ResponseItem], effective_window: u64) -> u64 {
-    let summary = summarize_offline(
-        &filter_for_summarization(history),
-        usize::try_from(offline_summary_budget(effective_window)).unwrap(),
-    );
-    tokens(&build_compacted_history(
-        Vec::new(),
-        &collect_user_message_texts(history),
-        &summary_text(&summary),
-        InitialContextInjection::DoNotInject,
-        CarriedItems::default(),
-    ))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Turns, requests, compactions and prompt estimates.
 
@@ -153,7 +129,28 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
     let mut third_history = replacement;
     third_history.extend(items(&[13]));
 
-    let replay = replay_text(SESSION);
+    // Compaction of our own off: the session's 1,000-token window fills at request 2, where the
+    // engine would compact and the replay go on from its own history (request_usage_tests.rs,
+    // `the_replay_compacts_where_the_engine_decides_and_goes_on_from_it`); here the requests
+    // stay on the recorded history.
+    let replay = replay_with(
+        SESSION,
+        &ReplayOptions {
+            compact: CompactConfig {
+                enabled: false,
+                ..CompactConfig::default()
+            },
+            ..without_reminders()
+        },
+    );
+    let decisions =
+        |turn: usize, request: usize| replay.turns[turn].request_usage[request].decisions.clone();
+    // Request 2 is over the blocking limit, and with compaction off nothing can make room: a
+    // live session would fail the turn there.
+    assert!(matches!(
+        decisions(0, 1).last().map(|decision| decision.action),
+        Some(crate::Action::Fail(_))
+    ));
     assert_eq!(replay.format, RolloutFormat::Codex);
     assert_eq!(replay.session_id.as_deref(), Some("s1"));
     assert!(!replay.recorded_by_agentctx);
@@ -225,6 +222,8 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                         // Before the first token count the window is the default 200,000.
                         level: ThresholdLevel::Normal,
                         auto_compact: None,
+                        recorded_offset: 0,
+                        decisions: decisions(0, 0),
                     },
                     RequestUsage {
                         request: 2,
@@ -244,16 +243,10 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                         // levels down with it: request 2 is over the blocking limit, and
                         // auto-compacts.
                         level: ThresholdLevel::Blocking,
-                        // The history (6 items) replaced by what the offline compaction would
-                        // leave of it: the user message and the summary.
-                        auto_compact: Some(TierTrigger {
-                            tokens_before: second_predicted,
-                            tokens_after: second_predicted - tokens(&second_history)
-                                + offline_compaction_tokens(
-                                    &second_history,
-                                    thresholds.effective_window
-                                ),
-                        }),
+                        // Compaction is off.
+                        auto_compact: None,
+                        recorded_offset: 0,
+                        decisions: decisions(0, 1),
                     },
                 ],
             },
@@ -284,8 +277,9 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                     after_compaction: true,
                     micro_compact: None,
                     level: third_level,
-                    // The recorded compaction reset the trigger, and request 3 is under it.
                     auto_compact: None,
+                    recorded_offset: 0,
+                    decisions: decisions(1, 0),
                 }],
             },
         ]
@@ -1522,13 +1516,14 @@ impl RequestSink for Prompts {
     }
 }
 
-/// Replays `bytes` (named `name`) without reminders or micro-compaction, and checks that each
-/// request carries the instructions and the prompt view of the history `read_recorded_session`
-/// rebuilds just before the request's first line.
+/// Replays `bytes` (named `name`) without reminders or compaction of our own (the engine
+/// would compact where a small window fills, and go on from its own history), and checks that
+/// each request carries the instructions and the prompt view of the history
+/// `read_recorded_session` rebuilds just before the request's first line.
 fn assert_requests_are_built_on_the_rebuilt_history(name: &str, bytes: &[u8]) {
     let options = ReplayOptions {
         compact: CompactConfig {
-            micro_compact: false,
+            enabled: false,
             ..CompactConfig::default()
         },
         ..without_reminders()

@@ -7,7 +7,6 @@ use std::path::Path;
 use agentctx_compact::CompactConfig;
 use agentctx_compact::render_history;
 use agentctx_context::TurnSettings;
-use agentctx_engine::CompactPoint;
 use agentctx_engine::Compaction;
 use agentctx_engine::CompactionTier;
 use agentctx_engine::ContextEngine;
@@ -116,7 +115,7 @@ async fn compact(engine: &mut ContextEngine, model: &dyn ModelClient) -> Compact
     engine
         .compact(
             Some(model),
-            CompactPoint::MidTurn,
+            agentctx_engine::CompactReason::MidTurn,
             initial_context(),
             "You are a coding agent.",
             &HostState::default(),

@@ -6,7 +6,6 @@ use std::task::Context;
 use std::task::Poll;
 use std::task::Waker;
 
-use agentctx_context::TokenEstimator;
 use agentctx_model::ToolSpec;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::ResponseItem;
@@ -14,6 +13,7 @@ use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_protocol::TurnContextItem;
 use agentctx_reminders::SystemReminderConfig;
+use agentctx_reminders::is_reminder_item;
 use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
 use agentctx_rollout::RequestStart;
 
@@ -22,8 +22,13 @@ use super::RECORDED_TOOLS_FIELD;
 use super::SessionReplayBuilder;
 use super::first_chars;
 use crate::context_engine::ContextEngine;
-use crate::context_engine::EngineOptions;
 use crate::context_engine::PromptParts;
+use crate::decision::Action;
+use crate::decision::CompactReason;
+use crate::decision::CompactionFigures;
+use crate::decision::Decision;
+use crate::decision::DecisionPoint;
+use crate::engine_options::EngineOptions;
 use crate::error::ReplayError;
 use crate::recorded_session::AS_RECORDED;
 use crate::recorded_session::rebuild_without_replacement;
@@ -75,7 +80,7 @@ impl SessionReplayBuilder<'_> {
                     reminders,
                     compact: options.compact.clone(),
                     context_window: window,
-                    max_output_tokens: None,
+                    max_output_tokens: self.max_output_tokens,
                 },
                 by_agentctx,
             );
@@ -91,18 +96,22 @@ impl SessionReplayBuilder<'_> {
     /// The window in use: the session's, else the one given, else the model table's for the
     /// session's model, else the default.
     pub(super) fn window(&self) -> i64 {
-        let given = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
-        self.model_context_window
-            .or(self.options.context_window.map(given))
-            .or(self.model_window)
-            .unwrap_or_else(|| given(self.options.default_window))
+        EngineOptions::window(
+            self.model_context_window,
+            self.options
+                .context_window
+                .map(|tokens| i64::try_from(tokens).unwrap_or(i64::MAX)),
+            self.model.as_deref(),
+            self.options.default_window,
+        )
     }
 
     /// Moves the engine to the window now in use.
     pub(super) fn apply_window(&mut self) {
         let window = self.window();
+        let max_output = self.max_output_tokens;
         if let Some(engine) = &mut self.engine {
-            engine.set_context_window(window, None);
+            engine.set_context_window(window, max_output);
         }
     }
 
@@ -114,20 +123,19 @@ impl SessionReplayBuilder<'_> {
         if self.model.as_deref() != Some(slug) {
             self.model = Some(slug.to_string());
         }
-        self.model_window = agentctx_model::known_context_window(slug);
         self.apply_window();
     }
 
-    /// What every request carries besides the history: the instructions and the tools.
+    /// What every request carries besides the history: the instructions and the tools (kept
+    /// as the session's header and `turn_context` lines set them).
     pub(super) fn overhead_tokens(&self) -> u64 {
-        let tools = if self.tools.is_empty() {
-            0
-        } else {
-            serde_json::to_string(&self.tools)
-                .map(|json| self.estimator.estimate_text(&json))
-                .unwrap_or(0)
-        };
-        self.instructions_tokens.saturating_add(tools)
+        self.overhead_tokens
+    }
+
+    /// Counts the overhead again after the instructions or the tools changed.
+    pub(super) fn update_overhead(&mut self) {
+        self.overhead_tokens =
+            crate::compaction_policy::prompt_overhead_tokens(&self.instructions, &self.tools);
     }
 
     /// A main-thread `token_count`: the measure of a model request.
@@ -189,7 +197,13 @@ impl SessionReplayBuilder<'_> {
         }
     }
 
+    /// A recorded compaction: the decision due where it stands is taken first, on the history
+    /// as the live session had it when it decided; then the recorded history is installed. When
+    /// the engine asked for a compaction there, the recorded one is the compaction it asked for
+    /// (a session agentctx recorded under the same configuration compacted exactly there) and
+    /// the decision carries its figures.
     pub(super) fn compacted(&mut self, compacted: &CompactedItem) {
+        let decision = self.due_decision_at_compaction();
         self.recorded_compactions.push(recorded_compaction(
             compacted,
             self.current.as_ref().map(|turn| turn.turn),
@@ -197,27 +211,225 @@ impl SessionReplayBuilder<'_> {
         ));
         let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
         let engine = self.engine();
+        let before = engine.context_usage().used_tokens();
         let history = match &compacted.replacement_history {
             Some(items) => items.clone(),
             None => rebuild_without_replacement(engine.history(), &compacted.message),
         };
         engine.install_recorded_compaction(history, clock);
+        let after = engine.context_usage().used_tokens();
+        if let Some(mut decision) = decision {
+            if decision.compact_reason().is_some() {
+                decision.compaction = Some(CompactionFigures {
+                    tier: recorded_tier(compacted),
+                    tokens_before: before,
+                    tokens_after: after,
+                });
+                self.due_auto_compact = Some(TierTrigger {
+                    tokens_before: before,
+                    tokens_after: after,
+                });
+            }
+            self.due_decisions.push(decision);
+        }
+        // Both histories are the recorded one again.
+        self.recorded_offset = 0;
         self.request_open = false;
         // A measure waiting for its request measured one before the rewrite (codex's
         // summarisation request, whose output is the compaction itself).
         self.pending_measure = None;
         self.segmenter.history_rewritten();
         self.compacted_since_request = true;
-        self.over_trigger = false;
         self.compactions += 1;
         if let Some(turn) = &mut self.current {
             turn.compactions += 1;
         }
     }
 
+    /// The decision due where a recorded compaction stands: before a turn (after a response
+    /// that asked for no tools), after tool outputs, or, once those were taken, the request's
+    /// own check against the blocking limit (a live session records its reminders, then
+    /// compacts when the request is blocked, or when the provider refused it as too long).
+    fn due_decision_at_compaction(&mut self) -> Option<Decision> {
+        let between = std::mem::replace(&mut self.between, Between::Ready);
+        match between {
+            // Taken here: the turn that starts next is not checked again (`Ready`).
+            Between::Response { tool_calls: false } | Between::TurnEnd { decided: None } => Some(
+                self.engine()
+                    .threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn),
+            ),
+            Between::TurnEnd {
+                decided: Some(decision),
+            } => Some(decision),
+            Between::Response { tool_calls: true } | Between::ToolOutputs => Some(
+                self.engine()
+                    .threshold_decision(DecisionPoint::AfterToolOutputs, CompactReason::MidTurn),
+            ),
+            Between::Ready => {
+                let overhead = self.overhead_tokens();
+                let mut decision = self.engine().decide_request(None, overhead);
+                if decision.action == Action::Send {
+                    // Not blocked: the live session compacted because the provider refused the
+                    // request as too long.
+                    decision.point = DecisionPoint::AfterFailure;
+                    decision.action = Action::Compact {
+                        reason: CompactReason::Overflow,
+                    };
+                }
+                Some(decision)
+            }
+        }
+    }
+
+    /// A model-generated item of the open request: a tool call makes the tool outputs that
+    /// follow end in the mid-turn check.
+    pub(super) fn observe_model_item(&mut self, item: &ResponseItem) {
+        if let Between::Response { tool_calls } = &mut self.between
+            && item.is_tool_call()
+        {
+            *tool_calls = true;
+        }
+    }
+
+    /// An item the model did not generate (a tool output, a reminder, a user message, the
+    /// context of a turn), before it enters the engine: the end of a response that asked for
+    /// no tools takes the pre-turn decision now (nothing but the next turn's items follows), and
+    /// a reminder after tool outputs the mid-turn one (the live session records the next
+    /// request's reminders after it).
+    pub(super) fn observe_other_item(&mut self, item: &ResponseItem) {
+        match self.between {
+            Between::Response { tool_calls: true } => self.between = Between::ToolOutputs,
+            Between::Response { tool_calls: false } => self.take_turn_decision(),
+            Between::ToolOutputs if is_reminder_item(item) => self.take_mid_turn_decision(),
+            Between::ToolOutputs | Between::TurnEnd { .. } | Between::Ready => {}
+        }
+    }
+
+    /// A `turn_context` line: a new turn's settings (codex records them before the turn's
+    /// items).
+    pub(super) fn observe_turn_settings(&mut self) {
+        if matches!(self.between, Between::Response { tool_calls: false }) {
+            self.take_turn_decision();
+        }
+    }
+
+    /// The pre-turn decision, taken on the history as it stands; carried out when the turn
+    /// starts.
+    fn take_turn_decision(&mut self) {
+        let decision = self
+            .engine()
+            .threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn);
+        self.between = Between::TurnEnd {
+            decided: Some(decision),
+        };
+    }
+
+    /// The mid-turn decision after tool outputs, carried out now.
+    fn take_mid_turn_decision(&mut self) {
+        let decision = self
+            .engine()
+            .threshold_decision(DecisionPoint::AfterToolOutputs, CompactReason::MidTurn);
+        self.between = Between::Ready;
+        self.carry_out(decision);
+    }
+
+    /// A turn starts: the pre-turn decision due is carried out.
+    pub(super) fn turn_starts(&mut self) {
+        let decision = match std::mem::replace(&mut self.between, Between::Ready) {
+            Between::TurnEnd {
+                decided: Some(decision),
+            } => decision,
+            // A turn that follows tool outputs (the previous one was cut off) or a response
+            // whose end was not seen yet is checked as it stands.
+            Between::TurnEnd { decided: None }
+            | Between::Response { .. }
+            | Between::ToolOutputs => self
+                .engine()
+                .threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn),
+            Between::Ready => return,
+        };
+        self.carry_out(decision);
+    }
+
+    /// A request starts: the mid-turn decision due after tool outputs is carried out; a pre-turn
+    /// decision no turn followed (the same turn went on) is dropped.
+    fn request_starts(&mut self) {
+        match std::mem::replace(&mut self.between, Between::Ready) {
+            Between::ToolOutputs | Between::Response { tool_calls: true } => {
+                let decision = self
+                    .engine()
+                    .threshold_decision(DecisionPoint::AfterToolOutputs, CompactReason::MidTurn);
+                self.carry_out(decision);
+            }
+            Between::TurnEnd { .. } | Between::Response { tool_calls: false } | Between::Ready => {}
+        }
+    }
+
+    /// Carries out `decision` where the recorded session did not compact: a compaction it asks
+    /// for is the one a live session would run here, so the engine runs it (offline: a replay
+    /// calls no model) and the replay goes on from the compacted history, as a live session
+    /// would. The recorded measures from then on are of a history larger by what it removed.
+    fn carry_out(&mut self, mut decision: Decision) {
+        if let Some(reason) = decision.compact_reason() {
+            let figures = self.compact_here(reason);
+            decision.compaction = figures;
+        }
+        self.due_decisions.push(decision);
+    }
+
+    /// Runs the engine's compaction for `reason` now, offline, and installs it.
+    fn compact_here(&mut self, reason: CompactReason) -> Option<CompactionFigures> {
+        let runtime = self.runtime()?;
+        let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
+        let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
+        let instructions = std::mem::take(&mut self.instructions);
+        let engine = self.engine();
+        let before = engine.context_usage().used_tokens();
+        let host = engine.recorded_host_state(clock, todo_tool);
+        let compaction = run_on(
+            &runtime,
+            engine.compact(None, reason, Vec::new(), &instructions, &host, clock),
+        );
+        let after = engine.context_usage().used_tokens();
+        self.instructions = instructions;
+        self.runtime = Some(runtime);
+        self.recorded_offset = self
+            .recorded_offset
+            .saturating_add(before.saturating_sub(after));
+        self.segmenter.history_rewritten();
+        self.due_auto_compact = Some(TierTrigger {
+            tokens_before: before,
+            tokens_after: after,
+        });
+        Some(CompactionFigures {
+            tier: compaction.tier,
+            tokens_before: before,
+            tokens_after: after,
+        })
+    }
+
+    /// The replay's runtime, made on first use (taken; put it back after use).
+    fn runtime(&mut self) -> Option<tokio::runtime::Runtime> {
+        match self.runtime.take() {
+            Some(runtime) => Some(runtime),
+            None => tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .inspect_err(|error| tracing::warn!(%error, "no async runtime for the replay"))
+                .ok(),
+        }
+    }
+
     /// A turn's settings: its model, its truncation policy (as `read_recorded_session` reads
     /// it), and the tools agentctx recorded for it when they changed.
     pub(super) fn turn_context(&mut self, context: &TurnContextItem) {
+        if let Some(recorded) = context.extra.get(super::RECORDED_WINDOW_FIELD) {
+            let field = |name: &str| recorded.get(name).and_then(serde_json::Value::as_i64);
+            self.max_output_tokens = field("max_output_tokens");
+            if let Some(window) = field("context_window") {
+                self.model_context_window = Some(window);
+            }
+        }
         if let Some(model) = &context.model {
             self.model(model);
         }
@@ -236,13 +448,16 @@ impl SessionReplayBuilder<'_> {
             return;
         };
         self.tools = tools;
+        self.update_overhead();
         let overhead = self.overhead_tokens();
         self.engine().set_prompt_overhead(overhead);
     }
 
-    /// A recorded model request starts: the engine prepares it as a live session does before
-    /// it sends one.
+    /// A recorded model request starts: the decision due after tool outputs is carried out,
+    /// then the engine prepares the request as a live session does before it sends one and
+    /// decides on it (the blocking limit).
     pub(super) fn request(&mut self, line: usize, start: RequestStart) -> Result<(), ReplayError> {
+        self.request_starts();
         let number = self.requests.len() + 1;
         let clock = i32::try_from(number).unwrap_or(i32::MAX);
         let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
@@ -253,11 +468,23 @@ impl SessionReplayBuilder<'_> {
                 .build()
                 .map_err(ReplayError::Runtime)?,
         };
+        let overhead = self.overhead_tokens();
         let engine = self.engine();
         let host = engine.recorded_host_state(clock, todo_tool);
         let ctx = engine.reminder_context(&host, start.has_user_input);
         let prepared = run_on(&runtime, engine.prepare_request(ctx));
-        self.runtime = Some(runtime);
+        let mut decision = engine.decide_request(Some(&prepared), overhead);
+        if let Some(reason) = decision.compact_reason() {
+            // A live session compacts before it sends a blocked request, then asks again.
+            self.runtime = Some(runtime);
+            decision.compaction = self.compact_here(reason);
+            self.due_decisions.push(decision);
+            let overhead = self.overhead_tokens();
+            decision = self.engine().decide_request(None, overhead);
+        } else {
+            self.runtime = Some(runtime);
+        }
+        self.due_decisions.push(decision);
         let usage = prepared.usage;
         let predicted_tokens = usage.used_tokens();
         let basis = if usage.measured_tokens.is_some() {
@@ -271,16 +498,20 @@ impl SessionReplayBuilder<'_> {
         });
         let predicted_tokens = micro_compact.map_or(predicted_tokens, |micro| micro.tokens_before);
         let used = micro_compact.map_or(predicted_tokens, |micro| micro.tokens_after);
+        let recorded_offset = self.recorded_offset;
+        if let Some(micro) = micro_compact
+            && !self.recorded_by_agentctx()
+        {
+            // The recorded session kept the results our micro-compaction cleared (a session
+            // agentctx recorded cleared the same ones live: its measures are of our history).
+            self.recorded_offset = self
+                .recorded_offset
+                .saturating_add(micro.tokens_before.saturating_sub(micro.tokens_after));
+        }
         let Some(engine) = self.engine.as_ref() else {
             return Ok(());
         };
         let level = engine.thresholds().level(used);
-        let triggers = engine.over_auto_compact(used);
-        let auto_compact = (triggers && !self.over_trigger).then(|| TierTrigger {
-            tokens_before: used,
-            tokens_after: engine.estimate_compaction(used),
-        });
-        self.over_trigger = triggers;
         let prompt_tokens = engine
             .context_manager()
             .estimate_token_count()
@@ -295,7 +526,6 @@ impl SessionReplayBuilder<'_> {
                     session_id: self.session_id.clone(),
                 },
             );
-            engine.check_prompt(&prompt);
             sink.request(number, &prompt)
                 .map_err(|source| ReplayError::Sink {
                     request: number,
@@ -312,8 +542,11 @@ impl SessionReplayBuilder<'_> {
             after_compaction: std::mem::take(&mut self.compacted_since_request),
             micro_compact,
             level,
-            auto_compact,
+            auto_compact: self.due_auto_compact.take(),
+            recorded_offset,
+            decisions: std::mem::take(&mut self.due_decisions),
         };
+        self.between = Between::Response { tool_calls: false };
         self.request_open = true;
         self.requests.push(request.clone());
         self.max_prompt_tokens = self.max_prompt_tokens.max(prompt_tokens);
@@ -349,7 +582,15 @@ impl SessionReplayBuilder<'_> {
     /// The open request recorded `usage`: the engine takes it as the request's measure, and
     /// the request's row shows it.
     pub(super) fn measure_open_request(&mut self, usage: &TokenUsage, cache_write: u64) {
-        self.engine().record_usage(usage);
+        // The measure of our history: the recorded one less what our tiers took out that the
+        // recorded session kept.
+        let offset = i64::try_from(self.recorded_offset).unwrap_or(i64::MAX);
+        let ours = TokenUsage {
+            input_tokens: usage.input_tokens.saturating_sub(offset).max(0),
+            total_tokens: usage.total_tokens.saturating_sub(offset).max(0),
+            ..*usage
+        };
+        self.engine().record_usage(&ours);
         let recorded = u64::try_from(usage.input_tokens).unwrap_or(0);
         let count = |tokens: i64| u64::try_from(tokens).unwrap_or(0);
         let tokens = RecordedTokens {
@@ -371,6 +612,41 @@ impl SessionReplayBuilder<'_> {
             measured.recorded_tokens = Some(recorded);
             measured.recorded_usage = Some(tokens);
         }
+    }
+}
+
+/// Where a replayed session stands between two model requests, for the decision due there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Between {
+    /// In a request's response: the model's items so far, and whether one called a tool.
+    Response {
+        /// A tool was called: the outputs follow, then the mid-turn decision.
+        tool_calls: bool,
+    },
+    /// After a response that called tools, its outputs coming in: the mid-turn decision is due.
+    ToolOutputs,
+    /// After a turn's last response (or before the first turn): the pre-turn decision, taken
+    /// (`Some`) or due.
+    TurnEnd {
+        /// The decision taken where the turn ended, carried out when the next one starts.
+        decided: Option<Decision>,
+    },
+    /// The decisions before the next request are taken: only its own check is left.
+    Ready,
+}
+
+/// The tier of a recorded compaction: the provider's when its history holds a compaction item,
+/// else a full compaction (its summary written by a model).
+fn recorded_tier(compacted: &CompactedItem) -> crate::context_engine::CompactionTier {
+    let remote = compacted
+        .replacement_history
+        .iter()
+        .flatten()
+        .any(|item| item.readable_copy().is_some());
+    if remote {
+        crate::context_engine::CompactionTier::Remote
+    } else {
+        crate::context_engine::CompactionTier::FullModel
     }
 }
 
