@@ -179,6 +179,9 @@ struct TurnRun {
     aborted: bool,
 }
 
+/// A tool call to run: `(call_id, name, arguments)`, as the stream gives it.
+type ToolCall = (String, String, String);
+
 /// The text of the last assistant message of `items`.
 fn last_assistant_text(items: &[ResponseItem]) -> Option<String> {
     items
@@ -772,7 +775,7 @@ impl Session {
         &mut self,
         response: &StreamedResponse,
         run: &mut TurnRun,
-    ) -> Result<(Vec<(String, String, String)>, bool), CoreError> {
+    ) -> Result<(Vec<ToolCall>, bool), CoreError> {
         let (calls, cut_calls) =
             split_cut_calls(response.function_calls(), response.truncated.is_some());
         let Some(reason) = &response.truncated else {
