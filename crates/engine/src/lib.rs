@@ -42,6 +42,10 @@
 //!     panic!("a short history is sent as it is");
 //! };
 //! assert!(!prompt.input.is_empty());
+//! # });
+//! # fn tokio_test_block_on<F: std::future::Future>(future: F) -> F::Output {
+//! #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
+//! # }
 //! ```
 
 mod compaction_policy;

@@ -62,7 +62,7 @@ async fn a_live_session_and_the_replay_of_its_rollout_take_the_same_decisions() 
     });
     let read = |id: &str, path: &str| {
         ScriptedResponse::new()
-            .with_function_call(id, "read_file", &format!(r#"{{"path":"{path}"}}"#))
+            .with_function_call(id, "read_file", format!(r#"{{"path":"{path}"}}"#))
             .with_usage(usage(1_500))
     };
     // Turn 1: two reads, a mid-turn compaction after the second, the answer.
@@ -197,7 +197,7 @@ async fn a_subagent_in_a_long_run_compacts_and_finishes() {
     for (id, path, input) in [("s1", "a.txt", 1_500), ("s2", "b.txt", 6_200)] {
         model.push(
             ScriptedResponse::new()
-                .with_function_call(id, "read_file", &format!(r#"{{"path":"{path}"}}"#))
+                .with_function_call(id, "read_file", format!(r#"{{"path":"{path}"}}"#))
                 .with_usage(usage(input)),
         );
     }
