@@ -285,11 +285,7 @@ pub async fn full_compact_within(
         limit.max_tokens,
         estimator,
     );
-    let removed_items = request
-        .history
-        .iter()
-        .filter(|item| !new_history.contains(item))
-        .count();
+    let removed_items = count_removed(request.history, &new_history);
     FullCompactOutcome {
         tokens_after: estimator.estimate_items(&new_history),
         summary_tokens: estimator.estimate_text(&summary_message),
@@ -304,6 +300,37 @@ pub async fn full_compact_within(
         removed_items,
         restored_files: Vec::new(),
     }
+}
+
+/// The items of `history` that `new_history` does not hold (an equal item), counted in one pass
+/// over each: the items of `new_history` are looked up by fields equal items share, then
+/// compared whole. A walk of `new_history` for every item was quadratic: a long session's
+/// compacted history keeps a thousand user messages, compared with each item compacted.
+fn count_removed(history: &[ResponseItem], new_history: &[ResponseItem]) -> usize {
+    let mut kept: foldhash::HashMap<EqualityKey<'_>, Vec<&ResponseItem>> =
+        foldhash::HashMap::default();
+    for item in new_history {
+        kept.entry(equality_key(item)).or_default().push(item);
+    }
+    history
+        .iter()
+        .filter(|item| {
+            kept.get(&equality_key(item))
+                .is_none_or(|same_key| !same_key.contains(item))
+        })
+        .count()
+}
+
+/// Fields two equal items share: their type, role, call id and message text.
+type EqualityKey<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<String>);
+
+fn equality_key(item: &ResponseItem) -> EqualityKey<'_> {
+    (
+        item.type_name(),
+        item.role(),
+        item.call_id(),
+        item.message_text(),
+    )
 }
 
 /// What the compacted history is built from, besides the summary.

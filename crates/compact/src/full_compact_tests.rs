@@ -404,3 +404,51 @@ async fn a_compacted_history_over_its_limit_keeps_fewer_messages_then_cuts_the_s
     assert!(outcome.summary.starts_with("long summary"));
     assert!(outcome.summary.len() < "long summary ".repeat(400).len());
 }
+
+/// Items that share their type, role, call id or text in every combination, so the lookup's
+/// keys collide where they can and the whole comparison has to tell them apart.
+fn look_alike_items() -> Vec<ResponseItem> {
+    let mut output = ResponseItem::function_call_output("c1", "ok");
+    if let ResponseItem::FunctionCallOutput { extra, .. } = &mut output {
+        extra.insert("status".to_string(), json!("completed"));
+    }
+    vec![
+        ResponseItem::user_text("same text"),
+        ResponseItem::developer_text("same text"),
+        ResponseItem::assistant_text("same text"),
+        ResponseItem::user_text("other text"),
+        ResponseItem::function_call("c1", "shell", r#"{"command":["ls"]}"#),
+        ResponseItem::function_call("c1", "shell", r#"{"command":["pwd"]}"#),
+        ResponseItem::function_call_output("c1", "ok"),
+        output,
+        ResponseItem::function_call_output("c2", "ok"),
+        ResponseItem::GhostSnapshot {
+            ghost_commit: json!({ "id": "g1" }),
+            extra: ExtraFields::new(),
+        },
+        ResponseItem::GhostSnapshot {
+            ghost_commit: json!({ "id": "g2" }),
+            extra: ExtraFields::new(),
+        },
+    ]
+}
+
+proptest::proptest! {
+    /// The count in one pass is the count of a walk of the new history for every item.
+    #[test]
+    fn removed_items_are_the_items_the_new_history_does_not_hold(
+        old in proptest::collection::vec(0..11usize, 0..24),
+        new in proptest::collection::vec(0..11usize, 0..12),
+    ) {
+        let items = look_alike_items();
+        let pick = |at: &Vec<usize>| -> Vec<ResponseItem> {
+            at.iter().filter_map(|&index| items.get(index).cloned()).collect()
+        };
+        let (history, new_history) = (pick(&old), pick(&new));
+        let walked = history
+            .iter()
+            .filter(|item| !new_history.contains(item))
+            .count();
+        proptest::prop_assert_eq!(count_removed(&history, &new_history), walked);
+    }
+}

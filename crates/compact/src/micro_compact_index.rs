@@ -80,6 +80,11 @@ pub struct MicroCompactIndex {
     latest_by_key: foldhash::HashMap<(ToolClass, String), usize>,
     /// Tokens of the results not cleared yet.
     uncleared_tokens: u64,
+    /// The positions in `results` of the results a walk may still clear, in order: not the
+    /// settled ones (cleared, errors, confirmations of edits and writes), which stay so while
+    /// the version does. On a long session most old results are cleared, and the decision
+    /// before every request looks only at the few that are not.
+    open: Vec<usize>,
     /// The settings the cached savings were computed under: the persist threshold and the
     /// home the markers name.
     saving_settings: Option<(u64, PathBuf)>,
@@ -155,7 +160,10 @@ impl MicroCompactIndex {
         let mut remaining = self.uncleared_tokens;
         let mut decision = MicroCompactDecision::default();
         'walk: for first_round in [true, false] {
-            for (position, result) in self.results.iter_mut().enumerate() {
+            for &position in &self.open {
+                let Some(result) = self.results.get_mut(position) else {
+                    continue;
+                };
                 let candidate = result.candidate();
                 if !candidate.is_clearable(position < keep_from)
                     || candidate.goes_first() != first_round
@@ -251,6 +259,12 @@ impl MicroCompactIndex {
             result.is_error = false;
             result.saving = None;
         }
+        let results = &self.results;
+        self.open.retain(|&position| {
+            results
+                .get(position)
+                .is_some_and(|result| !result.is_settled())
+        });
         self.version = Some(history.history_version());
     }
 
@@ -318,7 +332,7 @@ impl MicroCompactIndex {
                 if !cleared {
                     self.uncleared_tokens = self.uncleared_tokens.saturating_add(tokens);
                 }
-                self.results.push(IndexedResult {
+                let result = IndexedResult {
                     index,
                     call_id: call_id.clone(),
                     tool,
@@ -328,7 +342,11 @@ impl MicroCompactIndex {
                     is_error: is_error_output(output, &text),
                     superseded: false,
                     saving: None,
-                });
+                };
+                if !result.is_settled() {
+                    self.open.push(position);
+                }
+                self.results.push(result);
             }
             _ => {}
         }
@@ -343,6 +361,12 @@ impl MicroCompactIndex {
 }
 
 impl IndexedResult {
+    /// No walk can clear it while the history's version stays: it is cleared, an error, or the
+    /// confirmation of an edit or a write.
+    fn is_settled(&self) -> bool {
+        self.cleared || self.is_error || self.tool.is_protected()
+    }
+
     /// The result as the plan's walk takes it.
     fn candidate(&self) -> CompactableResult<'_> {
         CompactableResult {

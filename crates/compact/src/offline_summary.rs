@@ -6,6 +6,8 @@
 //! latest user request while it fits on its own), and gives the same bytes for the same history.
 //! See docs/design/compaction.md, "The history digest and the offline summariser".
 
+use std::collections::VecDeque;
+
 use agentctx_context::HistoryDigest;
 use agentctx_context::approx_token_count;
 use agentctx_protocol::ResponseItem;
@@ -34,11 +36,12 @@ pub fn summarize_offline(items: &[ResponseItem], max_tokens: usize) -> String {
     enforce_budget(rendered, max_tokens)
 }
 
-/// One section: a heading and its entries, oldest first. Cutting drops the oldest entries.
+/// One section: a heading and its entries, oldest first. Cutting drops the oldest entries (from
+/// the front of a queue: a section of thousands of entries is cut one entry at a time).
 #[derive(Debug)]
 struct Section {
     heading: &'static str,
-    entries: Vec<String>,
+    entries: VecDeque<String>,
     /// Bytes of the entries, kept up to date so a cut costs no re-rendering.
     entry_bytes: usize,
     /// Entries dropped from the front to fit the budget.
@@ -54,7 +57,7 @@ impl Section {
         let entry_bytes = entries.iter().map(String::len).sum();
         Self {
             heading,
-            entries,
+            entries: entries.into(),
             entry_bytes,
             omitted: 0,
             empty_text,
@@ -65,7 +68,7 @@ impl Section {
     /// The length of [`render_section`]'s text, without rendering it.
     fn size(&self) -> usize {
         let marker = if self.omitted > 0 {
-            omission_marker(self.omitted).len() + 1
+            omission_marker_len(self.omitted) + 1
         } else {
             0
         };
@@ -84,8 +87,9 @@ impl Section {
     /// Makes the section smaller by one step: the oldest entry goes while there are several,
     /// a last unprotected entry is halved, then dropped. False when nothing can be cut.
     fn cut(&mut self) -> bool {
-        if self.entries.len() > 1 {
-            let removed = self.entries.remove(0);
+        if self.entries.len() > 1
+            && let Some(removed) = self.entries.pop_front()
+        {
             self.entry_bytes -= removed.len();
             self.omitted += 1;
             return true;
@@ -108,7 +112,7 @@ impl Section {
 
     /// Halves the last entry, keeping its start and end; false when it is already short.
     fn halve_last(&mut self) -> bool {
-        let Some(entry) = self.entries.last_mut() else {
+        let Some(entry) = self.entries.back_mut() else {
             return false;
         };
         let chars = entry.chars().count();
@@ -345,11 +349,27 @@ fn render_section(section: &Section) -> String {
     out
 }
 
+/// The marker of one entry left out.
+const ONE_OMITTED: &str = "(1 earlier entry left out to fit the budget)";
+/// The marker of several entries left out, after their number.
+const MANY_OMITTED: &str = " earlier entries left out to fit the budget)";
+
 fn omission_marker(omitted: usize) -> String {
     if omitted == 1 {
-        "(1 earlier entry left out to fit the budget)".to_string()
+        ONE_OMITTED.to_string()
     } else {
-        format!("({omitted} earlier entries left out to fit the budget)")
+        format!("({omitted}{MANY_OMITTED}")
+    }
+}
+
+/// The length of [`omission_marker`]'s text, without writing it (the budget is checked after
+/// every entry cut).
+fn omission_marker_len(omitted: usize) -> usize {
+    if omitted == 1 {
+        ONE_OMITTED.len()
+    } else {
+        let digits = omitted.checked_ilog10().map_or(1, |log| log as usize + 1);
+        1 + digits + MANY_OMITTED.len()
     }
 }
 
@@ -371,11 +391,16 @@ fn shorten(text: &str, keep_chars: usize) -> String {
     let head_chars = keep_chars.div_ceil(2);
     let tail_chars = keep_chars / 2;
     let total = text.chars().count();
-    let head: String = text.chars().take(head_chars).collect();
-    let tail: String = text
-        .chars()
-        .skip(total.saturating_sub(tail_chars))
-        .collect();
+    // Cut at the characters' byte offsets rather than collecting them one by one.
+    let offset = |chars: usize| {
+        text.char_indices()
+            .nth(chars)
+            .map_or(text.len(), |(at, _)| at)
+    };
+    let head = text.get(..offset(head_chars)).unwrap_or_default();
+    let tail = text
+        .get(offset(total.saturating_sub(tail_chars))..)
+        .unwrap_or_default();
     format!("{head} […] {tail}")
 }
 

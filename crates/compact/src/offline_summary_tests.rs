@@ -5,6 +5,9 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::OFFLINE_SUMMARY_HEADER;
+use super::omission_marker;
+use super::omission_marker_len;
+use super::shorten;
 use super::summarize_offline;
 
 fn shell(call_id: &str, command: &str) -> ResponseItem {
@@ -255,4 +258,24 @@ proptest! {
         prop_assert!(approx_token_count(&summary) <= max_tokens as u64);
         prop_assert_eq!(summarize_offline(&items, max_tokens), summary);
     }
+}
+
+#[test]
+fn the_omission_marker_length_is_its_text_s() {
+    for omitted in (0..=1_200).chain([9_999, 10_000, 123_456_789, usize::MAX]) {
+        assert_eq!(
+            omission_marker_len(omitted),
+            omission_marker(omitted).len(),
+            "{omitted}"
+        );
+    }
+}
+
+#[test]
+fn shortening_keeps_the_first_and_last_characters() {
+    assert_eq!(shorten("abcdefghij", 4), "ab […] ij");
+    assert_eq!(shorten("abcdefghij", 5), "abc […] ij");
+    assert_eq!(shorten("äöüßéèêëïî", 4), "äö […] ïî");
+    assert_eq!(shorten("abc", 10), "abc […] abc");
+    assert_eq!(shorten("", 4), " […] ");
 }

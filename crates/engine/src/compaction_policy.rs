@@ -346,10 +346,7 @@ impl Compactor {
             }
         });
         let elapsed = (at - recorded.first).to_std().unwrap_or_default();
-        recorded.now = recorded
-            .origin
-            .checked_add(elapsed)
-            .unwrap_or(recorded.now);
+        recorded.now = recorded.origin.checked_add(elapsed).unwrap_or(recorded.now);
     }
 
     /// The time the thrash guard reads: the recorded session's in a replay, else the wall

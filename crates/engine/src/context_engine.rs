@@ -1,19 +1,19 @@
 //! [`ContextEngine`]: the per-session context state and the per-request pipeline, behind the
 //! seams a host's turn loop calls.
 //!
-//! One turn, as the host drives it:
+//! One turn, as the host drives it (the engine decides; the host does what it says, see
+//! `decision.rs`):
 //!
-//! 1. [`ContextEngine::needs_compaction`] then, when it says so, [`ContextEngine::compact`] at
-//!    [`CompactPoint::PreTurn`];
+//! 1. [`ContextEngine::before_turn`] and, when it asks, [`ContextEngine::compact`];
 //! 2. [`ContextEngine::begin_turn`]: the initial context in full (first turn, after a
 //!    compaction) or the settings diff, then the user's message;
 //! 3. for every model request: [`ContextEngine::reminder_context`] (the host may add its
 //!    providers to the returned context), [`ContextEngine::prepare_request`] (reminders,
-//!    micro-compaction), [`ContextEngine::prompt_input`] and [`ContextEngine::check_prompt`]
-//!    (the blocking limit); after the stream, [`ContextEngine::record_response`], the tool
-//!    outputs through [`ContextEngine::record_tool_outputs`], file reads through
-//!    [`ContextEngine::file_observer`], and [`ContextEngine::needs_compaction`] for a mid-turn
-//!    compaction;
+//!    micro-compaction), [`ContextEngine::before_request`] (send, compact first, or fail);
+//!    on a failed request [`ContextEngine::after_failure`]; after the stream,
+//!    [`ContextEngine::record_response`], the tool outputs through
+//!    [`ContextEngine::record_tool_outputs`], file reads through
+//!    [`ContextEngine::file_observer`], then [`ContextEngine::after_tool_outputs`];
 //! 4. [`ContextEngine::after_turn`]: the background session-memory extraction.
 //!
 //! The engine records into its history; what it returns is what the host persists (the

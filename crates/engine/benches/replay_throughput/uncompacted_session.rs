@@ -17,9 +17,40 @@
 //! recording the input of a request over the whole history so far (`last_token_usage`), summed
 //! into `total_token_usage`. The text is the same for the same seed.
 
+#[path = "uncompacted_session/codex_records.rs"]
+mod codex_records;
+#[path = "uncompacted_session/command_output.rs"]
+mod command_output;
+
 use std::fmt::Write as _;
 
 use chrono::DateTime;
+use codex_records::Content;
+use codex_records::Event;
+use codex_records::ExecArguments;
+use codex_records::Git;
+use codex_records::Item;
+use codex_records::Line;
+use codex_records::RateLimit;
+use codex_records::RateLimits;
+use codex_records::SandboxPolicy;
+use codex_records::SessionMeta;
+use codex_records::ShellArguments;
+use codex_records::ShellMetadata;
+use codex_records::ShellOutput;
+use codex_records::Summary;
+use codex_records::Text;
+use codex_records::TokenInfo;
+use codex_records::TruncationPolicy;
+use codex_records::TurnContext;
+use codex_records::Usage;
+use command_output::clippy;
+use command_output::diff;
+use command_output::line_range;
+use command_output::listing;
+use command_output::search;
+use command_output::source_file;
+use command_output::test_run;
 use serde::Serialize;
 
 /// Turns of one unit.
@@ -155,188 +186,6 @@ const TASKS: [&str; 12] = [
     "Clippy complains after the toolchain bump; clean it up without changing behaviour.",
     "Split src/report.rs: it is over 1,000 lines now. Keep the public API the same.",
 ];
-
-/// Codex's `{"timestamp", "type", "payload"}` envelope.
-#[derive(Serialize)]
-struct Line<'a, P> {
-    timestamp: &'a str,
-    #[serde(rename = "type")]
-    kind: &'a str,
-    payload: P,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Item<'a> {
-    Message {
-        role: &'a str,
-        content: Vec<Content<'a>>,
-    },
-    Reasoning {
-        summary: Vec<Summary<'a>>,
-        encrypted_content: &'a str,
-    },
-    FunctionCall {
-        name: &'a str,
-        arguments: &'a str,
-        call_id: &'a str,
-    },
-    FunctionCallOutput {
-        call_id: &'a str,
-        output: &'a str,
-    },
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Content<'a> {
-    InputText { text: &'a str },
-    OutputText { text: &'a str },
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Summary<'a> {
-    SummaryText { text: &'a str },
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Event<'a> {
-    UserMessage {
-        message: &'a str,
-        images: [(); 0],
-        kind: &'a str,
-    },
-    AgentMessage {
-        message: &'a str,
-    },
-    TokenCount {
-        info: TokenInfo,
-        rate_limits: RateLimits,
-    },
-}
-
-#[derive(Serialize)]
-struct SessionMeta<'a> {
-    id: &'a str,
-    timestamp: &'a str,
-    cwd: &'a str,
-    originator: &'a str,
-    cli_version: &'a str,
-    instructions: Option<&'a str>,
-    source: &'a str,
-    model_provider: &'a str,
-    base_instructions: Text<'a>,
-    git: Git<'a>,
-}
-
-#[derive(Serialize)]
-struct Text<'a> {
-    text: &'a str,
-}
-
-#[derive(Serialize)]
-struct Git<'a> {
-    commit_hash: &'a str,
-    branch: &'a str,
-    repository_url: &'a str,
-}
-
-#[derive(Serialize)]
-struct TurnContext<'a> {
-    turn_id: &'a str,
-    cwd: &'a str,
-    approval_policy: &'a str,
-    sandbox_policy: SandboxPolicy,
-    model: &'a str,
-    effort: &'a str,
-    summary: &'a str,
-    truncation_policy: TruncationPolicy,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename = "workspace-write")]
-struct SandboxPolicy {
-    network_access: bool,
-    exclude_tmpdir_env_var: bool,
-    exclude_slash_tmp: bool,
-}
-
-#[derive(Serialize)]
-struct TruncationPolicy {
-    mode: &'static str,
-    limit: usize,
-}
-
-/// The arguments of codex's `shell` tool.
-#[derive(Serialize)]
-struct ShellArguments<'a> {
-    command: [&'a str; 3],
-    workdir: &'a str,
-    timeout_ms: u64,
-}
-
-/// The output of codex's `shell` tool, as the model gets it (a JSON text).
-#[derive(Serialize)]
-struct ShellOutput<'a> {
-    output: &'a str,
-    metadata: ShellMetadata,
-}
-
-#[derive(Serialize)]
-struct ShellMetadata {
-    exit_code: i32,
-    duration_seconds: f64,
-}
-
-/// The arguments of codex's unified `exec_command` tool.
-#[derive(Serialize)]
-struct ExecArguments<'a> {
-    cmd: &'a str,
-    workdir: &'a str,
-    yield_time_ms: u64,
-    max_output_tokens: u64,
-}
-
-#[derive(Serialize)]
-struct RateLimits {
-    primary: RateLimit,
-    secondary: RateLimit,
-}
-
-#[derive(Serialize)]
-struct RateLimit {
-    used_percent: f64,
-    window_minutes: u64,
-    resets_in_seconds: u64,
-}
-
-#[derive(Serialize)]
-struct TokenInfo {
-    total_token_usage: Usage,
-    last_token_usage: Usage,
-    model_context_window: i64,
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-struct Usage {
-    input_tokens: i64,
-    cached_input_tokens: i64,
-    output_tokens: i64,
-    reasoning_output_tokens: i64,
-    total_tokens: i64,
-}
-
-impl Usage {
-    fn add(&mut self, other: &Self) {
-        self.input_tokens += other.input_tokens;
-        self.cached_input_tokens += other.cached_input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.reasoning_output_tokens += other.reasoning_output_tokens;
-        self.total_tokens += other.total_tokens;
-    }
-}
 
 /// One shell call of a request: the tool, its arguments, and its output as recorded.
 struct ShellCall {
@@ -606,7 +455,8 @@ impl SessionWriter {
     /// A reasoning item; returns the tokens it took to generate.
     fn reasoning(&mut self) -> i64 {
         let summary = format!(
-            "**Looking at the {} {}**\n\nI'll read how `{}` uses `{}_{}` in src/{}.rs before changing it.",
+            "**Looking at the {} {}**\n\n\
+            I'll read how `{}` uses `{}_{}` in src/{}.rs before changing it.",
             self.rng.pick(&FIELDS),
             self.rng.pick(&["code", "tests", "callers", "errors"]),
             self.rng.pick(&TYPES),
@@ -733,7 +583,9 @@ impl SessionWriter {
                 max_output_tokens: 10_000,
             };
             let output = format!(
-                "Chunk ID: {}\nWall time: {seconds:.4} seconds\nProcess exited with code {exit_code}\nOriginal token count: {}\nOutput:\n{printed}",
+                "Chunk ID: {}\nWall time: {seconds:.4} seconds\n\
+                Process exited with code {exit_code}\nOriginal token count: {}\nOutput:\n\
+                {printed}",
                 self.rng.word(HEX, 6),
                 printed.len() / 4,
             );
@@ -766,251 +618,32 @@ impl SessionWriter {
     }
 }
 
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
-        .unwrap_or_default()
-}
+const INSTRUCTIONS: &str = "You are Codex, a coding agent running in the user's terminal. \
+    You and the user share one workspace; you read files, run commands and edit code to finish \
+    the user's task.\n\n\
+    ## How you work\n\
+    - Read before you write: look at the code that will change and at its tests.\n\
+    - Prefer small, reviewable changes. Keep the existing style of the project.\n\
+    - Use `rg` to search and `sed -n` to read ranges of files. Avoid printing whole large files.\n\
+    - Run the project's formatter and tests before you say you are done; report what you ran.\n\
+    - If a command fails, read the error and fix the cause rather than retrying blindly.\n";
 
-/// A Rust source file of about `lines` lines.
-fn source_file(rng: &mut Rng, module: &str, lines: usize) -> String {
-    let mut out = format!(
-        "//! {}: the `{}` of a `{}`, and what `{}_{}` does with it.\n\nuse std::collections::BTreeMap;\n\nuse crate::money::Cents;\n",
-        capitalised(module),
-        rng.pick(&FIELDS),
-        rng.pick(&TYPES),
-        rng.pick(&VERBS),
-        rng.pick(&FIELDS),
-    );
-    while out.lines().count() < lines {
-        let ty = format!("{}{}", rng.pick(&TYPES), rng.between(1, 9));
-        let _ = write!(
-            out,
-            "\n/// A {} of the {module}.\n#[derive(Debug, Clone, PartialEq)]\npub struct {ty} {{\n",
-            rng.pick(&FIELDS)
-        );
-        for _ in 0..rng.between(2, 6) {
-            let _ = writeln!(
-                out,
-                "    pub {}: {},",
-                rng.pick(&FIELDS),
-                rng.pick(&["Cents", "String", "Option<Date>", "Vec<Tag>", "u32", "bool"])
-            );
-        }
-        out.push_str("}\n\n");
-        let _ = writeln!(out, "impl {ty} {{");
-        for _ in 0..rng.between(2, 5) {
-            let (verb, field, other) = (rng.pick(&VERBS), rng.pick(&FIELDS), rng.pick(&FIELDS));
-            let _ = write!(
-                out,
-                "    /// The {field} of every entry on or after `since`.\n    pub fn {verb}_{field}(&self, since: Date, ledger: &Ledger) -> Result<BTreeMap<String, Cents>, {}Error> {{\n        let mut totals = BTreeMap::new();\n",
-                capitalised(module),
-            );
-            for _ in 0..rng.between(3, 12) {
-                let line = match rng.between(0, 5) {
-                    0 => format!(
-                        "        for entry in ledger.entries().filter(|entry| entry.date >= since) {{\n            *totals.entry(entry.{field}.to_string()).or_insert(Cents(0)) += entry.amount;\n        }}\n"
-                    ),
-                    1 => format!(
-                        "        if self.{other}.is_empty() {{\n            return Err({}Error::Missing(\"{other}\".into()));\n        }}\n",
-                        capitalised(module)
-                    ),
-                    2 => format!(
-                        "        let {other} = {}(&self.{field}, since)?;\n",
-                        rng.pick(&VERBS)
-                    ),
-                    3 => format!(
-                        "        tracing::debug!(count = totals.len(), \"{verb} {field}\");\n"
-                    ),
-                    4 => format!(
-                        "        // A {field} with no {other} keeps the ledger's default.\n"
-                    ),
-                    _ => format!(
-                        "        let {field}: Vec<_> = ledger.{other}().iter().map(|x| x.{field}.clone()).collect();\n"
-                    ),
-                };
-                out.push_str(&line);
-            }
-            out.push_str("        Ok(totals)\n    }\n\n");
-        }
-        out.push_str("}\n");
-    }
-    let _ = write!(
-        out,
-        "\n#[cfg(test)]\n#[path = \"{module}_tests.rs\"]\nmod tests;\n"
-    );
-    out
-}
+const PERMISSIONS: &str = "<permissions instructions>\n\
+    Filesystem sandboxing defines which files can be read or written. `sandbox_mode` is \
+    `workspace-write`: The sandbox permits reading files, and editing files in `cwd` and \
+    `writable_roots`. Editing files in other directories requires approval. Network access is \
+    restricted.\n\
+    </permissions instructions>";
 
-/// Lines `from..=to` of `file`, numbered as `nl -ba` numbers them when `numbered`.
-fn line_range(file: &str, from: usize, to: usize, numbered: bool) -> String {
-    let mut out = String::new();
-    for (index, line) in file.lines().enumerate().skip(from - 1).take(to + 1 - from) {
-        if numbered {
-            let _ = writeln!(out, "{:>6}\t{line}", index + 1);
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
+const AGENTS_MD: &str = "# AGENTS.md instructions for /home/mira/src/tally\n\n\
+    <INSTRUCTIONS>\n# tally\n\n\
+    - Rust 2024. `cargo fmt` and `cargo clippy --all-targets -- -D warnings` must pass.\n\
+    - Money is `Cents(i64)`; never use floats for amounts.\n\
+    - Tests: unit tests next to the code, CLI tests in tests/cli.rs with assert_cmd.\n\
+    </INSTRUCTIONS>";
 
-/// `rg -n` over the generated files: the lines holding one of the pattern's words.
-fn search(rng: &mut Rng, files: &[String], pattern: &str) -> String {
-    let word = pattern.split('_').next_back().unwrap_or(pattern);
-    let mut out = String::new();
-    let limit = rng.between(300, 4_000);
-    for (module, file) in MODULES.iter().zip(files) {
-        for (index, line) in file.lines().enumerate() {
-            if line.contains(word) && rng.chance(25) {
-                let _ = writeln!(out, "src/{module}.rs:{}:{line}", index + 1);
-                if out.len() > limit {
-                    return out;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `cargo test`'s output, and whether a test failed.
-fn test_run(rng: &mut Rng) -> (String, bool) {
-    let mut out = format!(
-        "   Compiling tally v0.9.{} ({CWD})\n    Finished `test` profile [unoptimized + debuginfo] target(s) in {}.{:02}s\n     Running unittests src/lib.rs (target/debug/deps/tally-{})\n\n",
-        rng.between(0, 9),
-        rng.between(2, 40),
-        rng.between(0, 99),
-        rng.word(HEX, 16),
-    );
-    let tests = rng.between(20, 220);
-    let failing = if rng.chance(30) {
-        Some(rng.between(0, tests - 1))
-    } else {
-        None
-    };
-    let _ = writeln!(out, "running {tests} tests");
-    for index in 0..tests {
-        let status = if failing == Some(index) {
-            "FAILED"
-        } else {
-            "ok"
-        };
-        let _ = writeln!(
-            out,
-            "test {}::tests::{}_{}_{} ... {status}",
-            rng.pick(&MODULES),
-            rng.pick(&VERBS),
-            rng.pick(&FIELDS),
-            rng.pick(&[
-                "on_an_empty_ledger",
-                "keeps_order",
-                "across_months",
-                "with_tags",
-                "rejects_bad_input",
-                "at_the_boundary"
-            ]),
-        );
-    }
-    if failing.is_some() {
-        let module = rng.pick(&MODULES);
-        let _ = write!(
-            out,
-            "\nfailures:\n\n---- {module}::tests::totals stdout ----\n\nthread '{module}::tests::totals' panicked at src/{module}_tests.rs:{}:5:\nassertion `left == right` failed\n  left: Cents({})\n right: Cents({})\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    {module}::tests::totals\n\n",
-            rng.between(10, 400),
-            rng.between(100, 99_999),
-            rng.between(100, 99_999),
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\ntest result: {}. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.{:02}s",
-        if failing.is_some() { "FAILED" } else { "ok" },
-        tests - usize::from(failing.is_some()),
-        usize::from(failing.is_some()),
-        rng.between(1, 99),
-    );
-    (out, failing.is_some())
-}
-
-/// `cargo clippy`'s warnings, denied.
-fn clippy(rng: &mut Rng) -> String {
-    let mut out = String::from("    Checking tally v0.9.0 (/home/mira/src/tally)\n");
-    let warnings = rng.between(1, 12);
-    for _ in 0..warnings {
-        let (module, line, field) = (rng.pick(&MODULES), rng.between(10, 800), rng.pick(&FIELDS));
-        let _ = write!(
-            out,
-            "error: this `map_or` can be simplified\n  --> src/{module}.rs:{line}:9\n   |\n{line:>3} |         self.{field}.map_or(false, |value| value.is_empty())\n   |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n   |\n   = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#unnecessary_map_or\n   = note: `-D clippy::unnecessary-map-or` implied by `-D warnings`\nhelp: use `is_some_and` instead\n   |\n{line:>3} -         self.{field}.map_or(false, |value| value.is_empty())\n{line:>3} +         self.{field}.is_some_and(|value| value.is_empty())\n   |\n\n",
-        );
-    }
-    let _ = writeln!(
-        out,
-        "error: could not compile `tally` (lib) due to {warnings} previous errors"
-    );
-    out
-}
-
-/// `git diff` of a few hunks of the generated files.
-fn diff(rng: &mut Rng, files: &[String]) -> String {
-    let mut out = String::new();
-    for _ in 0..rng.between(1, 4) {
-        let index = rng.between(0, files.len() - 1);
-        let module = MODULES[index];
-        let lines: Vec<&str> = files[index].lines().collect();
-        let _ = write!(
-            out,
-            "diff --git a/src/{module}.rs b/src/{module}.rs\nindex {}..{} 100644\n--- a/src/{module}.rs\n+++ b/src/{module}.rs\n",
-            rng.word(HEX, 7),
-            rng.word(HEX, 7),
-        );
-        for _ in 0..rng.between(1, 5) {
-            let at = rng.between(0, lines.len().saturating_sub(30));
-            let length = rng.between(6, 24).min(lines.len() - at);
-            let _ = writeln!(
-                out,
-                "@@ -{},{length} +{},{} @@ impl {} {{",
-                at + 1,
-                at + 1,
-                length + 1,
-                rng.pick(&TYPES)
-            );
-            for (offset, line) in lines.iter().skip(at).take(length).enumerate() {
-                if offset == length / 2 {
-                    let _ = writeln!(
-                        out,
-                        "-{line}\n+{}\n+        // {} stays sorted.",
-                        line.replace("since", "until"),
-                        rng.pick(&FIELDS)
-                    );
-                } else {
-                    let _ = writeln!(out, " {line}");
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `git status --short && ls src`.
-fn listing(rng: &mut Rng) -> String {
-    let mut out = String::new();
-    for _ in 0..rng.between(1, 5) {
-        let _ = writeln!(out, " M src/{}.rs", rng.pick(&MODULES));
-    }
-    for module in MODULES {
-        let _ = writeln!(out, "{module}.rs\n{module}_tests.rs");
-    }
-    out.push_str("lib.rs\nmain.rs\n");
-    out
-}
-
-const INSTRUCTIONS: &str = "You are Codex, a coding agent running in the user's terminal. You and the user share one workspace; you read files, run commands and edit code to finish the user's task.\n\n## How you work\n- Read before you write: look at the code that will change and at its tests.\n- Prefer small, reviewable changes. Keep the existing style of the project.\n- Use `rg` to search and `sed -n` to read ranges of files. Avoid printing whole large files.\n- Run the project's formatter and tests before you say you are done; report what you ran.\n- If a command fails, read the error and fix the cause rather than retrying blindly.\n";
-
-const PERMISSIONS: &str = "<permissions instructions>\nFilesystem sandboxing defines which files can be read or written. `sandbox_mode` is `workspace-write`: The sandbox permits reading files, and editing files in `cwd` and `writable_roots`. Editing files in other directories requires approval. Network access is restricted.\n</permissions instructions>";
-
-const AGENTS_MD: &str = "# AGENTS.md instructions for /home/mira/src/tally\n\n<INSTRUCTIONS>\n# tally\n\n- Rust 2024. `cargo fmt` and `cargo clippy --all-targets -- -D warnings` must pass.\n- Money is `Cents(i64)`; never use floats for amounts.\n- Tests: unit tests next to the code, CLI tests in tests/cli.rs with assert_cmd.\n</INSTRUCTIONS>";
-
-const ENVIRONMENT_CONTEXT: &str = "<environment_context>\n  <cwd>/home/mira/src/tally</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted</network_access>\n  <shell>bash</shell>\n</environment_context>";
+const ENVIRONMENT_CONTEXT: &str = "<environment_context>\n  <cwd>/home/mira/src/tally</cwd>\n  \
+    <approval_policy>on-request</approval_policy>\n  \
+    <sandbox_mode>workspace-write</sandbox_mode>\n  \
+    <network_access>restricted</network_access>\n  <shell>bash</shell>\n\
+    </environment_context>";

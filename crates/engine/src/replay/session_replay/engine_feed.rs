@@ -396,7 +396,8 @@ impl SessionReplayBuilder<'_> {
         self.recorded_offset = self
             .recorded_offset
             .saturating_add(before.saturating_sub(after));
-        self.segmenter.history_rewritten();
+        // The recorded session's own records go on as recorded: where its requests start is not
+        // changed by a compaction only the replay ran.
         self.due_auto_compact = Some(TierTrigger {
             tokens_before: before,
             tokens_after: after,
