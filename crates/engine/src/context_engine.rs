@@ -359,8 +359,8 @@ impl ContextEngine {
     }
 
     /// Remembers what every request carries besides the history (instructions and tool
-    /// schemas), for usage no request measured. [`ContextEngine::check_prompt`] sets it from
-    /// the prompt itself; a host that builds no prompt (a replay) sets it here.
+    /// schemas), for usage no request measured. [`ContextEngine::decide_request`] sets it from
+    /// the request's overhead; a host may set it sooner (before its first request).
     pub fn set_prompt_overhead(&self, tokens: u64) {
         self.compactor.set_prompt_overhead(tokens);
     }
