@@ -34,7 +34,6 @@ use crate::engine_ext::Action;
 use crate::engine_ext::ContextEngine;
 use crate::engine_ext::PreparedRequest;
 use crate::engine_ext::PromptParts;
-use crate::engine_ext::RequestFailure;
 use crate::error::CoreError;
 use crate::event::SessionEvent;
 use crate::mcp_ext;
@@ -181,15 +180,6 @@ struct TurnRun {
 
 /// A tool call to run: `(call_id, name, arguments)`, as the stream gives it.
 type ToolCall = (String, String, String);
-
-/// The text of the last assistant message of `items`.
-fn last_assistant_text(items: &[ResponseItem]) -> Option<String> {
-    items
-        .iter()
-        .rev()
-        .find(|item| item.role() == Some("assistant"))
-        .and_then(ResponseItem::message_text)
-}
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -507,7 +497,7 @@ impl Session {
                 continue;
             };
             let paused_after_compaction = self.record_response(&response)?;
-            if let Some(text) = last_assistant_text(&response.items) {
+            if let Some(text) = response.last_assistant_text() {
                 run.last_message = Some(text);
             }
             let (calls, continue_truncated) = self.take_calls(&response, &mut run)?;
@@ -695,14 +685,9 @@ impl Session {
                 Err(failure) => failure,
             };
         drop(prompt);
-        let overflow = self.engine.after_failure(RequestFailure {
-            context_window_exceeded: matches!(
-                failure.error,
-                agentctx_model::ModelError::ContextWindowExceeded { .. }
-            ),
-            died_before_output: failure.may_be_context_overflow(),
-            prompt_tokens: decision.tokens,
-        });
+        let overflow = self
+            .engine
+            .after_failure(failure.request_failure(decision.tokens));
         match overflow.compact_reason() {
             Some(reason) => {
                 // The provider says the prompt is too long, or a stream died before its first

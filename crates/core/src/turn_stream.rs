@@ -73,9 +73,29 @@ impl StreamFailure {
                     | ModelError::Server { .. }
             )
     }
+
+    /// What the engine needs to know of this failure of a request it counted at
+    /// `prompt_tokens` (`ContextEngine::after_failure`): the session and its subagents ask the
+    /// same question the same way.
+    pub(crate) fn request_failure(&self, prompt_tokens: u64) -> agentctx_engine::RequestFailure {
+        agentctx_engine::RequestFailure {
+            context_window_exceeded: matches!(self.error, ModelError::ContextWindowExceeded { .. }),
+            died_before_output: self.may_be_context_overflow(),
+            prompt_tokens,
+        }
+    }
 }
 
 impl StreamedResponse {
+    /// The text of the response's last assistant message.
+    pub(crate) fn last_assistant_text(&self) -> Option<String> {
+        self.items
+            .iter()
+            .rev()
+            .find(|item| item.role() == Some("assistant"))
+            .and_then(ResponseItem::message_text)
+    }
+
     /// The function calls to run: `(call_id, name, arguments)`.
     pub(crate) fn function_calls(&self) -> Vec<(String, String, String)> {
         self.items

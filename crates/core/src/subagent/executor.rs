@@ -15,7 +15,6 @@ use agentctx_engine::ContextEngine;
 use agentctx_engine::EngineOptions;
 use agentctx_engine::HostState;
 use agentctx_engine::PromptParts;
-use agentctx_engine::RequestFailure;
 use agentctx_engine::prompt_overhead_tokens;
 use agentctx_model::ModelClient;
 use agentctx_protocol::ResponseItem;
@@ -280,14 +279,7 @@ impl SubagentExecutor {
                 Ok(Some(response)) => response,
                 Ok(None) => return Err("cancelled".to_string()),
                 Err(failure) => {
-                    let overflow = engine.after_failure(RequestFailure {
-                        context_window_exceeded: matches!(
-                            failure.error,
-                            agentctx_model::ModelError::ContextWindowExceeded { .. }
-                        ),
-                        died_before_output: failure.may_be_context_overflow(),
-                        prompt_tokens: decision.tokens,
-                    });
+                    let overflow = engine.after_failure(failure.request_failure(decision.tokens));
                     let Some(reason) = overflow.compact_reason() else {
                         return Err(failure.to_string());
                     };
@@ -298,13 +290,7 @@ impl SubagentExecutor {
                 }
             };
             engine.record_response(&response.items, response.usage.as_ref());
-            if let Some(text) = response
-                .items
-                .iter()
-                .rev()
-                .find(|item| item.role() == Some("assistant"))
-                .and_then(ResponseItem::message_text)
-            {
+            if let Some(text) = response.last_assistant_text() {
                 last = Some(text);
             }
             let calls = response.function_calls();

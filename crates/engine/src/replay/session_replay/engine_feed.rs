@@ -379,13 +379,20 @@ impl SessionReplayBuilder<'_> {
 
     /// Runs the engine's compaction for `reason` now, offline, and installs it.
     fn compact_here(&mut self, reason: CompactReason) -> Option<CompactionFigures> {
-        let runtime = self.runtime()?;
+        let runtime = self
+            .runtime()
+            .inspect_err(
+                |error| tracing::warn!(%error, "no async runtime to compact in the replay"),
+            )
+            .ok()?;
         let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
         let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
         let instructions = std::mem::take(&mut self.instructions);
         let engine = self.engine();
         let before = engine.context_usage().used_tokens();
-        let host = engine.recorded_host_state(clock, todo_tool);
+        // The state the history implies now, read without counting a request: the request's own
+        // preparation counts it.
+        let host = engine.reminders().recorded_host_state(clock, todo_tool);
         let compaction = run_on(
             &runtime,
             engine.compact(None, reason, Vec::new(), &instructions, &host, clock),
@@ -410,14 +417,13 @@ impl SessionReplayBuilder<'_> {
     }
 
     /// The replay's runtime, made on first use (taken; put it back after use).
-    fn runtime(&mut self) -> Option<tokio::runtime::Runtime> {
+    fn runtime(&mut self) -> Result<tokio::runtime::Runtime, ReplayError> {
         match self.runtime.take() {
-            Some(runtime) => Some(runtime),
+            Some(runtime) => Ok(runtime),
             None => tokio::runtime::Builder::new_current_thread()
                 .enable_time()
                 .build()
-                .inspect_err(|error| tracing::warn!(%error, "no async runtime for the replay"))
-                .ok(),
+                .map_err(ReplayError::Runtime),
         }
     }
 
@@ -462,13 +468,7 @@ impl SessionReplayBuilder<'_> {
         let number = self.requests.len() + 1;
         let clock = i32::try_from(number).unwrap_or(i32::MAX);
         let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
-        let runtime = match self.runtime.take() {
-            Some(runtime) => runtime,
-            None => tokio::runtime::Builder::new_current_thread()
-                .enable_time()
-                .build()
-                .map_err(ReplayError::Runtime)?,
-        };
+        let runtime = self.runtime()?;
         let overhead = self.overhead_tokens();
         let engine = self.engine();
         let host = engine.recorded_host_state(clock, todo_tool);
