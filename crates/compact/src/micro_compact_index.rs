@@ -123,6 +123,11 @@ impl MicroCompactIndex {
         }
     }
 
+    /// The classes it knows tools by.
+    pub fn tool_classes(&self) -> &ToolClasses {
+        &self.tools
+    }
+
     /// Knows tools by `tools` from now on: the next decision looks at the whole history again
     /// when they changed.
     pub fn set_tool_classes(&mut self, tools: ToolClasses) {

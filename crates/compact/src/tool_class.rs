@@ -2,13 +2,14 @@
 //! offers ([`ToolClasses`]), with the names Codex and Claude Code record for the sessions a host
 //! did not run itself (see docs/design/compaction.md, "Micro-compaction").
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// What a tool does, for the tiers that treat results by kind: micro-compaction clears old
 /// results of reads, searches, listings, shell commands and web tools, and keeps the short
 /// confirmations of edits and writes. A tool of no class (MCP tools, todo and plan tools,
 /// subagents, …) is left alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ToolClass {
     /// Reads a file (`Read`; codex `read_file`): a later read of the same path supersedes it.
     Read,
@@ -83,9 +84,13 @@ impl ToolClass {
 /// // Not the host's: the name Claude Code records.
 /// assert_eq!(classes.class_of("Grep"), Some(ToolClass::Search));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Serialized as an object from each declared name to its class (`null`: none), the form a
+/// host records next to its tools so a replay of its session clears what it cleared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct ToolClasses {
-    declared: HashMap<String, Option<ToolClass>>,
+    declared: BTreeMap<String, Option<ToolClass>>,
 }
 
 impl ToolClasses {
@@ -100,6 +105,20 @@ impl ToolClasses {
             Some(class) => *class,
             None => ToolClass::of_recorded_name(name),
         }
+    }
+
+    /// The declared classes of the tools called `names` (a name not declared is left out).
+    pub fn of_names<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Self {
+        let declared = names
+            .into_iter()
+            .filter_map(|name| Some((name.to_string(), *self.declared.get(name)?)))
+            .collect();
+        Self { declared }
+    }
+
+    /// Whether no tool declared its class.
+    pub fn is_empty(&self) -> bool {
+        self.declared.is_empty()
     }
 }
 

@@ -53,3 +53,29 @@ fn the_host_s_own_tools_have_the_class_they_declare() {
     assert_eq!(classes.class_of("Glob"), Some(ToolClass::List));
     assert_eq!(classes.class_of("kill_shell"), None);
 }
+
+#[test]
+fn declared_classes_serialize_as_a_name_to_class_object_and_read_back() {
+    let classes = ToolClasses::from_iter([
+        ("grep".to_string(), Some(ToolClass::Search)),
+        ("bash_output".to_string(), Some(ToolClass::Shell)),
+        ("todo_write".to_string(), None),
+    ]);
+    let json = serde_json::to_value(&classes).expect("serialize");
+    assert_eq!(
+        json,
+        serde_json::json!({"bash_output": "shell", "grep": "search", "todo_write": null})
+    );
+    let back: ToolClasses = serde_json::from_value(json).expect("read back");
+    assert_eq!(back, classes);
+    let offered = classes.of_names(["grep", "todo_write", "read_file"]);
+    assert_eq!(
+        offered,
+        ToolClasses::from_iter([
+            ("grep".to_string(), Some(ToolClass::Search)),
+            ("todo_write".to_string(), None),
+        ])
+    );
+    assert!(!offered.is_empty());
+    assert!(ToolClasses::new().is_empty());
+}

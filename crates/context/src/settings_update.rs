@@ -93,6 +93,15 @@ pub struct TurnSettings {
 }
 
 impl TurnSettings {
+    /// The settings of a turn on `model` in `cwd`, every other dimension unset.
+    pub fn new(model: &str, cwd: Option<String>) -> Self {
+        Self {
+            model: model.to_string(),
+            cwd,
+            ..Self::default()
+        }
+    }
+
     /// The reference item to keep for the next turn's diff (and to persist in the rollout).
     pub fn to_turn_context_item(&self, turn_id: Option<String>) -> TurnContextItem {
         let mut extra = ExtraFields::new();
@@ -141,6 +150,14 @@ pub struct EnvironmentContext {
 }
 
 impl EnvironmentContext {
+    /// The environment of a host that shows the model its working directory alone.
+    pub fn from_cwd(cwd: Option<String>) -> Self {
+        Self {
+            cwd,
+            ..Self::default()
+        }
+    }
+
     /// The environment recorded in a reference item.
     pub fn from_turn_context_item(item: &TurnContextItem, shell: Option<&str>) -> Self {
         Self {

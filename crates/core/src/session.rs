@@ -20,7 +20,6 @@ use agentctx_protocol::EventMsg;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
 use agentctx_protocol::SessionMetaLine;
-use agentctx_protocol::TokenCountEvent;
 use agentctx_rollout::RolloutRecorder;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::mpsc::UnboundedSender;
@@ -241,19 +240,9 @@ impl Session {
     ) -> Result<(Self, UnboundedReceiver<SessionEvent>), CoreError> {
         let meta = SessionMetaLine {
             id: options.session_id.clone().unwrap_or_default(),
-            cwd: Some(options.cwd.display().to_string()),
-            originator: Some("agentctx".to_string()),
             cli_version: Some(env!("CARGO_PKG_VERSION").to_string()),
             model_provider: Some(options.provider_name.clone()).filter(|name| !name.is_empty()),
-            // As codex records them: what every request sends as its instructions (`agentctx
-            // replay --requests` rebuilds the requests from the file).
-            extra: [(
-                "base_instructions".to_string(),
-                serde_json::json!({ "text": options.base_instructions }),
-            )]
-            .into_iter()
-            .collect(),
-            ..SessionMetaLine::default()
+            ..agentctx_engine::session_meta(&options.cwd, &options.base_instructions)
         };
         let recorder = RolloutRecorder::create(&options.home, meta)?;
         Ok(Self::with_recorder(
@@ -744,12 +733,7 @@ impl Session {
         info: agentctx_protocol::TokenUsageInfo,
     ) -> Result<(), CoreError> {
         self.recorder
-            .record_items(&[RolloutItem::EventMsg(EventMsg::TokenCount(
-                TokenCountEvent {
-                    info: Some(info),
-                    ..TokenCountEvent::default()
-                },
-            ))])?;
+            .record_items(&[RolloutItem::token_count(info)])?;
         Ok(())
     }
 

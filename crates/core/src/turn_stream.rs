@@ -4,14 +4,11 @@
 use std::time::Instant;
 
 use agentctx_model::ModelClient;
-use agentctx_model::ModelError;
 use agentctx_model::Prompt;
 use agentctx_model::ResponseEvent;
 use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::ResponseItem;
-use agentctx_protocol::TokenUsage;
-use futures::StreamExt;
 use tokio::sync::RwLock;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -24,94 +21,11 @@ use crate::tools::ToolRegistry;
 /// How often a broken stream that must be redone is sent again.
 const TURN_RESTARTS: u32 = 2;
 
-/// A complete response.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct StreamedResponse {
-    /// Output items, in order.
-    pub(crate) items: Vec<ResponseItem>,
-    /// Usage, when the provider reported it.
-    pub(crate) usage: Option<TokenUsage>,
-    /// The provider's reason when the answer stopped at the output limit
-    /// ([`ResponseEvent::OutputTruncated`], or an [`ModelError::Incomplete`] error from a
-    /// decoder that reports it that way): the items are kept, and the turn asks the model to
-    /// go on.
-    pub(crate) truncated: Option<String>,
-    /// What the provider reported of its own context management (Anthropic context edits, the
-    /// tokens of its compaction step, a pause after compaction).
-    pub(crate) provider_context: Option<agentctx_model::ProviderContextReport>,
-}
+/// A complete response (read by the engine's [`agentctx_engine::collect_response`]).
+pub(crate) type StreamedResponse = agentctx_engine::CollectedResponse;
 
 /// A request that ended without a response.
-#[derive(Debug)]
-pub(crate) struct StreamFailure {
-    /// What ended it.
-    pub(crate) error: ModelError,
-    /// No output event (item, text or reasoning) had arrived: the request or the stream died
-    /// before the model produced anything, as a server that cannot take the prompt does.
-    pub(crate) before_output: bool,
-}
-
-/// Shown as the error alone: whether output had arrived is for the turn loop, not the user.
-impl std::fmt::Display for StreamFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.error.fmt(f)
-    }
-}
-
-impl StreamFailure {
-    /// Whether this failure looks like a prompt the server could not take, when our estimate
-    /// says the prompt filled the window: llama-cpp-python raises inside the stream when the
-    /// prompt exceeds `n_ctx`, so the stream dies (or the server answers 500, or sends an
-    /// event we cannot decode) before its first output event. An error the provider named
-    /// (auth, rate limit, bad request) is never taken for an overflow.
-    pub(crate) fn may_be_context_overflow(&self) -> bool {
-        self.before_output
-            && matches!(
-                self.error,
-                ModelError::StreamDisconnected { .. }
-                    | ModelError::Decode { .. }
-                    | ModelError::Server { .. }
-            )
-    }
-
-    /// What the engine needs to know of this failure of a request it counted at
-    /// `prompt_tokens` (`ContextEngine::after_failure`): the session and its subagents ask the
-    /// same question the same way.
-    pub(crate) fn request_failure(&self, prompt_tokens: u64) -> agentctx_engine::RequestFailure {
-        agentctx_engine::RequestFailure {
-            context_window_exceeded: matches!(self.error, ModelError::ContextWindowExceeded { .. }),
-            died_before_output: self.may_be_context_overflow(),
-            prompt_tokens,
-        }
-    }
-}
-
-impl StreamedResponse {
-    /// The text of the response's last assistant message.
-    pub(crate) fn last_assistant_text(&self) -> Option<String> {
-        self.items
-            .iter()
-            .rev()
-            .find(|item| item.role() == Some("assistant"))
-            .and_then(ResponseItem::message_text)
-    }
-
-    /// The function calls to run: `(call_id, name, arguments)`.
-    pub(crate) fn function_calls(&self) -> Vec<(String, String, String)> {
-        self.items
-            .iter()
-            .filter_map(|item| match item {
-                ResponseItem::FunctionCall {
-                    name,
-                    arguments,
-                    call_id,
-                    ..
-                } => Some((call_id.clone(), name.clone(), arguments.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-}
+pub(crate) type StreamFailure = agentctx_engine::StreamFailure;
 
 /// How many times one turn asks the model to go on after an answer cut at its output limit.
 /// Claude Code makes up to three such "max output tokens recovery" attempts; codex does not go
@@ -203,97 +117,28 @@ async fn stream_once(
     prompt: &Prompt<'_>,
     events: Option<&UnboundedSender<SessionEvent>>,
 ) -> Result<StreamedResponse, StreamFailure> {
-    let mut stream = model.stream(prompt).await.map_err(|error| StreamFailure {
-        error,
-        before_output: true,
-    })?;
-    let mut response = StreamedResponse::default();
-    let mut completed = false;
-    let mut output_seen = false;
-    // The streamed text of the answer, for a decoder that ends a truncated answer with an
-    // error before the message item is done.
-    let mut streamed_text = String::new();
-    while let Some(event) = stream.next().await {
-        let event = match event {
-            Ok(event) => event,
-            Err(ModelError::Incomplete { reason }) => {
-                if !response
-                    .items
-                    .iter()
-                    .any(|item| item.role() == Some("assistant"))
-                    && !streamed_text.is_empty()
-                {
-                    response
-                        .items
-                        .push(ResponseItem::assistant_text(std::mem::take(
-                            &mut streamed_text,
-                        )));
-                }
-                response.truncated = Some(reason);
-                completed = true;
-                break;
+    agentctx_engine::collect_response(model, prompt, |event| match event {
+        ResponseEvent::OutputItemDone(item) if item.role() == Some("assistant") => {
+            if let Some(text) = item.message_text() {
+                emit(events, SessionEvent::AssistantMessage { text });
             }
-            Err(error) => {
-                return Err(StreamFailure {
-                    error,
-                    before_output: !output_seen,
-                });
-            }
-        };
-        if matches!(
-            event,
-            ResponseEvent::OutputItemAdded(_)
-                | ResponseEvent::OutputItemDone(_)
-                | ResponseEvent::OutputTextDelta(_)
-                | ResponseEvent::ReasoningSummaryDelta(_)
-                | ResponseEvent::ReasoningContentDelta(_)
-        ) {
-            output_seen = true;
         }
-        match event {
-            ResponseEvent::OutputItemDone(item) => {
-                if item.role() == Some("assistant")
-                    && let Some(text) = item.message_text()
-                {
-                    emit(events, SessionEvent::AssistantMessage { text });
-                }
-                response.items.push(item);
-            }
-            ResponseEvent::OutputTextDelta(delta) => {
-                streamed_text.push_str(&delta);
-                emit(events, SessionEvent::TextDelta { delta })
-            }
-            ResponseEvent::ReasoningSummaryDelta(delta)
-            | ResponseEvent::ReasoningContentDelta(delta) => {
-                emit(events, SessionEvent::ReasoningDelta { delta });
-            }
-            ResponseEvent::Completed { token_usage, .. } => {
-                response.usage = token_usage;
-                completed = true;
-            }
-            ResponseEvent::OutputTruncated { reason } => response.truncated = Some(reason),
-            // A new attempt starts from the beginning: nothing of the broken one is kept.
-            ResponseEvent::AttemptAbandoned { .. } => {
-                response = StreamedResponse::default();
-                streamed_text.clear();
-                output_seen = false;
-            }
-            ResponseEvent::ProviderContext(report) => response.provider_context = Some(report),
-            ResponseEvent::Created
-            | ResponseEvent::OutputItemAdded(_)
-            | ResponseEvent::RateLimits(_)
-            | ResponseEvent::PromptCache { .. } => {}
-        }
-    }
-    if !completed {
-        return Err(StreamFailure {
-            error: ModelError::StreamDisconnected {
-                reason: "stream ended without a completed response".to_string(),
+        ResponseEvent::OutputTextDelta(delta) => emit(
+            events,
+            SessionEvent::TextDelta {
+                delta: delta.clone(),
             },
-            before_output: !output_seen,
-        });
-    }
-    Ok(response)
+        ),
+        ResponseEvent::ReasoningSummaryDelta(delta)
+        | ResponseEvent::ReasoningContentDelta(delta) => emit(
+            events,
+            SessionEvent::ReasoningDelta {
+                delta: delta.clone(),
+            },
+        ),
+        _ => {}
+    })
+    .await
 }
 
 /// Runs `calls` with the tools of `registry`; outputs in call order.

@@ -362,6 +362,11 @@ impl Compactor {
         self.micro_index.set_tool_classes(tools);
     }
 
+    /// The classes set by [`Compactor::set_tool_classes`].
+    pub(crate) fn tool_classes(&self) -> &ToolClasses {
+        self.micro_index.tool_classes()
+    }
+
     /// Forgets the last measure: the history was rewritten (a rollback, a recorded
     /// compaction).
     pub(crate) fn forget_measure(&mut self) {

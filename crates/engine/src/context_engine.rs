@@ -41,6 +41,7 @@ use agentctx_model::ToolSpec;
 use agentctx_protocol::CompactedItem;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
+use agentctx_protocol::RolloutItem;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_protocol::TurnContextItem;
@@ -82,6 +83,20 @@ pub struct TurnStart {
     pub turn_context: TurnContextItem,
     /// The user's message.
     pub user_message: ResponseItem,
+}
+
+impl TurnStart {
+    /// The lines to record, in order: the context updates, the `turn_context` line (annotate it
+    /// first with [`ContextEngine::annotate_turn_context`]) and the user's message.
+    pub fn rollout_items(self) -> Vec<RolloutItem> {
+        let updates = self
+            .context_updates
+            .into_iter()
+            .map(RolloutItem::ResponseItem);
+        let turn_context = RolloutItem::TurnContext(self.turn_context);
+        let user_message = RolloutItem::ResponseItem(self.user_message);
+        updates.chain([turn_context, user_message]).collect()
+    }
 }
 
 /// Micro-compaction done before a request.
@@ -135,6 +150,19 @@ pub struct PromptParts {
     pub reasoning: Option<ReasoningOptions>,
     /// The session id (the Responses API's `prompt_cache_key`).
     pub session_id: Option<String>,
+}
+
+impl PromptParts {
+    /// The parts of a host that sends `instructions` and `tools` in session `session_id`, with
+    /// no reasoning settings.
+    pub fn new(instructions: &str, tools: Vec<ToolSpec>, session_id: &str) -> Self {
+        Self {
+            instructions: instructions.to_string(),
+            tools,
+            reasoning: None,
+            session_id: Some(session_id.to_string()),
+        }
+    }
 }
 
 /// Which tier compacted.
@@ -196,6 +224,8 @@ impl Compaction {
 pub struct ContextEngine {
     cwd: PathBuf,
     context_window: i64,
+    /// The model's output limit, when known.
+    max_output_tokens: Option<i64>,
     history: ContextManager,
     reminders: ReminderEngine,
     compactor: Compactor,
@@ -251,6 +281,7 @@ impl ContextEngine {
         Self {
             cwd: options.cwd,
             context_window: options.context_window,
+            max_output_tokens: options.max_output_tokens,
             history,
             reminders: ReminderEngine::new(options.reminders),
             compactor,
@@ -332,6 +363,21 @@ impl ContextEngine {
         self.compactor.set_tool_classes(tools);
     }
 
+    /// The classes set by [`ContextEngine::set_tool_classes`].
+    pub fn tool_classes(&self) -> &agentctx_compact::ToolClasses {
+        self.compactor.tool_classes()
+    }
+
+    /// The window, in tokens, requests are judged against.
+    pub fn context_window(&self) -> i64 {
+        self.context_window
+    }
+
+    /// The model's output limit, when known.
+    pub fn max_output_tokens(&self) -> Option<i64> {
+        self.max_output_tokens
+    }
+
     /// Whether the reminders are for the main agent (a subagent's are fewer).
     pub fn set_main_agent(&mut self, main_agent: bool) {
         self.reminders.set_main_agent(main_agent);
@@ -341,6 +387,7 @@ impl ContextEngine {
     /// the thresholds and budgets follow the new window.
     pub fn set_context_window(&mut self, context_window: i64, max_output_tokens: Option<i64>) {
         self.context_window = context_window;
+        self.max_output_tokens = max_output_tokens;
         self.compactor.set_window(context_window, max_output_tokens);
     }
 
@@ -669,10 +716,12 @@ impl ContextEngine {
         parts: PromptParts,
     ) -> RequestStep<'_> {
         let overhead = prompt_overhead_tokens(&parts.instructions, &parts.tools);
-        match self.decide_request(Some(prepared), overhead).action {
-            Action::Send | Action::Continue => {
-                RequestStep::Send(self.build_prompt(prepared, parts))
-            }
+        let decision = self.decide_request(Some(prepared), overhead);
+        match decision.action {
+            Action::Send | Action::Continue => RequestStep::Send {
+                prompt: self.build_prompt(prepared, parts),
+                tokens: decision.tokens,
+            },
             Action::Compact { reason } => RequestStep::Compact(reason),
             Action::Fail(full) => RequestStep::Fail(full),
         }

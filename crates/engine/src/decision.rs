@@ -175,7 +175,13 @@ pub struct RequestFailure {
 #[derive(Debug)]
 pub enum RequestStep<'a> {
     /// Send it.
-    Send(agentctx_model::Prompt<'a>),
+    Send {
+        /// The prompt to send.
+        prompt: agentctx_model::Prompt<'a>,
+        /// The tokens the engine counted it at: what
+        /// [`crate::StreamFailure::request_failure`] needs when the request fails.
+        tokens: u64,
+    },
     /// Compact with this reason ([`crate::ContextEngine::compact`]), then prepare the request
     /// again.
     Compact(CompactReason),

@@ -47,3 +47,14 @@ pub struct HostState {
     /// Tool calls of the previous model request.
     pub last_tool_results: Vec<ToolResultInfo>,
 }
+
+impl HostState {
+    /// The state of a host that keeps nothing but its request clock (no todos, plan, tasks or
+    /// skills): `requests` model requests made, the current one included.
+    pub fn at_request(requests: i32) -> Self {
+        Self {
+            requests,
+            ..Self::default()
+        }
+    }
+}

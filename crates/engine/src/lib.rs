@@ -38,7 +38,7 @@
 //! let host = HostState { requests: 1, ..HostState::default() };
 //! let reminders = engine.reminder_context(&host, true);
 //! let prepared = engine.prepare_request(reminders).await;
-//! let RequestStep::Send(prompt) = engine.before_request(&prepared, PromptParts::default()) else {
+//! let RequestStep::Send { prompt, .. } = engine.before_request(&prepared, PromptParts::default()) else {
 //!     panic!("a short history is sent as it is");
 //! };
 //! assert!(!prompt.input.is_empty());
@@ -56,9 +56,11 @@ mod error;
 mod file_observer;
 mod host_state;
 mod recorded_session;
+mod recording;
 mod reminder_pipeline;
 mod remote_compaction;
 pub mod replay;
+mod response_stream;
 
 pub use agentctx_compact::CompactConfig;
 pub use agentctx_reminders::SystemReminderConfig;
@@ -89,11 +91,16 @@ pub use error::ReplayError;
 pub use file_observer::FileObserver;
 pub use host_state::HostPlan;
 pub use host_state::HostState;
+pub use recording::RECORDED_TOOL_CLASSES_FIELD;
+pub use recording::session_meta;
 pub use reminder_pipeline::FiredReminder;
 pub use reminder_pipeline::PlacedReminders;
 pub use reminder_pipeline::ReminderEngine;
 pub use reminder_pipeline::RequestFacts;
 pub use reminder_pipeline::ResumedState;
+pub use response_stream::CollectedResponse;
+pub use response_stream::StreamFailure;
+pub use response_stream::collect_response;
 
 // Recorded sessions (helper-owned block: the reconstruction of a history from a rollout).
 pub use recorded_session::RecordedSession;

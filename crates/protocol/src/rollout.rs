@@ -100,6 +100,14 @@ pub enum RolloutItem {
 }
 
 impl RolloutItem {
+    /// The `token_count` event of a response whose usage made `info`, as Codex records it.
+    pub fn token_count(info: TokenUsageInfo) -> Self {
+        Self::EventMsg(EventMsg::TokenCount(TokenCountEvent {
+            info: Some(info),
+            ..TokenCountEvent::default()
+        }))
+    }
+
     /// The `type` of the line on the wire.
     pub fn kind(&self) -> &str {
         match self {

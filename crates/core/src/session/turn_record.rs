@@ -29,23 +29,13 @@ impl Session {
         mut turn_context: TurnContextItem,
     ) -> Result<(), CoreError> {
         crate::thinking_ext::record_reasoning(&mut turn_context, self.turn_reasoning.as_ref());
-        // The window the engine judged the turn against, for a replay to judge it alike.
-        let info = self.options.model.model_info();
-        turn_context.extra.insert(
-            agentctx_engine::replay::RECORDED_WINDOW_FIELD.to_string(),
-            serde_json::json!({
-                "context_window": info.context_window,
-                "max_output_tokens": info.max_output_tokens,
-            }),
-        );
+        // The window the engine judges the turn against, and the tools with their classes
+        // when they changed: a replay judges and rebuilds the turn alike.
         let tools = self.tools.specs();
-        if self.recorded_tools.as_ref() != Some(&tools) {
-            if let Ok(value) = serde_json::to_value(&tools) {
-                turn_context.extra.insert(
-                    agentctx_engine::replay::RECORDED_TOOLS_FIELD.to_string(),
-                    value,
-                );
-            }
+        let changed = self.recorded_tools.as_ref() != Some(&tools);
+        self.engine
+            .annotate_turn_context(&mut turn_context, changed.then_some(tools.as_slice()));
+        if changed {
             self.recorded_tools = Some(tools);
         }
         self.recorder

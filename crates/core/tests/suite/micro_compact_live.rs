@@ -4,6 +4,8 @@
 
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
+use agentctx_engine::replay::ReplayOptions;
+use agentctx_engine::replay::replay_file;
 use agentctx_model::WireApi;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
@@ -65,6 +67,7 @@ async fn grep_and_glob_results_are_cleared_before_a_later_request() {
     // Any saving is worth it here, and nothing is kept beyond the three newest results.
     options.compact.micro.min_savings_tokens = 200;
     options.compact.micro.target_tool_result_tokens = 0;
+    let compact = options.compact.clone();
     let (mut session, mut events) = Session::new(options).unwrap();
 
     let outcome = session
@@ -127,4 +130,24 @@ async fn grep_and_glob_results_are_cleared_before_a_later_request() {
         .map(|(call_id, _)| call_id.as_str())
         .collect();
     assert_eq!(cleared_ids, ["c1", "c2"]);
+
+    // The replay of the rollout knows `grep` and `glob` by the classes the session recorded
+    // (neither is a name Codex or Claude Code records) and clears before the same request.
+    let replay_options = ReplayOptions {
+        home: dirs.home.clone(),
+        compact,
+        ..ReplayOptions::default()
+    };
+    let rollout = session.rollout_path().to_path_buf();
+    let replay = tokio::task::spawn_blocking(move || replay_file(&rollout, &replay_options, None))
+        .await
+        .unwrap()
+        .unwrap();
+    let micro: Vec<usize> = replay
+        .requests
+        .iter()
+        .filter(|request| request.micro_compact.is_some())
+        .map(|request| request.request)
+        .collect();
+    assert_eq!(micro, [3], "{:#?}", replay.requests);
 }

@@ -447,6 +447,14 @@ impl SessionReplayBuilder<'_> {
             self.engine().set_truncation(policy);
         }
         self.reasoning = super::recorded_reasoning(context);
+        // The classes agentctx declared for its tools: the micro tier clears what it cleared.
+        if let Some(classes) = context
+            .extra
+            .get(crate::RECORDED_TOOL_CLASSES_FIELD)
+            .and_then(|value| serde_json::from_value(value.clone()).ok())
+        {
+            self.engine().set_tool_classes(classes);
+        }
         let Some(tools) = context
             .extra
             .get(RECORDED_TOOLS_FIELD)
