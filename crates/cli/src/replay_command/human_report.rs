@@ -148,7 +148,8 @@ fn predicted(turn: &ReplayTurn) -> String {
 
 /// Where our tiers would have triggered in the turn: the highest level our usage reached, then
 /// micro-compaction and auto-compaction with tokens before → after (the first of each in the
-/// turn, with how many more), or `-`.
+/// turn, with how many more; auto-compaction with the reason the engine decided it for:
+/// `pre_turn`, `mid_turn`, `blocking`, `overflow`), or `-`.
 fn tier_labels(turn: &ReplayTurn) -> String {
     let mut labels = Vec::new();
     let level = turn
@@ -177,7 +178,15 @@ fn tier_labels(turn: &ReplayTurn) -> String {
         .iter()
         .filter_map(|request| request.auto_compact)
         .collect();
-    if let Some(label) = trigger_label("auto", &auto) {
+    // Named by why the engine decided it (`auto mid_turn …`), as the live session would.
+    let reason = turn
+        .request_usage
+        .iter()
+        .flat_map(|request| &request.decisions)
+        .find_map(|decision| decision.compact_reason())
+        .and_then(|reason| serde_json::to_value(reason).ok())
+        .and_then(|value| value.as_str().map(|reason| format!("auto {reason}")));
+    if let Some(label) = trigger_label(reason.as_deref().unwrap_or("auto"), &auto) {
         labels.push(label);
     }
     if labels.is_empty() {

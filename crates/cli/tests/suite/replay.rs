@@ -586,6 +586,23 @@ fn the_context_window_flag_sets_the_window_of_a_session_that_records_none() {
         let after = trigger[2]["tokens_after"].as_u64().unwrap();
         assert!(after < before, "{trigger}");
     }
+    // The table names each turn's auto-compaction by the reason the engine decided it for.
+    let output = replay(&["--context-window", "12000", CLAUDE_SAMPLE])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    let reasons = ["auto pre_turn ", "auto mid_turn ", "auto blocking "];
+    assert!(
+        reasons.iter().any(|reason| table.contains(reason)),
+        "{table}"
+    );
+    // Never a bare `auto 12,000→…`: every auto-compaction has its reason.
+    assert!(
+        table
+            .match_indices("auto ")
+            .all(|(at, _)| table[at + 5..].starts_with(|c: char| c.is_ascii_lowercase())),
+        "{table}"
+    );
     // A recorded window wins over the flag.
     let output = replay(&["--json", "--context-window", "40000", CODEX_SAMPLE])
         .output()
