@@ -31,6 +31,7 @@ use agentctx_engine::OfflineResult;
 use agentctx_engine::OfflineTier;
 use agentctx_engine::RecordedSession;
 use agentctx_engine::StopPoint;
+use agentctx_engine::TieredCompaction;
 use agentctx_engine::read_recorded_session;
 use agentctx_model::ModelClient;
 use agentctx_protocol::ResponseItem;
@@ -120,6 +121,11 @@ struct CompactReport {
     through_line: usize,
     /// Compactions the session recorded before that point.
     recorded_compactions_before: usize,
+    /// With `--at-compaction` and the `auto` tier: the decision the engine takes where the
+    /// session compacted (the replay of the session up to there decides it, as a live session
+    /// under this configuration would), whose reason the compaction runs with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<agentctx_engine::Decision>,
     /// The tier that changed the history; `null` when none applied.
     tier: Option<Tier>,
     tokens_before: u64,
@@ -222,7 +228,7 @@ fn compact(
     home: &Path,
     full_config: &Config,
     env: &EnvVars,
-    recorded: RecordedSession,
+    mut recorded: RecordedSession,
 ) -> anyhow::Result<CompactReport> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -250,6 +256,38 @@ fn compact(
     };
     let model = client.as_deref().map(|client| client as &dyn ModelClient);
 
+    // At a recorded compaction, `auto` runs the compaction the engine decides there: the replay
+    // of the session up to that point (the same engine state a live session would have: its
+    // window, thresholds, reads, initial context), then the compaction with the decided reason.
+    if let (Some(n), Tier::Auto) = (args.at_compaction, args.tier) {
+        let options = agentctx_engine::replay::ReplayOptions {
+            home: home.to_path_buf(),
+            reminders: Some(full_config.system_reminder.clone()),
+            compact: full_config.compact.clone(),
+            context_window: model.map(|model| model.context_window().unsigned_abs()),
+            ..agentctx_engine::replay::ReplayOptions::default()
+        };
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        let mut at = agentctx_engine::replay::engine_at_compaction(&args.session, n, &options)?;
+        let decision = at.decision;
+        let compacted = runtime.block_on(at.compact(model));
+        let mut report = new_report(args, &recorded);
+        report.decision = decision;
+        report.tokens_before = at.engine.context_usage().used_tokens();
+        report.tokens_after = report.tokens_before;
+        match compacted {
+            Ok(compacted) => {
+                report.tokens_before = compacted.compaction.tokens_before;
+                report_compaction(&mut report, &compacted, client.is_some(), chosen_offline_reason)?;
+            }
+            Err(reason) => report.not_applied.push(NotApplied {
+                tier: Tier::SessionMemory,
+                reason,
+            }),
+        }
+        return Ok(with_items(report, at.engine.history()));
+    }
+
     // The window the compaction is fitted to: the summary model's, else the model table's for
     // the model the session recorded, else the default (the engine's one fallback chain).
     let context_window = EngineOptions::window(
@@ -274,7 +312,7 @@ fn compact(
         model.and_then(|model| model.model_info().max_output_tokens),
     );
     let mut history = ContextManager::new();
-    history.replace(recorded.items);
+    history.replace(std::mem::take(&mut recorded.items));
     let mut engine = ContextEngine::with_history(options, history);
     engine.observe_recorded_reads(&cwd, engine.history());
     let base_instructions = recorded.base_instructions.as_deref().unwrap_or_default();
@@ -282,32 +320,17 @@ fn compact(
         .block_on(engine.compact_offline(args.tier.offline(), model, base_instructions))
         .context("micro-compaction failed")?;
 
-    let mut report = CompactReport {
-        session: args.session.clone(),
-        session_id: recorded.session_id,
-        through_line: recorded.last_line,
-        recorded_compactions_before: recorded.compactions_applied,
-        tier: None,
-        tokens_before: done.tokens_before,
-        tokens_after: done.tokens_before,
-        summary: None,
-        summary_path: None,
-        offline_reason: None,
-        not_applied: done
-            .not_applied
-            .iter()
-            .map(|skipped| NotApplied {
-                tier: Tier::of(skipped.tier),
-                reason: skipped.reason.clone(),
-            })
-            .collect(),
-        persisted_paths: Vec::new(),
-        restored_files: Vec::new(),
-        compacted_at_provider: false,
-        remote_fallback: None,
-        readable_copies: Vec::new(),
-        items: Vec::new(),
-    };
+    let mut report = new_report(args, &recorded);
+    report.tokens_before = done.tokens_before;
+    report.tokens_after = done.tokens_before;
+    report.not_applied = done
+        .not_applied
+        .iter()
+        .map(|skipped| NotApplied {
+            tier: Tier::of(skipped.tier),
+            reason: skipped.reason.clone(),
+        })
+        .collect();
     match done.result {
         OfflineResult::Unchanged => {}
         OfflineResult::Micro(micro) => {
@@ -316,49 +339,99 @@ fn compact(
             report.persisted_paths = micro.persisted_paths;
         }
         OfflineResult::Compacted(compacted) => {
-            let summary_path = match compacted.compaction.tier {
-                CompactionTier::SessionMemory | CompactionTier::Remote => None,
-                CompactionTier::FullModel => Some(SummaryPath::Model),
-                CompactionTier::FullOffline => Some(SummaryPath::Offline),
-            };
-            if summary_path == Some(SummaryPath::Offline) {
-                report.offline_reason = match &compacted.offline_reason {
-                    // The model was named: its failure is the command's, not a reason to go
-                    // offline.
-                    Some(OfflineReason::ModelFailed { last_error }) if client.is_some() => {
-                        anyhow::bail!("the summary model failed: {last_error}")
-                    }
-                    _ if chosen_offline_reason.is_some() => chosen_offline_reason,
-                    Some(reason) => Some(offline_reason_text(reason)),
-                    None => None,
-                };
-            }
-            report.tier = Some(match compacted.compaction.tier {
-                CompactionTier::SessionMemory => Tier::SessionMemory,
-                CompactionTier::FullModel
-                | CompactionTier::FullOffline
-                | CompactionTier::Remote => Tier::Full,
-            });
-            report.compacted_at_provider = compacted.compaction.tier == CompactionTier::Remote;
-            report.remote_fallback = compacted.compaction.remote_fallback.clone();
-            report.summary = Some(compacted.summary_body().to_string());
-            report.summary_path = summary_path;
-            report.tokens_after = compacted.compaction.tokens_after;
-            report.restored_files = compacted
-                .compaction
-                .restored_files
-                .iter()
-                .map(|(path, _)| path.clone())
-                .collect();
+            report_compaction(&mut report, &compacted, client.is_some(), chosen_offline_reason)?;
         }
     }
-    report.items = engine.history().to_vec();
+    Ok(with_items(report, engine.history()))
+}
+
+/// The report of `args` on the history `recorded` rebuilt, before any tier ran.
+fn new_report(args: &CompactArgs, recorded: &RecordedSession) -> CompactReport {
+    CompactReport {
+        session: args.session.clone(),
+        session_id: recorded.session_id.clone(),
+        through_line: recorded.last_line,
+        recorded_compactions_before: recorded.compactions_applied,
+        decision: None,
+        tier: None,
+        tokens_before: 0,
+        tokens_after: 0,
+        summary: None,
+        summary_path: None,
+        offline_reason: None,
+        not_applied: Vec::new(),
+        persisted_paths: Vec::new(),
+        restored_files: Vec::new(),
+        compacted_at_provider: false,
+        remote_fallback: None,
+        readable_copies: Vec::new(),
+        items: Vec::new(),
+    }
+}
+
+/// What a summarising tier did, into `report`. `named_model`: a summary model was named, so
+/// its failure is the command's, not a reason to go offline.
+fn report_compaction(
+    report: &mut CompactReport,
+    compacted: &TieredCompaction,
+    named_model: bool,
+    chosen_offline_reason: Option<String>,
+) -> anyhow::Result<()> {
+    let summary_path = match compacted.compaction.tier {
+        CompactionTier::SessionMemory | CompactionTier::Remote => None,
+        CompactionTier::FullModel => Some(SummaryPath::Model),
+        CompactionTier::FullOffline => Some(SummaryPath::Offline),
+    };
+    if summary_path == Some(SummaryPath::Offline) {
+        report.offline_reason = match &compacted.offline_reason {
+            Some(OfflineReason::ModelFailed { last_error }) if named_model => {
+                anyhow::bail!("the summary model failed: {last_error}")
+            }
+            _ if chosen_offline_reason.is_some() => chosen_offline_reason,
+            Some(reason) => Some(offline_reason_text(reason)),
+            None => None,
+        };
+    }
+    if let Some(reason) = &compacted.session_memory_skipped
+        && !report
+            .not_applied
+            .iter()
+            .any(|skipped| skipped.tier == Tier::SessionMemory)
+    {
+        report.not_applied.push(NotApplied {
+            tier: Tier::SessionMemory,
+            reason: reason.clone(),
+        });
+    }
+    report.tier = Some(match compacted.compaction.tier {
+        CompactionTier::SessionMemory => Tier::SessionMemory,
+        CompactionTier::FullModel | CompactionTier::FullOffline | CompactionTier::Remote => {
+            Tier::Full
+        }
+    });
+    report.compacted_at_provider = compacted.compaction.tier == CompactionTier::Remote;
+    report.remote_fallback = compacted.compaction.remote_fallback.clone();
+    report.summary = Some(compacted.summary_body().to_string());
+    report.summary_path = summary_path;
+    report.tokens_after = compacted.compaction.tokens_after;
+    report.restored_files = compacted
+        .compaction
+        .restored_files
+        .iter()
+        .map(|(path, _)| path.clone())
+        .collect();
+    Ok(())
+}
+
+/// `report` with the new history and the readable copies of its opaque items.
+fn with_items(mut report: CompactReport, history: &[ResponseItem]) -> CompactReport {
+    report.items = history.to_vec();
     report.readable_copies = report
         .items
         .iter()
         .filter_map(|item| item.readable_copy().map(str::to_string))
         .collect();
-    Ok(report)
+    report
 }
 
 /// Why the offline summariser wrote the summary, as the output names it.

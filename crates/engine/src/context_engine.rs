@@ -252,6 +252,14 @@ pub struct ContextEngine {
     overflow_compacted: bool,
     /// Model requests prepared so far.
     requests_prepared: u64,
+    /// The initial context last recorded in full (`begin_turn`; in a replay, the contextual
+    /// items a turn recorded before its message when it was the first or followed a
+    /// compaction): what a mid-turn compaction puts back before the last user message.
+    initial_context: Vec<ResponseItem>,
+    /// A replay: the contextual items recorded since the last turn started, and whether the
+    /// history was compacted (or never had a turn) since, so they are the initial context in
+    /// full.
+    recorded_context: (Vec<ResponseItem>, bool),
 }
 
 impl std::fmt::Debug for ContextEngine {
@@ -298,6 +306,8 @@ impl ContextEngine {
             compacted_since_request: false,
             overflow_compacted: false,
             requests_prepared: 0,
+            initial_context: Vec::new(),
+            recorded_context: (Vec::new(), true),
         }
     }
 
@@ -368,6 +378,12 @@ impl ContextEngine {
         self.compactor.tool_classes()
     }
 
+    /// The initial context last recorded in full: what a host (or a replay) gives
+    /// [`ContextEngine::compact`] to put back in a mid-turn compaction.
+    pub fn initial_context(&self) -> &[ResponseItem] {
+        &self.initial_context
+    }
+
     /// The window, in tokens, requests are judged against.
     pub fn context_window(&self) -> i64 {
         self.context_window
@@ -421,6 +437,11 @@ impl ContextEngine {
     /// does this for a live turn): the next request's reminders see it.
     pub fn observe_turn_start(&mut self, input: Option<&str>) {
         self.user_prompt = input.map(str::to_string);
+        // The first turn, and the first after a compaction, record the initial context in full.
+        let (context, full) = std::mem::take(&mut self.recorded_context);
+        if full && !context.is_empty() {
+            self.initial_context = context;
+        }
         // As `begin_turn`: a compaction before the turn does not keep its first request from
         // compacting again.
         self.compacted_since_request = false;
@@ -429,6 +450,9 @@ impl ContextEngine {
     /// One item of a recorded history (a replay): the reminder state it implies is updated
     /// and the item is appended.
     pub fn observe_recorded_item(&mut self, item: ResponseItem, flags: ItemFlags) {
+        if is_initial_context_item(&item) {
+            self.recorded_context.0.push(item.clone());
+        }
         self.reminders
             .observe_recorded(HistoryEvent::Item(&item, flags));
         self.reminders.observe_items(std::slice::from_ref(&item));
@@ -471,6 +495,8 @@ impl ContextEngine {
     /// starts over, as after a compaction of its own.
     pub fn install_recorded_compaction(&mut self, history: Vec<ResponseItem>, clock: i32) {
         self.history.replace(history);
+        // The next turn records the initial context in full.
+        self.recorded_context = (Vec::new(), true);
         self.compactor.forget_measure();
         self.last_estimate.store(0, Ordering::Relaxed);
         self.compacted_since_request = true;
@@ -523,12 +549,20 @@ impl ContextEngine {
         initial_context: impl FnOnce() -> Vec<ResponseItem>,
         input: &str,
     ) -> TurnStart {
+        let mut full = None;
         let context_updates = self.history.record_context_updates(
             self.previous_model.as_deref(),
             settings,
             Some(turn_id.clone()),
-            initial_context,
+            || {
+                let items = initial_context();
+                full = Some(items.clone());
+                items
+            },
         );
+        if let Some(items) = full {
+            self.initial_context = items;
+        }
         self.previous_model = Some(settings.model.clone());
         self.compacted_since_request = false;
         let user_message = ResponseItem::user_text(input);
@@ -913,6 +947,7 @@ impl ContextEngine {
     ) -> Compaction {
         let point = reason.point();
         self.history.replace(outcome.history.clone());
+        self.recorded_context = (Vec::new(), point == CompactPoint::PreTurn);
         if point == CompactPoint::PreTurn {
             // The next turn records the initial context in full again.
             self.history.set_reference_context_item(None);
@@ -995,5 +1030,22 @@ impl FileObserver for Observers {
         for observer in &self.0 {
             observer.file_written(path, content, turn);
         }
+    }
+}
+
+/// Whether a recorded item is part of a turn's initial context: a developer message, or a user
+/// message of contextual fragments (environment context, user instructions) that is not a
+/// system reminder.
+fn is_initial_context_item(item: &ResponseItem) -> bool {
+    let ResponseItem::Message { role, content, .. } = item else {
+        return false;
+    };
+    match role.as_str() {
+        "developer" => true,
+        "user" => {
+            agentctx_protocol::is_contextual_user_message_content(content)
+                && !agentctx_reminders::is_reminder_item(item)
+        }
+        _ => false,
     }
 }

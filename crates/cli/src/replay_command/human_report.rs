@@ -183,7 +183,7 @@ fn tier_labels(turn: &ReplayTurn) -> String {
         .request_usage
         .iter()
         .flat_map(|request| &request.decisions)
-        .find_map(|decision| decision.compact_reason())
+        .find_map(agentctx_engine::Decision::compact_reason)
         .and_then(|reason| serde_json::to_value(reason).ok())
         .and_then(|value| value.as_str().map(|reason| format!("auto {reason}")));
     if let Some(label) = trigger_label(reason.as_deref().unwrap_or("auto"), &auto) {

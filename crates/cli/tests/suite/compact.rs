@@ -126,6 +126,20 @@ fn codex_sample_before_its_compaction_shrinks() {
     let report = json_of(&output);
     assert_eq!(report["tier"], "full");
     assert!(report["tokens_after"].as_u64().unwrap() < report["tokens_before"].as_u64().unwrap());
+    // The engine's decision where Codex compacted, from the replay up to there: Codex compacted
+    // by its own policy far under our trigger, so the compaction runs as a requested one.
+    let decision = &report["decision"];
+    assert_eq!(decision["point"], "before_turn", "{decision}");
+    assert_eq!(decision["action"], "continue", "{decision}");
+    assert!(decision["tokens"].as_u64().unwrap() < decision["limit"].as_u64().unwrap());
+    // An explicit tier compacts the rebuilt history as asked, with no decision.
+    let output = compact(
+        home.path(),
+        &["--at-compaction", "1", "--tier", "full", "--offline", "--json", CODEX_SAMPLE],
+    )
+    .output()
+    .unwrap();
+    assert!(json_of(&output).get("decision").is_none());
 }
 
 #[test]

@@ -11,6 +11,7 @@ use agentctx_engine::CompactReason;
 use agentctx_engine::Decision;
 use agentctx_engine::DecisionPoint;
 use agentctx_engine::replay::ReplayOptions;
+use agentctx_engine::replay::engine_at_compaction;
 use agentctx_engine::replay::replay_file;
 use agentctx_model::ModelInfo;
 use agentctx_model::ScriptedModelClient;
@@ -129,7 +130,10 @@ async fn a_live_session_and_the_replay_of_its_rollout_take_the_same_decisions() 
         compact: compact_config,
         ..ReplayOptions::default()
     };
-    let replay = tokio::task::spawn_blocking(move || replay_file(&rollout, &replay_options, None))
+    let replay = {
+        let replay_options = replay_options.clone();
+        tokio::task::spawn_blocking(move || replay_file(&rollout, &replay_options, None))
+    }
         .await
         .unwrap()
         .unwrap();
@@ -172,6 +176,43 @@ async fn a_live_session_and_the_replay_of_its_rollout_take_the_same_decisions() 
     // request.
     assert_eq!(compacted.len(), 2, "{:#?}", replay.requests);
     assert_eq!(compacted, live_compacted);
+
+    // `agentctx compact --at-compaction N` of the rollout: the replay stopped before the
+    // session's Nth compaction, the engine compacts there with the reason it decides and the
+    // same summary, and gets the compaction the live session got.
+    let live_compactions: Vec<&Decision> = live
+        .iter()
+        .filter(|decision| decision.compaction.is_some())
+        .collect();
+    for (n, live) in live_compactions.iter().enumerate() {
+        let rollout = session.rollout_path().to_path_buf();
+        let options = replay_options.clone();
+        let mut at = tokio::task::spawn_blocking(move || {
+            engine_at_compaction(&rollout, n + 1, &options).unwrap()
+        })
+        .await
+        .unwrap();
+        let decided = at.decision.expect("a decision at every compaction");
+        assert_eq!(
+            (decided.point, decided.tokens, decided.limit, decided.action),
+            (live.point, live.tokens, live.limit, live.action),
+            "compaction {}",
+            n + 1
+        );
+        let summarizer = ScriptedModelClient::new("test-model").with_model_info(ModelInfo {
+            max_output_tokens: Some(2_000),
+            ..ModelInfo::with_context_window(12_000)
+        });
+        summarizer.push(summary());
+        let compacted = at.compact(Some(&summarizer)).await.unwrap().compaction;
+        let figures = live.compaction.unwrap();
+        assert_eq!(
+            (compacted.tier, compacted.tokens_before, compacted.tokens_after),
+            (figures.tier, figures.tokens_before, figures.tokens_after),
+            "compaction {}",
+            n + 1
+        );
+    }
 }
 
 #[tokio::test]

@@ -21,6 +21,7 @@
 //!   would have. An auto-compaction is reported with its estimate and not installed (the
 //!   recorded session went on); the session's own compactions are installed.
 
+mod at_compaction;
 mod engine_feed;
 mod read_ahead;
 
@@ -63,6 +64,9 @@ use super::request_usage::UsageThresholds;
 use super::turn_boundary::is_turn_start;
 use crate::context_engine::ContextEngine;
 use crate::error::ReplayError;
+
+pub use at_compaction::EngineAtCompaction;
+pub use at_compaction::engine_at_compaction;
 
 /// Characters of the user message shown per turn.
 const USER_MESSAGE_PREVIEW_CHARS: usize = 60;
@@ -208,6 +212,10 @@ pub struct SessionReplayBuilder<'a> {
     /// The text of a `user_message` event that started a turn before its item arrived (older
     /// Codex builds write the event first).
     event_turn: Option<String>,
+    /// Stop where the session recorded this compaction (1-based), before it is installed.
+    stop_before_compaction: Option<usize>,
+    /// The engine where the replay stopped ([`at_compaction::engine_at_compaction`]).
+    stopped: Option<Box<at_compaction::EngineAtCompaction>>,
 }
 
 /// How an item relates to the turns.
@@ -281,6 +289,8 @@ impl<'a> SessionReplayBuilder<'a> {
             model_output_seen: false,
             user_events_seen: false,
             event_turn: None,
+            stop_before_compaction: None,
+            stopped: None,
         }
     }
 
@@ -296,6 +306,9 @@ impl<'a> SessionReplayBuilder<'a> {
     /// A record the replay does not read: it ends the wait of the held user messages once the
     /// session is under way.
     fn observe_unread(&mut self) -> Result<(), ReplayError> {
+        if self.stopped.is_some() {
+            return Ok(());
+        }
         if self.model_output_seen || self.user_events_seen {
             self.release_held(None)?;
         }
@@ -323,6 +336,9 @@ impl<'a> SessionReplayBuilder<'a> {
     /// Takes one record into account, its item (if any) going on into the engine without a
     /// copy.
     pub fn observe_owned(&mut self, record: RolloutRecord) -> Result<(), ReplayError> {
+        if self.stopped.is_some() {
+            return Ok(());
+        }
         if self.started_at.is_none() && !record.line.timestamp.is_empty() {
             self.started_at = Some(record.line.timestamp.clone());
         }

@@ -203,6 +203,10 @@ impl SessionReplayBuilder<'_> {
     /// (a session agentctx recorded under the same configuration compacted exactly there) and
     /// the decision carries its figures.
     pub(super) fn compacted(&mut self, compacted: &CompactedItem) {
+        if self.stop_before_compaction == Some(self.compactions + 1) {
+            self.stop_here();
+            return;
+        }
         let decision = self.due_decision_at_compaction();
         self.recorded_compactions.push(recorded_compaction(
             compacted,
@@ -210,6 +214,7 @@ impl SessionReplayBuilder<'_> {
             self.requests.len(),
         ));
         let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
+        self.observe_reads();
         let engine = self.engine();
         let before = engine.context_usage().used_tokens();
         let history = match &compacted.replacement_history {
@@ -244,6 +249,36 @@ impl SessionReplayBuilder<'_> {
         if let Some(turn) = &mut self.current {
             turn.compactions += 1;
         }
+    }
+
+    /// Tells the engine what the session read and wrote since the last compaction (its tools
+    /// told the live engine as they ran): restoration and the read ledger after a compaction see
+    /// what the live ones saw. Walked once per compaction, before the history is replaced.
+    fn observe_reads(&mut self) {
+        if let (Some(cwd), Some(engine)) = (&self.cwd, &self.engine) {
+            engine.observe_recorded_reads(cwd, engine.history());
+        }
+    }
+
+    /// Stops the replay where the session recorded a compaction, before it is installed: the
+    /// engine as it stands, with the decision due there (`agentctx compact --at-compaction`).
+    fn stop_here(&mut self) {
+        let decision = self.due_decision_at_compaction();
+        let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
+        let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
+        let host = self.engine().reminders().recorded_host_state(clock, todo_tool);
+        self.observe_reads();
+        let Some(engine) = self.engine.take() else {
+            return;
+        };
+        self.stopped = Some(Box::new(super::at_compaction::EngineAtCompaction {
+            engine,
+            decision,
+            instructions: self.instructions.clone(),
+            host,
+            clock,
+            requests: self.requests.len(),
+        }));
     }
 
     /// The decision due where a recorded compaction stands: before a turn (after a response
@@ -393,9 +428,13 @@ impl SessionReplayBuilder<'_> {
         // The state the history implies now, read without counting a request: the request's own
         // preparation counts it.
         let host = engine.reminders().recorded_host_state(clock, todo_tool);
+        let initial = engine.initial_context().to_vec();
+        // What the session read and wrote, as its tools told the live engine: restored alike.
+        self.observe_reads();
+        let engine = self.engine();
         let compaction = run_on(
             &runtime,
-            engine.compact(None, reason, Vec::new(), &instructions, &host, clock),
+            engine.compact(None, reason, initial, &instructions, &host, clock),
         );
         let after = engine.context_usage().used_tokens();
         self.instructions = instructions;
