@@ -278,7 +278,12 @@ fn compact(
         match compacted {
             Ok(compacted) => {
                 report.tokens_before = compacted.compaction.tokens_before;
-                report_compaction(&mut report, &compacted, client.is_some(), chosen_offline_reason)?;
+                report_compaction(
+                    &mut report,
+                    &compacted,
+                    client.is_some(),
+                    chosen_offline_reason,
+                )?;
             }
             Err(reason) => report.not_applied.push(NotApplied {
                 tier: Tier::SessionMemory,
@@ -339,7 +344,12 @@ fn compact(
             report.persisted_paths = micro.persisted_paths;
         }
         OfflineResult::Compacted(compacted) => {
-            report_compaction(&mut report, &compacted, client.is_some(), chosen_offline_reason)?;
+            report_compaction(
+                &mut report,
+                &compacted,
+                client.is_some(),
+                chosen_offline_reason,
+            )?;
         }
     }
     Ok(with_items(report, engine.history()))

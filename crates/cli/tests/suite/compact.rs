@@ -135,7 +135,15 @@ fn codex_sample_before_its_compaction_shrinks() {
     // An explicit tier compacts the rebuilt history as asked, with no decision.
     let output = compact(
         home.path(),
-        &["--at-compaction", "1", "--tier", "full", "--offline", "--json", CODEX_SAMPLE],
+        &[
+            "--at-compaction",
+            "1",
+            "--tier",
+            "full",
+            "--offline",
+            "--json",
+            CODEX_SAMPLE,
+        ],
     )
     .output()
     .unwrap();

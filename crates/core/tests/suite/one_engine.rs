@@ -134,9 +134,9 @@ async fn a_live_session_and_the_replay_of_its_rollout_take_the_same_decisions() 
         let replay_options = replay_options.clone();
         tokio::task::spawn_blocking(move || replay_file(&rollout, &replay_options, None))
     }
-        .await
-        .unwrap()
-        .unwrap();
+    .await
+    .unwrap()
+    .unwrap();
     assert!(replay.recorded_by_agentctx);
     assert_eq!(replay.compactions, 3);
     // The session's first pre-turn check, on a history with nothing in it yet, is taken before
@@ -207,7 +207,11 @@ async fn a_live_session_and_the_replay_of_its_rollout_take_the_same_decisions() 
         let compacted = at.compact(Some(&summarizer)).await.unwrap().compaction;
         let figures = live.compaction.unwrap();
         assert_eq!(
-            (compacted.tier, compacted.tokens_before, compacted.tokens_after),
+            (
+                compacted.tier,
+                compacted.tokens_before,
+                compacted.tokens_after
+            ),
             (figures.tier, figures.tokens_before, figures.tokens_after),
             "compaction {}",
             n + 1

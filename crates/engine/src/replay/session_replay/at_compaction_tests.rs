@@ -23,7 +23,10 @@ fn the_replay_stops_before_the_recorded_compaction_and_the_engine_compacts_there
     let before = at.engine.history().len();
     assert!(before > 0);
     // Codex compacted under its own policy: the engine's decision there, or a requested one.
-    let decided = at.decision.as_ref().and_then(crate::decision::Decision::compact_reason);
+    let decided = at
+        .decision
+        .as_ref()
+        .and_then(crate::decision::Decision::compact_reason);
     assert_eq!(at.reason(), decided.unwrap_or(CompactReason::Requested));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

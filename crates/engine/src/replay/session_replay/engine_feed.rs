@@ -266,7 +266,10 @@ impl SessionReplayBuilder<'_> {
         let decision = self.due_decision_at_compaction();
         let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
         let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
-        let host = self.engine().reminders().recorded_host_state(clock, todo_tool);
+        let host = self
+            .engine()
+            .reminders()
+            .recorded_host_state(clock, todo_tool);
         self.observe_reads();
         let Some(engine) = self.engine.take() else {
             return;
