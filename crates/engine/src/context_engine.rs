@@ -618,10 +618,15 @@ impl ContextEngine {
 
     /// Before a turn (before its user message is recorded): compact first when the history is
     /// over the auto-compact threshold. Starts the turn's overflow allowance anew.
+    ///
+    /// A new session's first turn (an empty history) has nothing to compact: the decision to go
+    /// on is returned but not kept, as a replay of the session has none there either.
     pub fn before_turn(&mut self) -> Decision {
         self.overflow_compacted = false;
         let decision = self.threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn);
-        self.decisions.push(decision);
+        if !self.history.is_empty() {
+            self.decisions.push(decision);
+        }
         decision
     }
 

@@ -139,20 +139,18 @@ async fn a_live_session_and_the_replay_of_its_rollout_take_the_same_decisions() 
     .unwrap();
     assert!(replay.recorded_by_agentctx);
     assert_eq!(replay.compactions, 3);
-    // The session's first pre-turn check, on a history with nothing in it yet, is taken before
-    // anything is recorded: the replay judges it with the turn's initial context in. Every
-    // decision after it is the live one.
-    let after_first = |decisions: Vec<Decision>| -> Vec<_> {
-        assert_eq!(decisions[0].point, DecisionPoint::BeforeTurn);
-        assert_eq!(decisions[0].action, Action::Continue);
-        decisions.iter().skip(1).map(key).collect()
-    };
+    // Every decision is the live one, from the first request's check on (the first turn's
+    // pre-turn check, on an empty history, is kept by neither).
     let replayed: Vec<Decision> = replay
         .requests
         .iter()
         .flat_map(|request| request.decisions.iter().copied())
         .collect();
-    assert_eq!(after_first(replayed), after_first(live.clone()));
+    assert_eq!(
+        replayed.iter().map(key).collect::<Vec<_>>(),
+        live.iter().map(key).collect::<Vec<_>>()
+    );
+    assert_eq!(live[0].point, DecisionPoint::BeforeRequest, "{live:#?}");
     // `auto_compact` stands at the requests after which the live session compacted, and
     // nowhere else.
     let compacted: Vec<usize> = replay

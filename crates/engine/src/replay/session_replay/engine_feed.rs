@@ -379,6 +379,13 @@ impl SessionReplayBuilder<'_> {
             } => decision,
             // A turn that follows tool outputs (the previous one was cut off) or a response
             // whose end was not seen yet is checked as it stands.
+            // The session's first turn: the live engine checked an empty history and kept no
+            // decision.
+            Between::TurnEnd { decided: None }
+                if self.requests.is_empty() && self.compactions == 0 =>
+            {
+                return;
+            }
             Between::TurnEnd { decided: None }
             | Between::Response { .. }
             | Between::ToolOutputs => self
