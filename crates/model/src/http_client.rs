@@ -220,6 +220,15 @@ impl HttpModelClient {
                 anthropic_messages::INTERLEAVED_THINKING_BETA,
             )?;
         }
+        if self.provider.wire_api == WireApi::Anthropic
+            && crate::model_table::one_million_mode(&self.slug).1
+        {
+            merge_list_header(
+                &mut headers,
+                HeaderName::from_static("anthropic-beta"),
+                crate::model_table::CONTEXT_1M_BETA,
+            )?;
+        }
         for beta in betas {
             merge_list_header(
                 &mut headers,

@@ -175,7 +175,23 @@ impl KnownModel {
 const ONE_MILLION_SUFFIX: &str = "[1m]";
 
 /// The window of a model id with [`ONE_MILLION_SUFFIX`]: one million tokens.
-const ONE_MILLION_WINDOW: i64 = 1_000_000;
+pub(crate) const ONE_MILLION_WINDOW: i64 = 1_000_000;
+
+/// The `anthropic-beta` value that opens a model's 1M-token context window
+/// (<https://docs.anthropic.com/en/docs/build-with-claude/context-windows>, "1M token context
+/// window": requests over 200,000 tokens need it; without it the model keeps its 200,000-token
+/// window).
+pub const CONTEXT_1M_BETA: &str = "context-1m-2025-08-07";
+
+/// The model id to send for `slug` and whether it asks for the 1M-token window: Claude Code's
+/// `[1m]` suffix (any case) names a mode of the model, not a model the provider knows, so the
+/// id goes without it and the request carries [`CONTEXT_1M_BETA`] instead.
+pub fn one_million_mode(slug: &str) -> (&str, bool) {
+    match strip_suffix_ignore_case(slug, ONE_MILLION_SUFFIX) {
+        Some(base) => (base, true),
+        None => (slug, false),
+    }
+}
 
 /// The table's entry for `slug`: an exact row, else the longest row that prefixes it (so
 /// `gpt-5-2025-08-07` finds `gpt-5`), else the limits LiteLLM's table states for it (see

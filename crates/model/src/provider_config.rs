@@ -176,6 +176,16 @@ impl ProviderConfig {
             Some(entry) => entry.apply_to(base),
             None => base,
         };
+        // A `[1m]` model id opens the 1M-token window on any wire (on Anthropic's with the beta
+        // header the client sends), over the window of the model without the suffix (the
+        // preset's Claude rows say 200,000); only an entry for the `[1m]` id itself sets another.
+        let explicit = self
+            .models
+            .get(slug)
+            .is_some_and(|entry| entry.context_window.is_some());
+        if crate::model_table::one_million_mode(slug).1 && !explicit {
+            info.context_window = crate::model_table::ONE_MILLION_WINDOW;
+        }
         info.system_messages = info.system_messages.or(self.system_messages);
         info
     }

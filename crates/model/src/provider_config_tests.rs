@@ -377,3 +377,27 @@ fn context_management_under_a_preset_keeps_the_preset_and_merges_key_by_key() {
     );
     assert!(openai.compact_endpoint());
 }
+
+#[test]
+fn a_1m_model_id_has_the_1m_window_over_the_presets_claude_row() {
+    let anthropic = ProviderConfig::anthropic();
+    let plain = anthropic.model_info("claude-opus-4-6");
+    assert!(plain.context_window < 1_000_000, "{plain:?}");
+    let one_million = anthropic.model_info("claude-opus-4-6[1m]");
+    assert_eq!(one_million.context_window, 1_000_000);
+    // The rest of the row is the model's own.
+    assert_eq!(one_million.max_output_tokens, plain.max_output_tokens);
+    // An entry for the `[1m]` id itself sets another window.
+    let mut configured = ProviderConfig::anthropic();
+    configured.models.insert(
+        "claude-opus-4-6[1m]".to_string(),
+        crate::model_info::ModelEntry {
+            context_window: Some(500_000),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        configured.model_info("claude-opus-4-6[1m]").context_window,
+        500_000
+    );
+}

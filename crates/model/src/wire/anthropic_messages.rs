@@ -122,7 +122,9 @@ pub(crate) fn request_body(
     }
 
     let mut body = Map::new();
-    body.insert("model".into(), json!(slug));
+    // `claude-opus-4-6[1m]` goes as `claude-opus-4-6`, its window opened by the beta header.
+    let (model, _) = crate::model_table::one_million_mode(slug);
+    body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(output.max_tokens));
     if let Some(system) = system {
         body.insert("system".into(), system);

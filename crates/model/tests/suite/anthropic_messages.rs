@@ -134,6 +134,64 @@ async fn interleaved_thinking_sends_the_beta_header() {
 }
 
 #[tokio::test]
+async fn a_1m_model_id_sends_the_model_without_its_suffix_and_the_1m_beta_header() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture("anthropic_tool_use.sse")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let mut provider = provider(WireApi::Anthropic, &server.uri());
+    // The user's own betas stay; ours is added once.
+    provider.http_headers.insert(
+        "anthropic-beta".to_string(),
+        "interleaved-thinking-2025-05-14".to_string(),
+    );
+    let client = client(provider, "claude-opus-4-6[1m]");
+    assert_eq!(
+        agentctx_model::ModelClient::context_window(&client),
+        1_000_000
+    );
+
+    let (_, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
+
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    let betas: Vec<&str> = requests[0]
+        .headers
+        .get_all("anthropic-beta")
+        .iter()
+        .map(|value| value.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        betas,
+        vec!["interleaved-thinking-2025-05-14,context-1m-2025-08-07"]
+    );
+    let body: serde_json::Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert_eq!(body["model"], json!("claude-opus-4-6"));
+}
+
+#[tokio::test]
+async fn a_model_without_the_1m_suffix_sends_no_1m_beta() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture("anthropic_tool_use.sse")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(
+        provider(WireApi::Anthropic, &server.uri()),
+        "claude-opus-4-6",
+    );
+
+    let (_, error) = collect(&client, &rich_prompt(WireApi::Anthropic)).await;
+
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    assert!(requests[0].headers.get("anthropic-beta").is_none());
+}
+
+#[tokio::test]
 async fn overloaded_error_event_without_retries_left() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
