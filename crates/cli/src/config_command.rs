@@ -6,12 +6,12 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::config::LoadedConfig;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::resolve_model;
-use agentctx_core::session_config::resolve_provider;
+use agentctx_core::Config;
+use agentctx_core::EnvVars;
+use agentctx_core::LoadedConfig;
+use agentctx_core::ModelSelection;
+use agentctx_core::resolve_model;
+use agentctx_core::resolve_provider;
 use agentctx_model::BaseUrlSource;
 use agentctx_model::ResolvedModel;
 use agentctx_model::ResolvedProvider;
@@ -79,7 +79,7 @@ impl ModelReport {
 struct ShowJson<'a> {
     file: &'a std::path::Path,
     file_exists: bool,
-    values: &'a [agentctx_core::config::ConfigValue],
+    values: &'a [agentctx_core::ConfigValue],
     provider: ProviderReport,
     /// `null` when no model is configured.
     model: Option<ModelReport>,

@@ -10,10 +10,10 @@
 use std::io::Write as _;
 use std::sync::Arc;
 
+use agentctx_core::ModelSelection;
 use agentctx_core::Session;
-use agentctx_core::loop_driver_ext::SessionLoopAgent;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::resolve_model;
+use agentctx_core::SessionLoopAgent;
+use agentctx_core::resolve_model;
 use agentctx_loop_driver::LoopCondition;
 use agentctx_loop_driver::LoopDriver;
 use agentctx_loop_driver::LoopProgressEvent;

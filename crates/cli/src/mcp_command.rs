@@ -4,12 +4,12 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::mcp_ext::McpConnectionManager;
-use agentctx_core::mcp_ext::McpServerState;
-use agentctx_core::mcp_ext::McpServerStatus;
-use agentctx_core::mcp_ext::qualified_tool_name;
+use agentctx_core::Config;
+use agentctx_core::EnvVars;
+use agentctx_core::McpConnectionManager;
+use agentctx_core::McpServerState;
+use agentctx_core::McpServerStatus;
+use agentctx_core::qualified_tool_name;
 use anyhow::Context;
 
 #[derive(Debug, clap::Args)]

@@ -22,8 +22,8 @@ use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
+use agentctx_core::Config;
+use agentctx_core::EnvVars;
 use agentctx_engine::ReplayError;
 use agentctx_engine::replay::DEFAULT_CONTEXT_WINDOW;
 use agentctx_engine::replay::ReplayOptions;

@@ -18,10 +18,10 @@ use std::io::IsTerminal as _;
 use std::io::Write as _;
 
 use agentctx_core::InputOutcome;
+use agentctx_core::McpConnectionManager;
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
-use agentctx_core::mcp_ext::McpConnectionManager;
-use agentctx_core::session_config::find_session;
+use agentctx_core::find_session;
 use anyhow::Context as _;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
@@ -324,7 +324,7 @@ impl TurnCount {
 /// and offers nothing; the session goes on without it.
 pub(crate) async fn attach_mcp_servers(
     session: &mut Session,
-    config: &agentctx_core::config::Config,
+    config: &agentctx_core::Config,
     cwd: &std::path::Path,
 ) {
     if config.mcp_servers.is_empty() {

@@ -85,7 +85,7 @@ impl Approver for FixedApprover {
 }
 
 /// Applies `policy` to `request`, asking `approver` when the policy says so.
-pub async fn check(
+pub(crate) async fn check(
     policy: ApprovalPolicy,
     approver: Option<&dyn Approver>,
     request: &ApprovalRequest,

@@ -219,7 +219,7 @@ impl Config {
     /// The compaction settings of a session on provider `provider_id`: `[compact]` with the
     /// provider's own `compact_mode` (`[model_providers.<id>]`), when it sets one, over
     /// `[compact] mode`.
-    pub fn compact_for_provider(&self, provider_id: &str) -> CompactConfig {
+    pub(crate) fn compact_for_provider(&self, provider_id: &str) -> CompactConfig {
         let mut compact = self.compact.clone();
         if let Some(mode) = self
             .model

@@ -4,51 +4,53 @@
 //! full compaction, restoration, usage accounting); the session keeps the model stream, the
 //! tools, approvals, hooks, MCP and subagents. This file turns the session's own state into the
 //! engine's [`HostState`] and its options into [`EngineOptions`] — the two things a Codex fork
-//! writes for its own turn loop (docs/design/engine.md, "Wiring a host").
+//! writes for its own turn loop (docs/design/engine.md, "Wiring a host"). Each takes the fields it
+//! reads (the state, the model, the folders and configs), never the session: the subagent
+//! runner builds its engine's options here too.
 
-pub use agentctx_engine::Action;
-pub use agentctx_engine::CompactConfig;
-pub use agentctx_engine::CompactPoint;
-pub use agentctx_engine::CompactReason;
-pub use agentctx_engine::Compaction;
-pub use agentctx_engine::CompactionTier;
-pub use agentctx_engine::ContextEngine;
-pub use agentctx_engine::Decision;
-pub use agentctx_engine::EngineOptions;
-pub use agentctx_engine::HostPlan;
-pub use agentctx_engine::HostState;
-pub use agentctx_engine::PreCompactHook;
-pub use agentctx_engine::PreparedRequest;
-pub use agentctx_engine::PromptParts;
-pub use agentctx_engine::RequestFailure;
-pub use agentctx_engine::RequestStep;
-pub use agentctx_engine::SystemReminderConfig;
-pub use agentctx_engine::prompt_overhead_tokens;
+pub(crate) use agentctx_engine::Action;
+pub(crate) use agentctx_engine::CompactConfig;
+pub(crate) use agentctx_engine::CompactPoint;
+pub(crate) use agentctx_engine::CompactReason;
+pub(crate) use agentctx_engine::ContextEngine;
+pub(crate) use agentctx_engine::EngineOptions;
+pub(crate) use agentctx_engine::HostPlan;
+pub(crate) use agentctx_engine::HostState;
+pub(crate) use agentctx_engine::PreCompactHook;
+pub(crate) use agentctx_engine::PreparedRequest;
+pub(crate) use agentctx_engine::PromptParts;
+pub(crate) use agentctx_engine::SystemReminderConfig;
+pub(crate) use agentctx_engine::prompt_overhead_tokens;
+use std::path::Path;
+
+use agentctx_model::ModelClient;
 use agentctx_protocol::BackgroundTask;
 use agentctx_protocol::BackgroundTaskStatus;
 use agentctx_protocol::BackgroundTaskType;
 use agentctx_reminders::ToolResultInfo;
 
 use crate::process::BackgroundStatus;
-use crate::session::SessionOptions;
 use crate::session_state::BackgroundShell;
 use crate::session_state::SessionState;
 
-/// The engine's options for a session `session_id` built from `options`.
-pub fn engine_options(options: &SessionOptions, session_id: &str) -> EngineOptions {
-    let info = options.model.model_info();
-    EngineOptions::new(
-        &options.cwd,
-        &options.home,
-        session_id,
-        options.reminders.clone(),
-        options.compact.clone(),
-    )
-    .with_window(info.context_window, info.max_output_tokens)
+/// The engine's options for the session (or subagent) `session_id` working in `cwd` under
+/// `home`, with the user's `[system_reminder]` and `[compact]` settings, at the window and
+/// output limit of `model` (the engine scales the compaction thresholds to it).
+pub(crate) fn engine_options(
+    model: &dyn ModelClient,
+    cwd: &Path,
+    home: &Path,
+    session_id: &str,
+    reminders: &SystemReminderConfig,
+    compact: &CompactConfig,
+) -> EngineOptions {
+    let info = model.model_info();
+    EngineOptions::new(cwd, home, session_id, reminders.clone(), compact.clone())
+        .with_window(info.context_window, info.max_output_tokens)
 }
 
 /// What the engine needs of the session's state now.
-pub fn host_state(state: &SessionState) -> HostState {
+pub(crate) fn host_state(state: &SessionState) -> HostState {
     HostState {
         requests: state.requests,
         todos: state.todos.clone(),

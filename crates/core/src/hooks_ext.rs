@@ -47,33 +47,26 @@ use serde_json::Value;
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedSender;
 
-pub use self::outcome::HOOK_TEXT_LIMIT;
-pub use self::outcome::HookVerdict;
-pub use self::outcome::interpret;
-pub use self::settings::ConfiguredHook;
-pub use self::settings::DEFAULT_HOOK_TIMEOUT_SECS;
+pub(crate) use self::outcome::HookVerdict;
+pub(crate) use self::outcome::interpret;
+pub(crate) use self::settings::ConfiguredHook;
 pub use self::settings::HookCommand;
-pub use self::settings::HookEvent;
+pub(crate) use self::settings::HookEvent;
 pub use self::settings::HookMatcher;
-pub use self::settings::HookSet;
+pub(crate) use self::settings::HookSet;
 pub use self::settings::HooksConfig;
-pub use self::settings::PROJECT_SETTINGS_FILES;
-pub use self::settings::SettingsError;
-pub use self::settings::matches;
-pub use self::settings::read_settings_file;
 use self::skill_hooks::SkillHooks;
 use crate::engine_ext::CompactPoint;
 use crate::engine_ext::ContextEngine;
 use crate::engine_ext::PreCompactHook;
 use crate::event::SessionEvent;
-use crate::session::SessionOptions;
 use crate::tools::ToolCallInterceptor;
 use crate::tools::ToolContext;
 use crate::tools::ToolOutput;
 use crate::tools::ToolRegistry;
 
 /// Bytes of each output stream of a hook that are kept; the rest is read and dropped.
-pub const HOOK_OUTPUT_CAP: usize = 64 * 1024;
+pub(crate) const HOOK_OUTPUT_CAP: usize = 64 * 1024;
 
 /// Claude Code's names for our tools, so an unchanged project's matchers (`Write`, `Bash`,
 /// `Edit|Write`) and scripts (`.tool_name == "Write"`) work.
@@ -92,7 +85,7 @@ const CLAUDE_TOOL_NAMES: [(&str, &str); 11] = [
 ];
 
 /// The Claude Code name of our tool `name`, when it has one.
-pub fn claude_tool_name(name: &str) -> Option<&'static str> {
+pub(crate) fn claude_tool_name(name: &str) -> Option<&'static str> {
     CLAUDE_TOOL_NAMES
         .iter()
         .find(|(ours, _)| *ours == name)
@@ -101,7 +94,7 @@ pub fn claude_tool_name(name: &str) -> Option<&'static str> {
 
 /// What the hooks of one event decided.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EventResult {
+pub(crate) struct EventResult {
     /// A hook blocked the action, with this reason.
     pub block: Option<String>,
     /// A hook said `continue: false`, with this reason.
@@ -392,36 +385,20 @@ impl HookRunner {
 
 /// The session's hooks.
 #[derive(Debug)]
-pub struct HooksExt {
+pub(crate) struct HooksExt {
     runner: Arc<HookRunner>,
     started: bool,
     stop_hook_active: bool,
 }
 
 impl HooksExt {
-    /// The hooks of `options.hooks` and of the project under `options.cwd`, for the session
-    /// `recorder` records; warnings go out on `events`.
-    pub fn new(
-        options: &SessionOptions,
-        recorder: &RolloutRecorder,
-        events: &UnboundedSender<SessionEvent>,
-    ) -> Self {
-        Self::for_session(
-            &options.hooks,
-            &options.cwd,
-            recorder.session_id(),
-            recorder.path(),
-            events.clone(),
-        )
-    }
-
-    /// [`HooksExt::new`] from its parts.
-    pub fn for_session(
+    /// The hooks of `config` and of the project under `cwd`, for the session `recorder` records
+    /// (its id and transcript path go to every hook); warnings go out on `events`.
+    pub(crate) fn new(
         config: &HooksConfig,
         cwd: &Path,
-        session_id: &str,
-        transcript_path: &Path,
-        events: UnboundedSender<SessionEvent>,
+        recorder: &RolloutRecorder,
+        events: &UnboundedSender<SessionEvent>,
     ) -> Self {
         Self {
             runner: Arc::new(HookRunner {
@@ -429,10 +406,10 @@ impl HooksExt {
                 enabled: config.enabled,
                 skill_hooks: SkillHooks::default(),
                 cwd: cwd.to_path_buf(),
-                session_id: session_id.to_string(),
-                transcript_path: transcript_path.to_path_buf(),
+                session_id: recorder.session_id().to_string(),
+                transcript_path: recorder.path().to_path_buf(),
                 inbox: Arc::new(Inbox::default()),
-                events,
+                events: events.clone(),
                 stop_requested: Mutex::new(None),
                 background: Mutex::new(Vec::new()),
             }),
@@ -441,14 +418,9 @@ impl HooksExt {
         }
     }
 
-    /// The hooks loaded.
-    pub fn hook_set(&self) -> &HookSet {
-        &self.runner.set
-    }
-
     /// Puts the tool hooks around `tools` and the `PreCompact` hooks into `engine`: whenever
     /// hooks are enabled, since a skill may bring its own while it runs.
-    pub fn install(&self, tools: &mut ToolRegistry, engine: &mut ContextEngine) {
+    pub(crate) fn install(&self, tools: &mut ToolRegistry, engine: &mut ContextEngine) {
         if !self.runner.enabled {
             return;
         }
@@ -458,25 +430,25 @@ impl HooksExt {
 
     /// Adds the hooks of the skill `name` (its frontmatter `hooks:`) to the session's until
     /// [`HooksExt::deactivate_skill_hooks`] (`hooks/skill_hooks.rs`).
-    pub fn activate_skill_hooks(&self, name: &str, config: &SkillHooksConfig) {
+    pub(crate) fn activate_skill_hooks(&self, name: &str, config: &SkillHooksConfig) {
         self.runner.skill_hooks.activate(name, config);
     }
 
     /// Removes every active skill's hooks (their skills ended with the turn); a `once` hook
     /// that ran stays spent for the session.
-    pub fn deactivate_skill_hooks(&self) {
+    pub(crate) fn deactivate_skill_hooks(&self) {
         self.runner.skill_hooks.deactivate_all();
     }
 
     /// The handle through which the session's subagents run a forked skill's hooks.
-    pub fn skill_hook_host(&self) -> SkillHookHost {
+    pub(crate) fn skill_hook_host(&self) -> SkillHookHost {
         SkillHookHost(Arc::clone(&self.runner))
     }
 
     /// `SubagentStop` when a subagent running a skill (`context: fork`) ends with
     /// `last_message`: the reason when a hook blocked the end, so the subagent goes on with it
     /// as its next instruction. `stop_hook_active` tells the hook it already did so once.
-    pub async fn subagent_stop_blocked(
+    pub(crate) async fn subagent_stop_blocked(
         &self,
         last_message: &str,
         stop_hook_active: bool,
@@ -503,14 +475,14 @@ impl HooksExt {
     }
 
     /// `ctx` with the hook outcomes as its hook provider.
-    pub fn with_provider(&self, mut ctx: GeneratorContext) -> GeneratorContext {
+    pub(crate) fn with_provider(&self, mut ctx: GeneratorContext) -> GeneratorContext {
         ctx.providers.hooks = Arc::clone(&self.runner.inbox) as Arc<dyn HookResponseProvider>;
         ctx
     }
 
     /// `SessionStart`, once per session (`source`: `resume` when the history already holds
     /// `history_len` items, else `startup`).
-    pub async fn session_start(&mut self, history_len: usize) {
+    pub(crate) async fn session_start(&mut self, history_len: usize) {
         if std::mem::replace(&mut self.started, true) {
             return;
         }
@@ -527,7 +499,7 @@ impl HooksExt {
 
     /// Waits until every `async` hook started so far has ended (its response is then in the
     /// inbox for the next request).
-    pub async fn wait_for_async_hooks(&self) {
+    pub(crate) async fn wait_for_async_hooks(&self) {
         let running = std::mem::take(
             &mut *self
                 .runner
@@ -542,7 +514,7 @@ impl HooksExt {
 
     /// `SessionStart` with source `compact`, after every compaction (Claude Code runs the
     /// `compact` matcher then; what the hooks print reaches the model as after a startup).
-    pub async fn session_start_after_compaction(&self) {
+    pub(crate) async fn session_start_after_compaction(&self) {
         self.runner
             .run(
                 HookEvent::SessionStart,
@@ -555,7 +527,7 @@ impl HooksExt {
 
     /// `UserPromptSubmit` for `prompt`: true when a hook blocked it (the turn does not run;
     /// the user was told why).
-    pub async fn prompt_blocked(&mut self, prompt: &str) -> bool {
+    pub(crate) async fn prompt_blocked(&mut self, prompt: &str) -> bool {
         self.stop_hook_active = false;
         let result = self
             .runner
@@ -572,7 +544,7 @@ impl HooksExt {
     /// `Stop`, when the model ended its turn: true when a hook blocked the stop, so the turn
     /// goes on with the hook's reason in front of the model. `stop_hook_active` tells the
     /// hook it already did so once this turn.
-    pub async fn stop_blocked(&mut self) -> bool {
+    pub(crate) async fn stop_blocked(&mut self) -> bool {
         if self.take_stop_request() {
             return false;
         }
@@ -593,7 +565,7 @@ impl HooksExt {
     }
 
     /// Whether a hook said `continue: false` since the last call (the turn then ends).
-    pub fn take_stop_request(&self) -> bool {
+    pub(crate) fn take_stop_request(&self) -> bool {
         self.runner
             .stop_requested
             .lock()
@@ -606,7 +578,7 @@ impl HooksExt {
 /// The session's hooks as its subagents see them: a subagent running a skill (`context:
 /// fork`) runs that skill's hooks ([`SkillHookHost::for_skill`]).
 #[derive(Debug, Clone)]
-pub struct SkillHookHost(Arc<HookRunner>);
+pub(crate) struct SkillHookHost(Arc<HookRunner>);
 
 impl SkillHookHost {
     /// A runner of the hooks of `skill` alone (its frontmatter `config`), for the subagent
@@ -616,7 +588,7 @@ impl SkillHookHost {
     /// its record of the `once` hooks that ran. The skill's `Stop` hooks become `SubagentStop`
     /// hooks, as Claude Code converts a subagent's frontmatter `Stop` hooks
     /// (<https://code.claude.com/docs/en/sub-agents>, "Define hooks for subagents").
-    pub fn for_skill(&self, skill: &str, config: &SkillHooksConfig) -> HooksExt {
+    pub(crate) fn for_skill(&self, skill: &str, config: &SkillHooksConfig) -> HooksExt {
         let session = &self.0;
         let mut config = config.clone();
         if let Some(mut stop) = config.remove(HookEvent::Stop.as_str()) {

@@ -37,8 +37,6 @@ pub use connection_manager::McpCallError;
 pub use connection_manager::McpConnectionManager;
 pub use connection_manager::McpServerState;
 pub use connection_manager::McpServerStatus;
-pub use server_config::DEFAULT_STARTUP_TIMEOUT;
-pub use server_config::DEFAULT_TOOL_TIMEOUT;
 pub use server_config::McpConfigError;
 pub use server_config::McpServerConfig;
 pub use server_config::McpTransport;
@@ -50,14 +48,15 @@ use crate::tools::ToolOutput;
 use crate::tools::ToolRegistry;
 
 /// Separates the parts of a qualified tool name (codex's `mcp__<server>__<tool>`).
-pub const TOOL_NAME_DELIMITER: &str = "__";
+pub(crate) const TOOL_NAME_DELIMITER: &str = "__";
 
 /// The longest tool name the providers accept (OpenAI's function names: 64 characters of
 /// `[a-zA-Z0-9_-]`).
-pub const MAX_TOOL_NAME_LEN: usize = 64;
+pub(crate) const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// The name the model calls `tool` of `server` by: `mcp__<server>__<tool>`, with characters
-/// outside `[a-zA-Z0-9_-]` replaced by `_`; `None` when longer than [`MAX_TOOL_NAME_LEN`].
+/// outside `[a-zA-Z0-9_-]` replaced by `_`; `None` when longer than the 64 characters the
+/// providers accept.
 pub fn qualified_tool_name(server: &str, tool: &str) -> Option<String> {
     let raw = format!("mcp{TOOL_NAME_DELIMITER}{server}{TOOL_NAME_DELIMITER}{tool}");
     let name: String = raw
@@ -80,7 +79,10 @@ fn server_prefix(server: &str) -> String {
 
 /// Adds a [`ToolHandler`] for every tool of every connected server to `registry`; returns how
 /// many. A tool whose qualified name is too long is skipped and logged.
-pub fn register_tools(manager: &Arc<McpConnectionManager>, registry: &mut ToolRegistry) -> usize {
+pub(crate) fn register_tools(
+    manager: &Arc<McpConnectionManager>,
+    registry: &mut ToolRegistry,
+) -> usize {
     let mut added = 0;
     for (server, tool) in manager.ready_tools() {
         let Some(name) = qualified_tool_name(&server, &tool.name) else {
@@ -100,7 +102,7 @@ pub fn register_tools(manager: &Arc<McpConnectionManager>, registry: &mut ToolRe
 
 /// Reports each server that failed to start or died since the last call, once, and removes
 /// its tools from `registry`. The session calls it before every model request.
-pub fn withdraw_failed(
+pub(crate) fn withdraw_failed(
     manager: &McpConnectionManager,
     registry: &mut ToolRegistry,
     events: &UnboundedSender<SessionEvent>,
@@ -187,7 +189,7 @@ impl ToolHandler for McpTool {
 
 /// The text of a tool result: its content blocks in order (text as is, other kinds named),
 /// or its structured content when it has no blocks; `isError` makes it a failed call.
-pub fn render_call_result(result: &CallToolResult) -> ToolOutput {
+pub(crate) fn render_call_result(result: &CallToolResult) -> ToolOutput {
     let mut parts: Vec<String> = result.content.iter().map(render_block).collect();
     if parts.is_empty()
         && let Some(structured) = &result.structured_content
@@ -223,7 +225,7 @@ fn render_block(block: &ContentBlock) -> String {
 
 /// The reminder engine's view of the servers: `@server:uri` mentions read resources.
 #[derive(Debug, Clone)]
-pub struct McpResources(pub Arc<McpConnectionManager>);
+pub(crate) struct McpResources(pub Arc<McpConnectionManager>);
 
 #[async_trait]
 impl McpResourceProvider for McpResources {

@@ -4,6 +4,7 @@ use pretty_assertions::assert_eq;
 use rmcp::model::CallToolResult;
 use rmcp::model::ContentBlock;
 
+use super::server_config::DEFAULT_STARTUP_TIMEOUT;
 use super::*;
 
 #[test]

@@ -97,7 +97,7 @@ pub struct MemoryUsageKey {
 
 /// The session's memory glue.
 #[derive(Debug)]
-pub struct MemoryExt {
+pub(crate) struct MemoryExt {
     settings: MemorySettings,
     home: PathBuf,
     root: PathBuf,
@@ -107,7 +107,7 @@ pub struct MemoryExt {
 
 impl MemoryExt {
     /// The memory glue for the agentctx `home`.
-    pub fn new(settings: &MemorySettings, home: &Path) -> Self {
+    pub(crate) fn new(settings: &MemorySettings, home: &Path) -> Self {
         Self {
             settings: settings.clone(),
             home: home.to_path_buf(),
@@ -120,7 +120,7 @@ impl MemoryExt {
     /// Starts the pipeline once, in the background (later calls do nothing): it learns from the
     /// finished sessions under `<home>/sessions`, never from `session_id`. Its failures are
     /// logged by the memory crate and never reach the session.
-    pub fn start(&mut self, session_id: &str, model: &Arc<dyn ModelClient>) {
+    pub(crate) fn start(&mut self, session_id: &str, model: &Arc<dyn ModelClient>) {
         if self.startup.is_some() || !self.settings.generate_memories {
             return;
         }
@@ -151,7 +151,7 @@ impl MemoryExt {
     }
 
     /// Waits for the startup pipeline, if one runs (tests and shutdown).
-    pub async fn wait_for_startup(&mut self) {
+    pub(crate) async fn wait_for_startup(&mut self) {
         if let Some(startup) = self.startup.take() {
             let _ = startup.handle.await;
         }
@@ -159,7 +159,7 @@ impl MemoryExt {
 
     /// The memory summary with the read-path instructions, as a developer message, when
     /// memories are used and a summary exists. An unreadable summary is logged and skipped.
-    pub fn developer_instructions(&self) -> Option<ResponseItem> {
+    pub(crate) fn developer_instructions(&self) -> Option<ResponseItem> {
         if !self.settings.use_memories {
             return None;
         }
@@ -175,7 +175,7 @@ impl MemoryExt {
     /// Counts the memory files each call of a batch read (`calls` as `(call_id, name,
     /// arguments)`, `runs` their outcomes), and logs each use as the
     /// `agentctx.memories.usage` metric.
-    pub fn record_tool_calls(&self, calls: &[(String, String, String)], runs: &[ToolRun]) {
+    pub(crate) fn record_tool_calls(&self, calls: &[(String, String, String)], runs: &[ToolRun]) {
         let mut usage = self.usage.lock().unwrap_or_else(PoisonError::into_inner);
         for (call_id, name, arguments) in calls {
             let success = runs
@@ -202,7 +202,7 @@ impl MemoryExt {
     }
 
     /// The usage counted so far.
-    pub fn usage(&self) -> BTreeMap<MemoryUsageKey, u64> {
+    pub(crate) fn usage(&self) -> BTreeMap<MemoryUsageKey, u64> {
         self.usage
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -26,7 +26,10 @@
 //!    is a `response_item`, which is what codex writes; a compaction is its `compacted` line. A
 //!    resume with another model also warns with codex's text (`resume_warning`).
 //!
-//! See docs/design/core.md, "Model switch".
+//! This file decides from the fields it is handed (the resolver, the engine, the two clients,
+//! the pending switch) and never sees the session; the session's steps that carry a switch out
+//! (its compaction, its subagents, its options) are in `session/model_switch.rs`. See
+//! docs/design/core.md, "Model switch".
 
 use std::sync::Arc;
 
@@ -38,9 +41,8 @@ use async_trait::async_trait;
 
 use crate::engine_ext::CompactPoint;
 use crate::engine_ext::CompactReason;
+use crate::engine_ext::ContextEngine;
 use crate::error::CoreError;
-use crate::session::Session;
-use crate::subagent::executor::Subagents;
 
 /// A model the session may switch to, resolved as the session's own model was.
 #[derive(Clone)]
@@ -60,9 +62,9 @@ impl std::fmt::Debug for SwitchTarget {
     }
 }
 
-/// Resolves a model slug to a client. `agentctx run` uses
-/// [`crate::session_config::ConfiguredModels`], so a switch goes through the same provider and
-/// window resolution as the start of the session.
+/// Resolves a model slug to a client. [`crate::session_setup`] installs one that resolves
+/// through [`crate::resolve_model`] with the session's provider, so a switch goes through the
+/// same provider and window resolution as the start of the session.
 #[async_trait]
 pub trait ModelResolver: Send + Sync {
     /// The client of `slug`.
@@ -95,7 +97,7 @@ pub enum ModelSwitchError {
 /// session still has to compact with it (a resume with another model; `/model` compacts at
 /// once).
 #[derive(Clone)]
-pub struct PendingSwitch {
+pub(crate) struct PendingSwitch {
     previous_model: String,
     /// The previous model must still be asked to compact before the next turn, if needed.
     compact_check_due: bool,
@@ -113,17 +115,12 @@ impl std::fmt::Debug for PendingSwitch {
 impl PendingSwitch {
     /// A resume with `current` of a session recorded with `previous`: the compaction check
     /// runs before the next turn, with `previous` resolved then.
-    pub fn on_resume(previous: &str, current: &str) -> Self {
+    pub(crate) fn on_resume(previous: &str, current: &str) -> Self {
         tracing::info!(previous, current, "resumed with another model");
         Self {
             previous_model: previous.to_string(),
             compact_check_due: true,
         }
-    }
-
-    /// The model the last turn ran with.
-    pub fn previous_model(&self) -> &str {
-        &self.previous_model
     }
 }
 
@@ -142,7 +139,7 @@ pub struct ModelSwitch {
 
 /// The warning codex gives when a session is resumed with another model than the recorded one
 /// (`codex-rs/core/src/codex.rs`, `Session::new` on a resumed rollout).
-pub fn resume_warning(previous: &str, current: &str) -> String {
+pub(crate) fn resume_warning(previous: &str, current: &str) -> String {
     format!(
         "This session was recorded with model `{previous}` but is resuming with `{current}`. Consider switching back to `{previous}` as it may affect performance."
     )
@@ -152,7 +149,10 @@ pub fn resume_warning(previous: &str, current: &str) -> String {
 /// ran the conversation so far; `None` when the model did not change or has no instructions.
 /// The text is `agentctx-context`'s settings-diff section (codex's template), taken from a diff
 /// against a reference identical but for the model, so it is defined once.
-pub fn switch_message(previous_model: &str, settings: &TurnSettings) -> Option<ResponseItem> {
+pub(crate) fn switch_message(
+    previous_model: &str,
+    settings: &TurnSettings,
+) -> Option<ResponseItem> {
     let mut scratch = ContextManager::new();
     scratch.set_reference_context_item(Some(settings.to_turn_context_item(None)));
     scratch
@@ -170,158 +170,82 @@ pub(crate) fn initial_context_item(
     switch_message(&pending.previous_model, settings)
 }
 
-impl Session {
-    /// The slug of the session's model.
-    pub fn model_slug(&self) -> &str {
-        self.options.model.slug()
-    }
+/// The client of `slug`, through the session's `resolver` (`None`: the session cannot switch).
+pub(crate) async fn resolve(
+    resolver: Option<&Arc<dyn ModelResolver>>,
+    slug: &str,
+) -> Result<SwitchTarget, ModelSwitchError> {
+    let resolver = resolver.ok_or(ModelSwitchError::NoResolver)?;
+    resolver.resolve(slug).await
+}
 
-    /// Switches the session to `slug` (`/model`): compacts first with the current model when
-    /// the history would not hold in the new model's smaller window, then takes the new
-    /// client; the next turn announces the switch. Resolved through the options'
-    /// [`ModelResolver`].
-    pub async fn switch_model(&mut self, slug: &str) -> Result<ModelSwitch, ModelSwitchError> {
-        self.switch_model_at(slug, CompactPoint::PreTurn).await
-    }
+/// Puts `engine` on `new`'s window and says whether the history must first be compacted with
+/// `old` (codex's rule): `new`'s window is smaller and the history is over the engine's
+/// auto-compact threshold for it.
+pub(crate) fn compact_first(
+    engine: &mut ContextEngine,
+    old: &dyn ModelClient,
+    new: &dyn ModelClient,
+) -> bool {
+    let old_info = old.model_info();
+    let new_info = new.model_info();
+    engine.set_context_window(new_info.context_window, new_info.max_output_tokens);
+    let over_new_threshold = engine.needs_compaction();
+    let compact = over_new_threshold && old_info.context_window > new_info.context_window;
+    tracing::debug!(
+        old = old.slug(),
+        new = new.slug(),
+        old_window = old_info.context_window,
+        new_window = new_info.context_window,
+        over_new_threshold,
+        compact,
+        "compaction check before a model switch"
+    );
+    compact
+}
 
-    /// [`Session::switch_model`] at `point`: between two requests of a turn (a skill the model
-    /// invoked), the compaction before the switch is a mid-turn one and the turn goes on.
-    pub(crate) async fn switch_model_at(
-        &mut self,
-        slug: &str,
-        point: CompactPoint,
-    ) -> Result<ModelSwitch, ModelSwitchError> {
-        let slug = slug.trim();
-        if slug.is_empty() {
-            return Err(ModelSwitchError::NoSlug);
-        }
-        let previous_model = self.model_slug().to_string();
-        if slug == previous_model {
-            return Ok(ModelSwitch {
-                previous_model,
-                model: slug.to_string(),
-                context_window: self.options.model.model_info().context_window,
-                compacted: false,
-            });
-        }
-        let resolver = self
-            .options
-            .model_resolver
-            .clone()
-            .ok_or(ModelSwitchError::NoResolver)?;
-        let target = resolver.resolve(slug).await?;
-        let current = Arc::clone(&self.options.model);
-        let compacted = self
-            .compact_before_switch(current, target.client.as_ref(), point)
-            .await?;
-        let context_window = target.client.model_info().context_window;
-        let model = target.client.slug().to_string();
-        self.install_model(target);
-        // The last turn's model stays the one to announce against (A → B → C before a turn
-        // tells C that A ran the conversation). Before any turn there is nothing to announce:
-        // no model has spoken yet (codex has no previous turn settings then).
-        let announced = match &self.pending_switch {
-            Some(pending) => Some(pending.previous_model.clone()),
-            None => (self.state().turn > 0).then(|| previous_model.clone()),
-        };
-        self.pending_switch = announced.map(|previous_model| PendingSwitch {
-            previous_model,
-            compact_check_due: false,
-        });
-        Ok(ModelSwitch {
-            previous_model,
-            model,
-            context_window,
-            compacted,
-        })
+/// The reason of the compaction before a switch at `point` (before a turn, or between two
+/// requests of one when a skill the model invoked switches).
+pub(crate) fn compact_reason(point: CompactPoint) -> CompactReason {
+    match point {
+        CompactPoint::PreTurn => CompactReason::ModelSwitch,
+        CompactPoint::MidTurn => CompactReason::ModelSwitchMidTurn,
     }
+}
 
-    /// Before a turn after a resume with another model: the compaction with the recorded
-    /// model, when the history would not hold in the new window. The recorded model is
-    /// resolved through the options' resolver; without one, or when it cannot be resolved,
-    /// the session's own model compacts if the history needs it (the ordinary pre-turn check).
-    pub(crate) async fn compact_for_model_switch(&mut self) -> Result<(), CoreError> {
-        let Some(pending) = self.pending_switch.as_mut() else {
-            return Ok(());
-        };
-        if !pending.compact_check_due {
-            return Ok(());
-        }
-        pending.compact_check_due = false;
-        let previous = pending.previous_model.clone();
-        let Some(resolver) = self.options.model_resolver.clone() else {
-            return Ok(());
-        };
-        let previous = match resolver.resolve(&previous).await {
-            Ok(target) => target,
-            Err(error) => {
-                tracing::warn!(%error, "the recorded model cannot be resolved; no compaction with it");
-                return Ok(());
-            }
-        };
-        let current = Arc::clone(&self.options.model);
-        self.compact_before_switch(previous.client, current.as_ref(), CompactPoint::PreTurn)
-            .await
-            .map(|_| ())
-    }
+/// Puts `engine` on `model`: its window and output limit, its provider (identity,
+/// provider-side context editing).
+pub(crate) fn install(engine: &mut ContextEngine, model: &dyn ModelClient) {
+    let info = model.model_info();
+    engine.set_context_window(info.context_window, info.max_output_tokens);
+    engine.set_client(model);
+}
 
-    /// Compacts with `old` when `new`'s window is smaller and the history is over the engine's
-    /// auto-compact threshold for it. Leaves the engine at `new`'s window.
-    async fn compact_before_switch(
-        &mut self,
-        old: Arc<dyn ModelClient>,
-        new: &dyn ModelClient,
-        point: CompactPoint,
-    ) -> Result<bool, CoreError> {
-        let old_info = old.model_info().clone();
-        let new_info = new.model_info().clone();
-        self.engine
-            .set_context_window(new_info.context_window, new_info.max_output_tokens);
-        let over_new_threshold = self.engine.needs_compaction();
-        let compact = over_new_threshold && old_info.context_window > new_info.context_window;
-        tracing::debug!(
-            old = old.slug(),
-            new = new.slug(),
-            old_window = old_info.context_window,
-            new_window = new_info.context_window,
-            over_new_threshold,
-            compact,
-            "compaction check before a model switch"
-        );
-        if compact {
-            // The old model writes the summary (through its provider), under the new window's
-            // budgets: what full compaction keeps verbatim (recent user messages, restored
-            // files) is sized for the model that reads it next. At the old window's budgets a
-            // long user message kept whole would leave the history over the new threshold, and
-            // the new model would compact it again.
-            self.engine.set_client(old.as_ref());
-            let clock = self.state().requests;
-            let reason = match point {
-                CompactPoint::PreTurn => CompactReason::ModelSwitch,
-                CompactPoint::MidTurn => CompactReason::ModelSwitchMidTurn,
-            };
-            let result = self.compact_with(reason, clock, Arc::clone(&old)).await;
-            let current = Arc::clone(&self.options.model);
-            self.engine.set_client(current.as_ref());
-            result?;
-        }
-        Ok(compact)
-    }
+/// The switch the next turn announces after a switch away from `previous_model` in turn
+/// `turn`: the last turn's model stays the one to announce against (A → B → C before a turn
+/// tells C that A ran the conversation), and before any turn there is nothing to announce (no
+/// model has spoken yet; codex has no previous turn settings then).
+pub(crate) fn announced(
+    pending: Option<&PendingSwitch>,
+    turn: i32,
+    previous_model: &str,
+) -> Option<PendingSwitch> {
+    let previous_model = match pending {
+        Some(pending) => pending.previous_model.clone(),
+        None if turn > 0 => previous_model.to_string(),
+        None => return None,
+    };
+    Some(PendingSwitch {
+        previous_model,
+        compact_check_due: false,
+    })
+}
 
-    /// Makes `target` the session's model: requests, the engine's window and provider, and the
-    /// subagents follow it.
-    fn install_model(&mut self, target: SwitchTarget) {
-        let info = target.client.model_info().clone();
-        self.engine
-            .set_context_window(info.context_window, info.max_output_tokens);
-        self.engine.set_client(target.client.as_ref());
-        self.subagents = Arc::new(Subagents::for_session(
-            Arc::clone(&target.client),
-            &self.options,
-            &self.hooks,
-        ));
-        self.options.model = target.client;
-        self.options.provider_name = target.provider_name;
+impl PendingSwitch {
+    /// The recorded model to compact with before the next turn, once: `Some` only the first
+    /// time after a resume with another model.
+    pub(crate) fn take_compact_check(&mut self) -> Option<String> {
+        std::mem::take(&mut self.compact_check_due).then(|| self.previous_model.clone())
     }
 }
 

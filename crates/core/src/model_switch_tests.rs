@@ -33,7 +33,7 @@ fn no_switch_message_for_the_same_model_or_without_a_pending_switch() {
     assert_eq!(switch_message("m", &settings("m")), None);
     assert_eq!(initial_context_item(None, &settings("m")), None);
     let pending = PendingSwitch::on_resume("big-model", "small-model");
-    assert_eq!(pending.previous_model(), "big-model");
+    assert_eq!(pending.previous_model, "big-model");
     assert!(initial_context_item(Some(&pending), &settings("small-model")).is_some());
 }
 

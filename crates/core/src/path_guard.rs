@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 /// Why a path was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PathEscape {
+pub(crate) enum PathEscape {
     /// The path is empty.
     #[error("empty path")]
     Empty,
@@ -36,7 +36,7 @@ pub enum PathEscape {
 
 /// Resolves `raw` (relative to `cwd`, or absolute) to a path inside `cwd`, or to one of
 /// `allowed_files` exactly.
-pub fn resolve_in_cwd(
+pub(crate) fn resolve_in_cwd(
     cwd: &Path,
     allowed_files: &[PathBuf],
     raw: &str,

@@ -9,17 +9,18 @@ use std::path::PathBuf;
 use rand::Rng;
 
 /// The adjectives of a plan slug.
-pub const PLAN_SLUG_ADJECTIVES: [&str; 6] =
+pub(crate) const PLAN_SLUG_ADJECTIVES: [&str; 6] =
     ["sparkling", "gentle", "swift", "quiet", "bold", "calm"];
 /// The nouns of a plan slug.
-pub const PLAN_SLUG_NOUNS: [&str; 6] = ["fox", "river", "mountain", "forest", "cloud", "meadow"];
+pub(crate) const PLAN_SLUG_NOUNS: [&str; 6] =
+    ["fox", "river", "mountain", "forest", "cloud", "meadow"];
 /// The verbs of a plan slug.
-pub const PLAN_SLUG_VERBS: [&str; 6] = [
+pub(crate) const PLAN_SLUG_VERBS: [&str; 6] = [
     "baking", "dancing", "running", "flying", "swimming", "climbing",
 ];
 
 /// A slug such as `sparkling-fox-baking`, drawn from `rng`.
-pub fn generate_plan_slug<R: Rng + ?Sized>(rng: &mut R) -> String {
+pub(crate) fn generate_plan_slug<R: Rng + ?Sized>(rng: &mut R) -> String {
     let pick = |rng: &mut R, words: &[&'static str; 6]| -> &'static str {
         words
             .get(rng.random_range(0..words.len()))
@@ -33,7 +34,7 @@ pub fn generate_plan_slug<R: Rng + ?Sized>(rng: &mut R) -> String {
 }
 
 /// The plan file of `slug` in the plans folder `plans_dir`: `<plans_dir>/<slug>.md`.
-pub fn plan_file_path(plans_dir: &Path, slug: &str) -> PathBuf {
+pub(crate) fn plan_file_path(plans_dir: &Path, slug: &str) -> PathBuf {
     plans_dir.join(format!("{slug}.md"))
 }
 
@@ -41,7 +42,7 @@ pub fn plan_file_path(plans_dir: &Path, slug: &str) -> PathBuf {
 /// `<slug>.md` with a slug of lowercase letters, digits and hyphens. Anything else (another
 /// folder, `..`, a hostile name recorded in a rollout) is not a plan file: plan mode lets the
 /// plan file be written, so only files of this form may ever be one.
-pub fn plan_slug_of(plans_dir: &Path, path: &Path) -> Option<String> {
+pub(crate) fn plan_slug_of(plans_dir: &Path, path: &Path) -> Option<String> {
     let slug = path.file_name()?.to_str()?.strip_suffix(".md")?;
     let well_formed = !slug.is_empty()
         && slug

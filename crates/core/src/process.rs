@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 /// What a foreground command did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellOutput {
+pub(crate) struct ShellOutput {
     /// The exit code; `None` when killed by a signal, the timeout or cancellation.
     pub exit_code: Option<i32>,
     /// Standard output, lossily decoded.
@@ -45,7 +45,7 @@ fn shell_command(command: &str, cwd: &Path) -> Command {
 }
 
 /// Runs `command` with `bash -c` in `cwd`, killed after `timeout` or when `cancel` fires.
-pub async fn run_shell(
+pub(crate) async fn run_shell(
     command: &str,
     cwd: &Path,
     timeout: Duration,
@@ -86,7 +86,7 @@ pub async fn run_shell(
 
 /// The state of a background command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BackgroundStatus {
+pub(crate) enum BackgroundStatus {
     /// Still running.
     Running,
     /// Exited with this code (`None`: killed by a signal).
@@ -99,7 +99,7 @@ pub enum BackgroundStatus {
 
 impl BackgroundStatus {
     /// The status word the tools and reminders use.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Running => "running",
             Self::Exited(Some(0)) => "completed",
@@ -117,7 +117,7 @@ struct Shared {
 
 /// A command running in the background; its output accumulates until read.
 #[derive(Debug)]
-pub struct BackgroundProcess {
+pub(crate) struct BackgroundProcess {
     shared: Arc<Mutex<Shared>>,
     kill: Option<oneshot::Sender<()>>,
     read_offset: usize,
@@ -126,7 +126,7 @@ pub struct BackgroundProcess {
 impl BackgroundProcess {
     /// Starts `command` with `bash -c` in `cwd`; stdout and stderr are collected interleaved
     /// as they arrive.
-    pub fn spawn(command: &str, cwd: &Path) -> std::io::Result<Self> {
+    pub(crate) fn spawn(command: &str, cwd: &Path) -> std::io::Result<Self> {
         let mut child = shell_command(command, cwd).spawn()?;
         let shared = Arc::new(Mutex::new(Shared {
             output: String::new(),
@@ -167,7 +167,7 @@ impl BackgroundProcess {
     }
 
     /// The output added since the last call, and the status now.
-    pub fn read_new_output(&mut self) -> (String, BackgroundStatus) {
+    pub(crate) fn read_new_output(&mut self) -> (String, BackgroundStatus) {
         let Ok(shared) = self.shared.lock() else {
             return (String::new(), BackgroundStatus::Failed);
         };
@@ -181,7 +181,7 @@ impl BackgroundProcess {
     }
 
     /// The status now.
-    pub fn status(&self) -> BackgroundStatus {
+    pub(crate) fn status(&self) -> BackgroundStatus {
         self.shared
             .lock()
             .map_or(BackgroundStatus::Failed, |shared| shared.status)
@@ -189,7 +189,7 @@ impl BackgroundProcess {
 
     /// The last non-empty line of the output so far (read or not; the read position does not
     /// move), for progress reports.
-    pub fn last_output_line(&self) -> Option<String> {
+    pub(crate) fn last_output_line(&self) -> Option<String> {
         let shared = self.shared.lock().ok()?;
         shared
             .output
@@ -201,12 +201,12 @@ impl BackgroundProcess {
     }
 
     /// Bytes of output collected so far.
-    pub fn output_len(&self) -> usize {
+    pub(crate) fn output_len(&self) -> usize {
         self.shared.lock().map_or(0, |shared| shared.output.len())
     }
 
     /// Asks the process to stop; `false` when it had already finished or was killed before.
-    pub fn kill(&mut self) -> bool {
+    pub(crate) fn kill(&mut self) -> bool {
         if self.status() != BackgroundStatus::Running {
             return false;
         }
@@ -237,7 +237,7 @@ where
 
 /// What a command run with [`run_with_input`] did; each stream keeps at most the cap.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CapturedOutput {
+pub(crate) struct CapturedOutput {
     /// The exit code; `None` when killed by a signal or the timeout.
     pub exit_code: Option<i32>,
     /// Standard output (the first `cap` bytes), lossily decoded.
@@ -254,7 +254,7 @@ pub struct CapturedOutput {
 /// its stdin, killed after `timeout`. Each output stream is drained to the end but only its
 /// first `cap` bytes are kept, so a command that prints megabytes costs no memory; one that
 /// does not read its stdin is no error.
-pub async fn run_with_input(
+pub(crate) async fn run_with_input(
     command: &str,
     cwd: &Path,
     env: &[(String, String)],

@@ -5,9 +5,9 @@
 //! The output style and the todo restatement come from `[system_reminder]` through the engine;
 //! hook outcomes and async hook responses through [`crate::hooks_ext`].
 //!
-//! After a compaction the session also runs the `SessionStart` hooks with source `compact`
-//! (Claude Code's hooks reference, "SessionStart": matchers `startup`, `resume`, `clear`,
-//! `compact`; <https://code.claude.com/docs/en/hooks>) and emits codex's accuracy warning.
+//! The session owns one [`ReminderFeeds`] and hands it what it reads: the generator context of
+//! each request, the session state and the configured budget ([`ReminderFeeds::apply`]), and each
+//! response's usage ([`ReminderFeeds::record_usage`]). Nothing here sees the session itself.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -25,13 +25,7 @@ use agentctx_reminders::QueuedCommand;
 use agentctx_reminders::QueuedCommandsProvider;
 use agentctx_reminders::SessionMemoryEntry;
 
-use crate::event::SessionEvent;
-use crate::session::Session;
 use crate::session_state::SessionState;
-
-/// The warning codex emits after every compaction, word for word (openai/codex
-/// `codex-rs/core/src/compact.rs`, the `EventMsg::Warning` at the end of the compaction task).
-pub const COMPACTION_ACCURACY_WARNING: &str = "Heads up: Long threads and multiple compactions can cause the model to be less accurate. Start a new thread when possible to keep threads small and targeted.";
 
 /// Past sessions whose notes are previewed (the most recent first).
 const PAST_SESSIONS_SHOWN: usize = 3;
@@ -101,7 +95,7 @@ pub struct SpendMeter {
 
 impl SpendMeter {
     /// Adds one request's `usage` by `model`.
-    pub fn record(&mut self, model: &str, usage: &TokenUsage) {
+    pub(crate) fn record(&mut self, model: &str, usage: &TokenUsage) {
         let tokens = TokenCounts::from_usage(usage);
         self.tokens += tokens;
         let cost = PriceTable::bundled()
@@ -115,7 +109,7 @@ impl SpendMeter {
     }
 
     /// Spend against `budget` US dollars.
-    pub fn budget(&self, budget: f64) -> BudgetInfo {
+    pub(crate) fn budget(&self, budget: f64) -> BudgetInfo {
         BudgetInfo {
             used: self.usd,
             total: budget,
@@ -128,7 +122,11 @@ impl SpendMeter {
 /// compaction tier writes them), most recent first, as previews: `PAST_SESSIONS_SHOWN` (3)
 /// sessions of `PREVIEW_LINES` (20) lines. A session belongs to `cwd` when its rollout's first
 /// line (`session_meta`) says so.
-pub fn past_session_notes(home: &Path, cwd: &Path, session_id: &str) -> Vec<SessionMemoryEntry> {
+pub(crate) fn past_session_notes(
+    home: &Path,
+    cwd: &Path,
+    session_id: &str,
+) -> Vec<SessionMemoryEntry> {
     let notes_root = home.join("session-memory");
     if !notes_root.is_dir() {
         return Vec::new();
@@ -191,7 +189,7 @@ fn ran_in(rollout: &Path, cwd: &Path) -> bool {
 
 /// The session's own feeds, applied to every request's generator context.
 #[derive(Debug, Default)]
-pub struct ReminderFeeds {
+pub(crate) struct ReminderFeeds {
     queue: CommandQueue,
     spend: SpendMeter,
     notes: Vec<SessionMemoryEntry>,
@@ -202,7 +200,7 @@ pub struct ReminderFeeds {
 impl ReminderFeeds {
     /// Feeds for a session `session_id` in `cwd` under `home`: the past sessions' notes are
     /// read once, here.
-    pub fn new(home: &Path, cwd: &Path, session_id: &str) -> Self {
+    pub(crate) fn new(home: &Path, cwd: &Path, session_id: &str) -> Self {
         Self {
             notes: past_session_notes(home, cwd, session_id),
             ..Self::default()
@@ -210,24 +208,24 @@ impl ReminderFeeds {
     }
 
     /// The queue the CLI pushes typed prompts into.
-    pub fn command_queue(&self) -> CommandQueue {
+    pub(crate) fn command_queue(&self) -> CommandQueue {
         self.queue.clone()
     }
 
     /// What the requests cost so far.
-    pub fn spend(&self) -> &SpendMeter {
+    pub(crate) fn spend(&self) -> &SpendMeter {
         &self.spend
     }
 
     /// Records one request's usage by `model`.
-    pub fn record_usage(&mut self, model: &str, usage: Option<&TokenUsage>) {
+    pub(crate) fn record_usage(&mut self, model: &str, usage: Option<&TokenUsage>) {
         if let Some(usage) = usage {
             self.spend.record(model, usage);
         }
     }
 
     /// Puts the feeds into `ctx` for the next request: `budget_usd` is the configured budget.
-    pub fn apply(
+    pub(crate) fn apply(
         &mut self,
         ctx: &mut GeneratorContext,
         state: &SessionState,
@@ -264,41 +262,6 @@ impl ReminderFeeds {
                 });
             }
         }
-    }
-}
-
-impl Session {
-    /// The queue of prompts typed while a turn runs (line mode): each is shown to the model
-    /// before its next request, as Claude Code shows queued commands.
-    pub fn command_queue(&self) -> CommandQueue {
-        self.feeds.command_queue()
-    }
-
-    /// What the session's requests cost so far.
-    pub fn spend(&self) -> &SpendMeter {
-        self.feeds.spend()
-    }
-
-    /// Puts the session's feeds into the generator context of the next request.
-    pub(crate) fn apply_reminder_feeds(&mut self, ctx: &mut GeneratorContext) {
-        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        self.feeds
-            .apply(ctx, &state, self.options.reminders.budget_usd);
-    }
-
-    /// Waits until the `async` hooks started so far have ended, so what they said reaches the
-    /// next request (a host about to send one, a test).
-    pub async fn wait_for_async_hooks(&self) {
-        self.hooks.wait_for_async_hooks().await;
-    }
-
-    /// After a compaction: the `SessionStart` hooks with source `compact`, and codex's warning
-    /// that long threads and repeated compactions cost accuracy.
-    pub(crate) async fn after_compaction(&mut self) {
-        self.hooks.session_start_after_compaction().await;
-        self.emit(SessionEvent::Warning {
-            message: COMPACTION_ACCURACY_WARNING.to_string(),
-        });
     }
 }
 

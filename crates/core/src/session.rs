@@ -4,10 +4,14 @@
 //! sees is decided by the context engine (`agentctx-engine`: history, reminders, micro-,
 //! session-memory- and full compaction, restoration, usage), called at the loop's seams through
 //! `engine_ext`; the rest it reaches through the other extension files: `skills_ext` (the
-//! `skill` tool), `hooks_ext`, `mcp_ext`, `memory_ext` and `subagent/executor` (the `task`
-//! tool).
+//! `skill` tool), `hooks_ext`, `mcp_ext`, `memory_ext`, `reminder_feeds`, `model_switch`,
+//! `slash_commands_ext` and `subagent/executor` (the `task` tool).
+//!
+//! The extension files never see the session: each is handed the fields it reads and answers
+//! with data the session acts on. The session's own steps that touch many of its fields live in
+//! `session/` (options, resume, compaction, `turn_context` lines, typed input, the session's side
+//! of a model switch and of an active skill, the prompt history).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::MutexGuard;
@@ -15,7 +19,6 @@ use std::sync::MutexGuard;
 use agentctx_context::ContextManager;
 use agentctx_context::EnvironmentContext;
 use agentctx_context::TurnSettings;
-use agentctx_model::ModelClient;
 use agentctx_protocol::EventMsg;
 use agentctx_protocol::ResponseItem;
 use agentctx_protocol::RolloutItem;
@@ -26,8 +29,6 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::ApprovalPolicy;
-use crate::approval::Approver;
 use crate::engine_ext;
 use crate::engine_ext::Action;
 use crate::engine_ext::ContextEngine;
@@ -40,7 +41,6 @@ use crate::mcp_ext::McpConnectionManager;
 use crate::session_state::SessionState;
 use crate::skills_ext;
 use crate::subagent::SubagentRunner;
-use crate::subagent::executor::Subagents;
 use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
 use crate::turn_stream::MAX_OUTPUT_CONTINUATIONS;
@@ -52,117 +52,19 @@ use crate::turn_stream::split_cut_calls;
 use crate::turn_stream::stream_response;
 
 mod compaction;
+mod input;
+mod model_switch;
+mod options;
 mod prompt_history;
 mod resume;
-pub(crate) mod turn_record;
+mod skills;
+mod turn_record;
 
-/// The base instructions when the caller gives none.
-pub const DEFAULT_BASE_INSTRUCTIONS: &str = "You are a coding agent working in the user's repository. Use the tools to read, change and test the code; keep changes small and say what you did.";
-
-/// The most model requests one turn may make unless the options say otherwise.
-pub const DEFAULT_MAX_REQUESTS_PER_TURN: u32 = 200;
-
-/// What a session is built from; the caller fills it (from its aggregated config).
-#[derive(Clone)]
-pub struct SessionOptions {
-    /// The working directory; file tools stay inside it.
-    pub cwd: PathBuf,
-    /// The agentctx home: sessions, tool results and session memory live under it.
-    pub home: PathBuf,
-    /// The plans folder: plan mode writes its plan file here (`<home>/plans` by default;
-    /// `session_setup` puts it where `agentctx loop` looks for plans).
-    pub plans_dir: PathBuf,
-    /// The model.
-    pub model: Arc<dyn ModelClient>,
-    /// The provider's name, recorded in the rollout.
-    pub provider_name: String,
-    /// The system prompt.
-    pub base_instructions: String,
-    /// Reminders.
-    pub reminders: engine_ext::SystemReminderConfig,
-    /// Compaction.
-    pub compact: engine_ext::CompactConfig,
-    /// Skills.
-    pub skills: skills_ext::SkillsConfig,
-    /// Cross-session memory (`[memory]`).
-    pub memory: crate::memory_ext::MemorySettings,
-    /// The prompt history (`[history]`): each turn's input is appended to
-    /// `<home>/history.jsonl`.
-    pub history: agentctx_context::MessageHistoryConfig,
-    /// Hooks (`[hooks]`; the project's Claude Code settings are read too).
-    pub hooks: crate::hooks_ext::HooksConfig,
-    /// When to ask before shell commands and writes.
-    pub approval: ApprovalPolicy,
-    /// Who answers under [`ApprovalPolicy::OnRequest`].
-    pub approver: Option<Arc<dyn Approver>>,
-    /// Start in plan mode.
-    pub plan_mode: bool,
-    /// The shell named in the environment context.
-    pub shell: Option<String>,
-    /// The date shown to the model (`None`: not shown).
-    pub current_date: Option<String>,
-    /// The timezone shown to the model.
-    pub timezone: Option<String>,
-    /// The most model requests of one turn.
-    pub max_requests_per_turn: u32,
-    /// The session id (`None`: a new UUIDv7).
-    pub session_id: Option<String>,
-    /// What decides the thinking level of each turn besides its message (`[thinking]`, the
-    /// environment, an override for every turn).
-    pub thinking: crate::thinking_ext::ThinkingOptions,
-    /// Resolves another model by its slug (`/model`, a skill's `model`, a resume with another
-    /// model), as the session's own model was resolved; `None`: no switch is possible.
-    pub model_resolver: Option<Arc<dyn crate::model_switch::ModelResolver>>,
-}
-
-impl std::fmt::Debug for SessionOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionOptions")
-            .field("cwd", &self.cwd)
-            .field("home", &self.home)
-            .field("model", &self.model.slug())
-            .field("provider_name", &self.provider_name)
-            .field("approval", &self.approval)
-            .field("plan_mode", &self.plan_mode)
-            .finish_non_exhaustive()
-    }
-}
-
-impl SessionOptions {
-    /// Options with every default: `on-request` approval with no approver (so shell commands
-    /// and writes are refused until the caller sets one), no plan mode, default configs.
-    pub fn new(
-        cwd: impl Into<PathBuf>,
-        home: impl Into<PathBuf>,
-        model: Arc<dyn ModelClient>,
-    ) -> Self {
-        let home = home.into();
-        Self {
-            cwd: cwd.into(),
-            plans_dir: home.join("plans"),
-            home,
-            model,
-            provider_name: String::new(),
-            base_instructions: DEFAULT_BASE_INSTRUCTIONS.to_string(),
-            reminders: Default::default(),
-            compact: Default::default(),
-            skills: Default::default(),
-            memory: Default::default(),
-            hooks: Default::default(),
-            history: Default::default(),
-            approval: ApprovalPolicy::default(),
-            approver: None,
-            plan_mode: false,
-            shell: Some("bash".to_string()),
-            current_date: None,
-            timezone: None,
-            max_requests_per_turn: DEFAULT_MAX_REQUESTS_PER_TURN,
-            session_id: None,
-            thinking: Default::default(),
-            model_resolver: None,
-        }
-    }
-}
+pub use compaction::COMPACTION_ACCURACY_WARNING;
+pub use input::InputOutcome;
+pub use options::DEFAULT_BASE_INSTRUCTIONS;
+pub use options::DEFAULT_MAX_REQUESTS_PER_TURN;
+pub use options::SessionOptions;
 
 /// What a running turn keeps between its requests.
 #[derive(Debug, Default)]
@@ -195,32 +97,32 @@ pub struct TurnOutcome {
 
 /// A running agent session.
 pub struct Session {
-    pub(crate) options: SessionOptions,
-    pub(crate) session_id: String,
+    options: SessionOptions,
+    session_id: String,
     /// What the model sees: history, reminders, compaction, usage (`agentctx-engine`).
-    pub(crate) engine: ContextEngine,
-    pub(crate) recorder: RolloutRecorder,
-    pub(crate) state: Arc<Mutex<SessionState>>,
-    pub(crate) tools: ToolRegistry,
-    pub(crate) subagents: Arc<dyn SubagentRunner>,
-    pub(crate) events: UnboundedSender<SessionEvent>,
+    engine: ContextEngine,
+    recorder: RolloutRecorder,
+    state: Arc<Mutex<SessionState>>,
+    tools: ToolRegistry,
+    subagents: Arc<dyn SubagentRunner>,
+    events: UnboundedSender<SessionEvent>,
     /// The tool specs the last `turn_context` line recorded.
     recorded_tools: Option<Vec<agentctx_model::ToolSpec>>,
     memory: crate::memory_ext::MemoryExt,
-    pub(crate) hooks: crate::hooks_ext::HooksExt,
+    hooks: crate::hooks_ext::HooksExt,
     /// What the session feeds the reminders beyond the engine (`reminder_feeds`).
-    pub(crate) feeds: crate::reminder_feeds::ReminderFeeds,
+    feeds: crate::reminder_feeds::ReminderFeeds,
     mcp: Option<Arc<McpConnectionManager>>,
     /// The session's thinking toggle (priority step 3), set by [`Session::set_thinking_level`].
     thinking_toggle: agentctx_model::thinking::ThinkingState,
     /// The reasoning parameters of the running turn, sent on each of its requests.
     turn_reasoning: Option<agentctx_model::ReasoningOptions>,
     /// The slash commands and skills the user may type (`slash_commands_ext`).
-    pub(crate) commands: crate::slash_commands_ext::SlashCommands,
+    commands: crate::slash_commands_ext::SlashCommands,
     /// A model switch the next turn announces (`model_switch`).
-    pub(crate) pending_switch: Option<crate::model_switch::PendingSwitch>,
+    pending_switch: Option<crate::model_switch::PendingSwitch>,
     /// What the skills active in the running turn changed (`slash_commands_ext/skill_turn.rs`).
-    pub(crate) active_skills: crate::slash_commands_ext::ActiveSkills,
+    active_skills: crate::slash_commands_ext::ActiveSkills,
 }
 
 impl std::fmt::Debug for Session {
@@ -252,31 +154,40 @@ impl Session {
         ))
     }
 
-    pub(crate) fn with_recorder(
+    fn with_recorder(
         options: SessionOptions,
         recorder: RolloutRecorder,
         history: ContextManager,
     ) -> (Self, UnboundedReceiver<SessionEvent>) {
         let (events, receiver) = unbounded_channel();
         let session_id = recorder.session_id().to_string();
-        let mut engine =
-            ContextEngine::with_history(engine_ext::engine_options(&options, &session_id), history);
+        let engine_options = engine_ext::engine_options(
+            options.model.as_ref(),
+            &options.cwd,
+            &options.home,
+            &session_id,
+            &options.reminders,
+            &options.compact,
+        );
+        let mut engine = ContextEngine::with_history(engine_options, history);
         // Opaque compaction items another provider wrote go to this one as their readable copy.
         engine.set_client(options.model.as_ref());
         let mut tools = ToolRegistry::with_builtin_tools();
-        let commands = crate::slash_commands_ext::SlashCommands::load(&options, &session_id);
+        let commands = crate::slash_commands_ext::SlashCommands::load(
+            &options.home,
+            &options.cwd,
+            &options.skills,
+            &session_id,
+        );
         skills_ext::register_skill_tool(&mut tools, &commands);
         let mut state = SessionState::default();
         if options.plan_mode {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.plans_dir);
         }
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
-        let hooks = crate::hooks_ext::HooksExt::new(&options, &recorder, &events);
-        let subagents: Arc<dyn SubagentRunner> = Arc::new(Subagents::for_session(
-            Arc::clone(&options.model),
-            &options,
-            &hooks,
-        ));
+        let hooks =
+            crate::hooks_ext::HooksExt::new(&options.hooks, &options.cwd, &recorder, &events);
+        let subagents = options.subagents(Arc::clone(&options.model), &hooks);
         hooks.install(&mut tools, &mut engine);
         engine.set_tool_classes(tools.tool_classes());
         let feeds =
@@ -363,9 +274,33 @@ impl Session {
         &mut self.engine
     }
 
-    /// The memory glue (its startup pipeline and usage counts).
-    pub fn memory_mut(&mut self) -> &mut crate::memory_ext::MemoryExt {
-        &mut self.memory
+    /// Waits for the memory pipeline the first turn started, if one runs (tests, shutdown).
+    pub async fn wait_for_memory_startup(&mut self) {
+        self.memory.wait_for_startup().await;
+    }
+
+    /// How often the session's tool calls read each memory part so far (`memory_ext`).
+    pub fn memory_usage(
+        &self,
+    ) -> std::collections::BTreeMap<crate::memory_ext::MemoryUsageKey, u64> {
+        self.memory.usage()
+    }
+
+    /// The queue of prompts typed while a turn runs (line mode): each is shown to the model
+    /// before its next request, as Claude Code shows queued commands (`reminder_feeds`).
+    pub fn command_queue(&self) -> crate::reminder_feeds::CommandQueue {
+        self.feeds.command_queue()
+    }
+
+    /// What the session's requests cost so far.
+    pub fn spend(&self) -> &crate::reminder_feeds::SpendMeter {
+        self.feeds.spend()
+    }
+
+    /// Waits until the `async` hooks started so far have ended, so what they said reaches the
+    /// next request (a host about to send one, a test).
+    pub async fn wait_for_async_hooks(&self) {
+        self.hooks.wait_for_async_hooks().await;
     }
 
     /// Waits for background work started by finished turns (session-memory extraction).
@@ -373,7 +308,7 @@ impl Session {
         self.engine.wait_for_background().await;
     }
 
-    pub(crate) fn emit(&self, event: SessionEvent) {
+    fn emit(&self, event: SessionEvent) {
         let _ = self.events.send(event);
     }
 
@@ -396,7 +331,7 @@ impl Session {
     }
 
     /// The full initial context: AGENTS.md of the working directory, then the environment.
-    pub(crate) fn initial_context(&self) -> Vec<ResponseItem> {
+    fn initial_context(&self) -> Vec<ResponseItem> {
         let mut items = Vec::new();
         // A model switch leads the initial context as it leads a settings diff (codex's
         // `build_initial_context`): a turn after a compaction still tells the new model.
@@ -426,7 +361,7 @@ impl Session {
         items
     }
 
-    pub(crate) fn tool_context(&self, turn: i32, cancel: &CancellationToken) -> ToolContext {
+    fn tool_context(&self, turn: i32, cancel: &CancellationToken) -> ToolContext {
         ToolContext {
             cwd: self.options.cwd.clone(),
             home: self.options.home.clone(),
@@ -523,7 +458,13 @@ impl Session {
             state.turn
         };
         self.emit(SessionEvent::TurnStarted { turn });
-        self.append_history(input).await;
+        prompt_history::append_history(
+            &self.options.home,
+            &self.options.history,
+            &self.session_id,
+            input,
+        )
+        .await;
         self.memory.start(&self.session_id, &self.options.model);
         self.hooks.session_start(self.engine.history().len()).await;
         turn
@@ -534,7 +475,7 @@ impl Session {
     fn set_turn_thinking(&mut self, input: &str) {
         let thinking = crate::thinking_ext::turn_thinking(
             &self.options.thinking,
-            &self.thinking_toggle,
+            self.thinking_toggle,
             input,
             self.options.model.as_ref(),
         );
@@ -569,7 +510,7 @@ impl Session {
             .record_response_items(&start.context_updates)?;
         // The switch is announced (settings diff or initial context): later turns need not.
         self.pending_switch = None;
-        self.active_skills.running = Some(turn_record::RunningTurn {
+        self.active_skills.running = Some(crate::slash_commands_ext::RunningTurn {
             context: start.turn_context.clone(),
             message: input.to_string(),
         });
@@ -600,7 +541,14 @@ impl Session {
             self.engine.reminder_context(&host, request == 1)
         };
         let mut reminder_ctx = self.hooks.with_provider(reminder_ctx);
-        self.apply_reminder_feeds(&mut reminder_ctx);
+        {
+            let state = self
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            self.feeds
+                .apply(&mut reminder_ctx, &state, self.options.reminders.budget_usd);
+        }
         if let Some(mcp) = &self.mcp {
             mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
             reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));

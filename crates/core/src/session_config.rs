@@ -257,23 +257,11 @@ pub async fn session_setup(
 /// model): resolved by [`resolve_model`] with the session's provider, so the provider, the API
 /// key and the window come out as they did for the session's first model.
 #[derive(Debug, Clone)]
-pub struct ConfiguredModels {
+pub(crate) struct ConfiguredModels {
     config: Config,
     env: EnvVars,
     home: PathBuf,
     provider: Option<String>,
-}
-
-impl ConfiguredModels {
-    /// The models of `config` under the provider `provider` (`None`: the configured one).
-    pub fn new(config: Config, env: EnvVars, home: PathBuf, provider: Option<String>) -> Self {
-        Self {
-            config,
-            env,
-            home,
-            provider,
-        }
-    }
 }
 
 #[async_trait::async_trait]
@@ -321,7 +309,7 @@ impl crate::model_switch::ModelResolver for ConfiguredModels {
 /// loop` takes its plan from, so a plan made with `run --plan` is the plan the loop follows. A
 /// relative folder is taken from the top of the git work tree holding `cwd` (as the loop takes
 /// it), else from `cwd`; with no folder configured, `<home>/plans`.
-pub fn plans_dir(config: &Config, cwd: &Path, home: &Path) -> PathBuf {
+pub(crate) fn plans_dir(config: &Config, cwd: &Path, home: &Path) -> PathBuf {
     let Some(first) = config.loop_driver.plan_dirs.first() else {
         return home.join("plans");
     };

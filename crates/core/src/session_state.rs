@@ -30,7 +30,7 @@ pub struct PlanMode {
 
 /// One finished tool call, for the next request's reminders.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolRun {
+pub(crate) struct ToolRun {
     /// The tool.
     pub name: String,
     /// The call id.
@@ -43,7 +43,7 @@ pub struct ToolRun {
 
 /// A background shell and what started it.
 #[derive(Debug)]
-pub struct BackgroundShell {
+pub(crate) struct BackgroundShell {
     /// The command line.
     pub command: String,
     /// The model's description of it.
@@ -67,11 +67,11 @@ pub struct SessionState {
     /// Plan mode.
     pub plan: PlanMode,
     /// Background shells by id (`shell_1`, …), in start order.
-    pub shells: BTreeMap<String, BackgroundShell>,
+    pub(crate) shells: BTreeMap<String, BackgroundShell>,
     /// Shells started so far, for ids.
-    pub shells_started: u32,
+    pub(crate) shells_started: u32,
     /// Skills invoked in this session, in order.
     pub invoked_skills: Vec<InvokedSkill>,
     /// Tool calls of the previous model request.
-    pub last_tool_results: Vec<ToolRun>,
+    pub(crate) last_tool_results: Vec<ToolRun>,
 }

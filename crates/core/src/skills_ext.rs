@@ -19,7 +19,7 @@ use agentctx_protocol::InvokedSkill;
 use agentctx_skills::CommandRegistry;
 use agentctx_skills::SkillContext;
 use agentctx_skills::SkillInvocation;
-pub use agentctx_skills::SkillsConfig;
+pub(crate) use agentctx_skills::SkillsConfig;
 use agentctx_skills::load_skills;
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -38,7 +38,7 @@ use crate::tools::ToolRegistry;
 
 /// The unified registry of the skills under `home` and `cwd` and the built-in commands; a skill
 /// that fails to load is logged and left out.
-pub fn load_commands(home: &Path, cwd: &Path, config: &SkillsConfig) -> CommandRegistry {
+pub(crate) fn load_commands(home: &Path, cwd: &Path, config: &SkillsConfig) -> CommandRegistry {
     let outcome = load_skills(&config.roots(home, cwd));
     for error in &outcome.errors {
         tracing::warn!(?error, "skill not loaded");
@@ -49,7 +49,7 @@ pub fn load_commands(home: &Path, cwd: &Path, config: &SkillsConfig) -> CommandR
 /// Registers the `skill` tool in `registry` when the model may invoke any of the skills of
 /// `commands`; a skill running now (typed by the user, or invoked earlier in the turn) is refused
 /// to the model.
-pub fn register_skill_tool(registry: &mut ToolRegistry, commands: &SlashCommands) {
+pub(crate) fn register_skill_tool(registry: &mut ToolRegistry, commands: &SlashCommands) {
     if commands.registry().get_llm_invocable_skills().is_empty() {
         return;
     }
@@ -101,7 +101,7 @@ struct Args {
 
 /// Invokes a skill: returns its prompt to the model (or a forked skill's report), records the
 /// invocation and queues the skill to be made active for the rest of the turn.
-pub struct SkillTool {
+pub(crate) struct SkillTool {
     commands: SlashCommands,
 }
 

@@ -2,8 +2,8 @@
 //! registry, the session's built-in commands, and the skill's execution settings applied while
 //! its turn runs.
 //!
-//! [`Session::run_input`] is the one entry point `agentctx run` uses for a one-shot prompt and
-//! for every line of line mode:
+//! [`crate::Session::run_input`] is the one entry point `agentctx run` uses for a one-shot prompt
+//! and for every line of line mode:
 //!
 //! - input that is not a slash command (no leading `/`, or a path such as `/usr/bin/env`) is a
 //!   turn, unchanged;
@@ -20,44 +20,46 @@
 //!   invocation in `invoked_skills`, as the `skill` tool records them;
 //! - an unknown `/name` is a one-line error naming the closest commands; no model is called.
 //!
-//! See docs/design/skills.md, "Slash commands in a session".
+//! This file decides from the commands alone what a line asks for ([`SlashCommands::dispatch`]:
+//! a [`Command`]) and words the built-ins' answers; the session carries the command out
+//! (`session/input.rs`) and never hands its whole self here. See docs/design/skills.md, "Slash
+//! commands in a session".
 
 mod context_view;
 mod skill_turn;
 mod tool_limit;
 
+use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use agentctx_skills::CommandDispatch;
 use agentctx_skills::CommandRegistry;
 use agentctx_skills::LocalCommandKind;
+use agentctx_skills::RunningSkillGuard;
 use agentctx_skills::RunningSkills;
-use agentctx_skills::SkillContext;
 use agentctx_skills::SkillError;
 use agentctx_skills::SkillInvocation;
 use agentctx_skills::SkillUsageTracker;
-use tokio_util::sync::CancellationToken;
+use agentctx_skills::SkillsConfig;
 
 pub use self::context_view::ContextCategory;
 pub use self::context_view::ContextView;
 pub(crate) use self::skill_turn::ActiveSkills;
 pub(crate) use self::skill_turn::InvokedSkillQueue;
+pub(crate) use self::skill_turn::RunningTurn;
 pub(crate) use self::skill_turn::SkillActivation;
 pub(crate) use self::skill_turn::SkillOrigin;
 pub use self::tool_limit::ToolLimit;
-use crate::engine_ext::CompactReason;
 use crate::error::CoreError;
+use crate::model_switch::ModelSwitch;
 use crate::model_switch::ModelSwitchError;
-use crate::session::Session;
-use crate::session::SessionOptions;
-use crate::session::TurnOutcome;
 
 /// The file, under the home, where typed skill invocations are counted.
 pub const SKILL_USAGE_FILE: &str = "skills-usage.json";
 
 /// The subagent a `context: fork` skill runs as when it names none.
-pub const DEFAULT_FORK_AGENT: &str = "Explore";
+pub(crate) const DEFAULT_FORK_AGENT: &str = "Explore";
 
 /// At most this many close names follow an unknown command.
 const MAX_SUGGESTIONS: usize = 3;
@@ -85,7 +87,7 @@ const SESSION_COMMANDS: [(&str, &str, &str); 3] = [
 /// The commands a session's user may type: the registry, the running guard and the usage file;
 /// the `skill` tool shares them (a clone), with the queue of the skills the model invoked.
 #[derive(Debug, Clone)]
-pub struct SlashCommands {
+pub(crate) struct SlashCommands {
     registry: Arc<CommandRegistry>,
     running: RunningSkills,
     usage_path: PathBuf,
@@ -96,16 +98,15 @@ pub struct SlashCommands {
 }
 
 impl SlashCommands {
-    /// The commands of the session `session_id` built from `options`: its skills and the
-    /// built-ins.
-    pub(crate) fn load(options: &SessionOptions, session_id: &str) -> Self {
-        let registry =
-            crate::skills_ext::load_commands(&options.home, &options.cwd, &options.skills);
+    /// The commands of the session `session_id`: the skills `config` finds under `home` and
+    /// `cwd`, and the built-ins; typed skills are counted in the usage file under `home`.
+    pub(crate) fn load(home: &Path, cwd: &Path, config: &SkillsConfig, session_id: &str) -> Self {
+        let registry = crate::skills_ext::load_commands(home, cwd, config);
         Self {
             registry: Arc::new(registry),
             running: RunningSkills::new(),
-            usage_path: options.home.join(SKILL_USAGE_FILE),
-            half_life_days: options.skills.usage_half_life_days,
+            usage_path: home.join(SKILL_USAGE_FILE),
+            half_life_days: config.usage_half_life_days,
             invoked: InvokedSkillQueue::default(),
             session_id: session_id.to_string(),
         }
@@ -136,12 +137,12 @@ impl SlashCommands {
     }
 
     /// The unified registry.
-    pub fn registry(&self) -> &Arc<CommandRegistry> {
+    pub(crate) fn registry(&self) -> &Arc<CommandRegistry> {
         &self.registry
     }
 
     /// The skills running now (shared with the `skill` tool).
-    pub fn running(&self) -> &RunningSkills {
+    pub(crate) fn running(&self) -> &RunningSkills {
         &self.running
     }
 
@@ -178,7 +179,7 @@ impl SlashCommands {
     }
 
     /// The text of `/help`: the session's commands, then the registry's commands and skills.
-    pub fn help(&self) -> String {
+    pub(crate) fn help(&self) -> String {
         let mut text = String::from("Session commands:\n");
         for (name, hint, description) in SESSION_COMMANDS {
             let usage = if hint.is_empty() {
@@ -192,22 +193,6 @@ impl SlashCommands {
         text.push_str(&agentctx_skills::render_help(&self.registry));
         text
     }
-}
-
-/// What one line of input did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputOutcome {
-    /// A turn ran (plain input, or a skill's prompt).
-    Turn(TurnOutcome),
-    /// A built-in answered; the text is for the user, not the model.
-    Command(String),
-    /// A `context: fork` skill ran as a subagent; its report is the answer.
-    Forked {
-        /// The skill.
-        skill: String,
-        /// The subagent's report.
-        answer: String,
-    },
 }
 
 /// Why typed input could not run. Each message is one line.
@@ -258,7 +243,7 @@ fn suggestion(suggestions: &[String]) -> String {
 
 /// `/name args` split, by the registry's rule: a leading `/`, a name up to the first blank,
 /// and no `/` in the name (so a path is not a command). `None` when `input` is not a command.
-pub fn parse_command(input: &str) -> Option<(&str, &str)> {
+pub(crate) fn parse_command(input: &str) -> Option<(&str, &str)> {
     let rest = input.trim_start().strip_prefix('/')?;
     let (name, args) = match rest.find(char::is_whitespace) {
         Some(end) => (rest.get(..end)?, rest.get(end..)?),
@@ -272,7 +257,7 @@ pub fn parse_command(input: &str) -> Option<(&str, &str)> {
 
 /// The names among `names` closest to `typed`: a shared prefix, or an edit distance of at
 /// most a third of the longer name (at least 1), best first, at most `MAX_SUGGESTIONS` (3).
-pub fn close_names(typed: &str, names: &[String]) -> Vec<String> {
+pub(crate) fn close_names(typed: &str, names: &[String]) -> Vec<String> {
     let typed = typed.to_lowercase();
     let mut scored: Vec<(usize, &String)> = names
         .iter()
@@ -323,162 +308,107 @@ fn edit_distance(a: &str, b: &str) -> usize {
     table[at(a.len(), b.len())]
 }
 
-impl Session {
-    /// Runs what the user typed: a slash command through the built-ins and the registry, or a
-    /// turn. The one entry point of `agentctx run`'s one-shot prompt and line mode.
-    pub async fn run_input(
-        &mut self,
-        input: &str,
-        cancel: &CancellationToken,
-    ) -> Result<InputOutcome, SlashCommandError> {
+/// What a line of input asks the session to do, decided from the commands alone
+/// ([`SlashCommands::dispatch`]); the session carries it out (`session/input.rs`).
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// Not a command (or a path such as `/usr/bin/env`): the input is the turn, unchanged.
+    Turn,
+    /// `/model <slug>`.
+    Model(String),
+    /// `/plan [task]`.
+    Plan(String),
+    /// `/context`.
+    Context,
+    /// A built-in answered without the session (`/help`): the text for the user.
+    Answer(String),
+    /// `/compact [instructions]`.
+    Compact(String),
+    /// A skill typed as `/name args`, expanded by the registry.
+    Skill(Box<SkillInvocation>),
+}
+
+impl SlashCommands {
+    /// What `input` asks for: the session's built-ins first, then the registry's commands and
+    /// skills. An unknown `/name` is the error, naming the closest commands.
+    pub(crate) fn dispatch(&self, input: &str) -> Result<Command, SlashCommandError> {
         let Some((name, args)) = parse_command(input) else {
-            return Ok(InputOutcome::Turn(self.run_turn(input, cancel).await?));
+            return Ok(Command::Turn);
         };
         match name {
-            "model" => {
-                let switch = self.switch_model(args).await?;
-                return Ok(InputOutcome::Command(
-                    if switch.previous_model == switch.model {
-                        format!("Model: {} (unchanged)", switch.model)
-                    } else {
-                        format!(
-                            "Model: {} (was {}; window {} tokens{})",
-                            switch.model,
-                            switch.previous_model,
-                            switch.context_window,
-                            if switch.compacted {
-                                "; the history was compacted first with the previous model"
-                            } else {
-                                ""
-                            }
-                        )
-                    },
-                ));
-            }
-            "plan" => return self.plan_command(args, cancel).await,
-            "context" => return Ok(InputOutcome::Command(self.context_view().render())),
+            "model" => return Ok(Command::Model(args.to_string())),
+            "plan" => return Ok(Command::Plan(args.to_string())),
+            "context" => return Ok(Command::Context),
             _ => {}
         }
-        let dispatch = match self.commands.registry().dispatch_user_input(input) {
+        let dispatch = match self.registry.dispatch_user_input(input) {
             Ok(dispatch) => dispatch,
             Err(SkillError::UnknownCommand { name }) => {
-                let suggestions = close_names(&name, &self.commands.names());
+                let suggestions = close_names(&name, &self.names());
                 return Err(SlashCommandError::Unknown { name, suggestions });
             }
             Err(error) => return Err(error.into()),
         };
-        match dispatch {
-            None => Ok(InputOutcome::Turn(self.run_turn(input, cancel).await?)),
+        Ok(match dispatch {
+            None => Command::Turn,
             Some(CommandDispatch::Local { kind, args }) => match kind {
-                LocalCommandKind::Help => Ok(InputOutcome::Command(self.commands.help())),
-                LocalCommandKind::Compact => self.compact_command(&args).await,
-                LocalCommandKind::Clear => Err(SlashCommandError::Unsupported {
-                    name: "clear".to_string(),
-                    reason: "a session's history is kept; start a new session to begin afresh"
-                        .to_string(),
-                }),
+                LocalCommandKind::Help => Command::Answer(self.help()),
+                LocalCommandKind::Compact => Command::Compact(args),
+                LocalCommandKind::Clear => {
+                    return Err(SlashCommandError::Unsupported {
+                        name: "clear".to_string(),
+                        reason: "a session's history is kept; start a new session to begin afresh"
+                            .to_string(),
+                    });
+                }
             },
-            Some(CommandDispatch::Prompt(invocation)) => self.run_skill(*invocation, cancel).await,
-        }
+            Some(CommandDispatch::Prompt(invocation)) => Command::Skill(invocation),
+        })
     }
 
-    /// What the context holds now, by category, against the window and its thresholds.
-    pub fn context_view(&self) -> ContextView {
-        ContextView::of(
-            self.model_slug(),
-            &self.options.base_instructions,
-            &self.tools.specs(),
-            self.engine.history(),
-            self.engine.window(),
-            self.engine.thresholds(),
-            self.engine.usage_figures(),
-        )
-    }
-
-    /// `/plan [task]`: plan mode on; a task given runs now, in it.
-    async fn plan_command(
-        &mut self,
-        task: &str,
-        cancel: &CancellationToken,
-    ) -> Result<InputOutcome, SlashCommandError> {
-        let entered = {
-            let mut state = self.state();
-            crate::tools::enter_plan_mode(&mut state, &self.options.plans_dir)
-        };
-        if !task.is_empty() {
-            return Ok(InputOutcome::Turn(self.run_turn(task, cancel).await?));
-        }
-        let plan_file = self.state().plan.plan_file.clone();
-        let file = plan_file
-            .map(|path| path.display().to_string())
-            .unwrap_or_default();
-        Ok(InputOutcome::Command(match entered {
-            Some(_) => {
-                format!("Plan mode on: the next turn researches and writes its plan to {file} only")
-            }
-            None => format!("Plan mode is already on (plan file {file})"),
-        }))
-    }
-
-    /// `/compact [instructions]`: the engine's compaction now, through the session's model.
-    async fn compact_command(
-        &mut self,
-        instructions: &str,
-    ) -> Result<InputOutcome, SlashCommandError> {
-        if !self
-            .engine
-            .history()
-            .iter()
-            .any(agentctx_protocol::is_user_turn_start)
-        {
-            return Ok(InputOutcome::Command("Nothing to compact yet".to_string()));
-        }
-        let (before, _, _) = self.engine.usage_figures();
-        self.engine
-            .set_next_compaction_instructions(Some(instructions.to_string()));
-        let clock = self.state().requests;
-        let compacted = self.compact(CompactReason::Requested, clock).await;
-        // A compaction that did not summarise here (at the provider) leaves them for no other.
-        self.engine.set_next_compaction_instructions(None);
-        compacted?;
-        let (after, _, _) = self.engine.usage_figures();
-        Ok(InputOutcome::Command(format!(
-            "Compacted: about {before} tokens before, {after} after"
-        )))
-    }
-
-    /// Runs a skill typed as `/name args`: as a subagent (`context: fork`), or as the turn with
-    /// the skill active in it (`skill_turn.rs`; the turn's end undoes it).
-    async fn run_skill(
-        &mut self,
+    /// A typed skill about to run: its invocation in this session, marked running (the guard
+    /// holds until its turn ends or its subagent reports), its use recorded in `state` and the
+    /// usage file.
+    pub(crate) fn start_typed(
+        &self,
         invocation: SkillInvocation,
-        cancel: &CancellationToken,
-    ) -> Result<InputOutcome, SlashCommandError> {
-        let invocation = self.commands.in_session(invocation);
-        let guard = self.commands.running().try_acquire(&invocation.name)?;
-        self.commands.record_run(&mut self.state(), &invocation);
-        tracing::info!(skill = %invocation.name, context = ?invocation.context, "running a typed skill");
-        if invocation.context == SkillContext::Fork {
-            let turn = self.state().turn;
-            let ctx = self.tool_context(turn, cancel);
-            let answer = crate::skills_ext::run_forked(&invocation, &ctx)
-                .await
-                .map_err(|message| SlashCommandError::Fork {
-                    skill: invocation.name.clone(),
-                    message,
-                })?;
-            return Ok(InputOutcome::Forked {
-                skill: invocation.name,
-                answer,
-            });
+        state: &mut crate::session_state::SessionState,
+    ) -> Result<(SkillInvocation, RunningSkillGuard), SkillError> {
+        let invocation = self.in_session(invocation);
+        let guard = self.running.try_acquire(&invocation.name)?;
+        self.record_run(state, &invocation);
+        Ok((invocation, guard))
+    }
+}
+
+/// What `/model` answers: the switch, the window, and whether the history was compacted first.
+pub(crate) fn switch_report(switch: &ModelSwitch) -> String {
+    if switch.previous_model == switch.model {
+        return format!("Model: {} (unchanged)", switch.model);
+    }
+    format!(
+        "Model: {} (was {}; window {} tokens{})",
+        switch.model,
+        switch.previous_model,
+        switch.context_window,
+        if switch.compacted {
+            "; the history was compacted first with the previous model"
+        } else {
+            ""
         }
-        let prompt = invocation.prompt.clone();
-        let activation = SkillActivation::new(invocation, guard, SkillOrigin::Typed);
-        if let Err(error) = self.activate_skill(activation).await {
-            self.end_active_skills().await;
-            return Err(error.into());
-        }
-        Ok(InputOutcome::Turn(self.run_turn(&prompt, cancel).await?))
+    )
+}
+
+/// What `/plan` without a task answers: plan mode `entered` now (or already on) with its plan
+/// file.
+pub(crate) fn plan_report(entered: bool, plan_file: Option<&Path>) -> String {
+    let file = plan_file
+        .map(|path| path.display().to_string())
+        .unwrap_or_default();
+    if entered {
+        format!("Plan mode on: the next turn researches and writes its plan to {file} only")
+    } else {
+        format!("Plan mode is already on (plan file {file})")
     }
 }
 

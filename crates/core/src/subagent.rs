@@ -6,7 +6,7 @@
 //! messages it is handed with the parent's reminders filtered out, and the task prompt. It sees
 //! core-tier reminders only, never the main agent's. See docs/design/core.md, "Subagents".
 
-pub mod executor;
+pub(crate) mod executor;
 
 use agentctx_skills::SkillHooksConfig;
 use agentctx_skills::SkillInvocation;
@@ -101,7 +101,7 @@ pub struct ScopedHooks {
 
 impl SubagentOverrides {
     /// The settings of the skill `invocation` that hold while its subagent runs.
-    pub fn for_skill(invocation: &SkillInvocation) -> Self {
+    pub(crate) fn for_skill(invocation: &SkillInvocation) -> Self {
         Self {
             tool_limit: invocation
                 .allowed_tools

@@ -16,8 +16,7 @@ use agentctx_model::thinking::ThinkingState;
 use agentctx_model::thinking::compute_effective_thinking;
 use agentctx_model::thinking::reasoning_options_for;
 
-pub use agentctx_engine::replay::RECORDED_REASONING_FIELD;
-pub use agentctx_engine::replay::record_reasoning;
+pub(crate) use agentctx_engine::replay::record_reasoning;
 
 /// What decides a session's thinking besides the message: the `[thinking]` section, the
 /// environment overrides and an override for every turn (`run --thinking`).
@@ -34,7 +33,7 @@ pub struct ThinkingOptions {
 /// The thinking of one request: the chain's verdict and the parameters sent (`None`: the
 /// provider's default).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TurnThinking {
+pub(crate) struct TurnThinking {
     /// What the priority chain decided, and which step decided.
     pub result: ThinkingResult,
     /// The request's reasoning parameters.
@@ -42,16 +41,16 @@ pub struct TurnThinking {
 }
 
 /// The thinking of a request for `message` to `model`.
-pub fn turn_thinking(
+pub(crate) fn turn_thinking(
     options: &ThinkingOptions,
-    toggle: &ThinkingState,
+    toggle: ThinkingState,
     message: &str,
     model: &dyn ModelClient,
 ) -> TurnThinking {
     let result = compute_effective_thinking(&ThinkingInputs {
         message,
         env: &options.env,
-        session_state: toggle,
+        session_state: &toggle,
         per_turn_config: options.per_turn.as_ref(),
         settings: &options.settings,
         model_info: model.model_info(),

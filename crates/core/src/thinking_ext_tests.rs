@@ -1,3 +1,4 @@
+use agentctx_engine::replay::RECORDED_REASONING_FIELD;
 use agentctx_model::ReasoningEffort;
 use agentctx_model::ReasoningOptions;
 use agentctx_model::ReasoningSummaryMode;
@@ -22,17 +23,17 @@ fn the_environment_wins_over_a_keyword_and_the_keyword_over_the_settings() {
         ..ThinkingOptions::default()
     };
     let toggle = ThinkingState::new();
-    let keyword = turn_thinking(&options, &toggle, "ultrathink it", &model);
+    let keyword = turn_thinking(&options, toggle, "ultrathink it", &model);
     assert_eq!(keyword.result.source, ThinkingSource::Keyword);
     assert_eq!(keyword.result.level, ThinkingLevel::UltraThink);
-    let plain = turn_thinking(&options, &toggle, "just do it", &model);
+    let plain = turn_thinking(&options, toggle, "just do it", &model);
     assert_eq!(plain.result.source, ThinkingSource::PerTurnOverride);
     assert_eq!(plain.result.level, ThinkingLevel::DeepThink);
     options.env = ThinkingEnvOverride {
         level: Some(ThinkingLevel::None),
         ..ThinkingEnvOverride::default()
     };
-    let forced = turn_thinking(&options, &toggle, "ultrathink it", &model);
+    let forced = turn_thinking(&options, toggle, "ultrathink it", &model);
     assert_eq!(forced.result.source, ThinkingSource::EnvOverride);
     assert_eq!(forced.reasoning, None);
 }

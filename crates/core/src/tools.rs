@@ -35,35 +35,22 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-pub use ask_user::AskUserTool;
-pub use ask_user::MAX_QUESTION_OPTIONS;
-pub use ask_user::NO_ONE_TO_ASK;
-pub use edit_file::EditFileTool;
-pub use glob::DEFAULT_GLOB_LIMIT;
-pub use glob::GlobTool;
-pub use grep::DEFAULT_GREP_LIMIT;
-pub use grep::GrepTool;
-pub use grep::MAX_GREP_CONTEXT;
-pub use list_dir::DEFAULT_LIST_DEPTH;
-pub use list_dir::DEFAULT_LIST_LIMIT;
-pub use list_dir::ListDirTool;
-pub use list_dir::MAX_LIST_DEPTH;
-pub use plan_mode::EnterPlanModeTool;
-pub use plan_mode::ExitPlanModeTool;
+pub(crate) use ask_user::AskUserTool;
+pub(crate) use edit_file::EditFileTool;
+pub(crate) use glob::GlobTool;
+pub(crate) use grep::GrepTool;
+pub(crate) use list_dir::ListDirTool;
+pub(crate) use plan_mode::EnterPlanModeTool;
+pub(crate) use plan_mode::ExitPlanModeTool;
 pub(crate) use plan_mode::enter_plan_mode;
 pub(crate) use plan_mode::plan_file_from_output;
-pub use read_file::DEFAULT_READ_LIMIT;
-pub use read_file::MAX_LINE_CHARS;
-pub use read_file::ReadFileTool;
-pub use search_walk::MAX_RESULT_LINE_CHARS;
-pub use shell::BashOutputTool;
-pub use shell::DEFAULT_SHELL_TIMEOUT;
-pub use shell::KillShellTool;
-pub use shell::MAX_SHELL_TIMEOUT;
-pub use shell::ShellTool;
-pub use task::TaskTool;
-pub use todo_write::TodoWriteTool;
-pub use write_file::WriteFileTool;
+pub(crate) use read_file::ReadFileTool;
+pub(crate) use shell::BashOutputTool;
+pub(crate) use shell::KillShellTool;
+pub(crate) use shell::ShellTool;
+pub(crate) use task::TaskTool;
+pub(crate) use todo_write::TodoWriteTool;
+pub(crate) use write_file::WriteFileTool;
 
 use crate::approval::ApprovalDecision;
 use crate::approval::ApprovalPolicy;
@@ -101,8 +88,8 @@ impl ToolOutput {
     }
 }
 
-pub use agentctx_compact::ToolClass;
-pub use agentctx_engine::FileObserver;
+pub(crate) use agentctx_compact::ToolClass;
+pub(crate) use agentctx_engine::FileObserver;
 
 /// Everything a tool call may use.
 #[derive(Clone)]
@@ -246,7 +233,7 @@ pub struct ToolRegistry {
 /// Runs around every call of a registry's tools (the hooks of `hooks_ext.rs`): before a call it
 /// may refuse it with an output of its own, after it sees the output. Tools never know.
 #[async_trait]
-pub trait ToolCallInterceptor: Send + Sync {
+pub(crate) trait ToolCallInterceptor: Send + Sync {
     /// Before the call of `name`; `Some(output)` refuses it and is what the model reads.
     async fn before_call(
         &self,
@@ -284,7 +271,7 @@ impl ToolRegistry {
 
     /// The built-in tools: files and their search, shell, todos, questions to the user, plan
     /// mode and subagents. (The `skill` tool is added by the session when skills are loaded.)
-    pub fn with_builtin_tools() -> Self {
+    pub(crate) fn with_builtin_tools() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(ReadFileTool));
         registry.register(Arc::new(GrepTool));
@@ -305,7 +292,7 @@ impl ToolRegistry {
 
     /// The read-only tools a read-only subagent (Explore, Plan) gets: reading and searching
     /// files. (No `ask_user`: a subagent's user is its parent, which reads its final answer.)
-    pub fn read_only() -> Self {
+    pub(crate) fn read_only() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(ReadFileTool));
         registry.register(Arc::new(GrepTool));
@@ -331,12 +318,17 @@ impl ToolRegistry {
     }
 
     /// Adds an interceptor run around every call, after those added before it.
-    pub fn add_interceptor(&mut self, interceptor: Arc<dyn ToolCallInterceptor>) {
+    pub(crate) fn add_interceptor(&mut self, interceptor: Arc<dyn ToolCallInterceptor>) {
         self.interceptors.push(interceptor);
     }
 
     /// Runs the call of `name` through the interceptors and the tool.
-    pub async fn dispatch(&self, ctx: &ToolContext, name: &str, arguments: &str) -> ToolOutput {
+    pub(crate) async fn dispatch(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        arguments: &str,
+    ) -> ToolOutput {
         for interceptor in &self.interceptors {
             if let Some(output) = interceptor.before_call(ctx, name, arguments).await {
                 return output;
@@ -372,7 +364,7 @@ impl ToolRegistry {
 
     /// The class each tool declares, by name, for the engine
     /// (`ContextEngine::set_tool_classes`).
-    pub fn tool_classes(&self) -> ToolClasses {
+    pub(crate) fn tool_classes(&self) -> ToolClasses {
         self.tools
             .iter()
             .map(|tool| (tool.spec().name, tool.class()))

@@ -1,6 +1,6 @@
 //! Which model writes the summary of `agentctx compact`, if any: none on `--offline`; else the
 //! model `--provider` / `--model` or `<home>/config.toml` name, resolved as every command
-//! resolves it (`agentctx_core::session_config::resolve_model`: the configuration with its
+//! resolves it (`agentctx_core::resolve_model`: the configuration with its
 //! environment overrides, `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL` or `OLLAMA_HOST` applied to
 //! the presets). Only when no model is named anywhere does the offline summariser write the
 //! summary, and the output says why; a named model whose client cannot be built (an unset API
@@ -8,10 +8,10 @@
 
 use std::path::Path;
 
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::resolve_model;
+use agentctx_core::Config;
+use agentctx_core::EnvVars;
+use agentctx_core::ModelSelection;
+use agentctx_core::resolve_model;
 use agentctx_model::HttpModelClient;
 use anyhow::Context as _;
 

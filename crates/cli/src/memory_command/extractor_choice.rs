@@ -1,6 +1,6 @@
 //! Which model extracts and consolidates for `agentctx memory build`, if any: none on
 //! `--offline`; else the model `--provider` / `--model` or `<home>/config.toml` name, resolved as
-//! every command resolves it (`agentctx_core::session_config::resolve_model`: the configuration
+//! every command resolves it (`agentctx_core::resolve_model`: the configuration
 //! with its environment overrides, `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL` or `OLLAMA_HOST`
 //! applied to the presets). Only when no model is named anywhere does the build run offline,
 //! and it says why; a named model whose client cannot be built (an unset API key) is an error.
@@ -8,10 +8,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::resolve_model;
+use agentctx_core::Config;
+use agentctx_core::EnvVars;
+use agentctx_core::ModelSelection;
+use agentctx_core::resolve_model;
 use agentctx_memory::Consolidator;
 use agentctx_memory::Extractor;
 use agentctx_memory::ModelConsolidator;

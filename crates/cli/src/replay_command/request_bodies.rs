@@ -3,7 +3,7 @@
 //!
 //! The provider and model are the flags', else the ones the session recorded (its
 //! `session_meta.model_provider` and the first `turn_context.model`), else config.toml's, and
-//! are resolved as every command resolves them (`agentctx_core::session_config::resolve_model`).
+//! are resolved as every command resolves them (`agentctx_core::resolve_model`).
 //! The body is the provider client's own (`HttpModelClient::request_body`, through
 //! `ModelChoice::body_client`): nothing is sent, and a missing API key does not matter for a
 //! body that never leaves the machine.
@@ -12,10 +12,10 @@ use std::io::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
 
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::resolve_model;
+use agentctx_core::Config;
+use agentctx_core::EnvVars;
+use agentctx_core::ModelSelection;
+use agentctx_core::resolve_model;
 use agentctx_engine::replay::RequestSink;
 use agentctx_model::HttpModelClient;
 use agentctx_model::Prompt;

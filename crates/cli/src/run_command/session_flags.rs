@@ -8,13 +8,13 @@ use std::sync::Arc;
 
 use agentctx_core::ApprovalPolicy;
 use agentctx_core::Approver;
-use agentctx_core::config::Config;
-use agentctx_core::config::EnvVars;
-use agentctx_core::config::LoadedConfig;
-use agentctx_core::session_config::ModelSelection;
-use agentctx_core::session_config::SessionOverrides;
-use agentctx_core::session_config::SessionSetup;
-use agentctx_core::session_config::session_setup;
+use agentctx_core::Config;
+use agentctx_core::EnvVars;
+use agentctx_core::LoadedConfig;
+use agentctx_core::ModelSelection;
+use agentctx_core::SessionOverrides;
+use agentctx_core::SessionSetup;
+use agentctx_core::session_setup;
 use anyhow::Context as _;
 
 use super::approver::NonInteractiveApprover;

@@ -132,10 +132,7 @@ fn config_schema_prints_the_committed_schema() {
     let stdout = stdout_of(&mut agentctx(home.path(), &["config", "schema"]));
     // The library's schema is the one core commits (its `schema_is_fresh` test keeps the file in
     // step); compared in-process, so the test holds where the crates are vendored apart.
-    assert_eq!(
-        stdout,
-        agentctx_core::config::Config::json_schema().unwrap()
-    );
+    assert_eq!(stdout, agentctx_core::Config::json_schema().unwrap());
     let schema: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     for section in [
         "system_reminder",

@@ -369,7 +369,7 @@ fn every_model_command_reaches_only_the_configured_address() {
 }
 
 /// Every command resolves its provider and builds its client through core's one function
-/// (`agentctx_core::session_config::resolve_model`, or `resolve_provider` where no model is
+/// (`agentctx_core::resolve_model`, or `resolve_provider` where no model is
 /// needed): no command source builds a client, looks up a provider or reads a base URL
 /// variable itself, which is how `compact` and `memory build` came to post sessions to the
 /// vendor's public endpoint while `run` honoured `OPENAI_BASE_URL`.

@@ -12,11 +12,11 @@ use crate::hooks_ext::HookEvent;
 use crate::process::CapturedOutput;
 
 /// Most characters of a hook's text that reach the model or the user.
-pub const HOOK_TEXT_LIMIT: usize = 10_000;
+pub(crate) const HOOK_TEXT_LIMIT: usize = 10_000;
 
 /// One hook run, read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HookVerdict {
+pub(crate) struct HookVerdict {
     /// The hook blocks the action, with this reason (exit 2, `decision: "block"`, or
     /// `permissionDecision: "deny"`).
     pub block: Option<String>,
@@ -32,7 +32,7 @@ pub struct HookVerdict {
 }
 
 /// Reads a finished run (`Err`: the command could not be started).
-pub fn interpret(
+pub(crate) fn interpret(
     event: HookEvent,
     command: &str,
     run: &std::io::Result<CapturedOutput>,

@@ -14,15 +14,15 @@ use serde::Deserialize;
 use serde::Serialize;
 
 /// Seconds a hook may run when its settings give no `timeout` (Claude Code's default).
-pub const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 60;
+pub(crate) const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 60;
 
 /// The project settings files read, in order, relative to the working directory.
-pub const PROJECT_SETTINGS_FILES: [&str; 2] =
+pub(crate) const PROJECT_SETTINGS_FILES: [&str; 2] =
     [".claude/settings.json", ".claude/settings.local.json"];
 
 /// The events a hook can run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum HookEvent {
+pub(crate) enum HookEvent {
     /// Before a tool call; may block it.
     PreToolUse,
     /// After a tool call; may tell the model something.
@@ -41,7 +41,7 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// Every event.
-    pub const ALL: [Self; 7] = [
+    pub(crate) const ALL: [Self; 7] = [
         Self::PreToolUse,
         Self::PostToolUse,
         Self::UserPromptSubmit,
@@ -52,7 +52,7 @@ impl HookEvent {
     ];
 
     /// The name in settings and in `hook_event_name`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::PreToolUse => "PreToolUse",
             Self::PostToolUse => "PostToolUse",
@@ -65,7 +65,7 @@ impl HookEvent {
     }
 
     /// The event named `name`.
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|event| event.as_str() == name)
     }
 }
@@ -96,7 +96,7 @@ fn command_type() -> String {
 
 impl HookCommand {
     /// The hook's timeout.
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         Duration::from_secs(self.timeout.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS))
     }
 }
@@ -142,7 +142,7 @@ impl Default for HooksConfig {
 
 /// A hook ready to run: its event, its matcher and where it was configured.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfiguredHook {
+pub(crate) struct ConfiguredHook {
     /// The event.
     pub event: HookEvent,
     /// The matcher (`None`: everything).
@@ -155,14 +155,14 @@ pub struct ConfiguredHook {
 
 /// Every hook of every source, in source order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HookSet {
+pub(crate) struct HookSet {
     hooks: Vec<ConfiguredHook>,
 }
 
 impl HookSet {
     /// The hooks of `config` and, when it says so, of the project settings under `cwd`. A
     /// settings file that cannot be read or parsed is logged and skipped.
-    pub fn load(config: &HooksConfig, cwd: &Path) -> Self {
+    pub(crate) fn load(config: &HooksConfig, cwd: &Path) -> Self {
         let mut set = Self::default();
         if !config.enabled {
             return set;
@@ -207,18 +207,13 @@ impl HookSet {
     }
 
     /// No hook at all.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.hooks.is_empty()
-    }
-
-    /// Every hook.
-    pub fn hooks(&self) -> &[ConfiguredHook] {
-        &self.hooks
     }
 
     /// The hooks of `event` whose matcher accepts one of `subjects` (tool events: the tool's
     /// name and its Claude Code name), each command once (as Claude Code deduplicates).
-    pub fn matching(&self, event: HookEvent, subjects: &[&str]) -> Vec<&ConfiguredHook> {
+    pub(crate) fn matching(&self, event: HookEvent, subjects: &[&str]) -> Vec<&ConfiguredHook> {
         let mut out: Vec<&ConfiguredHook> = Vec::new();
         for hook in &self.hooks {
             if hook.event != event || !matches(hook.matcher.as_deref(), subjects) {
@@ -239,7 +234,7 @@ impl HookSet {
 /// Whether `matcher` accepts any of `subjects`: absent, empty or `*` accept everything; else the
 /// matcher is a regular expression over the whole subject (a plain name is an exact match). An
 /// invalid expression matches exactly.
-pub fn matches(matcher: Option<&str>, subjects: &[&str]) -> bool {
+pub(crate) fn matches(matcher: Option<&str>, subjects: &[&str]) -> bool {
     let matcher = matcher.map(str::trim).unwrap_or_default();
     if matcher.is_empty() || matcher == "*" || subjects.is_empty() {
         return true;
@@ -252,7 +247,7 @@ pub fn matches(matcher: Option<&str>, subjects: &[&str]) -> bool {
 
 /// The `"hooks"` object of a Claude Code settings file; `Ok(None)` when the file does not exist
 /// or has no hooks.
-pub fn read_settings_file(
+pub(crate) fn read_settings_file(
     path: &Path,
 ) -> Result<Option<BTreeMap<String, Vec<HookMatcher>>>, SettingsError> {
     let text = match std::fs::read_to_string(path) {
@@ -280,7 +275,7 @@ pub fn read_settings_file(
 
 /// A settings file that could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
+pub(crate) enum SettingsError {
     /// Not readable.
     #[error("cannot read {}", path.display())]
     Read {

@@ -34,7 +34,7 @@ fn unknown_events_other_types_and_bad_files_are_skipped() {
     std::fs::write(cwd.path().join(".claude/settings.local.json"), "not json").unwrap();
     let set = HookSet::load(&HooksConfig::default(), cwd.path());
     assert_eq!(
-        set.hooks()
+        set.hooks
             .iter()
             .map(|hook| (hook.event, hook.command.command.as_str()))
             .collect::<Vec<_>>(),
@@ -80,7 +80,7 @@ fn the_same_command_runs_once_per_event() {
     );
     assert!(set.matching(HookEvent::Stop, &[]).is_empty());
     assert_eq!(
-        set.hooks()[0].command.timeout(),
+        set.hooks[0].command.timeout(),
         std::time::Duration::from_secs(60)
     );
 }

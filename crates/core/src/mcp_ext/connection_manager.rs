@@ -130,13 +130,6 @@ impl std::fmt::Debug for McpConnectionManager {
 }
 
 impl McpConnectionManager {
-    /// No servers.
-    pub fn empty() -> Self {
-        Self {
-            servers: Mutex::new(Vec::new()),
-        }
-    }
-
     /// Starts every enabled server of `servers` concurrently, each within its startup timeout
     /// (a stdio server runs in its `cwd`, else in `cwd`). A server that fails is kept in the
     /// [`McpServerState::Failed`] state: starting never fails as a whole.
@@ -201,7 +194,7 @@ impl McpConnectionManager {
     }
 
     /// Whether `server` is connected.
-    pub fn is_ready(&self, server: &str) -> bool {
+    pub(crate) fn is_ready(&self, server: &str) -> bool {
         self.lock().iter().any(|entry| {
             entry.name == server && matches!(entry.connection, Connection::Ready { .. })
         })
@@ -209,7 +202,7 @@ impl McpConnectionManager {
 
     /// Marks servers whose connection closed as failed, then hands over each failure not yet
     /// reported, as `(server, reason)`, a single time.
-    pub fn take_new_failures(&self) -> Vec<(String, String)> {
+    pub(crate) fn take_new_failures(&self) -> Vec<(String, String)> {
         let mut servers = self.lock();
         let mut out = Vec::new();
         for entry in servers.iter_mut() {
@@ -268,7 +261,7 @@ impl McpConnectionManager {
     }
 
     /// Calls `tool` of `server` with `arguments`, within the server's tool timeout.
-    pub async fn call_tool(
+    pub(crate) async fn call_tool(
         &self,
         server: &str,
         tool: &str,
@@ -282,7 +275,7 @@ impl McpConnectionManager {
     }
 
     /// Reads the resource `uri` of `server`; `Ok(None)` when the server has no such resource.
-    pub async fn read_resource(
+    pub(crate) async fn read_resource(
         &self,
         server: &str,
         uri: &str,

@@ -15,10 +15,10 @@ use serde::Deserialize;
 use serde::Serialize;
 
 /// How long a server may take to start and answer `initialize` and `tools/list`.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long one tool call or resource read may take.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One `[mcp_servers.<name>]` table.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -126,7 +126,7 @@ impl McpServerConfig {
     }
 
     /// How `server` is reached.
-    pub fn transport(&self, server: &str) -> Result<McpTransport, McpConfigError> {
+    pub(crate) fn transport(&self, server: &str) -> Result<McpTransport, McpConfigError> {
         match (&self.command, &self.url) {
             (Some(command), None) => Ok(McpTransport::Stdio {
                 command: command.clone(),
@@ -143,7 +143,7 @@ impl McpServerConfig {
     }
 
     /// The startup timeout.
-    pub fn startup_timeout(&self, server: &str) -> Result<Duration, McpConfigError> {
+    pub(crate) fn startup_timeout(&self, server: &str) -> Result<Duration, McpConfigError> {
         seconds(
             server,
             "startup_timeout_sec",
@@ -153,7 +153,7 @@ impl McpServerConfig {
     }
 
     /// The timeout of one tool call or resource read.
-    pub fn tool_timeout(&self, server: &str) -> Result<Duration, McpConfigError> {
+    pub(crate) fn tool_timeout(&self, server: &str) -> Result<Duration, McpConfigError> {
         seconds(
             server,
             "tool_timeout_sec",

@@ -1,5 +1,9 @@
 //! The session's compactions: the engine's compaction recorded in the rollout with its events,
 //! and the engine's decisions reported as events.
+//!
+//! After a compaction the session also runs the `SessionStart` hooks with source `compact`
+//! (Claude Code's hooks reference, "SessionStart": matchers `startup`, `resume`, `clear`,
+//! `compact`; <https://code.claude.com/docs/en/hooks>) and emits codex's accuracy warning.
 
 use std::sync::Arc;
 
@@ -13,10 +17,14 @@ use crate::engine_ext::CompactReason;
 use crate::error::CoreError;
 use crate::event::SessionEvent;
 
+/// The warning codex emits after every compaction, word for word (openai/codex
+/// `codex-rs/core/src/compact.rs`, the `EventMsg::Warning` at the end of the compaction task).
+pub const COMPACTION_ACCURACY_WARNING: &str = "Heads up: Long threads and multiple compactions can cause the model to be less accurate. Start a new thread when possible to keep threads small and targeted.";
+
 impl Session {
     /// Compacts the history through the engine and records the result: the reminder stage
     /// starts over with the restored files counted as read at request `clock`.
-    pub(crate) async fn compact(
+    pub(super) async fn compact(
         &mut self,
         reason: CompactReason,
         clock: i32,
@@ -27,7 +35,7 @@ impl Session {
 
     /// [`Session::compact`] with the summary written by `model` (the previous, larger-window
     /// model before a switch).
-    pub(crate) async fn compact_with(
+    pub(super) async fn compact_with(
         &mut self,
         reason: CompactReason,
         clock: i32,
@@ -65,9 +73,19 @@ impl Session {
         Ok(())
     }
 
+    /// After a compaction: the `SessionStart` hooks with source `compact` (Claude Code runs the
+    /// `compact` matcher then), and codex's warning that long threads and repeated compactions
+    /// cost accuracy.
+    async fn after_compaction(&mut self) {
+        self.hooks.session_start_after_compaction().await;
+        self.emit(SessionEvent::Warning {
+            message: COMPACTION_ACCURACY_WARNING.to_string(),
+        });
+    }
+
     /// Reports the engine's decisions since the last report, each as a
     /// [`SessionEvent::Decision`].
-    pub(crate) fn emit_decisions(&mut self) {
+    pub(super) fn emit_decisions(&mut self) {
         for decision in self.engine.take_decisions() {
             self.emit(SessionEvent::Decision(decision));
         }

@@ -9,17 +9,7 @@ use agentctx_protocol::TurnContextItem;
 
 use super::Session;
 use crate::error::CoreError;
-
-/// The running turn, as its mid-turn `turn_context` lines need it.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RunningTurn {
-    /// The turn's `turn_context` as the engine opened it (its id, settings and truncation
-    /// policy), before the reasoning and the tools were added.
-    pub(crate) context: TurnContextItem,
-    /// The user's message, from which the turn's thinking was decided (`ultrathink` and the
-    /// other keywords): decided again for a model a skill switches to.
-    pub(crate) message: String,
-}
+use crate::slash_commands_ext::RunningTurn;
 
 impl Session {
     /// Records `turn_context` with the turn's reasoning parameters and, when they changed since
@@ -46,10 +36,10 @@ impl Session {
     /// After a skill changed the tools or the model in the middle of `running` (or the turn's
     /// end gave them back): the thinking decided again for the model now used, and a
     /// `turn_context` line with the same turn id saying what the next requests are sent with.
-    pub(crate) fn record_settings_changed(&mut self, running: &RunningTurn) {
+    pub(super) fn record_settings_changed(&mut self, running: &RunningTurn) {
         let thinking = crate::thinking_ext::turn_thinking(
             &self.options.thinking,
-            &self.thinking_toggle,
+            self.thinking_toggle,
             &running.message,
             self.options.model.as_ref(),
         );

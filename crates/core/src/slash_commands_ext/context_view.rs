@@ -74,7 +74,7 @@ impl ContextCategory {
     }
 
     /// The category of one history item.
-    pub fn of_item(item: &ResponseItem) -> Self {
+    pub(crate) fn of_item(item: &ResponseItem) -> Self {
         match item {
             ResponseItem::Message { role, .. } if role == "assistant" => Self::AssistantMessages,
             ResponseItem::Message { role, .. } if role == "user" => {
@@ -115,7 +115,7 @@ pub struct ContextView {
 
 impl ContextView {
     /// The view of a session about to send `history` with `instructions` and `tools`.
-    pub fn of(
+    pub(crate) fn of(
         model: &str,
         instructions: &str,
         tools: &[ToolSpec],

@@ -6,28 +6,28 @@
 //! - `allowed-tools`: the tools offered and callable are cut to the allowed ones
 //!   ([`ToolLimit`]); a skill the model invoked keeps the `skill` tool too. When several skills
 //!   with a limit run in one turn, the last one's limit holds, over the turn's own tools;
-//! - `model`: the session switches to it ([`Session::switch_model`]: the compaction with the
-//!   larger-window model first when the history would not fit, before the turn for a typed
+//! - `model`: the session switches to it ([`crate::Session::switch_model`]: the compaction with
+//!   the larger-window model first when the history would not fit, before the turn for a typed
 //!   skill, mid-turn for the model's) and back to the turn's model when the turn ends;
 //! - `hooks`: the skill's hooks join the session's (`hooks/skill_hooks.rs`) and leave with it;
 //! - the running guard: the skill is marked running until the turn ends, so neither the user
 //!   nor the model can start it again meanwhile.
 //!
-//! See docs/design/skills.md, "A skill's settings while it runs".
+//! [`ActiveSkills`] changes the tools and hooks it is handed and says which model to switch to;
+//! the session does the switch and records the settings (`session/skills.rs`). See
+//! docs/design/skills.md, "A skill's settings while it runs".
 
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::PoisonError;
 
+use agentctx_protocol::TurnContextItem;
 use agentctx_skills::RunningSkillGuard;
 use agentctx_skills::SkillInvocation;
 
 use super::tool_limit::ToolLimit;
 use crate::engine_ext::CompactPoint;
-use crate::event::SessionEvent;
-use crate::model_switch::ModelSwitchError;
-use crate::session::Session;
-use crate::session::turn_record::RunningTurn;
+use crate::hooks_ext::HooksExt;
 use crate::tools::ToolRegistry;
 
 /// The name of the tool through which the model invokes skills.
@@ -63,6 +63,11 @@ impl SkillActivation {
             origin,
         }
     }
+
+    /// The skill's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.invocation.name
+    }
 }
 
 /// The skills the model invoked during the tool calls of a request, waiting for the session
@@ -80,9 +85,20 @@ impl InvokedSkillQueue {
     }
 
     /// Everything queued, oldest first.
-    fn take(&self) -> Vec<SkillActivation> {
+    pub(crate) fn take(&self) -> Vec<SkillActivation> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
+}
+
+/// The running turn, as its mid-turn `turn_context` lines need it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunningTurn {
+    /// The turn's `turn_context` as the engine opened it (its id, settings and truncation
+    /// policy), before the reasoning and the tools were added.
+    pub(crate) context: TurnContextItem,
+    /// The user's message, from which the turn's thinking was decided (`ultrathink` and the
+    /// other keywords): decided again for a model a skill switches to.
+    pub(crate) message: String,
 }
 
 /// What the skills active in the running turn changed, undone when it ends.
@@ -98,98 +114,76 @@ pub(crate) struct ActiveSkills {
     pub(crate) running: Option<RunningTurn>,
 }
 
-impl Session {
-    /// Makes `activation`'s skill active for the rest of the turn: its tool limit, its model and
-    /// its hooks. A model that cannot be switched to is the error (the tool limit and hooks are
-    /// applied first, so the turn's end undoes whatever was done).
-    pub(crate) async fn activate_skill(
+impl ActiveSkills {
+    /// Makes `activation`'s skill active for the rest of the turn in `tools` and `hooks`: its
+    /// tool limit (over the turn's own tools) and its hooks. Returns the model the skill runs
+    /// on when it is not `current_model`, with the point of the switch (before the turn for a
+    /// typed skill, mid-turn for the model's): the session switches and says so
+    /// ([`ActiveSkills::switched_from`]).
+    pub(crate) fn activate(
         &mut self,
         activation: SkillActivation,
-    ) -> Result<(), ModelSwitchError> {
+        tools: &mut ToolRegistry,
+        hooks: &HooksExt,
+        current_model: &str,
+    ) -> Option<(String, CompactPoint)> {
         let SkillActivation {
             invocation,
             guard,
             origin,
         } = activation;
-        self.active_skills.guards.push(guard);
+        self.guards.push(guard);
         if let Some(allowed) = &invocation.allowed_tools {
             let mut limit = ToolLimit::new(&invocation.name, allowed);
             if origin == SkillOrigin::Model {
                 limit = limit.keeping(SKILL_TOOL);
             }
-            let turn_tools = self
-                .active_skills
-                .saved_tools
-                .get_or_insert_with(|| self.tools.clone());
-            self.tools = limit.apply(turn_tools);
+            let turn_tools = self.saved_tools.get_or_insert_with(|| tools.clone());
+            *tools = limit.apply(turn_tools);
         }
-        if let Some(hooks) = &invocation.hooks {
-            self.hooks.activate_skill_hooks(&invocation.name, hooks);
-        }
-        if let Some(model) = invocation.model.as_deref()
-            && model != self.model_slug()
-        {
-            let point = match origin {
-                SkillOrigin::Typed => CompactPoint::PreTurn,
-                SkillOrigin::Model => CompactPoint::MidTurn,
-            };
-            let switch = self.switch_model_at(model, point).await?;
-            self.active_skills
-                .restore_model
-                .get_or_insert(switch.previous_model);
+        if let Some(config) = &invocation.hooks {
+            hooks.activate_skill_hooks(&invocation.name, config);
         }
         tracing::info!(skill = %invocation.name, ?origin, "skill active for the rest of the turn");
-        Ok(())
+        let model = invocation.model.filter(|model| model != current_model)?;
+        let point = match origin {
+            SkillOrigin::Typed => CompactPoint::PreTurn,
+            SkillOrigin::Model => CompactPoint::MidTurn,
+        };
+        Some((model, point))
     }
 
-    /// After a request's tool calls: makes active the skills the model invoked in them. A model
-    /// switch that fails is a warning; the skill goes on with the session's model.
-    ///
-    /// When they changed the tools or the model, a `turn_context` line with the turn's id
-    /// records what the next requests are sent with (`session/turn_record.rs`), so a replay
-    /// or a resume of the rollout sends them too.
-    pub(crate) async fn activate_invoked_skills(&mut self) {
-        let invoked = self.commands.invoked().take();
-        if invoked.is_empty() {
-            return;
-        }
-        let before = (self.model_slug().to_string(), self.tools.specs());
-        for activation in invoked {
-            let name = activation.invocation.name.clone();
-            if let Err(error) = self.activate_skill(activation).await {
-                self.emit(SessionEvent::Warning {
-                    message: format!("the skill `{name}` runs on the session's model: {error}"),
-                });
-            }
-        }
-        let changed = before.0 != self.model_slug() || before.1 != self.tools.specs();
-        if changed && let Some(running) = self.active_skills.running.clone() {
-            self.record_settings_changed(&running);
-        }
+    /// A skill switched the session away from `previous`: the turn's end switches back to the
+    /// first such model.
+    pub(crate) fn switched_from(&mut self, previous: String) {
+        self.restore_model.get_or_insert(previous);
     }
 
-    /// At the end of a turn: every active skill ends. The turn's tools and model come back,
-    /// the skills' hooks are removed, and the skills may run again.
-    pub(crate) async fn end_active_skills(&mut self) {
-        // Skills invoked in tool calls the turn never got past (a cancel, an error) end too.
-        drop(self.commands.invoked().take());
-        let active = std::mem::take(&mut self.active_skills);
+    /// Ends every active skill: the turn's tools come back into `tools` and the skills' hooks
+    /// leave `hooks`. What is left for the session is in the [`EndedSkills`].
+    pub(crate) fn end(&mut self, tools: &mut ToolRegistry, hooks: &HooksExt) -> EndedSkills {
+        let active = std::mem::take(self);
         let gave_back = active.saved_tools.is_some() || active.restore_model.is_some();
-        if let Some(tools) = active.saved_tools {
-            self.tools = tools;
+        if let Some(saved) = active.saved_tools {
+            *tools = saved;
         }
-        self.hooks.deactivate_skill_hooks();
-        if let Some(previous) = active.restore_model
-            && let Err(error) = self.switch_model(&previous).await
-        {
-            self.emit(SessionEvent::Warning {
-                message: format!("the model was not switched back after the skill: {error}"),
-            });
-        }
-        drop(active.guards);
-        // What the next requests are sent with again, for a replay or a resume of the rollout.
-        if gave_back && let Some(running) = &active.running {
-            self.record_settings_changed(running);
+        hooks.deactivate_skill_hooks();
+        EndedSkills {
+            restore_model: active.restore_model,
+            settings_changed: active.running.filter(|_| gave_back),
+            guards: active.guards,
         }
     }
+}
+
+/// What ending a turn's skills leaves for the session to do.
+#[derive(Debug)]
+pub(crate) struct EndedSkills {
+    /// The model to switch back to.
+    pub(crate) restore_model: Option<String>,
+    /// The running turn, when the tools or the model came back: a `turn_context` line records
+    /// what the next requests are sent with again, for a replay or a resume of the rollout.
+    pub(crate) settings_changed: Option<RunningTurn>,
+    /// The running guards, dropped once the model is back (the skills may run again).
+    pub(crate) guards: Vec<RunningSkillGuard>,
 }

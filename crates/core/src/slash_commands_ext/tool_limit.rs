@@ -93,7 +93,7 @@ impl ToolLimit {
 
     /// This limit with the tool `name` allowed too (the `skill` tool, for a skill the model
     /// invoked: it may go on to invoke others).
-    pub fn keeping(mut self, name: &str) -> Self {
+    pub(crate) fn keeping(mut self, name: &str) -> Self {
         if !self.allowed.iter().any(|allowed| allowed == name) {
             self.allowed.push(name.to_string());
         }
@@ -106,12 +106,13 @@ impl ToolLimit {
     }
 
     /// The shell command rules (empty: any command, when the shell is allowed).
-    pub fn shell_rules(&self) -> &[String] {
+    #[cfg(test)]
+    pub(crate) fn shell_rules(&self) -> &[String] {
         &self.shell_rules
     }
 
     /// `tools` cut to the allowed ones, with this limit refusing calls to the others.
-    pub fn apply(&self, tools: &ToolRegistry) -> ToolRegistry {
+    pub(crate) fn apply(&self, tools: &ToolRegistry) -> ToolRegistry {
         let mut limited = tools.clone();
         for name in tools.names() {
             if !self.allowed.contains(&name) {
@@ -123,7 +124,7 @@ impl ToolLimit {
     }
 
     /// The refusal of a call to `name` with `arguments`, or `None` when the skill allows it.
-    pub fn refusal(&self, name: &str, arguments: &str) -> Option<String> {
+    pub(crate) fn refusal(&self, name: &str, arguments: &str) -> Option<String> {
         if !self.allowed.iter().any(|allowed| allowed == name) {
             return Some(format!(
                 "Error: the tool `{name}` is not allowed while the skill `{}` runs; allowed tools: {}",

@@ -12,7 +12,6 @@ use std::sync::Mutex;
 use agentctx_engine::Action;
 use agentctx_engine::CompactConfig;
 use agentctx_engine::ContextEngine;
-use agentctx_engine::EngineOptions;
 use agentctx_engine::HostState;
 use agentctx_engine::PromptParts;
 use agentctx_engine::prompt_overhead_tokens;
@@ -31,7 +30,6 @@ use crate::hooks_ext::HooksExt;
 use crate::hooks_ext::SkillHookHost;
 use crate::model_switch::ModelResolver;
 use crate::model_switch::ModelSwitchError;
-use crate::session::SessionOptions;
 use crate::session_state::SessionState;
 use crate::slash_commands_ext::ToolLimit;
 use crate::tools::ToolContext;
@@ -81,28 +79,28 @@ impl SubagentExecutor {
 
     /// The run's tools are the agent's cut to `limit` (a forked skill's `allowed-tools`): a
     /// tool the agent lacks is not added, and a call to a tool cut off is refused.
-    pub fn with_tool_limit(mut self, limit: ToolLimit) -> Self {
+    pub(crate) fn with_tool_limit(mut self, limit: ToolLimit) -> Self {
         self.tool_limit = Some(limit);
         self
     }
 
     /// `hooks` run around the run's tool calls (`PreToolUse`, `PostToolUse`) and when it ends
     /// (`SubagentStop`: a block makes it go on with the hook's reason as its next message).
-    pub fn with_hooks(mut self, hooks: HooksExt) -> Self {
+    pub(crate) fn with_hooks(mut self, hooks: HooksExt) -> Self {
         self.hooks = Some(hooks);
         self
     }
 
     /// The session's thinking settings: the run's requests think at the level they give for
     /// its task (a keyword in the task counts, as in the user's message).
-    pub fn with_thinking(mut self, thinking: crate::thinking_ext::ThinkingOptions) -> Self {
+    pub(crate) fn with_thinking(mut self, thinking: crate::thinking_ext::ThinkingOptions) -> Self {
         self.thinking = thinking;
         self
     }
 
     /// The session's `[compact]` settings: the run compacts as its parent does, at thresholds
     /// scaled to its own model's window.
-    pub fn with_compact_config(mut self, compact: CompactConfig) -> Self {
+    pub(crate) fn with_compact_config(mut self, compact: CompactConfig) -> Self {
         self.compact = compact;
         self
     }
@@ -181,16 +179,15 @@ impl SubagentExecutor {
     /// micro-compaction of its old tool results. Nothing it does reaches the parent's reminders,
     /// and the parent's never reach it.
     pub async fn run(&self, prompt: &str, parent: &ToolContext) -> Result<String, String> {
-        let info = self.model.model_info();
         // The session's configuration, scaled by the engine to the subagent's model window.
-        let options = EngineOptions::new(
+        let options = crate::engine_ext::engine_options(
+            self.model.as_ref(),
             &parent.cwd,
             &parent.home,
-            format!("subagent-{}", self.definition.name),
-            self.config.clone(),
-            self.compact.clone(),
-        )
-        .with_window(info.context_window, info.max_output_tokens);
+            &format!("subagent-{}", self.definition.name),
+            &self.config,
+            &self.compact,
+        );
         let mut engine = ContextEngine::new(options);
         engine.set_main_agent(false);
         let initial = self.build_initial_messages(&[], prompt);
@@ -209,7 +206,7 @@ impl SubagentExecutor {
         engine.set_tool_classes(tools.tool_classes());
         let reasoning = crate::thinking_ext::turn_thinking(
             &self.thinking,
-            &agentctx_model::thinking::ThinkingState::new(),
+            agentctx_model::thinking::ThinkingState::new(),
             prompt,
             self.model.as_ref(),
         )
@@ -330,7 +327,7 @@ impl SubagentExecutor {
 }
 
 /// The subagents of a session: the built-in agents on the session's model.
-pub struct Subagents {
+pub(crate) struct Subagents {
     definitions: Vec<AgentDefinition>,
     model: Arc<dyn ModelClient>,
     config: SystemReminderConfig,
@@ -353,7 +350,7 @@ impl std::fmt::Debug for Subagents {
 
 impl Subagents {
     /// The built-in Explore and Plan agents.
-    pub fn builtin(model: Arc<dyn ModelClient>, config: SystemReminderConfig) -> Self {
+    pub(crate) fn builtin(model: Arc<dyn ModelClient>, config: SystemReminderConfig) -> Self {
         Self {
             definitions: AgentDefinition::builtin(),
             model,
@@ -365,29 +362,15 @@ impl Subagents {
         }
     }
 
-    /// The built-in agents of the session of `options` on `model`, with its reminder config,
-    /// thinking settings and model resolver, and its `hooks` for the hooks of forked skills.
-    pub fn for_session(
-        model: Arc<dyn ModelClient>,
-        options: &SessionOptions,
-        hooks: &HooksExt,
-    ) -> Self {
-        let mut subagents = Self::builtin(model, options.reminders.clone())
-            .with_compact_config(options.compact.clone())
-            .with_thinking(options.thinking.clone())
-            .with_skill_hooks(hooks.skill_hook_host());
-        subagents.resolver = options.model_resolver.clone();
-        subagents
-    }
-
-    /// Resolves the model a run asks for ([`SubagentOverrides::model`]), as `/model` does.
-    pub fn with_model_resolver(mut self, resolver: Arc<dyn ModelResolver>) -> Self {
-        self.resolver = Some(resolver);
+    /// Resolves the model a run asks for ([`SubagentOverrides::model`]), as `/model` does
+    /// (`None`: only the session's own model can run).
+    pub(crate) fn with_model_resolver(mut self, resolver: Option<Arc<dyn ModelResolver>>) -> Self {
+        self.resolver = resolver;
         self
     }
 
     /// Runs the hooks a run brings ([`SubagentOverrides::hooks`]) through the session's.
-    pub fn with_skill_hooks(mut self, hooks: SkillHookHost) -> Self {
+    pub(crate) fn with_skill_hooks(mut self, hooks: SkillHookHost) -> Self {
         self.hooks = Some(hooks);
         self
     }
@@ -404,20 +387,20 @@ impl Subagents {
 
     /// The session's thinking settings, handed to every run (see
     /// [`SubagentExecutor::with_thinking`]).
-    pub fn with_thinking(mut self, thinking: crate::thinking_ext::ThinkingOptions) -> Self {
+    pub(crate) fn with_thinking(mut self, thinking: crate::thinking_ext::ThinkingOptions) -> Self {
         self.thinking = thinking;
         self
     }
 
     /// The session's `[compact]` settings, handed to every run (see
     /// [`SubagentExecutor::with_compact_config`]).
-    pub fn with_compact_config(mut self, compact: CompactConfig) -> Self {
+    pub(crate) fn with_compact_config(mut self, compact: CompactConfig) -> Self {
         self.compact = compact;
         self
     }
 
     /// The executor of the agent named `name` (case-insensitive).
-    pub fn executor(&self, name: &str) -> Option<SubagentExecutor> {
+    pub(crate) fn executor(&self, name: &str) -> Option<SubagentExecutor> {
         self.definitions
             .iter()
             .find(|definition| definition.name.eq_ignore_ascii_case(name))

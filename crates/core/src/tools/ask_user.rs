@@ -18,7 +18,7 @@ use super::parse_args;
 use crate::approval::UserQuestion;
 
 /// The most options a question may offer.
-pub const MAX_QUESTION_OPTIONS: usize = 8;
+pub(crate) const MAX_QUESTION_OPTIONS: usize = 8;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -30,10 +30,10 @@ struct Args {
 
 /// Asks the user a question (read-only: it changes nothing).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct AskUserTool;
+pub(crate) struct AskUserTool;
 
 /// What the model reads when no one can answer.
-pub const NO_ONE_TO_ASK: &str = "Error: no one can answer questions in this session (it is not interactive). Do not wait for an answer: make the most reasonable assumption, say which one you made, and go on.";
+pub(crate) const NO_ONE_TO_ASK: &str = "Error: no one can answer questions in this session (it is not interactive). Do not wait for an answer: make the most reasonable assumption, say which one you made, and go on.";
 
 #[async_trait]
 impl ToolHandler for AskUserTool {

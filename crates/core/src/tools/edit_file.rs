@@ -23,7 +23,7 @@ struct Args {
 
 /// Edits a file by exact string replacement; the old string must occur exactly once.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct EditFileTool;
+pub(crate) struct EditFileTool;
 
 #[async_trait]
 impl ToolHandler for EditFileTool {

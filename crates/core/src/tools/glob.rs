@@ -25,7 +25,7 @@ use super::parse_args;
 use super::search_walk;
 
 /// Paths returned when the model gives no limit.
-pub const DEFAULT_GLOB_LIMIT: usize = 100;
+pub(crate) const DEFAULT_GLOB_LIMIT: usize = 100;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,7 +39,7 @@ struct Args {
 
 /// Finds files by a glob pattern inside the working directory (read-only).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct GlobTool;
+pub(crate) struct GlobTool;
 
 #[async_trait]
 impl ToolHandler for GlobTool {

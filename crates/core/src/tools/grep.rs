@@ -37,9 +37,9 @@ use super::search_walk;
 
 /// Output lines (`content`) or files (`files_with_matches`, `count`) returned when the model
 /// gives no limit.
-pub const DEFAULT_GREP_LIMIT: usize = 100;
+pub(crate) const DEFAULT_GREP_LIMIT: usize = 100;
 /// The most context lines before and after a match.
-pub const MAX_GREP_CONTEXT: usize = 10;
+pub(crate) const MAX_GREP_CONTEXT: usize = 10;
 
 /// What the search returns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -71,7 +71,7 @@ struct Args {
 
 /// Searches file contents inside the working directory (read-only).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct GrepTool;
+pub(crate) struct GrepTool;
 
 #[async_trait]
 impl ToolHandler for GrepTool {

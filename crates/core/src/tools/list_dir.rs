@@ -20,11 +20,11 @@ use super::parse_args;
 use super::search_walk;
 
 /// Levels listed when the model gives no depth.
-pub const DEFAULT_LIST_DEPTH: usize = 2;
+pub(crate) const DEFAULT_LIST_DEPTH: usize = 2;
 /// The deepest listing a call may ask for.
-pub const MAX_LIST_DEPTH: usize = 8;
+pub(crate) const MAX_LIST_DEPTH: usize = 8;
 /// Entries returned when the model gives no limit.
-pub const DEFAULT_LIST_LIMIT: usize = 200;
+pub(crate) const DEFAULT_LIST_LIMIT: usize = 200;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,7 +42,7 @@ struct Args {
 
 /// Lists a directory inside the working directory (read-only).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ListDirTool;
+pub(crate) struct ListDirTool;
 
 #[async_trait]
 impl ToolHandler for ListDirTool {

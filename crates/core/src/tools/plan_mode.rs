@@ -49,7 +49,7 @@ pub(crate) fn plan_file_from_output(text: &str) -> Option<PathBuf> {
 
 /// Enters plan mode.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct EnterPlanModeTool;
+pub(crate) struct EnterPlanModeTool;
 
 #[async_trait]
 impl ToolHandler for EnterPlanModeTool {
@@ -83,7 +83,7 @@ impl ToolHandler for EnterPlanModeTool {
 
 /// Presents the plan and leaves plan mode when the user approves it.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ExitPlanModeTool;
+pub(crate) struct ExitPlanModeTool;
 
 #[async_trait]
 impl ToolHandler for ExitPlanModeTool {

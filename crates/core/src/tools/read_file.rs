@@ -12,9 +12,9 @@ use super::ToolOutput;
 use super::parse_args;
 
 /// Lines returned when the model gives no limit.
-pub const DEFAULT_READ_LIMIT: usize = 2000;
+pub(crate) const DEFAULT_READ_LIMIT: usize = 2000;
 /// Characters of one line shown before it is cut.
-pub const MAX_LINE_CHARS: usize = 2000;
+pub(crate) const MAX_LINE_CHARS: usize = 2000;
 
 #[derive(Deserialize)]
 struct Args {
@@ -28,7 +28,7 @@ struct Args {
 
 /// Reads a text file inside the working directory.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ReadFileTool;
+pub(crate) struct ReadFileTool;
 
 #[async_trait]
 impl ToolHandler for ReadFileTool {

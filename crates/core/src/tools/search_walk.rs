@@ -12,7 +12,7 @@ use super::ToolContext;
 use super::ToolOutput;
 
 /// Characters of one result line (a matching line, a path) shown before it is cut.
-pub const MAX_RESULT_LINE_CHARS: usize = 500;
+pub(crate) const MAX_RESULT_LINE_CHARS: usize = 500;
 
 /// The walker over `root`, with the rules above; `max_depth` limits how deep it goes (`Some(1)`:
 /// the directory's own entries).

@@ -21,9 +21,9 @@ use crate::process::run_shell;
 use crate::session_state::BackgroundShell;
 
 /// Timeout of a foreground command when the model gives none.
-pub const DEFAULT_SHELL_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_SHELL_TIMEOUT: Duration = Duration::from_secs(120);
 /// The longest timeout the model may ask for.
-pub const MAX_SHELL_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const MAX_SHELL_TIMEOUT: Duration = Duration::from_secs(600);
 
 #[derive(Deserialize)]
 struct ShellArgs {
@@ -43,7 +43,7 @@ struct ShellIdArgs {
 
 /// Runs a bash command.
 #[derive(Debug, Clone, Copy)]
-pub struct ShellTool {
+pub(crate) struct ShellTool {
     /// Timeout when the model gives none.
     pub default_timeout: Duration,
 }
@@ -160,7 +160,7 @@ impl ToolHandler for ShellTool {
 
 /// Reads what a background shell printed since the last read.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct BashOutputTool;
+pub(crate) struct BashOutputTool;
 
 #[async_trait]
 impl ToolHandler for BashOutputTool {
@@ -206,7 +206,7 @@ impl ToolHandler for BashOutputTool {
 
 /// Stops a background shell.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KillShellTool;
+pub(crate) struct KillShellTool;
 
 #[async_trait]
 impl ToolHandler for KillShellTool {

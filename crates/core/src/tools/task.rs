@@ -24,7 +24,7 @@ struct Args {
 
 /// Runs a subagent (Explore, Plan).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TaskTool;
+pub(crate) struct TaskTool;
 
 #[async_trait]
 impl ToolHandler for TaskTool {

@@ -19,7 +19,7 @@ struct Args {
 
 /// Sets the todo list (the whole list each time, as Claude Code's `TodoWrite`).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TodoWriteTool;
+pub(crate) struct TodoWriteTool;
 
 #[async_trait]
 impl ToolHandler for TodoWriteTool {

@@ -22,7 +22,7 @@ struct Args {
 
 /// Creates or overwrites a file inside the working directory (or the plan file).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct WriteFileTool;
+pub(crate) struct WriteFileTool;
 
 #[async_trait]
 impl ToolHandler for WriteFileTool {

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
-use agentctx_core::engine_ext::CompactPoint;
-use agentctx_core::engine_ext::PreCompactHook;
+use agentctx_engine::CompactPoint;
+use agentctx_engine::PreCompactHook;
 use agentctx_model::ModelInfo;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
@@ -430,7 +430,7 @@ async fn compactions_that_free_too_little_raise_the_thrash_warning() {
             SessionEvent::Warning { message } => Some(message.clone()),
             _ => None,
         })
-        .find(|message| message != agentctx_core::reminder_feeds::COMPACTION_ACCURACY_WARNING)
+        .find(|message| message != agentctx_core::COMPACTION_ACCURACY_WARNING)
         .unwrap_or_else(|| panic!("no thrash warning in {events:#?}"));
     assert!(warning.contains("2 compactions in a row"), "{warning}");
 }

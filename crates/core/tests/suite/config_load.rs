@@ -1,10 +1,10 @@
 //! `Config::load`: `config.toml` under a home directory, the environment switches over it, and
 //! the source of every effective value.
 
-use agentctx_core::config::Config;
-use agentctx_core::config::ConfigError;
-use agentctx_core::config::EnvVars;
-use agentctx_core::config::ValueSource;
+use agentctx_core::Config;
+use agentctx_core::ConfigError;
+use agentctx_core::EnvVars;
+use agentctx_core::ValueSource;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 //!
 //! Regenerate with `cargo xtask schema` (or `AGENTCTX_UPDATE_SCHEMAS=1`).
 
-use agentctx_core::config::Config;
+use agentctx_core::Config;
 use agentctx_test_support::assert_schema_fresh;
 use agentctx_test_support::generated_schema;
 use pretty_assertions::assert_eq;

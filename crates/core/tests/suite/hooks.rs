@@ -7,11 +7,11 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use agentctx_core::HookCommand;
+use agentctx_core::HookMatcher;
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
 use agentctx_core::SessionOptions;
-use agentctx_core::hooks_ext::HookCommand;
-use agentctx_core::hooks_ext::HookMatcher;
 use agentctx_model::Prompt;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
@@ -504,7 +504,7 @@ async fn hooks_off_in_config_run_nothing() {
 
 #[test]
 fn the_hooks_section_of_config_toml_has_claude_codes_shape() {
-    let config = agentctx_core::config::Config::from_toml(
+    let config = agentctx_core::Config::from_toml(
         r#"
 [hooks]
 read_project_settings = false

@@ -8,12 +8,12 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use agentctx_core::McpConnectionManager;
+use agentctx_core::McpServerConfig;
+use agentctx_core::McpServerState;
 use agentctx_core::Session;
 use agentctx_core::SessionEvent;
 use agentctx_core::SessionOptions;
-use agentctx_core::mcp_ext::McpConnectionManager;
-use agentctx_core::mcp_ext::McpServerConfig;
-use agentctx_core::mcp_ext::McpServerState;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
 use pretty_assertions::assert_eq;

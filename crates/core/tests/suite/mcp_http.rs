@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use agentctx_core::mcp_ext::McpServerConfig;
+use agentctx_core::McpServerConfig;
 use agentctx_model::ScriptedResponse;
 use hyper_util::rt::TokioIo;
 use pretty_assertions::assert_eq;

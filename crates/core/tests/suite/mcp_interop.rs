@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agentctx_core::mcp_ext::McpConnectionManager;
-use agentctx_core::mcp_ext::McpServerConfig;
-use agentctx_core::mcp_ext::McpServerState;
+use agentctx_core::McpConnectionManager;
+use agentctx_core::McpServerConfig;
+use agentctx_core::McpServerState;
 use agentctx_model::ScriptedResponse;
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;

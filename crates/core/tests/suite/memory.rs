@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use agentctx_core::MemoryExtractor;
+use agentctx_core::MemoryUsageKey;
 use agentctx_core::Session;
-use agentctx_core::memory_ext::MemoryExtractor;
-use agentctx_core::memory_ext::MemoryUsageKey;
 use agentctx_memory::MemoriesUsageKind;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
@@ -125,7 +125,7 @@ async fn the_pipeline_starts_at_session_start_and_learns_from_an_earlier_session
         .unwrap();
     // The turn did not wait for the pipeline, and the pipeline never used the session's model.
     assert_eq!(model.prompts().len(), 1);
-    session.memory_mut().wait_for_startup().await;
+    session.wait_for_memory_startup().await;
     let summary =
         std::fs::read_to_string(dirs.home.join("memories").join("memory_summary.md")).unwrap();
     assert!(
@@ -146,7 +146,7 @@ async fn generate_memories_off_starts_no_pipeline() {
         .run_turn("hello", &CancellationToken::new())
         .await
         .unwrap();
-    session.memory_mut().wait_for_startup().await;
+    session.wait_for_memory_startup().await;
     assert!(!dirs.home.join("state.sqlite").exists());
 }
 
@@ -176,7 +176,7 @@ async fn tool_calls_that_read_memory_files_are_counted() {
         .await
         .unwrap();
 
-    let usage: Vec<(MemoryUsageKey, u64)> = session.memory_mut().usage().into_iter().collect();
+    let usage: Vec<(MemoryUsageKey, u64)> = session.memory_usage().into_iter().collect();
     assert_eq!(
         usage,
         vec![(
@@ -192,7 +192,7 @@ async fn tool_calls_that_read_memory_files_are_counted() {
 
 #[test]
 fn the_memory_section_of_config_toml_reaches_the_settings() {
-    let config = agentctx_core::config::Config::from_toml(
+    let config = agentctx_core::Config::from_toml(
         "[memory]\ngenerate_memories = false\nextractor = \"offline\"\nmin_rollout_idle_hours = 2\n",
         std::path::Path::new("config.toml"),
     )

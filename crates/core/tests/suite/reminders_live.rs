@@ -209,9 +209,9 @@ async fn an_async_hooks_response_reaches_the_next_request() {
     let mut options = options(&dirs, client(&server, WireApi::Responses, WINDOW));
     options.hooks.events.insert(
         "PostToolUse".to_string(),
-        vec![agentctx_core::hooks_ext::HookMatcher {
+        vec![agentctx_core::HookMatcher {
             matcher: Some("Read".to_string()),
-            hooks: vec![agentctx_core::hooks_ext::HookCommand {
+            hooks: vec![agentctx_core::HookCommand {
                 kind: "command".to_string(),
                 command: r#"echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"The linter found no problem in a.txt."}}'"#.to_string(),
                 timeout: None,
@@ -269,9 +269,9 @@ async fn a_compaction_runs_session_start_with_source_compact_and_warns_about_acc
     let mut options = options(&dirs, client(&server, WireApi::Responses, 60_000));
     options.hooks.events.insert(
         "SessionStart".to_string(),
-        vec![agentctx_core::hooks_ext::HookMatcher {
+        vec![agentctx_core::HookMatcher {
             matcher: Some("compact".to_string()),
-            hooks: vec![agentctx_core::hooks_ext::HookCommand {
+            hooks: vec![agentctx_core::HookCommand {
                 kind: "command".to_string(),
                 command: r#"read input; echo "source=$(echo "$input" | sed 's/.*"source":"\([a-z]*\)".*/\1/'): re-read CONTRIBUTING.md""#.to_string(),
                 timeout: None,
@@ -302,7 +302,7 @@ async fn a_compaction_runs_session_start_with_source_compact_and_warns_about_acc
         .collect();
     assert_eq!(
         warnings,
-        vec![agentctx_core::reminder_feeds::COMPACTION_ACCURACY_WARNING.to_string()]
+        vec![agentctx_core::COMPACTION_ACCURACY_WARNING.to_string()]
     );
     insta::assert_snapshot!("compaction_accuracy_warning", warnings[0]);
 }

@@ -149,7 +149,7 @@ async fn a_remotely_compacted_session_continues_on_anthropic_with_the_readable_c
         !events.iter().any(|e| matches!(
             e,
             SessionEvent::Warning { message }
-                if message != agentctx_core::reminder_feeds::COMPACTION_ACCURACY_WARNING
+                if message != agentctx_core::COMPACTION_ACCURACY_WARNING
         )),
         "{events:#?}"
     );

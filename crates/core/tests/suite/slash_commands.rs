@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use agentctx_core::ContextCategory;
 use agentctx_core::InputOutcome;
 use agentctx_core::Session;
 use agentctx_core::SlashCommandError;
-use agentctx_core::slash_commands_ext::ContextCategory;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
 use agentctx_protocol::ResponseItem;
@@ -98,9 +98,7 @@ async fn a_typed_skill_runs_its_prompt_with_its_tool_limit() {
         assert_eq!(state.invoked_skills[0].path, skill_path);
     }
     let usage = agentctx_skills::SkillUsageTracker::load(
-        &dirs
-            .home
-            .join(agentctx_core::slash_commands_ext::SKILL_USAGE_FILE),
+        &dirs.home.join(agentctx_core::SKILL_USAGE_FILE),
         7.0,
     )
     .unwrap();

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use agentctx_core::AgentDefinition;
+use agentctx_core::EXPLORE_CRITICAL_REMINDER;
+use agentctx_core::PLAN_CRITICAL_REMINDER;
 use agentctx_core::Session;
 use agentctx_core::SubagentExecutor;
-use agentctx_core::engine_ext::SystemReminderConfig;
-use agentctx_core::subagent::EXPLORE_CRITICAL_REMINDER;
-use agentctx_core::subagent::PLAN_CRITICAL_REMINDER;
+use agentctx_engine::SystemReminderConfig;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
 use agentctx_protocol::ResponseItem;

@@ -3,8 +3,8 @@
 //! formats; and it is recorded in the rollout for a replay to send again.
 
 use agentctx_core::Session;
-use agentctx_core::thinking_ext::RECORDED_REASONING_FIELD;
-use agentctx_core::thinking_ext::ThinkingOptions;
+use agentctx_core::ThinkingOptions;
+use agentctx_engine::replay::RECORDED_REASONING_FIELD;
 use agentctx_model::WireApi;
 use agentctx_model::thinking::ThinkingConfig;
 use agentctx_protocol::RolloutItem;
