@@ -17,7 +17,7 @@ use agentctx_protocol::TurnContextItem;
 use crate::compaction_policy::CompactPoint;
 use crate::reminder_pipeline::FiredReminder;
 
-/// What [`ContextEngine::begin_turn`] recorded, for the host to persist in that order.
+/// What [`crate::ContextEngine::begin_turn`] recorded, for the host to persist in that order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnStart {
     /// The initial context in full, or the settings diff (possibly empty).
@@ -30,7 +30,7 @@ pub struct TurnStart {
 
 impl TurnStart {
     /// The lines to record, in order: the context updates, the `turn_context` line (annotate it
-    /// first with [`ContextEngine::annotate_turn_context`]) and the user's message.
+    /// first with [`crate::ContextEngine::annotate_turn_context`]) and the user's message.
     pub fn rollout_items(self) -> Vec<RolloutItem> {
         let updates = self
             .context_updates
