@@ -88,6 +88,7 @@ pub use micro_compact::plan_micro_compact;
 pub use micro_compact::plan_micro_compact_sized;
 pub use micro_compact_index::MicroCompactIndex;
 pub use offline_summary::summarize_offline;
+pub use persisted_output::TOOL_RESULTS_DIR;
 pub use read_ledger::LedgerEntry;
 pub use read_ledger::ReadLedger;
 pub use read_ledger::content_hash;

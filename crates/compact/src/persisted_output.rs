@@ -5,7 +5,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 /// The folder under the agentctx home that holds persisted tool results.
-pub(crate) const TOOL_RESULTS_DIR: &str = "tool-results";
+pub const TOOL_RESULTS_DIR: &str = "tool-results";
 
 /// The text a cleared tool result is replaced with (the last line of the persisted marker too).
 pub(crate) const CLEARED_TOOL_RESULT_TEXT: &str = "[Old tool result content cleared]";

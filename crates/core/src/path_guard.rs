@@ -4,7 +4,9 @@
 //! it: through `..`, as an absolute path elsewhere, or through a symlink whose target is outside
 //! (the deepest existing ancestor is canonicalised, so a link anywhere on the way counts). The
 //! session's own files outside the working directory (the plan file under the home) are allowed
-//! one by one. See docs/design/core.md, "Tools".
+//! one by one, and the read-only tools may also read inside the session's readable folders (the
+//! persisted tool results, the memory folder: [`resolve_readable`]). See docs/design/core.md,
+//! "Tools".
 
 use std::path::Component;
 use std::path::Path;
@@ -86,6 +88,43 @@ pub(crate) fn resolve_in_cwd(
         .iter()
         .rev()
         .fold(real_base, |path, name| path.join(name)))
+}
+
+/// Resolves `raw` for a tool that only reads: inside `cwd` (or one of `allowed_files`) as
+/// [`resolve_in_cwd`] does, else inside one of `readable_dirs` — folders of the session outside
+/// the working directory that the model is pointed to (the tool results micro-compaction
+/// persisted, the memory folder) — its real path, links resolved, still inside that folder.
+/// Every other path outside the working directory is refused as [`resolve_in_cwd`] refuses it.
+pub(crate) fn resolve_readable(
+    cwd: &Path,
+    allowed_files: &[PathBuf],
+    readable_dirs: &[PathBuf],
+    raw: &str,
+) -> Result<PathBuf, PathEscape> {
+    let outside = match resolve_in_cwd(cwd, allowed_files, raw) {
+        Err(outside @ PathEscape::Outside { .. }) => outside,
+        resolved => return resolved,
+    };
+    let joined = normalize(&cwd.join(raw));
+    for dir in readable_dirs {
+        if !joined.starts_with(normalize(dir)) {
+            continue;
+        }
+        let Ok(real_dir) = dir.canonicalize() else {
+            // The folder does not exist: nothing in it to read.
+            return Ok(joined);
+        };
+        return match joined.canonicalize() {
+            Ok(real) if real.starts_with(&real_dir) => Ok(real),
+            Ok(_) => Err(PathEscape::Symlink {
+                path: raw.to_string(),
+                cwd: cwd.to_path_buf(),
+            }),
+            // Not there: the read fails as a missing file does.
+            Err(_) => Ok(joined),
+        };
+    }
+    Err(outside)
 }
 
 /// Removes `.` and folds `..` without touching the file system.

@@ -68,3 +68,54 @@ fn allowed_file_outside_cwd_resolves() {
         plan
     );
 }
+
+#[test]
+fn a_read_may_go_into_a_readable_folder_and_nowhere_else_outside() {
+    let (dir, cwd) = cwd();
+    let results = dir.path().join("home/tool-results");
+    std::fs::create_dir_all(&results).unwrap();
+    let results = results.canonicalize().unwrap();
+    std::fs::write(results.join("call_1.txt"), "the whole output").unwrap();
+    let readable = [results.clone()];
+    let inside = results.join("call_1.txt");
+    assert_eq!(
+        resolve_readable(&cwd, &[], &readable, inside.to_str().unwrap()).unwrap(),
+        inside
+    );
+    // The working directory resolves as before.
+    assert_eq!(
+        resolve_readable(&cwd, &[], &readable, "src/main.rs").unwrap(),
+        cwd.join("src/main.rs")
+    );
+    // A missing file in the folder resolves; the read then fails as a missing file does.
+    let missing = results.join("call_9.txt");
+    assert_eq!(
+        resolve_readable(&cwd, &[], &readable, missing.to_str().unwrap()).unwrap(),
+        missing
+    );
+    // `..` out of the folder, and any other folder, stay refused.
+    let escape = format!("{}/../secret.txt", results.display());
+    assert!(matches!(
+        resolve_readable(&cwd, &[], &readable, &escape),
+        Err(PathEscape::Outside { .. })
+    ));
+    assert!(matches!(
+        resolve_readable(&cwd, &[], &readable, "/etc/passwd"),
+        Err(PathEscape::Outside { .. })
+    ));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_in_a_readable_folder_that_leads_out_of_it_is_refused() {
+    let (dir, cwd) = cwd();
+    let memories = dir.path().join("home/memories");
+    std::fs::create_dir_all(&memories).unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "no").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.txt"), memories.join("link.md")).unwrap();
+    let link = memories.join("link.md");
+    assert!(matches!(
+        resolve_readable(&cwd, &[], &[memories], link.to_str().unwrap()),
+        Err(PathEscape::Symlink { .. })
+    ));
+}

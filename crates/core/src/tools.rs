@@ -58,6 +58,7 @@ use crate::approval::ApprovalRequest;
 use crate::approval::Approver;
 use crate::event::SessionEvent;
 use crate::path_guard::resolve_in_cwd;
+use crate::path_guard::resolve_readable;
 use crate::session_state::SessionState;
 use crate::subagent::SubagentRunner;
 
@@ -145,6 +146,27 @@ impl ToolContext {
     pub fn resolve_path(&self, raw: &str) -> Result<PathBuf, ToolOutput> {
         let plan_file = self.state().plan.plan_file.clone();
         resolve_in_cwd(&self.cwd, plan_file.as_slice(), raw)
+            .map_err(|escape| ToolOutput::error(format!("Error: {escape}")))
+    }
+
+    /// The session's folders outside the working directory that the read-only tools
+    /// (`read_file`, `grep`, `glob`, `list_dir`) may read: the tool results micro-compaction
+    /// persisted (`<home>/tool-results`, named by the markers it leaves) and the memory folder
+    /// (`<home>/memories`, named by the memory summary). Nothing may write there.
+    pub fn readable_dirs(&self) -> Vec<PathBuf> {
+        vec![
+            self.home.join(agentctx_compact::TOOL_RESULTS_DIR),
+            self.home.join(agentctx_memory::MEMORIES_DIR),
+        ]
+    }
+
+    /// Resolves a path from the model for a tool that only reads: inside the working directory
+    /// (the plan file is also allowed) or inside one of [`ToolContext::readable_dirs`], or the
+    /// tool error to return.
+    pub fn resolve_readable_path(&self, raw: &str) -> Result<PathBuf, ToolOutput> {
+        let plan_file = self.state().plan.plan_file.clone();
+        let readable = self.readable_dirs();
+        resolve_readable(&self.cwd, plan_file.as_slice(), &readable, raw)
             .map_err(|escape| ToolOutput::error(format!("Error: {escape}")))
     }
 

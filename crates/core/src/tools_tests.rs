@@ -178,6 +178,64 @@ async fn path_escapes_are_tool_errors() {
 }
 
 #[tokio::test]
+async fn persisted_tool_results_and_memories_are_readable_but_not_writable() {
+    let f = fixture(ApprovalPolicy::AutoApprove, None);
+    let results = f.ctx.home.join("tool-results");
+    let memories = f.ctx.home.join("memories");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::create_dir_all(&memories).unwrap();
+    let persisted = results.join("call_7.txt");
+    std::fs::write(&persisted, "needle in the whole output\n").unwrap();
+    std::fs::write(memories.join("MEMORY.md"), "- the user prefers tabs\n").unwrap();
+
+    // The path a `<persisted-output path=…>` marker names reads.
+    let read = call(
+        &f.ctx,
+        "read_file",
+        serde_json::json!({"path": persisted.to_str().unwrap()}),
+    )
+    .await;
+    assert!(read.success, "{}", read.text);
+    assert!(
+        read.text.contains("needle in the whole output"),
+        "{}",
+        read.text
+    );
+    // grep searches the memory folder.
+    let grep = call(
+        &f.ctx,
+        "grep",
+        serde_json::json!({"pattern": "tabs", "path": memories.to_str().unwrap()}),
+    )
+    .await;
+    assert!(grep.success, "{}", grep.text);
+    assert!(grep.text.contains("MEMORY.md"), "{}", grep.text);
+    // Nothing writes there.
+    let write = call(
+        &f.ctx,
+        "write_file",
+        serde_json::json!({"path": persisted.to_str().unwrap(), "content": "x"}),
+    )
+    .await;
+    assert!(!write.success);
+    assert!(
+        write.text.contains("outside the working directory"),
+        "{}",
+        write.text
+    );
+    // The rest of the home stays refused.
+    let config = f.ctx.home.join("config.toml");
+    std::fs::write(&config, "model = \"x\"\n").unwrap();
+    let refused = call(
+        &f.ctx,
+        "read_file",
+        serde_json::json!({"path": config.to_str().unwrap()}),
+    )
+    .await;
+    assert!(!refused.success, "{}", refused.text);
+}
+
+#[tokio::test]
 async fn shell_runs_in_foreground_and_background() {
     let f = fixture(ApprovalPolicy::AutoApprove, None);
     let out = call(&f.ctx, "shell", serde_json::json!({"command": "echo hi"})).await;

@@ -62,7 +62,7 @@ impl ToolHandler for ReadFileTool {
             Ok(args) => args,
             Err(output) => return output,
         };
-        let path = match ctx.resolve_path(&args.path) {
+        let path = match ctx.resolve_readable_path(&args.path) {
             Ok(path) => path,
             Err(output) => return output,
         };

@@ -32,14 +32,15 @@ pub(crate) fn walker(root: &Path, max_depth: Option<usize>) -> ignore::Walk {
 }
 
 /// Resolves the tool's `path` argument (default: the working directory) to an existing
-/// directory or file inside the working directory, or the tool error to return.
+/// directory or file inside the working directory or one of the session's readable folders
+/// ([`ToolContext::readable_dirs`]), or the tool error to return.
 pub(crate) fn search_root(
     ctx: &ToolContext,
     tool: &str,
     path: Option<&str>,
 ) -> Result<PathBuf, ToolOutput> {
     let raw = path.filter(|path| !path.trim().is_empty()).unwrap_or(".");
-    let root = ctx.resolve_path(raw)?;
+    let root = ctx.resolve_readable_path(raw)?;
     if !root.exists() {
         return Err(ToolOutput::error(format!(
             "Error: {tool}: {raw} does not exist in the working directory"
