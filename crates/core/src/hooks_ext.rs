@@ -68,28 +68,10 @@ use crate::tools::ToolRegistry;
 /// Bytes of each output stream of a hook that are kept; the rest is read and dropped.
 pub(crate) const HOOK_OUTPUT_CAP: usize = 64 * 1024;
 
-/// Claude Code's names for our tools, so an unchanged project's matchers (`Write`, `Bash`,
-/// `Edit|Write`) and scripts (`.tool_name == "Write"`) work.
-const CLAUDE_TOOL_NAMES: [(&str, &str); 11] = [
-    ("shell", "Bash"),
-    ("bash_output", "BashOutput"),
-    ("kill_shell", "KillShell"),
-    ("read_file", "Read"),
-    ("write_file", "Write"),
-    ("edit_file", "Edit"),
-    ("todo_write", "TodoWrite"),
-    ("task", "Task"),
-    ("skill", "Skill"),
-    ("enter_plan_mode", "EnterPlanMode"),
-    ("exit_plan_mode", "ExitPlanMode"),
-];
-
-/// The Claude Code name of our tool `name`, when it has one.
+/// The Claude Code name of our tool `name`, when it has one (the one table of them:
+/// [`crate::tools::CLAUDE_CODE_TOOL_NAMES`]).
 pub(crate) fn claude_tool_name(name: &str) -> Option<&'static str> {
-    CLAUDE_TOOL_NAMES
-        .iter()
-        .find(|(ours, _)| *ours == name)
-        .map(|(_, claude)| *claude)
+    crate::tools::claude_code_name(name)
 }
 
 /// What the hooks of one event decided.

@@ -132,6 +132,46 @@ impl std::fmt::Debug for ToolContext {
     }
 }
 
+/// Claude Code's names for our tools, `(Claude Code's, ours)`: a skill's `allowed-tools`, a hook's
+/// matcher (`Write`, `Bash`, `Grep|Glob`) and a hook script (`.tool_name == "Write"`) written for
+/// Claude Code work unchanged. The first row of each of our tools is the name hooks see; later
+/// rows are names Claude Code also used for it (`KillBash`, `MultiEdit`).
+pub(crate) const CLAUDE_CODE_TOOL_NAMES: [(&str, &str); 17] = [
+    ("Bash", "shell"),
+    ("BashOutput", "bash_output"),
+    ("KillShell", "kill_shell"),
+    ("KillBash", "kill_shell"),
+    ("Read", "read_file"),
+    ("Write", "write_file"),
+    ("Edit", "edit_file"),
+    ("MultiEdit", "edit_file"),
+    ("Grep", "grep"),
+    ("Glob", "glob"),
+    ("LS", "list_dir"),
+    ("TodoWrite", "todo_write"),
+    ("Task", "task"),
+    ("AskUserQuestion", "ask_user"),
+    ("Skill", "skill"),
+    ("EnterPlanMode", "enter_plan_mode"),
+    ("ExitPlanMode", "exit_plan_mode"),
+];
+
+/// The Claude Code name of our tool `name`, when it has one.
+pub(crate) fn claude_code_name(name: &str) -> Option<&'static str> {
+    CLAUDE_CODE_TOOL_NAMES
+        .iter()
+        .find(|(_, ours)| *ours == name)
+        .map(|(claude, _)| *claude)
+}
+
+/// Our tool that Claude Code's `name` (compared ignoring ASCII case) stands for.
+pub(crate) fn tool_of_claude_code_name(name: &str) -> Option<&'static str> {
+    CLAUDE_CODE_TOOL_NAMES
+        .iter()
+        .find(|(claude, _)| claude.eq_ignore_ascii_case(name))
+        .map(|(_, ours)| *ours)
+}
+
 impl ToolContext {
     /// The session state, even when a panicking holder poisoned the lock (the state is plain
     /// data and stays usable).

@@ -614,3 +614,29 @@ async fn tool_error_texts() {
         .replace(&f.ctx.home.display().to_string(), "[HOME]");
     insta::assert_snapshot!(joined);
 }
+
+#[test]
+fn claude_code_names_map_both_ways_and_name_real_tools() {
+    // Hooks see Claude Code's names: a `Grep|Glob` matcher matches our search tools.
+    assert_eq!(claude_code_name("grep"), Some("Grep"));
+    assert_eq!(claude_code_name("glob"), Some("Glob"));
+    assert_eq!(claude_code_name("list_dir"), Some("LS"));
+    assert_eq!(claude_code_name("ask_user"), Some("AskUserQuestion"));
+    assert_eq!(claude_code_name("kill_shell"), Some("KillShell"));
+    assert_eq!(claude_code_name("edit_file"), Some("Edit"));
+    assert_eq!(claude_code_name("mcp__server__tool"), None);
+    // A skill's `allowed-tools` takes every name Claude Code used, in any case.
+    assert_eq!(tool_of_claude_code_name("MultiEdit"), Some("edit_file"));
+    assert_eq!(tool_of_claude_code_name("killbash"), Some("kill_shell"));
+    assert_eq!(tool_of_claude_code_name("LS"), Some("list_dir"));
+    assert_eq!(tool_of_claude_code_name("WebFetch"), None);
+    // Every tool of ours the table names is one a session offers (the `skill` tool comes with
+    // the skills registry).
+    let registry = ToolRegistry::with_builtin_tools();
+    for (claude, ours) in CLAUDE_CODE_TOOL_NAMES {
+        assert!(
+            ours == "skill" || registry.get(ours).is_some(),
+            "{claude} names {ours}, which no session offers"
+        );
+    }
+}

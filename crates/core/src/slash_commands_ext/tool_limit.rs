@@ -20,24 +20,6 @@ use crate::tools::ToolContext;
 use crate::tools::ToolOutput;
 use crate::tools::ToolRegistry;
 
-/// Claude Code's tool names and the tools of ours they stand for.
-const CLAUDE_CODE_TOOLS: [(&str, &[&str]); 14] = [
-    ("Bash", &["shell"]),
-    ("BashOutput", &["bash_output"]),
-    ("KillShell", &["kill_shell"]),
-    ("KillBash", &["kill_shell"]),
-    ("Read", &["read_file"]),
-    ("Write", &["write_file"]),
-    ("Edit", &["edit_file"]),
-    ("MultiEdit", &["edit_file"]),
-    ("Grep", &["grep"]),
-    ("Glob", &["glob"]),
-    ("LS", &["list_dir"]),
-    ("TodoWrite", &["todo_write"]),
-    ("Task", &["task"]),
-    ("AskUserQuestion", &["ask_user"]),
-];
-
 /// The tools a running skill allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolLimit {
@@ -68,21 +50,16 @@ impl ToolLimit {
                 Some((tool, rest)) => (tool.trim(), rest.strip_suffix(')').map(str::trim)),
                 None => (entry, None),
             };
-            let names: Vec<String> = CLAUDE_CODE_TOOLS
-                .iter()
-                .find(|(claude, _)| claude.eq_ignore_ascii_case(tool))
-                .map(|(_, ours)| ours.iter().map(|name| (*name).to_string()).collect())
-                .unwrap_or_else(|| vec![tool.to_string()]);
-            for name in names {
-                if name == "shell" {
-                    match rule.filter(|rule| !rule.is_empty() && *rule != "*") {
-                        Some(rule) => limit.shell_rules.push(rule.to_string()),
-                        None => any_shell = true,
-                    }
+            // Claude Code's name of one of our tools, else one of ours by its own name.
+            let name = crate::tools::tool_of_claude_code_name(tool).unwrap_or(tool);
+            if name == "shell" {
+                match rule.filter(|rule| !rule.is_empty() && *rule != "*") {
+                    Some(rule) => limit.shell_rules.push(rule.to_string()),
+                    None => any_shell = true,
                 }
-                if !limit.allowed.contains(&name) {
-                    limit.allowed.push(name);
-                }
+            }
+            if !limit.allowed.iter().any(|allowed| allowed == name) {
+                limit.allowed.push(name.to_string());
             }
         }
         if any_shell {
