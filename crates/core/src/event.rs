@@ -70,7 +70,10 @@ pub enum SessionEvent {
         /// Percent of the effective window left.
         percent_left: u8,
     },
-    /// A compaction, micro-compaction or plan-mode event.
+    /// A compaction, micro-compaction or plan-mode event. As JSON it is
+    /// `{"type": "loop", "event": {"type": "compaction_completed", …}}`: the protocol's event
+    /// keeps its own `type`, one level down, so no object holds two.
+    #[serde(serialize_with = "serialize_loop_event")]
     Loop(LoopEvent),
     /// The model's answer stopped at its output limit. What it wrote is kept (and was shown);
     /// a tool call cut short is not run; the turn asks the model to continue where it stopped,
@@ -114,3 +117,18 @@ pub enum SessionEvent {
         turn: i32,
     },
 }
+
+/// [`SessionEvent::Loop`] as `{"event": …}` inside the variant's tagged object.
+fn serialize_loop_event<S: serde::Serializer>(
+    event: &LoopEvent,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry("event", event)?;
+    map.end()
+}
+
+#[cfg(test)]
+#[path = "event_tests.rs"]
+mod tests;

@@ -96,11 +96,12 @@ fn ten_prompts_longer_than_a_4096_token_window_run_to_the_end() {
     let events = json_events(&output);
     let compacted = events
         .iter()
-        // A loop event is written with its own `type` after the outer one, and a JSON reader
-        // keeps the last: `{"type":"loop","type":"compaction_completed",…}`.
+        // A loop event carries the protocol's event one level down:
+        // `{"type":"loop","event":{"type":"compaction_completed",…}}`.
+        .filter(|event| event["type"] == "loop")
         .filter(|event| {
-            event["type"] == "compaction_completed"
-                || event["type"] == "session_memory_compact_applied"
+            event["event"]["type"] == "compaction_completed"
+                || event["event"]["type"] == "session_memory_compact_applied"
         })
         .count();
     assert!(
