@@ -226,7 +226,7 @@ fn value_images(value: &Value, add: &mut impl FnMut(&str)) {
 /// The length of the base64 payload of a `data:image/...;base64,` URL, `None` for other URLs.
 /// As in codex, the scheme, the media type and the `base64` marker are matched ignoring ASCII
 /// case, and the marker may follow other parameters (`data:image/png;charset=utf-8;base64,`).
-fn inline_image_payload_len(url: &str) -> Option<u64> {
+pub(crate) fn inline_image_payload_len(url: &str) -> Option<u64> {
     const SCHEME: &str = "data:";
     const IMAGE: &str = "image/";
     let rest = url

@@ -54,6 +54,8 @@ use crate::context_engine::Compaction;
 use crate::context_engine::CompactionTier;
 use crate::file_observer::FileObserver;
 use crate::host_state::HostState;
+use crate::usage_prediction::ImageCosts;
+use crate::usage_prediction::UsagePrediction;
 
 mod full_tier;
 
@@ -202,6 +204,9 @@ pub struct Compactor {
     /// The recorded session's time, in a replay: what the thrash guard reads instead of the
     /// wall clock.
     recorded_time: Option<RecordedTime>,
+    /// What the usage prediction corrects beyond the measure plus the estimate of the added
+    /// items (`usage_prediction.rs`).
+    prediction: UsagePrediction,
 }
 
 /// A recorded session's time as the thrash guard reads it: an instant as far from the first
@@ -290,6 +295,7 @@ impl Compactor {
             provider_edits_context: false,
             next_instructions: None,
             recorded_time: None,
+            prediction: UsagePrediction::default(),
         }
     }
 
@@ -371,13 +377,27 @@ impl Compactor {
     /// compaction).
     pub(crate) fn forget_measure(&mut self) {
         self.last_request = None;
+        self.prediction.forget_measure();
     }
 
-    /// The usage of a history whose item sizes are `sizes` (each measured once, as the history
-    /// manager keeps them): the last measure plus the sizes of the items added since.
-    pub(crate) fn usage_of_sizes(&self, sizes: &[ItemSize]) -> ContextUsage {
-        ContextUsage::measure_sizes(sizes, self.last_request, self.window)
-            .with_unmeasured_overhead(self.prompt_overhead.load(Ordering::Relaxed))
+    /// How the provider counts images, for the usage prediction.
+    pub(crate) fn set_image_costs(&mut self, images: ImageCosts) {
+        self.prediction.set_image_costs(images);
+    }
+
+    /// The usage of `items`, whose sizes are `sizes` (each measured once, as the history
+    /// manager keeps them): the last measure plus the sizes of the items added since, with what
+    /// the provider counts otherwise corrected (`usage_prediction.rs`).
+    pub(crate) fn usage_of_history(
+        &self,
+        items: &[ResponseItem],
+        sizes: &[ItemSize],
+    ) -> ContextUsage {
+        let overhead = self.prompt_overhead.load(Ordering::Relaxed);
+        let usage = ContextUsage::measure_sizes(sizes, self.last_request, self.window)
+            .with_unmeasured_overhead(overhead);
+        let tokens = |index: usize| sizes.get(index).map_or(0, |size| size.tokens);
+        self.prediction.adjust(usage, items, &tokens, overhead)
     }
 
     /// Remembers what every request carries besides the history (from the latest request's
@@ -429,8 +449,15 @@ impl Compactor {
     /// The usage of `history` now: the last request's measure plus the estimate of what was
     /// added since.
     pub fn usage(&self, history: &[ResponseItem]) -> ContextUsage {
-        ContextUsage::measure(history, self.last_request, self.window, &self.estimator)
-            .with_unmeasured_overhead(self.prompt_overhead.load(Ordering::Relaxed))
+        let overhead = self.prompt_overhead.load(Ordering::Relaxed);
+        let usage = ContextUsage::measure(history, self.last_request, self.window, &self.estimator)
+            .with_unmeasured_overhead(overhead);
+        let tokens = |index: usize| {
+            history
+                .get(index)
+                .map_or(0, |item| self.estimator.estimate_item(item))
+        };
+        self.prediction.adjust(usage, history, &tokens, overhead)
     }
 
     /// `(used, effective window)` of `history`, for the token-usage reminder and events.
@@ -447,17 +474,32 @@ impl Compactor {
     /// that we estimated at `estimated_input_tokens`. An implausible report (zero, or under a
     /// quarter of the estimate) is replaced by the estimate
     /// ([`LastRequestUsage::from_reported`]).
+    ///
+    /// `items` (with `sizes`) is the history now, the request's prompt its first `history_len`
+    /// items: the usage prediction reads what the request carried from them.
     pub(crate) fn record_request_usage(
         &mut self,
         usage: &TokenUsage,
         history_len: usize,
         estimated_input_tokens: u64,
+        items: &[ResponseItem],
+        sizes: &[ItemSize],
     ) {
-        self.last_request = Some(LastRequestUsage::from_reported(
+        let last = LastRequestUsage::from_reported(usage, history_len, estimated_input_tokens);
+        let plausible =
+            i64::try_from(last.input_tokens).is_ok_and(|tokens| tokens == usage.input_tokens);
+        let tokens = |index: usize| sizes.get(index).map_or(0, |size| size.tokens);
+        self.prediction.record(
             usage,
-            history_len,
-            estimated_input_tokens,
-        ));
+            last.input_tokens,
+            plausible,
+            items
+                .get(..history_len.min(items.len()))
+                .unwrap_or_default(),
+            &tokens,
+            self.prompt_overhead.load(Ordering::Relaxed),
+        );
+        self.last_request = Some(last);
     }
 
     /// Counts tool calls, for the session-memory extraction trigger.

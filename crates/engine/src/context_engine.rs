@@ -285,7 +285,8 @@ impl ContextEngine {
 
     /// Our usage of the history now.
     pub fn context_usage(&self) -> ContextUsage {
-        self.compactor.usage_of_sizes(self.history.item_sizes())
+        self.compactor
+            .usage_of_history(self.history.raw_items(), self.history.item_sizes())
     }
 
     /// A recorded turn starts with the user's `input` (a replay; [`ContextEngine::begin_turn`]
@@ -357,6 +358,12 @@ impl ContextEngine {
         self.compacted_since_request = true;
         self.reminders.reset_after_compaction(&self.cwd, &[], clock);
         self.compact_references.clear();
+    }
+
+    /// How the provider counts images, for the usage prediction (`set_provider` sets it for
+    /// an Anthropic provider; a replay for a Claude Code transcript).
+    pub fn set_image_costs(&mut self, images: crate::ImageCosts) {
+        self.compactor.set_image_costs(images);
     }
 
     /// The model the last turn ran with (a change is announced to the next one).
@@ -726,8 +733,13 @@ impl ContextEngine {
             0 => self.context_usage().used_tokens(),
             estimate => estimate,
         };
-        self.compactor
-            .record_request_usage(usage, history_len, estimate);
+        self.compactor.record_request_usage(
+            usage,
+            history_len,
+            estimate,
+            self.history.raw_items(),
+            self.history.item_sizes(),
+        );
         self.history
             .update_token_info(usage, Some(self.context_window));
         self.history.token_info().cloned()

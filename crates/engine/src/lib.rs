@@ -61,6 +61,7 @@ mod reminder_pipeline;
 mod remote_compaction;
 pub mod replay;
 mod response_stream;
+mod usage_prediction;
 
 pub use agentctx_compact::CompactConfig;
 pub use agentctx_reminders::SystemReminderConfig;
@@ -101,6 +102,7 @@ pub use reminder_pipeline::ResumedState;
 pub use response_stream::CollectedResponse;
 pub use response_stream::StreamFailure;
 pub use response_stream::collect_response;
+pub use usage_prediction::ImageCosts;
 
 // Recorded sessions (helper-owned block: the reconstruction of a history from a rollout).
 pub use recorded_session::RecordedSession;

@@ -231,7 +231,7 @@ impl Compactor {
         };
         let referenced_files = restored.referenced_files.clone();
         new_history.extend(restored.items);
-        self.last_request = None;
+        self.forget_measure();
         let usage_after = self.usage(&new_history);
         let thrash = self.thrash_guard.record_compaction(now, &usage_after);
         if let Ok(mut trigger) = self.extraction.lock() {

@@ -78,6 +78,12 @@ impl ContextEngine {
             }
             self.history.replace(annotated);
         }
+        let images = if identity.wire_api == agentctx_model::WireApi::Anthropic {
+            crate::ImageCosts::Anthropic
+        } else {
+            crate::ImageCosts::Fixed
+        };
+        self.set_image_costs(images);
         self.provider = Some(identity);
     }
 

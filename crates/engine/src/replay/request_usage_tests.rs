@@ -716,3 +716,82 @@ fn a_rollout_without_turn_settings_keeps_its_tool_outputs_as_recorded() {
     // all): as a turn without one, its outputs are kept as recorded.
     assert_eq!(output_lengths(None), vec![20_000]);
 }
+
+/// A `token_count` whose request generated `reasoning` reasoning tokens.
+fn token_count_with_reasoning(input_tokens: u64, reasoning: u64) -> String {
+    line(
+        "event_msg",
+        json!({"type": "token_count", "info": {
+            "last_token_usage": {"input_tokens": input_tokens, "output_tokens": reasoning + 20, "reasoning_output_tokens": reasoning, "total_tokens": input_tokens + reasoning + 20},
+            "model_context_window": 200_000
+        }}),
+    )
+}
+
+/// A reasoning item whose reasoning is encrypted (`bytes` of base64): the estimate counts the
+/// blob by codex's rule, the provider the reasoning tokens it holds.
+fn encrypted_reasoning(bytes: usize) -> ResponseItem {
+    serde_json::from_value(
+        json!({"type": "reasoning", "summary": [], "encrypted_content": "A".repeat(bytes)}),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_prediction_counts_reasoning_as_the_provider_reported_and_learns_when_turns_drop_it() {
+    let (first, second) = (encrypted_reasoning(2_000), encrypted_reasoning(3_000));
+    let call = |id: &str| ResponseItem::function_call(id, "shell", r#"{"command":["ls"]}"#);
+    let output = |id: &str| ResponseItem::function_call_output(id, "a.rs\nb.rs");
+    let (user2, user3) = (
+        ResponseItem::user_text("now the tests"),
+        ResponseItem::user_text("and the docs"),
+    );
+    // The provider counts a response's reasoning in the requests of its turn (as many tokens
+    // as it reported generating) and drops it once a user turn starts.
+    let m1 = 1_000;
+    let m2 = m1 + 400 + tokens(&[call("c1"), output("c1")]);
+    let m3 = m2 - 400 + tokens(&[answer(), user2.clone()]);
+    let m4 = m3 + 600 + tokens(&[call("c2"), output("c2")]);
+    let m5 = m4 - 600 + tokens(&[answer(), user3.clone()]);
+    let lines = [
+        meta(),
+        item(&user()),
+        item(&first),
+        item(&call("c1")),
+        token_count_with_reasoning(m1, 400),
+        item(&output("c1")),
+        item(&answer()),
+        token_count_with_reasoning(m2, 0),
+        item(&user2),
+        item(&second),
+        item(&call("c2")),
+        token_count_with_reasoning(m3, 600),
+        item(&output("c2")),
+        item(&answer()),
+        token_count_with_reasoning(m4, 0),
+        item(&user3),
+        item(&answer()),
+        token_count_with_reasoning(m5, 0),
+    ];
+    let replay = replay(&lines);
+    let predicted: Vec<u64> = replay
+        .requests
+        .iter()
+        .map(|request| request.predicted_tokens)
+        .collect();
+    let recorded: Vec<Option<u64>> = replay
+        .requests
+        .iter()
+        .map(|request| request.recorded_tokens)
+        .collect();
+    assert_eq!(recorded, [Some(m1), Some(m2), Some(m3), Some(m4), Some(m5)]);
+    // Request 2: the 400 reasoning tokens request 1 reported, not the estimate of the blob.
+    assert_eq!(predicted[1], m2);
+    // Request 3 starts a turn: nothing says yet that the provider drops earlier reasoning, so it
+    // is counted (the larger figure); its measure says it was dropped.
+    assert_eq!(predicted[2], m3 + 400);
+    // Request 4 carries request 3's 600 reasoning tokens.
+    assert_eq!(predicted[3], m4);
+    // Request 5 starts a turn: now the 600 tokens leave the count.
+    assert_eq!(predicted[4], m5);
+}

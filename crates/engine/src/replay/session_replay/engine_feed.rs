@@ -59,6 +59,13 @@ impl SessionReplayBuilder<'_> {
         let overhead = self.overhead_tokens();
         let by_agentctx = self.recorded_by_agentctx();
         let main_agent = self.main_thread_is_sidechain != Some(true);
+        // A Claude Code transcript's requests went to Anthropic, which counts images by their
+        // pixels.
+        let images = if self.records_results_as_seen() {
+            crate::ImageCosts::Anthropic
+        } else {
+            crate::ImageCosts::Fixed
+        };
         let window = self.window();
         let options = &self.options;
         let cwd = &self.cwd;
@@ -86,6 +93,7 @@ impl SessionReplayBuilder<'_> {
             );
             engine.set_main_agent(main_agent);
             engine.set_prompt_overhead(overhead);
+            engine.set_image_costs(images);
             // Until a `turn_context` says otherwise, outputs are kept as recorded (Claude Code
             // records them as the model saw them; codex's legacy rollouts record no policy).
             engine.set_truncation(AS_RECORDED);
