@@ -21,7 +21,9 @@ use crate::error::retry_after_from_headers;
 use crate::error_text::human_duration;
 use crate::error_text::send_failure;
 use crate::model_info::ModelInfo;
+use crate::model_info::warn_clamped_effort;
 use crate::prompt::Prompt;
+use crate::prompt::ReasoningEffort;
 use crate::provider_config::ANTHROPIC_VERSION;
 use crate::provider_config::ProviderConfig;
 use crate::provider_config::WireApi;
@@ -188,7 +190,22 @@ impl HttpModelClient {
         })
     }
 
+    /// The effort this client's body carries for `prompt`, with the one the prompt asked for.
+    fn effort(&self, prompt: &Prompt<'_>) -> Option<(ReasoningEffort, ReasoningEffort)> {
+        match self.provider.wire_api {
+            WireApi::Responses => responses::effort(prompt, &self.model_info),
+            WireApi::Chat => chat_completions::effort(prompt, &self.model_info),
+            WireApi::Anthropic => None,
+        }
+    }
+
+    /// The request to send for `prompt`. Only requests that are sent come here, so a warning
+    /// about the body (an effort the model does not take) is logged here, never while a body is
+    /// only rendered ([`HttpModelClient::request_body`]).
     fn prepare(&self, prompt: &Prompt<'_>) -> Result<PreparedRequest, ModelError> {
+        if let Some((requested, sent)) = self.effort(prompt) {
+            warn_clamped_effort(&self.slug, requested, sent);
+        }
         // The betas an Anthropic body's `context_management` edits need are read from it.
         let (body, betas) = match self.provider.wire_api {
             WireApi::Anthropic => {
@@ -252,6 +269,9 @@ impl HttpModelClient {
     /// `wire/responses_compact.rs`): the streamed request's URL with `/compact` appended (its
     /// query parameters kept), headers, auth and retries, and a JSON answer.
     fn prepare_compact(&self, prompt: &Prompt<'_>) -> Result<PreparedRequest, ModelError> {
+        if let Some((requested, sent)) = responses::effort(prompt, &self.model_info) {
+            warn_clamped_effort(&self.slug, requested, sent);
+        }
         let request = responses::RequestBody::new(prompt, &self.slug, &self.model_info);
         let body = serde_json::to_vec(&responses_compact::CompactRequestBody::from(request))
             .map_err(|err| ModelError::Decode {

@@ -92,8 +92,8 @@ impl ModelInfo {
 
     /// The effort to send for `requested`: itself when the model accepts it (or nothing is
     /// known), else the highest accepted effort below it, else the lowest accepted one.
-    pub fn clamp_effort(&self, slug: &str, requested: ReasoningEffort) -> ReasoningEffort {
-        clamp_effort(&self.reasoning_efforts, slug, requested)
+    pub fn clamp_effort(&self, requested: ReasoningEffort) -> ReasoningEffort {
+        clamp_effort(&self.reasoning_efforts, requested)
     }
 }
 
@@ -228,11 +228,12 @@ impl std::fmt::Display for LimitSource {
 
 /// The effort to send for `requested` to a model that accepts `accepted` (empty: anything):
 /// itself when accepted, else the highest accepted effort below it, else the lowest accepted
-/// effort. A change is logged as a warning naming `slug`, since the user asked for more (or
-/// less) than the model can do.
+/// effort. Nothing is logged here: a body is also rendered for requests that are never sent
+/// (`agentctx replay`, `report` and `compact` show the bodies of recorded requests), and a
+/// warning about those would only be noise. The client warns when it sends a request whose
+/// effort changed ([`warn_clamped_effort`]).
 pub(crate) fn clamp_effort(
     accepted: &[ReasoningEffort],
-    slug: &str,
     requested: ReasoningEffort,
 ) -> ReasoningEffort {
     if accepted.is_empty() || accepted.contains(&requested) {
@@ -243,16 +244,23 @@ pub(crate) fn clamp_effort(
         .copied()
         .filter(|effort| *effort < requested)
         .max();
-    let Some(clamped) = below.or_else(|| accepted.iter().copied().min()) else {
-        return requested;
-    };
-    tracing::warn!(
-        model = slug,
-        requested = requested.as_str(),
-        sent = clamped.as_str(),
-        "the model does not accept this reasoning effort; sending the nearest one it accepts"
-    );
-    clamped
+    below
+        .or_else(|| accepted.iter().copied().min())
+        .unwrap_or(requested)
+}
+
+/// Logs a warning naming `slug` when the effort `sent` is not the one `requested`: the user
+/// asked for more (or less) than the model can do. Called for requests that are sent, once per
+/// request.
+pub(crate) fn warn_clamped_effort(slug: &str, requested: ReasoningEffort, sent: ReasoningEffort) {
+    if requested != sent {
+        tracing::warn!(
+            model = slug,
+            requested = requested.as_str(),
+            sent = sent.as_str(),
+            "the model does not accept this reasoning effort; sending the nearest one it accepts"
+        );
+    }
 }
 
 #[cfg(test)]

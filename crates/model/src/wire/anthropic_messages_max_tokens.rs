@@ -7,9 +7,9 @@
 //! Sonnet 4) therefore breaks every request past about 136k input tokens, long before the
 //! window is full. `max_tokens` is the model's maximum (for an unknown model
 //! [`DEFAULT_ANTHROPIC_MAX_TOKENS`], at most a quarter of the window), capped by the room the
-//! input leaves, never below [`MIN_ANTHROPIC_MAX_TOKENS`] scaled to at most an eighth of the
-//! window (see `output_budget.rs`: a fixed floor of 4,096 alone overflowed a 4,096-token
-//! window). Thinking counts against `max_tokens` and its budget must stay below it (except with
+//! input leaves, never below `MIN_ANTHROPIC_MAX_TOKENS` scaled to at most an eighth of the
+//! window (the rule all three wire formats share, `output_budget::output_limit`: a fixed floor of
+//! 4,096 alone overflowed a 4,096-token window). Thinking counts against `max_tokens` and its budget must stay below it (except with
 //! interleaved thinking, where the budget spans the whole turn:
 //! <https://docs.claude.com/en/docs/build-with-claude/extended-thinking>), so the budget shrinks
 //! with it and is left out when the minimum budget no longer fits.
@@ -18,9 +18,8 @@
 
 use crate::thinking::ANTHROPIC_MIN_BUDGET_TOKENS;
 use crate::wire::anthropic_messages::DEFAULT_ANTHROPIC_MAX_TOKENS;
-use crate::wire::anthropic_messages::MIN_ANTHROPIC_MAX_TOKENS;
 use crate::wire::output_budget::default_output_tokens;
-use crate::wire::output_budget::fit_to_window;
+use crate::wire::output_budget::output_limit;
 
 /// What to send as `max_tokens` and `thinking.budget_tokens`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,9 +54,8 @@ pub(crate) fn size_output(input: SizingInput) -> OutputBudget {
         // Nothing says the model cannot write more: make room for the answer after the thinking.
         desired = budget.saturating_add(DEFAULT_ANTHROPIC_MAX_TOKENS);
     }
-    let max_tokens = fit_to_window(
-        desired,
-        MIN_ANTHROPIC_MAX_TOKENS,
+    let max_tokens = output_limit(
+        Some(desired),
         input.context_window,
         input.estimated_input_tokens,
     );

@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::wire::anthropic_messages::MIN_ANTHROPIC_MAX_TOKENS;
 
 fn sonnet(estimated_input_tokens: i64, thinking_budget: Option<i64>) -> SizingInput {
     SizingInput {

@@ -27,10 +27,9 @@ use crate::structured_output::StructuredOutputMode;
 use crate::wire::WireEventParser;
 use crate::wire::int_field;
 use crate::wire::is_json;
-use crate::wire::output_budget::MIN_OUTPUT_TOKENS;
-use crate::wire::output_budget::default_output_tokens;
 use crate::wire::output_budget::estimate_input_tokens;
-use crate::wire::output_budget::fit_to_window;
+use crate::wire::output_budget::json_bytes;
+use crate::wire::output_budget::output_limit;
 use crate::wire::parse_json;
 use crate::wire::responses::OUTPUT_SCHEMA_NAME;
 use crate::wire::str_field;
@@ -76,17 +75,7 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
         body.insert("tools".into(), Value::Array(tools));
         body.insert("tool_choice".into(), json!("auto"));
     }
-    if let Some(effort) = prompt
-        .reasoning
-        .filter(|_| model_info.may_reason())
-        .and_then(|options| options.effort)
-    {
-        let accepted = if model_info.reasoning_efforts.is_empty() {
-            CHAT_EFFORTS
-        } else {
-            model_info.reasoning_efforts.as_slice()
-        };
-        let effort = clamp_effort(accepted, slug, effort);
+    if let Some((_, effort)) = effort(prompt, model_info) {
         body.insert("reasoning_effort".into(), json!(effort.as_str()));
     }
     let max_tokens = model_info
@@ -116,6 +105,24 @@ pub(crate) fn request_body(prompt: &Prompt<'_>, slug: &str, model_info: &ModelIn
     Value::Object(body)
 }
 
+/// The effort the prompt asks for and the one the body carries: clamped to what the model
+/// accepts, [`CHAT_EFFORTS`] when that is unknown. `None` when the body carries none.
+pub(crate) fn effort(
+    prompt: &Prompt<'_>,
+    model_info: &ModelInfo,
+) -> Option<(ReasoningEffort, ReasoningEffort)> {
+    let requested = prompt
+        .reasoning
+        .filter(|_| model_info.may_reason())
+        .and_then(|options| options.effort)?;
+    let accepted = if model_info.reasoning_efforts.is_empty() {
+        CHAT_EFFORTS
+    } else {
+        model_info.reasoning_efforts.as_slice()
+    };
+    Some((requested, clamp_effort(accepted, requested)))
+}
+
 /// The output limit of a model whose own is unknown: a quarter of the window, at most 8,192
 /// tokens, capped by the room the input leaves (see `output_budget.rs`). Sending none let a
 /// local server generate to the end of its window (llama.cpp's `n_predict` defaults to -1,
@@ -124,14 +131,9 @@ fn default_max_tokens(body: &Map<String, Value>, context_window: i64) -> i64 {
     let input_bytes = ["messages", "tools"]
         .iter()
         .filter_map(|key| body.get(*key))
-        .map(|value| value.to_string().len())
+        .map(json_bytes)
         .sum();
-    fit_to_window(
-        default_output_tokens(context_window),
-        MIN_OUTPUT_TOKENS,
-        context_window,
-        estimate_input_tokens(input_bytes),
-    )
+    output_limit(None, context_window, estimate_input_tokens(input_bytes))
 }
 
 /// Converts the history into chat messages.

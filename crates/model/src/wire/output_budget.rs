@@ -1,9 +1,10 @@
 //! The output limit a request asks for, sized so that input and output fit the context window.
 //!
 //! Anthropic Messages always sends `max_tokens` (see `anthropic_messages_max_tokens.rs`); Chat
-//! Completions sends one for a model whose own limit is unknown, since a local server given none
-//! generates until its window is full (llama.cpp's `n_predict` defaults to -1, "infinite") and
-//! the next request then overflows. Every figure here scales with the window: reserves made for
+//! Completions (`max_tokens` / `max_completion_tokens`) and Responses (`max_output_tokens`)
+//! send one for a model whose own limit is unknown, since a local server given none generates
+//! until its window is full (llama.cpp's `n_predict` defaults to -1, "infinite") and the next
+//! request then overflows. All three size it with [`output_limit`]. Every figure here scales with the window: reserves made for
 //! a 200,000-token window would leave nothing of a 4,096-token one, and a fixed floor of 4,096
 //! output tokens alone overflows it. At 32,768 tokens and above the figures are the fixed ones.
 //!
@@ -66,6 +67,47 @@ pub(crate) fn fit_to_window(
         .saturating_sub(window_margin(context_window));
     let floor = floor_for_window(floor, context_window).min(desired);
     desired.min(room).max(floor)
+}
+
+/// The output limit a request asks for: `desired` (the model's own limit, when known), else
+/// [`DEFAULT_OUTPUT_TOKENS`] at most a quarter of the window; then fitted to the room the
+/// estimated input leaves ([`fit_to_window`], never below [`MIN_OUTPUT_TOKENS`] scaled to the
+/// window). The one rule of the three wire formats.
+pub(crate) fn output_limit(
+    desired: Option<i64>,
+    context_window: i64,
+    estimated_input_tokens: i64,
+) -> i64 {
+    fit_to_window(
+        desired.unwrap_or_else(|| default_output_tokens(context_window)),
+        MIN_OUTPUT_TOKENS,
+        context_window,
+        estimated_input_tokens,
+    )
+}
+
+/// Counts the bytes written to it: the size of a request's JSON without keeping it.
+#[derive(Debug, Default)]
+pub(crate) struct ByteCount(pub(crate) usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The bytes of `value` written as JSON (0 when it cannot be written).
+pub(crate) fn json_bytes(value: &impl serde::Serialize) -> usize {
+    let mut count = ByteCount::default();
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
 }
 
 #[cfg(test)]

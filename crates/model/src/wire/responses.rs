@@ -18,11 +18,15 @@ use crate::error::ModelError;
 use crate::error::ProviderErrorBody;
 use crate::model_info::ModelInfo;
 use crate::prompt::Prompt;
+use crate::prompt::ReasoningEffort;
 use crate::response_event::ResponseEvent;
 use crate::structured_output::StructuredOutputMode;
 use crate::wire::WireEventParser;
 use crate::wire::anthropic_compaction::is_anthropic_compaction;
 use crate::wire::int_field;
+use crate::wire::output_budget::estimate_input_tokens;
+use crate::wire::output_budget::json_bytes;
+use crate::wire::output_budget::output_limit;
 use crate::wire::parse_json;
 use crate::wire::str_field;
 
@@ -85,16 +89,19 @@ pub(crate) struct RequestBody<'a> {
     pub(super) text: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     context_management: Option<Value>,
+    /// Sent only for a model whose own output limit is unknown (see [`output_tokens`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) max_output_tokens: Option<i64>,
 }
 
 impl<'a> RequestBody<'a> {
     pub(crate) fn new(prompt: &'a Prompt<'_>, slug: &'a str, model_info: &ModelInfo) -> Self {
-        let input = prompt
+        let input: Vec<Cow<'a, ResponseItem>> = prompt
             .input
             .iter()
             .filter_map(|item| input_item(item, model_info))
             .collect();
-        let tools = prompt
+        let tools: Vec<Value> = prompt
             .tools
             .iter()
             .map(|tool| {
@@ -114,7 +121,7 @@ impl<'a> RequestBody<'a> {
         let reasoning = reasoning_options.map(|options| {
             let mut value = Map::new();
             if let Some(effort) = options.effort {
-                let effort = model_info.clamp_effort(slug, effort);
+                let effort = model_info.clamp_effort(effort);
                 value.insert("effort".into(), json!(effort.as_str()));
             }
             if let Some(summary) = options.summary {
@@ -125,6 +132,7 @@ impl<'a> RequestBody<'a> {
         let include = (reasoning_options.is_some() || model_info.supports_reasoning == Some(true))
             .then_some(["reasoning.encrypted_content"]);
         let text = text_format(prompt);
+        let max_output_tokens = output_tokens(model_info, &prompt.instructions, &input, &tools);
         Self {
             model: slug,
             instructions: &prompt.instructions,
@@ -139,6 +147,7 @@ impl<'a> RequestBody<'a> {
             prompt_cache_key: prompt.session_id.as_deref().filter(|id| !id.is_empty()),
             text,
             context_management: None,
+            max_output_tokens,
         }
     }
 
@@ -148,6 +157,54 @@ impl<'a> RequestBody<'a> {
         self.context_management = field;
         self
     }
+}
+
+/// `max_output_tokens` for a model whose own output limit is unknown: sized from its window as
+/// the Chat Completions and Anthropic bodies size theirs (`output_budget::output_limit`), so a
+/// local server behind the Responses API (llama.cpp, LiteLLM, vLLM) does not generate until its
+/// window is full. A model whose limit is known gets none: the server knows it, as codex
+/// assumes (it never sends the field). The input is measured only then, by writing it to a
+/// byte counter.
+fn output_tokens(
+    model_info: &ModelInfo,
+    instructions: &str,
+    input: &[Cow<'_, ResponseItem>],
+    tools: &[Value],
+) -> Option<i64> {
+    if model_info.max_output_tokens.is_some() {
+        return None;
+    }
+    let input_bytes = instructions
+        .len()
+        .saturating_add(json_bytes(&InputItems(input)))
+        .saturating_add(json_bytes(&tools));
+    Some(output_limit(
+        None,
+        model_info.context_window,
+        estimate_input_tokens(input_bytes),
+    ))
+}
+
+/// The input items as the body writes them.
+struct InputItems<'i, 'a>(&'i [Cow<'a, ResponseItem>]);
+
+impl Serialize for InputItems<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_input(self.0, serializer)
+    }
+}
+
+/// The effort the prompt asks for and the one the body carries (clamped to what the model
+/// accepts); `None` when the body carries none.
+pub(crate) fn effort(
+    prompt: &Prompt<'_>,
+    model_info: &ModelInfo,
+) -> Option<(ReasoningEffort, ReasoningEffort)> {
+    let requested = prompt
+        .reasoning
+        .filter(|_| model_info.may_reason())
+        .and_then(|options| options.effort)?;
+    Some((requested, model_info.clamp_effort(requested)))
 }
 
 pub(super) fn serialize_input<S: Serializer>(

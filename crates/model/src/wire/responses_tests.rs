@@ -333,3 +333,48 @@ fn a_text_only_message_is_a_string_and_an_image_message_stays_an_array() {
         ])
     );
 }
+
+#[test]
+fn an_unknown_output_limit_is_sized_from_the_window_as_the_other_wires_size_it() {
+    let hi = Prompt::system_and_user("Be brief.", "hi");
+    let limit = |info: &ModelInfo, prompt: &Prompt<'_>| {
+        request_body(prompt, "m", info, None)
+            .get("max_output_tokens")
+            .and_then(Value::as_i64)
+    };
+    // A quarter of a small window; 8192 where the window is large.
+    assert_eq!(
+        limit(&ModelInfo::with_context_window(4_096), &hi),
+        Some(1_024)
+    );
+    assert_eq!(
+        limit(&ModelInfo::with_context_window(16_384), &hi),
+        Some(4_096)
+    );
+    assert_eq!(
+        limit(&ModelInfo::with_context_window(131_072), &hi),
+        Some(8_192)
+    );
+    // A long input leaves less room: input plus output stay within the window, and the limit
+    // is the one Chat Completions sends for the same prompt (the same rule, the same input
+    // measured in the body's own JSON).
+    let long = Prompt::system_and_user("Be brief.", "x".repeat(9_000));
+    let small = ModelInfo::with_context_window(4_096);
+    let sized = limit(&small, &long).unwrap();
+    assert!(sized < 1_024, "{sized}");
+    assert!(sized >= 512, "{sized}");
+    let chat = crate::wire::chat_completions::request_body(&long, "m", &small);
+    let chat_limit = chat["max_tokens"].as_i64().unwrap();
+    assert!((sized - chat_limit).abs() <= 8, "{sized} vs {chat_limit}");
+    // The body as written carries the field too, and a known limit sends none: the server
+    // knows its model's limit.
+    let written: Value =
+        serde_json::from_slice(&serde_json::to_vec(&RequestBody::new(&long, "m", &small)).unwrap())
+            .unwrap();
+    assert_eq!(written["max_output_tokens"], sized);
+    let known = ModelInfo {
+        max_output_tokens: Some(32_000),
+        ..ModelInfo::with_context_window(4_096)
+    };
+    assert_eq!(limit(&known, &hi), None);
+}

@@ -3,6 +3,7 @@
 use agentctx_model::HttpModelClient;
 use agentctx_model::ModelClient;
 use agentctx_model::ModelError;
+use agentctx_model::ModelInfo;
 use agentctx_model::Prompt;
 use agentctx_model::ProviderConfig;
 use agentctx_model::RateLimitSnapshot;
@@ -573,4 +574,38 @@ async fn an_answer_cut_at_max_output_tokens_is_kept_and_marked_truncated() {
             }),
         })
     );
+}
+
+/// A model whose output limit is unknown (a local model behind a Responses server) gets an
+/// output limit sized from its window, as Chat Completions and Anthropic bodies get theirs; a
+/// model whose limit is known gets none.
+#[tokio::test]
+async fn a_model_with_no_known_output_limit_is_sent_one_sized_from_its_window() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/responses"))
+        .respond_with(sse(fixture("responses_tool_call.sse")))
+        .mount(&server)
+        .await;
+    let base = format!("{}/v1", server.uri());
+    let prompt = Prompt::system_and_user("Be brief.", "hi");
+    let local = client(provider(WireApi::Responses, &base), "local-model")
+        .with_model_info(ModelInfo::with_context_window(16_384));
+    let (_, error) = collect(&local, &prompt).await;
+    assert_eq!(error, None);
+    let known =
+        client(provider(WireApi::Responses, &base), "local-model").with_model_info(ModelInfo {
+            max_output_tokens: Some(2_000),
+            ..ModelInfo::with_context_window(16_384)
+        });
+    let (_, error) = collect(&known, &prompt).await;
+    assert_eq!(error, None);
+    let requests = server.received_requests().await.unwrap();
+    let bodies: Vec<serde_json::Value> = requests
+        .iter()
+        .map(|request| request.body_json().unwrap())
+        .collect();
+    // A quarter of the 16,384-token window.
+    assert_eq!(bodies[0]["max_output_tokens"], 4_096);
+    assert_eq!(bodies[1].get("max_output_tokens"), None);
 }
