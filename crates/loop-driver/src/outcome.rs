@@ -162,6 +162,11 @@ impl fmt::Display for LoopResult {
         )?;
         let usage = &self.context.usage;
         match usage.cost_usd {
+            // Iterations ran and no token was counted: the server reported no usage (a local
+            // server, a proxy that drops it). "0" would claim the work was free.
+            _ if usage.total_tokens <= 0 && self.iterations_attempted > 0 => {
+                writeln!(f, "tokens: not reported (the server sent no usage)")?;
+            }
             Some(cost) => writeln!(f, "tokens: {} (${cost:.4})", usage.total_tokens)?,
             None => writeln!(f, "tokens: {}", usage.total_tokens)?,
         }

@@ -82,3 +82,44 @@ fn every_outcome_says_why_the_loop_ended() {
     let successes: Vec<bool> = outcomes.iter().map(LoopOutcome::is_success).collect();
     assert_eq!(successes.iter().filter(|ok| **ok).count(), 1);
 }
+
+#[test]
+fn a_loop_whose_server_reported_no_usage_says_so_instead_of_zero_tokens() {
+    let mut context = LoopContext::new(
+        "0123456789abcdef".to_owned(),
+        "task".to_owned(),
+        None,
+        LoopCondition::iterations(1),
+    );
+    context.add_iteration(record(0, Some("aaaaaaa1111"), &["src/a.rs"], true));
+    context.outcome = Some(LoopOutcome::Completed);
+    let result = LoopResult {
+        iterations_attempted: 1,
+        iterations_succeeded: 1,
+        iterations_failed: 0,
+        outcome: LoopOutcome::Completed,
+        elapsed_seconds: 5,
+        context,
+    };
+    let text = result.to_string();
+    assert!(
+        text.contains("\ntokens: not reported (the server sent no usage)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("tokens: 0"), "{text}");
+    // Before any iteration, nothing was used: 0 is the truth.
+    let none = LoopResult {
+        iterations_attempted: 0,
+        iterations_succeeded: 0,
+        iterations_failed: 0,
+        outcome: LoopOutcome::Cancelled,
+        elapsed_seconds: 0,
+        context: LoopContext::new(
+            "0123456789abcdef".to_owned(),
+            "task".to_owned(),
+            None,
+            LoopCondition::iterations(1),
+        ),
+    };
+    assert!(none.to_string().contains("\ntokens: 0\n"));
+}
