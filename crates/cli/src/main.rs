@@ -78,7 +78,13 @@ fn main() -> std::process::ExitCode {
 fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let rust_log = std::env::var("RUST_LOG").ok();
-    logging::init(cli.verbose, rust_log.as_deref());
+    // A report works through many sessions: each distinct warning is printed once, counted,
+    // after its result line, not once per session.
+    let warnings = match cli.command {
+        Command::Report(_) => logging::Warnings::Collect,
+        _ => logging::Warnings::Print,
+    };
+    logging::init(cli.verbose, rust_log.as_deref(), warnings);
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "agentctx started");
     match cli.command {
         Command::Compact(args) => compact_command::run(args),

@@ -151,6 +151,7 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
         rows: Mutex::new(Vec::with_capacity(targets.len())),
         failures: AtomicUsize::new(0),
         bytes: AtomicU64::new(0),
+        notes: Mutex::new(Notes::default()),
     };
     std::thread::scope(|scope| {
         for _ in 0..jobs {
@@ -169,6 +170,12 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
     let index = out.join("index.html");
     write_file(&index, index_page::render(&rows).as_bytes())?;
     let mut stderr = std::io::stderr().lock();
+    if let Ok(notes) = job.notes.into_inner() {
+        for line in notes.lines() {
+            writeln!(stderr, "{line}")?;
+        }
+    }
+    crate::logging::print_collected(&mut stderr)?;
     let bytes: u64 = job.bytes.load(Ordering::Relaxed);
     write!(
         stderr,
@@ -203,6 +210,58 @@ struct ReportJob<'a> {
     failures: AtomicUsize,
     /// Bytes of the session files replayed.
     bytes: AtomicU64,
+    /// What was skipped, summed up after the sessions instead of a line each.
+    notes: Mutex<Notes>,
+}
+
+/// Files and lines a report skipped: a line per kind at the end, naming the first of each,
+/// however many sessions had one.
+#[derive(Debug, Default)]
+struct Notes {
+    /// Files found in a folder that are not sessions: how many, and the first.
+    not_sessions: usize,
+    first_not_session: Option<PathBuf>,
+    /// Lines that could not be read: how many, in how many files, and the first
+    /// (`file:line: reason`).
+    skipped_lines: usize,
+    files_with_skipped_lines: usize,
+    first_skipped_line: Option<String>,
+}
+
+impl Notes {
+    /// The summary lines (none when nothing was skipped).
+    fn lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(first) = &self.first_not_session {
+            lines.push(format!(
+                "{} skipped: not a codex rollout or claude code transcript (the first: {})",
+                plural(self.not_sessions, "file"),
+                first.display()
+            ));
+        }
+        if let Some(first) = &self.first_skipped_line {
+            lines.push(format!(
+                "{} could not be read and {} skipped, in {} (the first: {first})",
+                plural(self.skipped_lines, "line"),
+                if self.skipped_lines == 1 {
+                    "was"
+                } else {
+                    "were"
+                },
+                plural(self.files_with_skipped_lines, "file"),
+            ));
+        }
+        lines
+    }
+}
+
+/// `1 file`, `3 files`.
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }
 
 impl ReportJob<'_> {
@@ -245,18 +304,29 @@ impl ReportJob<'_> {
         let replay = match replay_file(&target.path, self.options, sink.as_sink()) {
             Ok(replay) => replay,
             Err(ReplayError::Rollout(RolloutError::UnrecognizedFormat { .. })) if !target.named => {
-                self.say(&format!(
-                    "{}: not a codex rollout or claude code transcript, skipped",
-                    target.path.display()
-                ));
+                if let Ok(mut notes) = self.notes.lock() {
+                    notes.not_sessions += 1;
+                    notes
+                        .first_not_session
+                        .get_or_insert_with(|| target.path.clone());
+                }
                 return Ok(None);
             }
             Err(err) => return Err(err.into()),
         };
-        if !replay.skipped.is_empty() {
-            let mut text = Vec::new();
-            crate::replay_command::report_skipped(&mut text, &replay)?;
-            self.say(String::from_utf8_lossy(&text).trim_end());
+        if let Some(first) = replay.skipped.first()
+            && let Ok(mut notes) = self.notes.lock()
+        {
+            notes.skipped_lines += replay.skipped.len();
+            notes.files_with_skipped_lines += 1;
+            notes.first_skipped_line.get_or_insert_with(|| {
+                format!(
+                    "{}:{}: {}",
+                    replay.file.display(),
+                    first.line_number,
+                    first.reason
+                )
+            });
         }
         self.bytes.fetch_add(replay.bytes, Ordering::Relaxed);
         let bodies = sink.finish();

@@ -23,6 +23,7 @@ mod suite {
     mod replay_requests;
     mod report;
     mod report_browser;
+    mod report_history;
     mod run;
     mod run_cancel;
     mod run_failures;

@@ -4,7 +4,10 @@
 //! Hand-written SVG text, no dependency: per request the recorded input and our prediction
 //! against the window, our warning, auto-compact and blocking lines, the recorded compactions
 //! and where our tiers would have triggered. When the session stays far below its window, a
-//! second panel zooms on the used range so the two series can be told apart.
+//! second panel zooms on the used range so the two series can be told apart; when the zoomed
+//! range would be (nearly) the whole window, it would repeat the first panel and is left out.
+//! The threshold labels stay beside their panel, the legend has a band of its own under the
+//! panels, so the two never overlap.
 
 use std::fmt::Write as _;
 
@@ -18,13 +21,19 @@ const RIGHT: f64 = 230.0;
 const PANEL_HEIGHT: f64 = 260.0;
 const TOP: f64 = 84.0;
 const PANEL_GAP: f64 = 70.0;
+/// From a panel's bottom edge to the legend band: the axis labels and title sit in it.
 const BOTTOM: f64 = 56.0;
-/// Where the legend starts, and how tall it is (seven entries).
-const LEGEND_TOP: f64 = TOP + PANEL_HEIGHT + 24.0;
-const LEGEND_HEIGHT: f64 = 7.0 * 18.0 + 16.0;
-/// The least distance between two threshold labels.
-const LABEL_SPACING: f64 = 14.0;
-/// Below this share of the window the used range gets its own panel.
+/// The legend band: entries in columns of this width, rows of this height.
+const LEGEND_COLUMN: f64 = 210.0;
+const LEGEND_COLUMNS: usize = 4;
+const LEGEND_ROW: f64 = 18.0;
+/// Below the legend's last row.
+const LEGEND_MARGIN: f64 = 12.0;
+/// The least distance between two threshold labels: a 12-pixel line of text is about 15 pixels
+/// tall.
+const LABEL_SPACING: f64 = 16.0;
+/// A zoom panel is drawn only when its range is at most this share of the window: a range
+/// closer to the window would draw the first panel again.
 const ZOOM_BELOW_SHARE: f64 = 0.5;
 
 const RECORDED_COLOR: &str = "#1f77b4";
@@ -69,17 +78,16 @@ pub(crate) fn render(replay: &SessionReplay) -> String {
         max_tokens: window as f64,
         title: format!("against the window ({} tokens)", grouped(thresholds.window)),
     }];
-    if peak > 0 && (peak as f64) < window as f64 * ZOOM_BELOW_SHARE {
-        let max_tokens = nice_ceiling(peak as f64 * 1.1);
+    if let Some(max_tokens) = zoom_range(peak, window) {
         panels.push(Panel {
             top: TOP + PANEL_HEIGHT + PANEL_GAP,
             max_tokens,
             title: format!("zoom: 0 to {} tokens", grouped(max_tokens as u64)),
         });
     }
-    // The legend sits right of the panels, under the first panel's threshold labels.
-    let height = (TOP + panels.len() as f64 * (PANEL_HEIGHT + PANEL_GAP) - PANEL_GAP + BOTTOM)
-        .max(LEGEND_TOP + LEGEND_HEIGHT);
+    // The legend has its own band under the last panel's axis.
+    let legend_top = TOP + panels.len() as f64 * (PANEL_HEIGHT + PANEL_GAP) - PANEL_GAP + BOTTOM;
+    let height = legend_top + legend_height() + LEGEND_MARGIN;
 
     let mut svg = String::new();
     let _ = writeln!(
@@ -127,10 +135,13 @@ pub(crate) fn render(replay: &SessionReplay) -> String {
         counted(requests.len(), "request"),
         counted(replay.compactions, "recorded compaction")
     );
-    for panel in &panels {
+    for (index, panel) in panels.iter().enumerate() {
+        let kind = if index == 0 { "window" } else { "zoom" };
+        let _ = writeln!(svg, r#"<g class="panel" data-panel="{kind}">"#);
         draw_panel(&mut svg, panel, replay);
+        svg.push_str("</g>\n");
     }
-    draw_legend(&mut svg);
+    draw_legend(&mut svg, legend_top);
     svg.push_str("</svg>\n");
     svg
 }
@@ -190,25 +201,28 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
         (LEFT + right) / 2.0,
         bottom + 34.0
     );
-    // Our thresholds, highest first; a label is pushed below the one above it so close levels
-    // stay readable.
+    // Our thresholds, highest first, each label beside its line: spread apart so close levels
+    // stay readable, and kept beside the panel.
     let thresholds = replay.thresholds;
-    let mut label_floor = f64::MIN;
-    for (tokens, label, color) in [
+    let shown: Vec<(u64, &str, &str)> = [
         (thresholds.window, "window", "#444444"),
         (thresholds.blocking, "blocking", BLOCKING_COLOR),
         (thresholds.auto_compact, "auto-compact", AUTO_COLOR),
         (thresholds.warning, "warning", WARNING_COLOR),
-    ] {
-        if !panel.contains(tokens) {
-            continue;
-        }
+    ]
+    .into_iter()
+    .filter(|(tokens, _, _)| panel.contains(*tokens))
+    .collect();
+    let wanted: Vec<f64> = shown
+        .iter()
+        .map(|(tokens, _, _)| panel.y(*tokens) + 4.0)
+        .collect();
+    let label_ys = spread_labels(&wanted, panel.top + 4.0, bottom + 4.0);
+    for ((tokens, label, color), label_y) in shown.into_iter().zip(label_ys) {
         let y = panel.y(tokens);
-        let label_y = (y + 4.0).max(label_floor);
-        label_floor = label_y + LABEL_SPACING;
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-dasharray="6 3"/><text x="{:.1}" y="{label_y:.1}" fill="{color}">{label} {}</text>"#,
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-dasharray="6 3"/><text class="threshold" x="{:.1}" y="{label_y:.1}" fill="{color}">{label} {}</text>"#,
             right + 6.0,
             grouped(tokens)
         );
@@ -322,22 +336,37 @@ fn draw_series(
     }
 }
 
-fn draw_legend(svg: &mut String) {
-    let x = WIDTH - RIGHT + 10.0;
-    let mut y = LEGEND_TOP;
-    let entries: [(&str, &str, &str); 6] = [
-        (RECORDED_COLOR, r#" stroke-opacity="0.6""#, "recorded input"),
-        (
-            PREDICTED_COLOR,
-            r#" stroke-dasharray="5 3""#,
-            "our prediction",
-        ),
-        (MICRO_COLOR, "", "our micro-compact"),
-        (AUTO_COLOR, r#" stroke-dasharray="3 2""#, "our auto-compact"),
-        (COMPACTION_COLOR, "", "recorded compaction"),
-        ("#999999", r#" stroke-dasharray="6 3""#, "our thresholds"),
-    ];
-    for (color, dash, label) in entries {
+/// The legend's entries: a line's colour and dash, and its text; the last entry is the hollow
+/// circle of an estimate without a previous request.
+const LEGEND: [(&str, &str, &str); 6] = [
+    (RECORDED_COLOR, r#" stroke-opacity="0.6""#, "recorded input"),
+    (
+        PREDICTED_COLOR,
+        r#" stroke-dasharray="5 3""#,
+        "our prediction",
+    ),
+    (MICRO_COLOR, "", "our micro-compact"),
+    (AUTO_COLOR, r#" stroke-dasharray="3 2""#, "our auto-compact"),
+    (COMPACTION_COLOR, "", "recorded compaction"),
+    ("#999999", r#" stroke-dasharray="6 3""#, "our thresholds"),
+];
+
+/// The height of the legend band: its rows.
+fn legend_height() -> f64 {
+    (LEGEND.len() + 1).div_ceil(LEGEND_COLUMNS) as f64 * LEGEND_ROW
+}
+
+/// The legend, in columns across the band that starts at `top` (under every panel and its
+/// axis, where no threshold label goes).
+fn draw_legend(svg: &mut String, top: f64) {
+    svg.push_str("<g class=\"legend\">\n");
+    let place = |entry: usize| {
+        let column = (entry % LEGEND_COLUMNS) as f64;
+        let row = (entry / LEGEND_COLUMNS) as f64;
+        (LEFT + column * LEGEND_COLUMN, top + row * LEGEND_ROW + 6.0)
+    };
+    for (entry, (color, dash, label)) in LEGEND.into_iter().enumerate() {
+        let (x, y) = place(entry);
         let _ = writeln!(
             svg,
             r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
@@ -346,8 +375,8 @@ fn draw_legend(svg: &mut String) {
             y + 4.0,
             escape(label)
         );
-        y += 18.0;
     }
+    let (x, y) = place(LEGEND.len());
     let _ = writeln!(
         svg,
         r##"<circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="#ffffff" stroke="{PREDICTED_COLOR}"/><text x="{:.1}" y="{:.1}">estimate, no previous request</text>"##,
@@ -355,6 +384,38 @@ fn draw_legend(svg: &mut String) {
         x + 28.0,
         y + 4.0
     );
+    svg.push_str("</g>\n");
+}
+
+/// The top of the zoom panel's range for a session whose usage peaked at `peak` of a
+/// `window`-token panel: the peak and a tenth, rounded up to a round number. `None` when that
+/// range is more than [`ZOOM_BELOW_SHARE`] of the window: the zoom would show nearly what the
+/// first panel shows.
+pub(crate) fn zoom_range(peak: u64, window: u64) -> Option<f64> {
+    if peak == 0 {
+        return None;
+    }
+    let max_tokens = nice_ceiling(peak as f64 * 1.1);
+    (max_tokens <= window as f64 * ZOOM_BELOW_SHARE).then_some(max_tokens)
+}
+
+/// The baselines of labels that want to sit at `wanted` (top to bottom), at least
+/// [`LABEL_SPACING`] apart and within `top..=bottom`: each is pushed below the one above it,
+/// then, when the last went past `bottom`, the run is pushed back up from there.
+pub(crate) fn spread_labels(wanted: &[f64], top: f64, bottom: f64) -> Vec<f64> {
+    let mut placed: Vec<f64> = Vec::with_capacity(wanted.len());
+    let mut floor = f64::MIN;
+    for &y in wanted {
+        let y = y.max(floor).max(top);
+        placed.push(y);
+        floor = y + LABEL_SPACING;
+    }
+    let mut ceiling = bottom;
+    for y in placed.iter_mut().rev() {
+        *y = y.min(ceiling);
+        ceiling = *y - LABEL_SPACING;
+    }
+    placed
 }
 
 /// `1 request`, `57 requests`.

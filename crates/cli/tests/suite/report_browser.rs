@@ -323,6 +323,33 @@ async fn the_report_sorts_filters_draws_and_loads_bodies_in_chromium() {
         "{drawn}"
     );
 
+    // The legend has a band of its own: it overlaps no threshold label, and no two labels
+    // overlap each other.
+    let layout = eval(
+        &client,
+        "const svg = document.querySelector('figure.timeline svg');\
+         const legend = svg.querySelector('g.legend').getBoundingClientRect();\
+         const labels = Array.from(svg.querySelectorAll('text.threshold')).map(t => t.getBoundingClientRect());\
+         const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;\
+         let between = 0;\
+         labels.forEach((a, i) => labels.slice(i + 1).forEach(b => { if (meet(a, b)) { between += 1; } }));\
+         return {\
+           labels: labels.length,\
+           legendWidth: legend.width,\
+           overLegend: labels.filter(b => meet(b, legend)).length,\
+           between: between,\
+           panels: svg.querySelectorAll('g.panel').length,\
+         };",
+    )
+    .await;
+    // The window, blocking, auto-compact and warning labels of the first panel; the sample's
+    // peak is far below them, so the zoom panel draws none.
+    assert_eq!(layout["labels"], 4, "{layout}");
+    assert!(layout["legendWidth"].as_f64().unwrap() > 100.0, "{layout}");
+    assert_eq!(layout["overLegend"], 0, "{layout}");
+    assert_eq!(layout["between"], 0, "{layout}");
+    assert_eq!(layout["panels"], 2, "{layout}");
+
     screenshot(&client, "session.png").await;
 
     // A request expanded loads its body from the file beside the page.

@@ -1,7 +1,8 @@
 //! `agentctx run` and `agentctx loop` when things go wrong or take long, against a wiremock
 //! Responses server with scripted replies: a failed turn in line mode is reported and the next
-//! prompt runs; a compaction is shown on the terminal; a server that reports no usage is not
-//! shown as "0 tokens"; `--context-window` sets the window.
+//! prompt runs; a compaction is shown on the terminal; `--json` writes every event as an object
+//! with one `type`; a server that reports no usage is not shown as "0 tokens"; `--context-window`
+//! sets the window.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -204,6 +205,176 @@ fn a_compaction_is_shown_on_the_terminal() {
 }
 
 #[test]
+fn a_request_sent_with_an_effort_the_model_does_not_take_warns_once() {
+    let dirs = dirs();
+    // gpt-5 takes minimal to high; ultra_think asks for xhigh.
+    std::fs::write(dirs.home.path().join("config.toml"), "model = \"gpt-5\"\n").unwrap();
+    let server = Server::start(vec![Reply::Sse(responses_sse(&[Out::Text("One.")]))]);
+    let output = server
+        .agentctx(
+            dirs.home.path(),
+            dirs.cwd.path(),
+            &["run", "--yes", "--thinking", "ultra_think", "hi"],
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    assert!(output.status.success(), "{stderr}");
+    let warnings = stderr
+        .lines()
+        .filter(|line| line.contains("the model does not accept this reasoning effort"))
+        .count();
+    assert_eq!(warnings, 1, "{stderr}");
+    let bodies = server.request_bodies();
+    assert_eq!(bodies[0]["reasoning"]["effort"], "high", "{:#}", bodies[0]);
+}
+
+/// A JSON value whose objects keep every key they were written with, duplicates included
+/// (`serde_json::Value` keeps only the last of two equal keys, which hides the fault).
+#[derive(Debug)]
+enum Written {
+    Object(Vec<(String, Written)>),
+    Array(Vec<Written>),
+    Scalar,
+}
+
+impl<'de> serde::Deserialize<'de> for Written {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Written;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Written, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, Written>()? {
+                    entries.push((key, value));
+                }
+                Ok(Written::Object(entries))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Written, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Written>()? {
+                    items.push(item);
+                }
+                Ok(Written::Array(items))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_unit<E>(self) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl Written {
+    /// The keys some object of the value holds more than once.
+    fn repeated_keys(&self) -> Vec<String> {
+        match self {
+            Self::Object(entries) => {
+                let mut repeated: Vec<String> = entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(index, (key, _))| {
+                        entries[..*index].iter().any(|(earlier, _)| earlier == key)
+                    })
+                    .map(|(_, (key, _))| key.clone())
+                    .collect();
+                for (_, value) in entries {
+                    repeated.extend(value.repeated_keys());
+                }
+                repeated
+            }
+            Self::Array(items) => items.iter().flat_map(Self::repeated_keys).collect(),
+            Self::Scalar => Vec::new(),
+        }
+    }
+}
+
+#[test]
+fn run_json_writes_every_event_as_an_object_with_one_type() {
+    // The check sees what a `Value` would hide: the line the loop events used to be.
+    let twice: Written =
+        serde_json::from_str(r#"{"type":"loop","type":"compaction_completed"}"#).unwrap();
+    assert_eq!(twice.repeated_keys(), ["type"]);
+    let dirs = dirs();
+    // As `a_compaction_is_shown_on_the_terminal`: the second turn compacts first, so the
+    // compaction's loop events are among the lines.
+    std::fs::write(
+        dirs.home.path().join("config.toml"),
+        "model = \"gpt-test\"\nmodel_context_window = 16000\n\n[compact]\nmin_messages_before_compact = 1\n",
+    )
+    .unwrap();
+    let server = Server::start(vec![
+        Reply::Sse(text_with_usage("One.", 15_500)),
+        Reply::Sse(responses_sse(&[Out::Text(
+            "<summary>The user said first; the agent answered One.</summary>",
+        )])),
+        Reply::Sse(responses_sse(&[Out::Text("Two.")])),
+        Reply::Sse(responses_sse(&[Out::Text("Three.")])),
+    ]);
+    let output = server
+        .agentctx(
+            dirs.home.path(),
+            dirs.cwd.path(),
+            &["run", "--json", "--yes"],
+        )
+        .write_stdin("first\nsecond\n")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut loop_events = Vec::new();
+    for line in stdout.lines() {
+        let written: Written =
+            serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}"));
+        assert_eq!(written.repeated_keys(), Vec::<String>::new(), "{line}");
+        let Written::Object(entries) = &written else {
+            panic!("not an object: {line}");
+        };
+        let types = entries.iter().filter(|(key, _)| key == "type").count();
+        assert_eq!(types, 1, "{line}");
+        let event: Value = serde_json::from_str(line).unwrap();
+        if event["type"] == "loop" {
+            loop_events.push(event);
+        }
+    }
+    // The compaction's events name their kind one level down, in `event`.
+    assert!(
+        loop_events
+            .iter()
+            .any(|event| event["event"]["type"] == "compaction_completed"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn the_context_window_flag_sets_the_window() {
     let dirs = dirs();
     let server = Server::start(vec![Reply::Sse(responses_sse(&[Out::Text("One.")]))]);
@@ -276,6 +447,12 @@ fn a_loop_over_a_server_without_usage_says_usage_is_unknown() {
     assert!(!stdout.contains("0 tokens so far"), "{stdout}");
     assert!(
         stdout.contains("| token usage unknown (the server reported none)\n"),
+        "{stdout}"
+    );
+    // Nor does the summary at the end.
+    assert!(!stdout.contains("tokens: 0"), "{stdout}");
+    assert!(
+        stdout.contains("\ntokens: not reported (the server sent no usage)\n"),
         "{stdout}"
     );
 }
