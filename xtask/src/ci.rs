@@ -135,6 +135,13 @@ pub(crate) const MCP_EVERYTHING_BIN_VAR: &str = "AGENTCTX_MCP_EVERYTHING_BIN";
 /// Makes the MCP interop test fail instead of skipping without the reference server.
 pub(crate) const REQUIRE_MCP_INTEROP_VAR: &str = "AGENTCTX_REQUIRE_MCP_INTEROP";
 
+/// Where the diagnostics tests of agentctx-lsp and agentctx-core find `pyright-langserver`,
+/// also from the copies of the crates that vendor-check tests.
+pub(crate) const PYRIGHT_BIN_VAR: &str = "AGENTCTX_PYRIGHT_BIN";
+
+/// Makes those tests fail instead of skipping without the language server.
+pub(crate) const REQUIRE_LSP_INTEROP_VAR: &str = "AGENTCTX_REQUIRE_LSP_INTEROP";
+
 /// The environment the `tools` step gives the steps that run tests: for each tool the machine
 /// has, the tests that use it must run rather than skip. Set on their commands only; xtask's
 /// own environment is never changed.
@@ -154,6 +161,11 @@ impl ToolEnv {
                     let bin = npm_tools::bin_path(&npm_tools::EVERYTHING_SERVER);
                     vars.push((MCP_EVERYTHING_BIN_VAR, bin.to_string_lossy().into_owned()));
                     vars.push((REQUIRE_MCP_INTEROP_VAR, "1".to_owned()));
+                }
+                CiTool::Pyright => {
+                    let bin = npm_tools::bin_path(&npm_tools::PYRIGHT);
+                    vars.push((PYRIGHT_BIN_VAR, bin.to_string_lossy().into_owned()));
+                    vars.push((REQUIRE_LSP_INTEROP_VAR, "1".to_owned()));
                 }
                 CiTool::Browser => vars.push((REQUIRE_BROWSER_VAR, "1".to_owned())),
                 CiTool::InteropServers => vars.push((interop::REQUIRE_VAR, "1".to_owned())),
@@ -258,7 +270,7 @@ impl Step {
     pub(crate) fn rerun(self) -> &'static str {
         match self {
             Step::Tools => {
-                "rerun with `cargo xtask tools cargo-deny cargo-nextest mcp-server-everything chromium interop-servers`"
+                "rerun with `cargo xtask tools cargo-deny cargo-nextest mcp-server-everything pyright chromium interop-servers`"
             }
             Step::Fmt => "`cargo xtask fmt` fixes it",
             Step::Clippy => "rerun with `cargo xtask lint`",

@@ -139,11 +139,17 @@ fn the_tests_are_required_to_use_each_tool_the_machine_has() {
         .join("target/tools/npm/node_modules/.bin/mcp-server-everything")
         .to_string_lossy()
         .into_owned();
+    let pyright = crate::workspace::root()
+        .join("target/tools/npm/node_modules/.bin/pyright-langserver")
+        .to_string_lossy()
+        .into_owned();
     assert_eq!(
         ToolEnv::for_tools(&CiTool::ALL).vars,
         vec![
             ("AGENTCTX_MCP_EVERYTHING_BIN", bin.clone()),
             ("AGENTCTX_REQUIRE_MCP_INTEROP", "1".to_owned()),
+            ("AGENTCTX_PYRIGHT_BIN", pyright),
+            ("AGENTCTX_REQUIRE_LSP_INTEROP", "1".to_owned()),
             ("AGENTCTX_REQUIRE_BROWSER", "1".to_owned()),
             ("AGENTCTX_REQUIRE_INTEROP", "1".to_owned()),
         ]

@@ -1,6 +1,7 @@
 //! npm packages the tests use, installed by `cargo xtask tools` into the project-local folder
 //! `target/tools/npm` (never globally): the reference MCP server the MCP interop test talks to
-//! (see docs/design/mcp.md, "Interop").
+//! (see docs/design/mcp.md, "Interop") and the language server of the diagnostics tests
+//! (docs/design/lsp.md).
 
 use std::path::PathBuf;
 
@@ -29,7 +30,16 @@ pub(crate) const EVERYTHING_SERVER: NpmTool = NpmTool {
     why: "the reference MCP server of agentctx-core's MCP interop test",
 };
 
-pub(crate) const NPM_TOOLS: &[NpmTool] = &[EVERYTHING_SERVER];
+/// A real language server (`pyright-langserver --stdio`), which `cargo xtask ci` installs for
+/// agentctx-lsp's and agentctx-core's diagnostics tests (docs/design/lsp.md).
+pub(crate) const PYRIGHT: NpmTool = NpmTool {
+    package: "pyright",
+    version: "1.1.414",
+    bin: "pyright-langserver",
+    why: "the language server of the diagnostics tests of agentctx-lsp and agentctx-core",
+};
+
+pub(crate) const NPM_TOOLS: &[NpmTool] = &[EVERYTHING_SERVER, PYRIGHT];
 
 /// The npm tool named `name` (package or binary name).
 pub(crate) fn find(name: &str) -> Option<NpmTool> {

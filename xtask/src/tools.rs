@@ -222,6 +222,7 @@ pub(crate) enum CiTool {
     CargoDeny,
     CargoNextest,
     EverythingServer,
+    Pyright,
     Browser,
     InteropServers,
 }
@@ -230,10 +231,11 @@ impl CiTool {
     /// Every tool ci needs, in the order the step installs them: the interop servers last, as
     /// on a fresh machine llama-cpp-python compiles llama.cpp (6 to 9 minutes on two cores;
     /// seconds once pip has the built wheel in its cache).
-    pub(crate) const ALL: [CiTool; 5] = [
+    pub(crate) const ALL: [CiTool; 6] = [
         CiTool::CargoDeny,
         CiTool::CargoNextest,
         CiTool::EverythingServer,
+        CiTool::Pyright,
         CiTool::Browser,
         CiTool::InteropServers,
     ];
@@ -244,6 +246,7 @@ impl CiTool {
             CiTool::CargoDeny => CARGO_DENY.package,
             CiTool::CargoNextest => CARGO_NEXTEST.package,
             CiTool::EverythingServer => npm_tools::EVERYTHING_SERVER.bin,
+            CiTool::Pyright => npm_tools::PYRIGHT.package,
             CiTool::Browser => BROWSER,
             CiTool::InteropServers => INTEROP_SERVERS,
         }
@@ -255,6 +258,7 @@ impl CiTool {
             CiTool::CargoDeny => has_cargo_tool(CARGO_DENY.subcommand),
             CiTool::CargoNextest => has_cargo_tool(CARGO_NEXTEST.subcommand),
             CiTool::EverythingServer => npm_tools::is_installed(&npm_tools::EVERYTHING_SERVER),
+            CiTool::Pyright => npm_tools::is_installed(&npm_tools::PYRIGHT),
             CiTool::Browser => browser_installed(),
             CiTool::InteropServers => python_tools::PYTHON_ENVS
                 .iter()

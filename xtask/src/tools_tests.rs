@@ -45,7 +45,7 @@ fn the_browser_is_installed_when_named_or_when_every_tool_is() {
 }
 
 #[test]
-fn ci_needs_five_tools_named_as_cargo_xtask_tools_takes_them() {
+fn ci_needs_six_tools_named_as_cargo_xtask_tools_takes_them() {
     let names: Vec<&str> = CiTool::ALL.iter().map(|tool| tool.name()).collect();
     assert_eq!(
         names,
@@ -53,6 +53,7 @@ fn ci_needs_five_tools_named_as_cargo_xtask_tools_takes_them() {
             "cargo-deny",
             "cargo-nextest",
             "mcp-server-everything",
+            "pyright",
             "chromium",
             "interop-servers",
         ]
@@ -61,8 +62,9 @@ fn ci_needs_five_tools_named_as_cargo_xtask_tools_takes_them() {
     let cargo: Vec<String> = names[..2].iter().map(|n| (*n).to_owned()).collect();
     assert_eq!(selected(&cargo).unwrap().len(), 2);
     assert!(crate::npm_tools::find(names[2]).is_some());
-    assert!(browser_requested(&[names[3].to_owned()]));
-    assert_eq!(names[4], super::INTEROP_SERVERS);
+    assert!(crate::npm_tools::find(names[3]).is_some());
+    assert!(browser_requested(&[names[4].to_owned()]));
+    assert_eq!(names[5], super::INTEROP_SERVERS);
 }
 
 #[test]
@@ -77,7 +79,7 @@ fn the_missing_tools_make_the_install_command() {
     assert_eq!(missing(|_| true), Vec::<CiTool>::new());
     assert_eq!(
         install_command(&CiTool::ALL),
-        "cargo xtask tools cargo-deny cargo-nextest mcp-server-everything chromium interop-servers"
+        "cargo xtask tools cargo-deny cargo-nextest mcp-server-everything pyright chromium interop-servers"
     );
 }
 
@@ -98,7 +100,7 @@ fn provision_on(
             if installable.contains(&tool) {
                 machine.borrow_mut().retain(|t| *t != tool);
                 Ok(())
-            } else if tool == CiTool::EverythingServer {
+            } else if matches!(tool, CiTool::EverythingServer | CiTool::Pyright) {
                 // As the npm installer does without npm: it says so and returns.
                 Ok(())
             } else {
@@ -124,6 +126,7 @@ fn only_the_missing_tools_are_installed_in_order() {
         vec![
             CiTool::CargoNextest,
             CiTool::EverythingServer,
+            CiTool::Pyright,
             CiTool::Browser
         ]
     );
@@ -155,6 +158,7 @@ fn a_failed_install_fails_the_step_naming_the_tools_and_the_retry() {
         vec![
             CiTool::CargoDeny,
             CiTool::CargoNextest,
+            CiTool::Pyright,
             CiTool::InteropServers
         ]
     );
@@ -181,6 +185,7 @@ fn no_install_leaves_the_missing_tools_and_says_how_to_install_them() {
         vec![
             CiTool::CargoNextest,
             CiTool::EverythingServer,
+            CiTool::Pyright,
             CiTool::InteropServers
         ]
     );

@@ -72,6 +72,10 @@ pub struct Config {
     /// `[mcp_servers.<name>]`: MCP servers, in codex's keys (`crate::mcp_ext`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// `[lsp.<language>]`: language servers whose diagnostics reach the model after an edit
+    /// (`agentctx_lsp::LspServerConfig`; docs/design/lsp.md).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub lsp: BTreeMap<String, agentctx_lsp::LspServerConfig>,
 }
 
 /// A configuration that could not be loaded.

@@ -80,6 +80,7 @@ mod error;
 mod event;
 mod hooks_ext;
 mod loop_driver_ext;
+mod lsp_ext;
 mod mcp_ext;
 mod memory_ext;
 mod model_switch;

@@ -113,6 +113,8 @@ pub struct Session {
     /// What the session feeds the reminders beyond the engine (`reminder_feeds`).
     feeds: crate::reminder_feeds::ReminderFeeds,
     mcp: Option<Arc<McpConnectionManager>>,
+    /// The language servers of `[lsp.<language>]` (`lsp_ext`), when any is configured.
+    lsp: Option<crate::lsp_ext::LspExt>,
     /// The session's thinking toggle (priority step 3), set by [`Session::set_thinking_level`].
     thinking_toggle: agentctx_model::thinking::ThinkingState,
     /// The reasoning parameters of the running turn, sent on each of its requests.
@@ -192,6 +194,7 @@ impl Session {
         engine.set_tool_classes(tools.tool_classes());
         let feeds =
             crate::reminder_feeds::ReminderFeeds::new(&options.home, &options.cwd, &session_id);
+        let lsp = crate::lsp_ext::LspExt::new(&options.lsp, &options.cwd);
         let session = Self {
             options,
             session_id,
@@ -206,6 +209,7 @@ impl Session {
             hooks,
             feeds,
             mcp: None,
+            lsp,
             thinking_toggle: agentctx_model::thinking::ThinkingState::new(),
             turn_reasoning: None,
             commands,
@@ -248,6 +252,14 @@ impl Session {
     /// The tools; a fork adds its own before the first turn.
     pub fn tools_mut(&mut self) -> &mut ToolRegistry {
         &mut self.tools
+    }
+
+    /// Shuts the session's language servers down cleanly (`shutdown`, then `exit`); a session
+    /// dropped without it kills them.
+    pub async fn shutdown_language_servers(&self) {
+        if let Some(lsp) = &self.lsp {
+            lsp.shutdown().await;
+        }
     }
 
     /// Connects the session to started MCP servers: their tools join the registry and
@@ -369,7 +381,9 @@ impl Session {
             state: Arc::clone(&self.state),
             approval: self.options.approval,
             approver: self.options.approver.clone(),
-            observers: vec![self.engine.file_observer()],
+            observers: std::iter::once(self.engine.file_observer())
+                .chain(self.lsp.as_ref().map(crate::lsp_ext::LspExt::observer))
+                .collect(),
             events: Some(self.events.clone()),
             cancel: cancel.clone(),
             subagents: Some(Arc::clone(&self.subagents)),
@@ -552,6 +566,9 @@ impl Session {
         if let Some(mcp) = &self.mcp {
             mcp_ext::withdraw_failed(mcp, &mut self.tools, &self.events);
             reminder_ctx.providers.mcp = Arc::new(mcp_ext::McpResources(Arc::clone(mcp)));
+        }
+        if let Some(lsp) = &self.lsp {
+            lsp.before_request(&mut reminder_ctx).await;
         }
         let prepared = self.engine.prepare_request(reminder_ctx).await;
         self.recorder.record_response_items(&prepared.recorded)?;

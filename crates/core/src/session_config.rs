@@ -228,6 +228,7 @@ pub async fn session_setup(
     options.skills = config.skills.clone();
     options.memory = config.memory.clone();
     options.hooks = config.hooks.clone();
+    options.lsp = config.lsp.clone();
     options.history = config.history.clone();
     options.approval = overrides.approval;
     options.approver = overrides.approver;

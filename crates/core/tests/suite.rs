@@ -8,6 +8,7 @@ mod config_schema;
 mod history;
 mod hooks;
 mod initial_context;
+mod lsp_live;
 mod mcp;
 mod mcp_http;
 mod mcp_interop;

@@ -48,6 +48,9 @@ pub struct SessionOptions {
     pub history: agentctx_context::MessageHistoryConfig,
     /// Hooks (`[hooks]`; the project's Claude Code settings are read too).
     pub hooks: crate::hooks_ext::HooksConfig,
+    /// Language servers (`[lsp.<language>]`): their diagnostics of the files the session
+    /// writes reach the model as the `lsp_diagnostics` reminder.
+    pub lsp: std::collections::BTreeMap<String, agentctx_lsp::LspServerConfig>,
     /// When to ask before shell commands and writes.
     pub approval: ApprovalPolicy,
     /// Who answers under [`ApprovalPolicy::OnRequest`].
@@ -106,6 +109,7 @@ impl SessionOptions {
             skills: Default::default(),
             memory: Default::default(),
             hooks: Default::default(),
+            lsp: Default::default(),
             history: Default::default(),
             approval: ApprovalPolicy::default(),
             approver: None,

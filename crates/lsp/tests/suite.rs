@@ -1,0 +1,4 @@
+//! One module per area of `agentctx-lsp`.
+
+mod pyright;
+mod restart;
