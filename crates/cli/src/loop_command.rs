@@ -127,7 +127,11 @@ async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::
         _ => driver.resume(cancel).await,
     };
     on_ctrl_c.abort();
-    agent.session().lock().await.wait_for_background().await;
+    {
+        let mut session = agent.session().lock().await;
+        session.wait_for_background().await;
+        session.shutdown_language_servers().await;
+    }
     drop(driver);
     drop(agent);
     drain.abort();

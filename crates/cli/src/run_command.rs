@@ -81,6 +81,7 @@ async fn run_async(args: RunArgs) -> anyhow::Result<()> {
         None => line_mode(&mut session, &mut events, &mut renderer).await,
     };
     session.wait_for_background().await;
+    session.shutdown_language_servers().await;
     writeln!(
         std::io::stderr().lock(),
         "session {} saved in {}",
