@@ -128,7 +128,8 @@ async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::
     };
     on_ctrl_c.abort();
     {
-        let mut session = agent.session().lock().await;
+        let shared = agent.session();
+        let mut session = shared.lock().await;
         session.wait_for_background().await;
         session.shutdown_language_servers().await;
     }
