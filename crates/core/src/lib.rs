@@ -79,6 +79,7 @@ mod engine_ext;
 mod error;
 mod event;
 mod hooks_ext;
+mod host_inputs;
 mod loop_driver_ext;
 mod lsp_ext;
 mod mcp_ext;
@@ -164,6 +165,13 @@ pub use hooks_ext::HookCommand;
 pub use hooks_ext::HookMatcher;
 pub use hooks_ext::HooksConfig;
 // Reminder feeds.
+pub use host_inputs::HostInputs;
+// What a host feeds through `HostInputs`, as the reminders crate defines it.
+pub use agentctx_reminders::CollabChat;
+pub use agentctx_reminders::IdeOpenedFile;
+pub use agentctx_reminders::IdeSelection;
+pub use agentctx_reminders::TeammateMessage;
+
 pub use reminder_feeds::CommandQueue;
 pub use reminder_feeds::SpendMeter;
 // Memory.

@@ -115,6 +115,8 @@ pub struct Session {
     mcp: Option<Arc<McpConnectionManager>>,
     /// The language servers of `[lsp.<language>]` (`lsp_ext`), when any is configured.
     lsp: Option<crate::lsp_ext::LspExt>,
+    /// What the host feeds from outside the session: IDE, team, memory (`host_inputs`).
+    host_inputs: crate::HostInputs,
     /// The session's thinking toggle (priority step 3), set by [`Session::set_thinking_level`].
     thinking_toggle: agentctx_model::thinking::ThinkingState,
     /// The reasoning parameters of the running turn, sent on each of its requests.
@@ -210,6 +212,7 @@ impl Session {
             feeds,
             mcp: None,
             lsp,
+            host_inputs: crate::HostInputs::default(),
             thinking_toggle: agentctx_model::thinking::ThinkingState::new(),
             turn_reasoning: None,
             commands,
@@ -252,6 +255,12 @@ impl Session {
     /// The tools; a fork adds its own before the first turn.
     pub fn tools_mut(&mut self) -> &mut ToolRegistry {
         &mut self.tools
+    }
+
+    /// The handle through which the host feeds the IDE's selection and open file, delegate
+    /// mode, teammates' messages and a memory to the session's reminders.
+    pub fn host_inputs(&self) -> crate::HostInputs {
+        self.host_inputs.clone()
     }
 
     /// Shuts the session's language servers down cleanly (`shutdown`, then `exit`); a session
@@ -570,6 +579,7 @@ impl Session {
         if let Some(lsp) = &self.lsp {
             lsp.before_request(&mut reminder_ctx).await;
         }
+        self.host_inputs.apply(&mut reminder_ctx);
         let prepared = self.engine.prepare_request(reminder_ctx).await;
         self.recorder.record_response_items(&prepared.recorded)?;
         self.state().plan.just_exited = false;

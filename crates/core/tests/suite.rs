@@ -7,6 +7,7 @@ mod config_load;
 mod config_schema;
 mod history;
 mod hooks;
+mod host_inputs_live;
 mod initial_context;
 mod lsp_live;
 mod mcp;
