@@ -86,6 +86,9 @@ pub struct ContextEngine {
     compactor: Compactor,
     micro_cleared: usize,
     compact_references: Vec<PathBuf>,
+    /// A compaction happened since the last request: the session's plan file is pointed at
+    /// again (`plan_file_reference`), as the summary may not carry the plan.
+    plan_reference_due: bool,
     previous_model: Option<String>,
     user_prompt: Option<String>,
     /// Our estimate of the last prompt checked (atomic: the prompt checked borrows the
@@ -150,6 +153,7 @@ impl ContextEngine {
             compactor,
             micro_cleared: 0,
             compact_references: Vec::new(),
+            plan_reference_due: false,
             previous_model: None,
             user_prompt: None,
             last_estimate: AtomicU64::new(0),
@@ -477,6 +481,7 @@ impl ContextEngine {
             token_usage: Some((usage.used_tokens(), usage.effective_window())),
             micro_compact_cleared: std::mem::take(&mut self.micro_cleared),
             compact_file_references: std::mem::take(&mut self.compact_references),
+            plan_reference_after_compaction: std::mem::take(&mut self.plan_reference_due),
         };
         self.reminders.count_request(first_request);
         self.reminders.context(&self.cwd, host, &facts)
@@ -827,6 +832,7 @@ impl ContextEngine {
         self.reminders
             .reset_after_compaction(&self.cwd, &outcome.restored_files, clock);
         self.compact_references = outcome.referenced_files.clone();
+        self.plan_reference_due = true;
         self.last_estimate.store(0, Ordering::Relaxed);
         self.compacted_since_request = true;
         let compaction = outcome.into_compaction(point);

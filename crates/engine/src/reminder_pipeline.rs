@@ -51,6 +51,9 @@ pub struct RequestFacts<'a> {
     pub micro_compact_cleared: usize,
     /// Files the last compaction referenced without restoring them.
     pub compact_file_references: Vec<PathBuf>,
+    /// A compaction happened since the last request: the plan file, if the session has one on
+    /// disk, is pointed at with its content (`plan_file_reference`).
+    pub plan_reference_after_compaction: bool,
 }
 
 /// One reminder that fired before a request.
@@ -300,6 +303,11 @@ impl ReminderEngine {
             plan_file_path: state.plan.plan_file.clone(),
             is_reentry: state.plan.active && state.plan.entered_before,
             just_exited: state.plan.just_exited,
+            reference_file: state
+                .plan
+                .plan_file
+                .clone()
+                .filter(|file| facts.plan_reference_after_compaction && file.is_file()),
             ..PlanState::default()
         };
         // The todo list and plan mode of a resumed session were moved into the session state;

@@ -167,3 +167,59 @@ async fn a_subagent_started_while_the_parent_plans_gets_the_sub_agent_plan_text(
         "{plan_text}"
     );
 }
+
+/// After a compaction the plan is pointed at again with its content (`plan_file_reference`):
+/// the summary may not carry it, and plan mode's own reminder names only the file.
+#[tokio::test]
+async fn after_a_compaction_in_plan_mode_the_next_request_carries_the_plan() {
+    let dirs = dirs();
+    let server = MockServer::start().await;
+    let mut options = options(&dirs, client(&server, WireApi::Responses, 200_000));
+    options.plan_mode = true;
+    let (mut session, _events) = Session::new(options).unwrap();
+    let plan_file = session.state().plan.plan_file.clone().unwrap();
+    let plan = "# Plan\n1. Split parse into lex and parse.\n2. Test the lexer alone.\n";
+    let replies = vec![
+        responses_sse(
+            &[call(
+                "call_plan",
+                "write_file",
+                json!({"path": plan_file.display().to_string(), "content": plan}),
+            )],
+            1_000,
+        ),
+        responses_sse(&[Out::Text("The plan is written.")], 1_100),
+        // The summary of the manual compaction.
+        responses_sse(&[Out::Text("We planned to split the parser.")], 1_200),
+        responses_sse(&[Out::Text("Still planning.")], 300),
+    ];
+    Mock::given(method("POST"))
+        .respond_with(Queue(Mutex::new(VecDeque::from(replies))))
+        .mount(&server)
+        .await;
+    let cancel = CancellationToken::new();
+    session
+        .run_input("Plan the parser split", &cancel)
+        .await
+        .unwrap();
+    session.run_input("/compact", &cancel).await.unwrap();
+    session.run_input("Go on planning", &cancel).await.unwrap();
+
+    let bodies = bodies(&server).await;
+    assert_eq!(bodies.len(), 4);
+    let reference = format!(
+        "A plan file exists from plan mode at: {}",
+        plan_file.display()
+    );
+    let carrying: Vec<usize> = bodies
+        .iter()
+        .enumerate()
+        .filter(|(_, body)| body["input"].to_string().contains(&reference))
+        .map(|(index, _)| index + 1)
+        .collect();
+    // Only the request after the compaction, with the plan's content.
+    assert_eq!(carrying, vec![4]);
+    let texts = input_texts(&bodies[3]);
+    let text = texts.iter().find(|text| text.contains(&reference)).unwrap();
+    assert!(text.contains("2. Test the lexer alone."), "{text}");
+}
