@@ -159,9 +159,10 @@ fn large_results_are_persisted_and_replaced_with_the_marker() {
     assert_eq!(
         output_text_at(&history, "call_1"),
         format!(
-            "<persisted-output path=\"{}\" original_size=\"{}\" />\n[Old tool result content cleared]",
+            "<persisted-output path=\"{}\" original_size=\"{}\" />\n{}\n[Old tool result content cleared]",
             path.display(),
-            output_text_at(&original, "call_1").len()
+            output_text_at(&original, "call_1").len(),
+            crate::persisted_output::PERSISTED_OUTPUT_HINT
         )
     );
 }

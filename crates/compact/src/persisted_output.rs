@@ -13,11 +13,17 @@ pub(crate) const CLEARED_TOOL_RESULT_TEXT: &str = "[Old tool result content clea
 /// The opening of the persisted marker.
 const PERSISTED_OUTPUT_OPEN: &str = "<persisted-output path=\"";
 
+/// The line of the persisted marker that tells the model how to get the result back: the file
+/// reads with `read_file`, and `recall` finds it by a word of it.
+pub(crate) const PERSISTED_OUTPUT_HINT: &str =
+    "The full result is in that file: read_file it, or recall a word from it.";
+
 /// The longest file stem kept from a call id; longer ids are cut and hashed.
 const MAX_STEM_BYTES: usize = 96;
 
-/// The file a cleared result of `call_id` is written to: `<home>/tool-results/<stem>.txt`.
-pub(crate) fn persisted_output_path(home: &Path, call_id: &str) -> PathBuf {
+/// The file a cleared result of `call_id` is written to: `<home>/tool-results/<stem>.txt`
+/// (the `recall` tool finds a session's persisted results by their call ids through it).
+pub fn persisted_output_path(home: &Path, call_id: &str) -> PathBuf {
     home.join(TOOL_RESULTS_DIR)
         .join(format!("{}.txt", path_safe_stem(call_id)))
 }
@@ -55,17 +61,22 @@ fn fnv1a_64(bytes: &[u8]) -> u64 {
 pub(crate) fn persisted_output_marker(path: &Path, original_size: usize) -> String {
     let path = escape_attribute(&path.display().to_string());
     format!(
-        "{PERSISTED_OUTPUT_OPEN}{path}\" original_size=\"{original_size}\" />\n{CLEARED_TOOL_RESULT_TEXT}"
+        "{PERSISTED_OUTPUT_OPEN}{path}\" original_size=\"{original_size}\" />\n{PERSISTED_OUTPUT_HINT}\n{CLEARED_TOOL_RESULT_TEXT}"
     )
 }
 
 /// Whether `text` is already one of the replacement texts (so there is nothing left to clear).
+/// A marker written before the hint line existed (tag, then the cleared line) counts too.
 pub(crate) fn is_cleared_output(text: &str) -> bool {
     if text == CLEARED_TOOL_RESULT_TEXT {
         return true;
     }
     // The marker's first line is the whole tag: the path's newlines are escaped.
     text.split_once('\n').is_some_and(|(tag, rest)| {
+        let rest = rest
+            .strip_prefix(PERSISTED_OUTPUT_HINT)
+            .and_then(|rest| rest.strip_prefix('\n'))
+            .unwrap_or(rest);
         tag.starts_with(PERSISTED_OUTPUT_OPEN)
             && tag.ends_with("\" />")
             && rest == CLEARED_TOOL_RESULT_TEXT

@@ -82,6 +82,20 @@ fn replacement_texts_are_recognised_and_real_output_is_not() {
     assert!(!is_cleared_output(
         "<persisted-output path=\"x\" original_size=\"1\" />\nreal content"
     ));
+    // A marker written before the hint line: still cleared, so it is never cleared twice.
+    assert!(is_cleared_output(
+        "<persisted-output path=\"x\" original_size=\"1\" />\n[Old tool result content cleared]"
+    ));
+    assert!(!is_cleared_output(&format!(
+        "<persisted-output path=\"x\" original_size=\"1\" />\n{PERSISTED_OUTPUT_HINT}\nreal content"
+    )));
+}
+
+#[test]
+fn the_marker_names_both_ways_back() {
+    let marker = persisted_output_marker(Path::new("/h/tool-results/c.txt"), 10);
+    assert!(marker.contains("read_file"), "{marker}");
+    assert!(marker.contains("recall"), "{marker}");
 }
 
 #[test]

@@ -66,6 +66,12 @@ pub(crate) fn host_state(state: &SessionState) -> HostState {
             .shells
             .iter()
             .map(|(id, shell)| background_task(id, shell))
+            .chain(
+                state
+                    .agents
+                    .iter()
+                    .map(|(id, agent)| agent.background_task(id)),
+            )
             .collect(),
         invoked_skills: state.invoked_skills.clone(),
         last_tool_results: state

@@ -74,6 +74,7 @@
 //! ```
 
 mod approval;
+mod background_agents;
 mod config;
 mod engine_ext;
 mod error;

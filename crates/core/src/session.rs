@@ -184,7 +184,10 @@ impl Session {
             &session_id,
         );
         skills_ext::register_skill_tool(&mut tools, &commands);
-        let mut state = SessionState::default();
+        let mut state = SessionState {
+            rollout_path: Some(recorder.path().to_path_buf()),
+            ..SessionState::default()
+        };
         if options.plan_mode {
             let _ = crate::tools::enter_plan_mode(&mut state, &options.plans_dir);
         }

@@ -70,8 +70,15 @@ pub struct SessionState {
     pub(crate) shells: BTreeMap<String, BackgroundShell>,
     /// Shells started so far, for ids.
     pub(crate) shells_started: u32,
+    /// Subagents started in the background by id (`agent_1`, …), in start order.
+    pub(crate) agents: BTreeMap<String, crate::background_agents::BackgroundAgent>,
+    /// Background agents started so far, for ids.
+    pub(crate) agents_started: u32,
     /// Skills invoked in this session, in order.
     pub invoked_skills: Vec<InvokedSkill>,
     /// Tool calls of the previous model request.
     pub(crate) last_tool_results: Vec<ToolRun>,
+    /// The session's rollout file, which the `recall` tool searches for what compaction
+    /// removed; `None` for a run that records none (a subagent).
+    pub rollout_path: Option<PathBuf>,
 }

@@ -7,6 +7,7 @@
 //! run concurrently when every call of a response is such a tool. See docs/design/core.md,
 //! "Tools".
 
+mod agent_output;
 mod ask_user;
 mod edit_file;
 mod glob;
@@ -14,6 +15,7 @@ mod grep;
 mod list_dir;
 mod plan_mode;
 mod read_file;
+mod recall;
 #[cfg(test)]
 mod search_test_support;
 mod search_walk;
@@ -36,6 +38,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use ask_user::AskUserTool;
+pub(crate) use agent_output::AgentOutputTool;
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
 pub(crate) use grep::GrepTool;
@@ -45,6 +48,7 @@ pub(crate) use plan_mode::ExitPlanModeTool;
 pub(crate) use plan_mode::enter_plan_mode;
 pub(crate) use plan_mode::plan_file_from_output;
 pub(crate) use read_file::ReadFileTool;
+pub(crate) use recall::RecallTool;
 pub(crate) use shell::BashOutputTool;
 pub(crate) use shell::KillShellTool;
 pub(crate) use shell::ShellTool;
@@ -332,7 +336,8 @@ impl ToolRegistry {
     }
 
     /// The built-in tools: files and their search, shell, todos, questions to the user, plan
-    /// mode and subagents. (The `skill` tool is added by the session when skills are loaded.)
+    /// mode, subagents and `recall` (what compaction removed). (The `skill` tool is added by
+    /// the session when skills are loaded.)
     pub(crate) fn with_builtin_tools() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(ReadFileTool));
@@ -349,6 +354,8 @@ impl ToolRegistry {
         registry.register(Arc::new(EnterPlanModeTool));
         registry.register(Arc::new(ExitPlanModeTool));
         registry.register(Arc::new(TaskTool));
+        registry.register(Arc::new(AgentOutputTool));
+        registry.register(Arc::new(RecallTool));
         registry
     }
 

@@ -410,11 +410,13 @@ fn registry_replaces_by_name_and_lists_in_order() {
             "ask_user",
             "enter_plan_mode",
             "exit_plan_mode",
-            "task"
+            "task",
+            "agent_output",
+            "recall"
         ]
     );
     registry.register(Arc::new(ReadFileTool));
-    assert_eq!(registry.names().len(), 14);
+    assert_eq!(registry.names().len(), 16);
     assert!(registry.remove("task"));
     assert!(registry.get("task").is_none());
 }
@@ -445,6 +447,9 @@ fn every_builtin_tool_declares_its_class_for_micro_compaction() {
         ("enter_plan_mode", None),
         ("exit_plan_mode", None),
         ("task", None),
+        ("agent_output", None),
+        // Never cleared: what the model asked back stays until a full compaction.
+        ("recall", None),
     ]
     .map(|(name, class)| (name.to_string(), class));
     assert_eq!(classes, expected);

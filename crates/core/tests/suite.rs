@@ -1,6 +1,7 @@
 //! One module per area of `agentctx-core`.
 
 mod anthropic;
+mod background_agents;
 mod cancel;
 mod compaction;
 mod config_load;
@@ -19,6 +20,7 @@ mod model_switch;
 mod one_engine;
 mod plan_mode_live;
 mod provider_context;
+mod recall_live;
 mod reminders_live;
 mod remote_compaction;
 mod responses;

@@ -84,13 +84,9 @@ pub struct TieredCompaction {
 
 impl TieredCompaction {
     /// The summary without the frame the model reads it in (the summary prefix and its
-    /// newline): what the summariser wrote.
+    /// newline, the note on `recall` after it): what the summariser wrote.
     pub fn summary_body(&self) -> &str {
-        let summary = self.compaction.summary.as_str();
-        summary
-            .strip_prefix(agentctx_compact::SUMMARY_PREFIX)
-            .and_then(|rest| rest.strip_prefix('\n'))
-            .unwrap_or(summary)
+        agentctx_compact::summary_body(&self.compaction.summary)
     }
 }
 

@@ -206,6 +206,7 @@ async fn compact_and_restore(
         invoked_skills: &[],
         background_tasks: &tasks,
         critical_instruction: Some(CRITICAL_INSTRUCTION),
+        user_messages: &[],
     };
     let restored = restore_context(&input, &ContextRestorationConfig::default());
     outcome.append_restoration(restored, &ApproxTokenEstimator);

@@ -78,7 +78,9 @@ impl Compactor {
             self.config.thrash_guard.ineffective_usage_percent,
         )) / 100)
             .saturating_sub(self.prompt_overhead.load(Ordering::Relaxed));
-        let (restored, restored_files) = self.restoration(snapshot, critical_instruction, target);
+        let user_messages = agentctx_compact::collect_user_message_texts(history);
+        let (restored, restored_files) =
+            self.restoration(snapshot, critical_instruction, &user_messages, target);
         let restored_tokens = self.estimator.estimate_items(&restored.items);
         let limit = HistoryLimit {
             effective_window: effective,
@@ -257,6 +259,7 @@ impl Compactor {
         &self,
         snapshot: RestorationSnapshot,
         critical_instruction: Option<&str>,
+        user_messages: &[String],
         target: u64,
     ) -> (RestoredContext, Vec<(PathBuf, String)>) {
         let RestorationSnapshot {
@@ -275,6 +278,7 @@ impl Compactor {
             invoked_skills: &skills,
             background_tasks: &tasks,
             critical_instruction,
+            user_messages,
         };
         let mut config = self.config.restoration.clone();
         let mut restored = restore_context(&input, &config);
