@@ -131,7 +131,7 @@ async fn run_async(args: LoopArgs, condition: Option<LoopCondition>) -> anyhow::
         let shared = agent.session();
         let mut session = shared.lock().await;
         session.wait_for_background().await;
-        session.shutdown_language_servers().await;
+        session.end(agentctx_core::SessionEndReason::Other).await;
     }
     drop(driver);
     drop(agent);

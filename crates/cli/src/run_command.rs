@@ -20,6 +20,7 @@ use std::io::Write as _;
 use agentctx_core::InputOutcome;
 use agentctx_core::McpConnectionManager;
 use agentctx_core::Session;
+use agentctx_core::SessionEndReason;
 use agentctx_core::SessionEvent;
 use agentctx_core::find_session;
 use anyhow::Context as _;
@@ -81,7 +82,11 @@ async fn run_async(args: RunArgs) -> anyhow::Result<()> {
         None => line_mode(&mut session, &mut events, &mut renderer).await,
     };
     session.wait_for_background().await;
-    session.shutdown_language_servers().await;
+    let reason = match &args.prompt {
+        Some(_) => SessionEndReason::Other,
+        None => SessionEndReason::PromptInputExit,
+    };
+    session.end(reason).await;
     writeln!(
         std::io::stderr().lock(),
         "session {} saved in {}",

@@ -16,6 +16,9 @@ use tokio_util::sync::CancellationToken;
 use crate::SubagentRunner;
 use crate::tools::ToolContext;
 
+/// A wait with no practical end (a year): for a watcher that must see the agent end.
+pub(crate) const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// Where a background agent stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum AgentRun {

@@ -16,7 +16,6 @@ pub(crate) use agentctx_engine::ContextEngine;
 pub(crate) use agentctx_engine::EngineOptions;
 pub(crate) use agentctx_engine::HostPlan;
 pub(crate) use agentctx_engine::HostState;
-pub(crate) use agentctx_engine::PreCompactHook;
 pub(crate) use agentctx_engine::PreparedRequest;
 pub(crate) use agentctx_engine::PromptParts;
 pub(crate) use agentctx_engine::SystemReminderConfig;

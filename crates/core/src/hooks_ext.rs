@@ -1,68 +1,70 @@
-//! Hooks, Claude Code compatible: the user's commands run on `PreToolUse`, `PostToolUse`,
-//! `UserPromptSubmit`, `PreCompact`, `SessionStart`, `Stop` and `SubagentStop`, configured in
-//! Claude Code's shape in `[hooks]` of `config.toml` and in a project's
-//! `.claude/settings.json` / `.claude/settings.local.json`.
+//! Hooks, Claude Code compatible: the user's hooks run on the events of Claude Code's hooks
+//! reference that have a counterpart in the session (`SessionStart`, `InstructionsLoaded`,
+//! `UserPromptSubmit`, `UserPromptExpansion`, `PreToolUse`, `PermissionRequest`,
+//! `PostToolUse`, `PostToolUseFailure`, `PostToolBatch`, `Notification`, `SubagentStart`,
+//! `SubagentStop`, `TaskCreated`, `TaskCompleted`, `Stop`, `StopFailure`, `PreCompact`,
+//! `PostCompact`, `SessionEnd`), configured in Claude Code's shape in `[hooks]` of
+//! `config.toml` and in a project's `.claude/settings.json` / `.claude/settings.local.json`,
+//! as `command`, `http`, `prompt` or `mcp_tool` handlers (`hooks/handlers.rs`).
 //!
-//! Each hook runs through the crate's process helper ([`crate::process::run_with_input`]) with
-//! the event's JSON on stdin, `CLAUDE_PROJECT_DIR` (and `AGENTCTX_PROJECT_DIR`) set to the
-//! working directory, its timeout (default 60 s) and at most [`HOOK_OUTPUT_CAP`] bytes of each
-//! output stream kept. What the hooks say reaches the model through the reminder crate's hook
-//! generators: [`HooksExt`] is their `HookResponseProvider`. A hook that hangs, crashes, prints
-//! megabytes or cannot start is reported (a `Warning` event and a log line) and the turn goes
-//! on. See docs/design/hooks.md and Claude Code's hooks reference,
-//! <https://docs.anthropic.com/en/docs/claude-code/hooks>.
+//! What the hooks say reaches the model through the reminder crate's hook generators:
+//! [`HooksExt`] is their `HookResponseProvider`. A hook that hangs, crashes, prints megabytes,
+//! answers a non-2xx status or cannot start is reported (a `Warning` event and a log line) and
+//! the turn goes on. See docs/design/hooks.md and Claude Code's hooks reference,
+//! <https://code.claude.com/docs/en/hooks>.
 //!
-//! The session calls it in one line each: [`HooksExt::new`] and [`HooksExt::install`] (the
-//! tool interceptor and the `PreCompact` hook) when it is built, [`HooksExt::session_start`]
-//! and [`HooksExt::prompt_blocked`] at the start of a turn, [`HooksExt::with_provider`] on each
-//! request's reminder context, [`HooksExt::take_stop_request`] after tool calls and
-//! [`HooksExt::stop_blocked`] when the model ends its turn. Delete this file, `hooks/` and
-//! those lines and the session runs without hooks.
+//! The session calls it in one line each where an event fires (`hooks/session_events.rs`
+//! lists them). Delete this file, `hooks/` and those lines and the session runs without hooks.
 
+#[path = "hooks/approver.rs"]
+mod approver;
+#[path = "hooks/handlers.rs"]
+mod handlers;
+#[path = "hooks/http_hook.rs"]
+mod http_hook;
+#[path = "hooks/mcp_tool_hook.rs"]
+mod mcp_tool_hook;
 #[path = "hooks/outcome.rs"]
 mod outcome;
+#[path = "hooks/prompt_hook.rs"]
+mod prompt_hook;
+#[path = "hooks/runner.rs"]
+mod runner;
+#[path = "hooks/session_events.rs"]
+mod session_events;
 #[path = "hooks/settings.rs"]
 mod settings;
 #[path = "hooks/skill_hooks.rs"]
 mod skill_hooks;
+#[path = "hooks/tool_hooks.rs"]
+mod tool_hooks;
 
 use std::path::Path;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::PoisonError;
 
-use agentctx_protocol::ResponseItem;
-use agentctx_reminders::AsyncHookResponse;
+use agentctx_model::ModelClient;
 use agentctx_reminders::GeneratorContext;
-use agentctx_reminders::HookEventType;
-use agentctx_reminders::HookOutcome;
-use agentctx_reminders::HookResponse;
 use agentctx_reminders::HookResponseProvider;
 use agentctx_rollout::RolloutRecorder;
 use agentctx_skills::SkillHooksConfig;
-use async_trait::async_trait;
-use serde_json::Map;
-use serde_json::Value;
-use serde_json::json;
 use tokio::sync::mpsc::UnboundedSender;
 
-pub(crate) use self::outcome::HookVerdict;
-pub(crate) use self::outcome::interpret;
-pub(crate) use self::settings::ConfiguredHook;
+use self::runner::Backends;
+use self::runner::HookRunner;
+use self::runner::Inbox;
+pub use self::session_events::SessionEndReason;
 pub use self::settings::HookCommand;
 pub(crate) use self::settings::HookEvent;
 pub use self::settings::HookMatcher;
 pub(crate) use self::settings::HookSet;
 pub use self::settings::HooksConfig;
 use self::skill_hooks::SkillHooks;
-use crate::engine_ext::CompactPoint;
+use crate::approval::Approver;
 use crate::engine_ext::ContextEngine;
-use crate::engine_ext::PreCompactHook;
 use crate::event::SessionEvent;
-use crate::tools::ToolCallInterceptor;
-use crate::tools::ToolContext;
-use crate::tools::ToolOutput;
+use crate::mcp_ext::McpConnectionManager;
 use crate::tools::ToolRegistry;
 
 /// Bytes of each output stream of a hook that are kept; the rest is read and dropped.
@@ -74,303 +76,14 @@ pub(crate) fn claude_tool_name(name: &str) -> Option<&'static str> {
     crate::tools::claude_code_name(name)
 }
 
-/// What the hooks of one event decided.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct EventResult {
-    /// A hook blocked the action, with this reason.
-    pub block: Option<String>,
-    /// A hook said `continue: false`, with this reason.
-    pub stop: Option<String>,
-}
-
-/// Hook outcomes waiting for the reminder generators.
-#[derive(Debug, Default)]
-struct Inbox {
-    outcomes: Mutex<Vec<HookOutcome>>,
-    /// What `async` hooks said when they finished.
-    async_responses: Mutex<Vec<AsyncHookResponse>>,
-}
-
-impl Inbox {
-    fn push(&self, outcome: HookOutcome) {
-        self.outcomes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(outcome);
-    }
-
-    fn push_async(&self, response: AsyncHookResponse) {
-        self.async_responses
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(response);
-    }
-}
-
-impl HookResponseProvider for Inbox {
-    fn take_hook_outcomes(&self) -> Vec<HookOutcome> {
-        std::mem::take(&mut *self.outcomes.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    fn take_async_responses(&self) -> Vec<AsyncHookResponse> {
-        std::mem::take(
-            &mut *self
-                .async_responses
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
-    }
-}
-
-/// The async hooks started so far (their process ids).
-static ASYNC_HOOKS_STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Runs the hooks of an event and routes what they say.
-#[derive(Debug)]
-struct HookRunner {
-    set: HookSet,
-    /// Hooks run at all (`[hooks] enabled`): a skill's hooks follow the same switch.
-    enabled: bool,
-    /// The hooks of the skills active now.
-    skill_hooks: SkillHooks,
-    cwd: PathBuf,
-    session_id: String,
-    transcript_path: PathBuf,
-    inbox: Arc<Inbox>,
-    events: UnboundedSender<SessionEvent>,
-    stop_requested: Mutex<Option<String>>,
-    /// The `async` hooks still running.
-    background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-}
-
-impl HookRunner {
-    /// No hook could run now: none configured and no active skill has any.
-    fn is_idle(&self) -> bool {
-        self.set.is_empty() && self.skill_hooks.is_empty()
-    }
-
-    /// The hooks of `event` matching `subjects`: the configured ones, then the active skills'
-    /// (a command configured in both runs once; a `once` skill hook is marked as run).
-    fn matching(&self, event: HookEvent, subjects: &[&str]) -> Vec<ConfiguredHook> {
-        let mut hooks: Vec<ConfiguredHook> = self
-            .set
-            .matching(event, subjects)
-            .into_iter()
-            .cloned()
-            .collect();
-        if !self.enabled {
-            return hooks;
-        }
-        for hook in self.skill_hooks.take_matching(event, subjects) {
-            if !hooks
-                .iter()
-                .any(|seen| seen.command.command == hook.command.command)
-            {
-                hooks.push(hook);
-            }
-        }
-        hooks
-    }
-
-    /// Runs every hook of `event` matching `subjects` in parallel with `fields` added to the
-    /// common input, and routes each verdict: to the reminder inbox what the model should
-    /// hear, to a `Warning` event what only the user should.
-    async fn run(
-        &self,
-        event: HookEvent,
-        subjects: &[&str],
-        hook_name: &str,
-        fields: Value,
-    ) -> EventResult {
-        let (background, hooks): (Vec<_>, Vec<_>) = self
-            .matching(event, subjects)
-            .into_iter()
-            .partition(|hook| hook.command.run_async);
-        if hooks.is_empty() && background.is_empty() {
-            return EventResult::default();
-        }
-        let mut input = Map::new();
-        input.insert("session_id".into(), json!(self.session_id));
-        input.insert(
-            "transcript_path".into(),
-            json!(self.transcript_path.display().to_string()),
-        );
-        input.insert("cwd".into(), json!(self.cwd.display().to_string()));
-        input.insert("hook_event_name".into(), json!(event.as_str()));
-        if let Value::Object(fields) = fields {
-            input.extend(fields);
-        }
-        let input = serde_json::to_vec(&Value::Object(input)).unwrap_or_default();
-        let project = self.cwd.display().to_string();
-        let env = vec![
-            ("CLAUDE_PROJECT_DIR".to_string(), project.clone()),
-            ("AGENTCTX_PROJECT_DIR".to_string(), project),
-            ("AGENTCTX_SESSION_ID".to_string(), self.session_id.clone()),
-        ];
-        for hook in &background {
-            self.spawn_async(event, hook_name, subjects, hook, &env, &input);
-        }
-        let runs = futures::future::join_all(hooks.iter().map(|hook| {
-            crate::process::run_with_input(
-                &hook.command.command,
-                &self.cwd,
-                &env,
-                &input,
-                hook.command.timeout(),
-                HOOK_OUTPUT_CAP,
-            )
-        }))
-        .await;
-        let mut result = EventResult::default();
-        for (hook, run) in hooks.iter().zip(&runs) {
-            let command = hook.command.command.as_str();
-            let verdict = interpret(event, command, run);
-            self.route(event, hook_name, command, verdict, &mut result);
-        }
-        if let Some(reason) = &result.stop {
-            let mut stop = self
-                .stop_requested
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            stop.get_or_insert_with(|| reason.clone());
-        }
-        result
-    }
-
-    /// Starts an `async` hook in the background: nothing waits for it, and what it says for
-    /// the model lands in the inbox's async responses when it ends.
-    fn spawn_async(
-        &self,
-        event: HookEvent,
-        hook_name: &str,
-        subjects: &[&str],
-        hook: &ConfiguredHook,
-        env: &[(String, String)],
-        input: &[u8],
-    ) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::warn!("no tokio runtime: async hook skipped");
-            return;
-        };
-        let number = ASYNC_HOOKS_STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let process_id = format!("async-hook-{number}");
-        let command = hook.command.command.clone();
-        let timeout = hook.command.timeout();
-        let cwd = self.cwd.clone();
-        let env = env.to_vec();
-        let input = input.to_vec();
-        let inbox = Arc::clone(&self.inbox);
-        let hook_name = hook_name.to_string();
-        let tool_name = matches!(event, HookEvent::PreToolUse | HookEvent::PostToolUse)
-            .then(|| subjects.first().map(|subject| (*subject).to_string()))
-            .flatten();
-        let handle = runtime.spawn(async move {
-            let run = crate::process::run_with_input(
-                &command,
-                &cwd,
-                &env,
-                &input,
-                timeout,
-                HOOK_OUTPUT_CAP,
-            )
-            .await;
-            let verdict = interpret(event, &command, &run);
-            let (stdout, stderr, exit_code) = match &run {
-                Ok(run) => (
-                    Some(run.stdout.clone()),
-                    Some(run.stderr.clone()),
-                    run.exit_code,
-                ),
-                Err(_) => (None, None, None),
-            };
-            inbox.push_async(AsyncHookResponse {
-                process_id,
-                hook_name,
-                hook_event: HookEventType(event.as_str().to_string()),
-                tool_name,
-                response: HookResponse {
-                    system_message: verdict.user_message,
-                    additional_context: verdict.additional_context,
-                },
-                stdout,
-                stderr,
-                exit_code,
-            });
-        });
-        let mut background = self
-            .background
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        background.retain(|running| !running.is_finished());
-        background.push(handle);
-    }
-
-    fn route(
-        &self,
-        event: HookEvent,
-        hook_name: &str,
-        command: &str,
-        verdict: HookVerdict,
-        result: &mut EventResult,
-    ) {
-        if let Some(message) = verdict.user_message {
-            tracing::warn!(event = event.as_str(), command, %message, "hook");
-            self.warn(message);
-        }
-        if let Some(reason) = verdict.block {
-            match event {
-                // The refused call's output carries the reason (see `before_call`).
-                HookEvent::PreToolUse => {}
-                HookEvent::PostToolUse | HookEvent::Stop | HookEvent::SubagentStop => {
-                    self.inbox.push(HookOutcome::BlockingError {
-                        hook_name: hook_name.to_string(),
-                        command: command.to_string(),
-                        blocking_error: reason.clone(),
-                    });
-                }
-                // Claude Code shows these to the user only.
-                HookEvent::UserPromptSubmit | HookEvent::PreCompact | HookEvent::SessionStart => {
-                    self.warn(format!("{hook_name} hook blocked: {reason}"));
-                }
-            }
-            result.block.get_or_insert(reason);
-        }
-        if let Some(message) = verdict.stop {
-            self.inbox.push(HookOutcome::StoppedContinuation {
-                hook_name: hook_name.to_string(),
-                message: message.clone(),
-            });
-            result.stop.get_or_insert(message);
-        }
-        if let Some(context) = verdict.additional_context {
-            self.inbox.push(HookOutcome::AdditionalContext {
-                hook_name: hook_name.to_string(),
-                content: vec![context],
-            });
-        }
-        if let Some(content) = verdict.success_output {
-            // The generator shows it for the events whose stdout goes to the model
-            // (`SessionStart`, `UserPromptSubmit`); the others are for the user's log.
-            tracing::info!(event = event.as_str(), command, %content, "hook output");
-            self.inbox.push(HookOutcome::Success {
-                hook_event: HookEventType(event.as_str().to_string()),
-                hook_name: hook_name.to_string(),
-                content,
-            });
-        }
-    }
-
-    fn warn(&self, message: String) {
-        let _ = self.events.send(SessionEvent::Warning { message });
-    }
-}
-
 /// The session's hooks.
 #[derive(Debug)]
 pub(crate) struct HooksExt {
     runner: Arc<HookRunner>,
     started: bool,
     stop_hook_active: bool,
+    /// What the user gave `/compact`, for the next `PreCompact`.
+    compact_instructions: Option<String>,
 }
 
 impl HooksExt {
@@ -382,32 +95,72 @@ impl HooksExt {
         recorder: &RolloutRecorder,
         events: &UnboundedSender<SessionEvent>,
     ) -> Self {
+        Self::from_runner(HookRunner {
+            set: HookSet::load(config, cwd),
+            enabled: config.enabled,
+            skill_hooks: SkillHooks::default(),
+            cwd: cwd.to_path_buf(),
+            session_id: recorder.session_id().to_string(),
+            transcript_path: recorder.path().to_path_buf(),
+            inbox: Arc::new(Inbox::default()),
+            events: events.clone(),
+            stop_requested: Mutex::new(None),
+            background: Mutex::new(Vec::new()),
+            backends: Arc::new(Mutex::new(Backends::default())),
+            agent: None,
+        })
+    }
+
+    fn from_runner(runner: HookRunner) -> Self {
         Self {
-            runner: Arc::new(HookRunner {
-                set: HookSet::load(config, cwd),
-                enabled: config.enabled,
-                skill_hooks: SkillHooks::default(),
-                cwd: cwd.to_path_buf(),
-                session_id: recorder.session_id().to_string(),
-                transcript_path: recorder.path().to_path_buf(),
-                inbox: Arc::new(Inbox::default()),
-                events: events.clone(),
-                stop_requested: Mutex::new(None),
-                background: Mutex::new(Vec::new()),
-            }),
+            runner: Arc::new(runner),
             started: false,
             stop_hook_active: false,
+            compact_instructions: None,
         }
     }
 
-    /// Puts the tool hooks around `tools` and the `PreCompact` hooks into `engine`: whenever
-    /// hooks are enabled, since a skill may bring its own while it runs.
-    pub(crate) fn install(&self, tools: &mut ToolRegistry, engine: &mut ContextEngine) {
+    /// Puts the tool hooks around `tools` (`hooks/tool_hooks.rs`) whenever hooks are enabled,
+    /// since a skill may bring its own while it runs. (`PreCompact` runs in the session's
+    /// compaction, where it can block: [`HooksExt::pre_compact_blocked`].)
+    pub(crate) fn install(&self, tools: &mut ToolRegistry, _engine: &mut ContextEngine) {
         if !self.runner.enabled {
             return;
         }
-        tools.add_interceptor(Arc::new(ToolHooks(Arc::clone(&self.runner))));
-        engine.add_pre_compact_hook(Arc::new(PreCompactHooks(Arc::clone(&self.runner))));
+        tools.add_interceptor(Arc::new(tool_hooks::ToolHooks(Arc::clone(&self.runner))));
+    }
+
+    /// The model `prompt` hooks ask (the session's).
+    pub(crate) fn set_model(&self, model: Arc<dyn ModelClient>) {
+        self.runner
+            .backends
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .model = Some(model);
+    }
+
+    /// The MCP servers `mcp_tool` hooks call (the session's, once attached).
+    pub(crate) fn attach_mcp(&self, manager: Arc<McpConnectionManager>) {
+        self.runner
+            .backends
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .mcp = Some(manager);
+    }
+
+    /// `approver` behind the `PermissionRequest` and `Notification` hooks
+    /// (`hooks/approver.rs`); unchanged when no hook is configured.
+    pub(crate) fn approver(
+        &self,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Option<Arc<dyn Approver>> {
+        if !self.runner.enabled || self.runner.is_idle() {
+            return approver;
+        }
+        Some(Arc::new(approver::HookedApprover {
+            runner: Arc::clone(&self.runner),
+            inner: approver,
+        }))
     }
 
     /// Adds the hooks of the skill `name` (its frontmatter `hooks:`) to the session's until
@@ -422,61 +175,15 @@ impl HooksExt {
         self.runner.skill_hooks.deactivate_all();
     }
 
-    /// The handle through which the session's subagents run a forked skill's hooks.
+    /// The handle through which the session's subagents run hooks.
     pub(crate) fn skill_hook_host(&self) -> SkillHookHost {
         SkillHookHost(Arc::clone(&self.runner))
-    }
-
-    /// `SubagentStop` when a subagent running a skill (`context: fork`) ends with
-    /// `last_message`: the reason when a hook blocked the end, so the subagent goes on with it
-    /// as its next instruction. `stop_hook_active` tells the hook it already did so once.
-    pub(crate) async fn subagent_stop_blocked(
-        &self,
-        last_message: &str,
-        stop_hook_active: bool,
-    ) -> Option<String> {
-        if self.take_stop_request() {
-            return None;
-        }
-        let result = self
-            .runner
-            .run(
-                HookEvent::SubagentStop,
-                &[],
-                HookEvent::SubagentStop.as_str(),
-                json!({
-                    "stop_hook_active": stop_hook_active,
-                    "last_assistant_message": last_message,
-                }),
-            )
-            .await;
-        if result.stop.is_some() {
-            return None;
-        }
-        result.block
     }
 
     /// `ctx` with the hook outcomes as its hook provider.
     pub(crate) fn with_provider(&self, mut ctx: GeneratorContext) -> GeneratorContext {
         ctx.providers.hooks = Arc::clone(&self.runner.inbox) as Arc<dyn HookResponseProvider>;
         ctx
-    }
-
-    /// `SessionStart`, once per session (`source`: `resume` when the history already holds
-    /// `history_len` items, else `startup`).
-    pub(crate) async fn session_start(&mut self, history_len: usize) {
-        if std::mem::replace(&mut self.started, true) {
-            return;
-        }
-        let source = if history_len > 0 { "resume" } else { "startup" };
-        self.runner
-            .run(
-                HookEvent::SessionStart,
-                &[source],
-                HookEvent::SessionStart.as_str(),
-                json!({ "source": source }),
-            )
-            .await;
     }
 
     /// Waits until every `async` hook started so far has ended (its response is then in the
@@ -494,58 +201,6 @@ impl HooksExt {
         }
     }
 
-    /// `SessionStart` with source `compact`, after every compaction (Claude Code runs the
-    /// `compact` matcher then; what the hooks print reaches the model as after a startup).
-    pub(crate) async fn session_start_after_compaction(&self) {
-        self.runner
-            .run(
-                HookEvent::SessionStart,
-                &["compact"],
-                HookEvent::SessionStart.as_str(),
-                json!({ "source": "compact" }),
-            )
-            .await;
-    }
-
-    /// `UserPromptSubmit` for `prompt`: true when a hook blocked it (the turn does not run;
-    /// the user was told why).
-    pub(crate) async fn prompt_blocked(&mut self, prompt: &str) -> bool {
-        self.stop_hook_active = false;
-        let result = self
-            .runner
-            .run(
-                HookEvent::UserPromptSubmit,
-                &[],
-                HookEvent::UserPromptSubmit.as_str(),
-                json!({ "prompt": prompt }),
-            )
-            .await;
-        result.block.is_some() || result.stop.is_some()
-    }
-
-    /// `Stop`, when the model ended its turn: true when a hook blocked the stop, so the turn
-    /// goes on with the hook's reason in front of the model. `stop_hook_active` tells the
-    /// hook it already did so once this turn.
-    pub(crate) async fn stop_blocked(&mut self) -> bool {
-        if self.take_stop_request() {
-            return false;
-        }
-        let result = self
-            .runner
-            .run(
-                HookEvent::Stop,
-                &[],
-                HookEvent::Stop.as_str(),
-                json!({ "stop_hook_active": self.stop_hook_active }),
-            )
-            .await;
-        let blocked = result.block.is_some() && result.stop.is_none();
-        if blocked {
-            self.stop_hook_active = true;
-        }
-        blocked
-    }
-
     /// Whether a hook said `continue: false` since the last call (the turn then ends).
     pub(crate) fn take_stop_request(&self) -> bool {
         self.runner
@@ -557,21 +212,29 @@ impl HooksExt {
     }
 }
 
-/// The session's hooks as its subagents see them: a subagent running a skill (`context:
-/// fork`) runs that skill's hooks ([`SkillHookHost::for_skill`]).
+/// The session's hooks as its subagents see them: a subagent runs the session's hooks with
+/// its `agent_id` and `agent_type` in their input ([`SkillHookHost::for_agent`]), and a
+/// subagent running a skill (`context: fork`) that skill's hooks too
+/// ([`SkillHookHost::for_skill`]).
 #[derive(Debug, Clone)]
 pub(crate) struct SkillHookHost(Arc<HookRunner>);
 
 impl SkillHookHost {
-    /// A runner of the hooks of `skill` alone (its frontmatter `config`), for the subagent
-    /// that runs it: scoped to that subagent, as Claude Code scopes a component's hooks to its
-    /// lifecycle (<https://code.claude.com/docs/en/hooks#hooks-in-skills-and-agents>), with the
-    /// session's id, transcript, working directory, `[hooks] enabled` switch and warnings, and
-    /// its record of the `once` hooks that ran. The skill's `Stop` hooks become `SubagentStop`
-    /// hooks, as Claude Code converts a subagent's frontmatter `Stop` hooks
+    /// A runner for the subagent `agent_type` (its `agent_id` fresh): the session's configured
+    /// hooks, its id, transcript, working directory, `[hooks] enabled` switch, warnings, model
+    /// and MCP servers, with `agent_id` / `agent_type` added to every input, as Claude Code
+    /// runs hooks inside a subagent.
+    pub(crate) fn for_agent(&self, agent_type: &str) -> HooksExt {
+        self.scoped(agent_type, SkillHooks::default())
+    }
+
+    /// A runner of the hooks of `skill` (its frontmatter `config`) with the session's, for the
+    /// subagent that runs it: scoped to that subagent, as Claude Code scopes a component's
+    /// hooks to its lifecycle (<https://code.claude.com/docs/en/hooks#hooks-in-skills-and-agents>),
+    /// with its record of the `once` hooks that ran. The skill's `Stop` hooks become
+    /// `SubagentStop` hooks, as Claude Code converts a subagent's frontmatter `Stop` hooks
     /// (<https://code.claude.com/docs/en/sub-agents>, "Define hooks for subagents").
     pub(crate) fn for_skill(&self, skill: &str, config: &SkillHooksConfig) -> HooksExt {
-        let session = &self.0;
         let mut config = config.clone();
         if let Some(mut stop) = config.remove(HookEvent::Stop.as_str()) {
             config
@@ -579,154 +242,30 @@ impl SkillHookHost {
                 .or_default()
                 .append(&mut stop);
         }
-        let skill_hooks = session.skill_hooks.scoped();
+        let skill_hooks = self.0.skill_hooks.scoped();
         skill_hooks.activate(skill, &config);
-        HooksExt {
-            runner: Arc::new(HookRunner {
-                set: HookSet::default(),
-                enabled: session.enabled,
-                skill_hooks,
-                cwd: session.cwd.clone(),
-                session_id: session.session_id.clone(),
-                transcript_path: session.transcript_path.clone(),
-                inbox: Arc::new(Inbox::default()),
-                events: session.events.clone(),
-                stop_requested: Mutex::new(None),
-                background: Mutex::new(Vec::new()),
-            }),
-            // A subagent has no session start of its own.
-            started: true,
-            stop_hook_active: false,
-        }
-    }
-}
-
-/// `PreToolUse` and `PostToolUse` around every tool call, and `SubagentStop` after `task`.
-struct ToolHooks(Arc<HookRunner>);
-
-/// The tool's input as hooks see it: the call's arguments, with `file_path` for `path` as
-/// Claude Code's file tools name it.
-fn tool_input(arguments: &str) -> Value {
-    let mut input: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut input
-        && !map.contains_key("file_path")
-        && let Some(path) = map.get("path").cloned()
-    {
-        map.insert("file_path".to_string(), path);
-    }
-    input
-}
-
-fn tool_fields(ctx: &ToolContext, name: &str, arguments: &str) -> Map<String, Value> {
-    let mut fields = Map::new();
-    fields.insert(
-        "tool_name".into(),
-        json!(claude_tool_name(name).unwrap_or(name)),
-    );
-    fields.insert("agentctx_tool_name".into(), json!(name));
-    fields.insert("tool_input".into(), tool_input(arguments));
-    let mode = if ctx.state().plan.active {
-        "plan"
-    } else {
-        "default"
-    };
-    fields.insert("permission_mode".into(), json!(mode));
-    fields
-}
-
-#[async_trait]
-impl ToolCallInterceptor for ToolHooks {
-    async fn before_call(
-        &self,
-        ctx: &ToolContext,
-        name: &str,
-        arguments: &str,
-    ) -> Option<ToolOutput> {
-        if self.0.is_idle() {
-            return None;
-        }
-        let subjects: Vec<&str> = std::iter::once(name)
-            .chain(claude_tool_name(name))
-            .collect();
-        let result = self
-            .0
-            .run(
-                HookEvent::PreToolUse,
-                &subjects,
-                &format!("PreToolUse:{name}"),
-                Value::Object(tool_fields(ctx, name, arguments)),
-            )
-            .await;
-        result.block.map(|reason| {
-            ToolOutput::error(format!(
-                "Error: a PreToolUse hook blocked this call: {reason}"
-            ))
-        })
+        self.scoped("general-purpose", skill_hooks)
     }
 
-    async fn after_call(
-        &self,
-        ctx: &ToolContext,
-        name: &str,
-        arguments: &str,
-        output: &ToolOutput,
-    ) {
-        if self.0.is_idle() {
-            return;
-        }
-        let subjects: Vec<&str> = std::iter::once(name)
-            .chain(claude_tool_name(name))
-            .collect();
-        let mut fields = tool_fields(ctx, name, arguments);
-        fields.insert(
-            "tool_response".into(),
-            json!({ "output": output.text, "success": output.success }),
-        );
-        self.0
-            .run(
-                HookEvent::PostToolUse,
-                &subjects,
-                &format!("PostToolUse:{name}"),
-                Value::Object(fields),
-            )
-            .await;
-        if name == "task" {
-            // The subagent's own loop has ended; a block here can only tell the model.
-            self.0
-                .run(
-                    HookEvent::SubagentStop,
-                    &[],
-                    HookEvent::SubagentStop.as_str(),
-                    json!({ "stop_hook_active": false }),
-                )
-                .await;
-        }
-    }
-}
-
-/// `PreCompact`: the compactor's hook is synchronous, so the hooks run in the background and
-/// never hold the compaction up (Claude Code shows their output to the user only).
-struct PreCompactHooks(Arc<HookRunner>);
-
-impl PreCompactHook for PreCompactHooks {
-    fn pre_compact(&self, _point: CompactPoint, _history: &[ResponseItem]) {
-        if self.0.is_idle() {
-            return;
-        }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::warn!("no tokio runtime: PreCompact hooks skipped");
-            return;
-        };
-        let runner = Arc::clone(&self.0);
-        runtime.spawn(async move {
-            runner
-                .run(
-                    HookEvent::PreCompact,
-                    &["auto"],
-                    HookEvent::PreCompact.as_str(),
-                    json!({ "trigger": "auto", "custom_instructions": "" }),
-                )
-                .await;
+    fn scoped(&self, agent_type: &str, skill_hooks: SkillHooks) -> HooksExt {
+        let session = &self.0;
+        let agent_id = format!("agent-{}", uuid::Uuid::new_v4().simple());
+        let mut hooks = HooksExt::from_runner(HookRunner {
+            set: session.set.clone(),
+            enabled: session.enabled,
+            skill_hooks,
+            cwd: session.cwd.clone(),
+            session_id: session.session_id.clone(),
+            transcript_path: session.transcript_path.clone(),
+            inbox: Arc::new(Inbox::default()),
+            events: session.events.clone(),
+            stop_requested: Mutex::new(None),
+            background: Mutex::new(Vec::new()),
+            backends: Arc::clone(&session.backends),
+            agent: Some((agent_id, agent_type.to_string())),
         });
+        // A subagent has no session start of its own.
+        hooks.started = true;
+        hooks
     }
 }

@@ -165,6 +165,7 @@ pub use mcp_ext::qualified_tool_name;
 pub use hooks_ext::HookCommand;
 pub use hooks_ext::HookMatcher;
 pub use hooks_ext::HooksConfig;
+pub use hooks_ext::SessionEndReason;
 // Reminder feeds.
 pub use host_inputs::HostInputs;
 // What a host feeds through `HostInputs`, as the reminders crate defines it.

@@ -194,6 +194,7 @@ impl Session {
         let memory = crate::memory_ext::MemoryExt::new(&options.memory, &options.home);
         let hooks =
             crate::hooks_ext::HooksExt::new(&options.hooks, &options.cwd, &recorder, &events);
+        hooks.set_model(Arc::clone(&options.model));
         let subagents = options.subagents(Arc::clone(&options.model), &hooks);
         hooks.install(&mut tools, &mut engine);
         engine.set_tool_classes(tools.tool_classes());
@@ -278,6 +279,7 @@ impl Session {
     /// `@server:uri` mentions read their resources (`mcp_ext`).
     pub fn attach_mcp(&mut self, manager: Arc<McpConnectionManager>) {
         mcp_ext::register_tools(&manager, &mut self.tools);
+        self.hooks.attach_mcp(Arc::clone(&manager));
         self.mcp = Some(manager);
     }
 
@@ -319,6 +321,23 @@ impl Session {
     /// What the session's requests cost so far.
     pub fn spend(&self) -> &crate::reminder_feeds::SpendMeter {
         self.feeds.spend()
+    }
+
+    /// Ends the session: its `SessionEnd` hooks run with `reason` (the host calls it when the
+    /// user leaves; nothing they say changes anything), then its language servers are shut
+    /// down cleanly.
+    pub async fn end(&mut self, reason: crate::hooks_ext::SessionEndReason) {
+        self.hooks.session_end(reason).await;
+        self.shutdown_language_servers().await;
+    }
+
+    /// `permission_mode` as hooks read it: `plan` in plan mode, else `default`.
+    fn permission_mode(&self) -> &'static str {
+        if self.state().plan.active {
+            "plan"
+        } else {
+            "default"
+        }
     }
 
     /// Waits until the `async` hooks started so far have ended, so what they said reaches the
@@ -392,7 +411,7 @@ impl Session {
             plans_dir: self.options.plans_dir.clone(),
             state: Arc::clone(&self.state),
             approval: self.options.approval,
-            approver: self.options.approver.clone(),
+            approver: self.hooks.approver(self.options.approver.clone()),
             observers: std::iter::once(self.engine.file_observer())
                 .chain(self.lsp.as_ref().map(crate::lsp_ext::LspExt::observer))
                 .collect(),
@@ -413,6 +432,9 @@ impl Session {
         let outcome = self.run_turn_steps(input, cancel).await;
         // The skills active in the turn end with it, however it ended.
         self.end_active_skills().await;
+        if let Err(error) = &outcome {
+            self.hooks.stop_failure(error).await;
+        }
         outcome
     }
 
@@ -425,7 +447,11 @@ impl Session {
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, CoreError> {
         let turn = self.open_turn(input).await;
-        if self.hooks.prompt_blocked(input).await {
+        if self
+            .hooks
+            .prompt_blocked(input, self.permission_mode())
+            .await
+        {
             return self.abort(turn, 0);
         }
         self.set_turn_thinking(input);
@@ -456,7 +482,10 @@ impl Session {
                     self.record(&[continuation_message()])?;
                     continue;
                 }
-                if paused_after_compaction || self.hooks.stop_blocked().await {
+                let last = run.last_message.clone().unwrap_or_default();
+                if paused_after_compaction
+                    || self.hooks.stop_blocked(&last, self.permission_mode()).await
+                {
                     continue;
                 }
                 break;
@@ -492,7 +521,10 @@ impl Session {
         )
         .await;
         self.memory.start(&self.session_id, &self.options.model);
-        self.hooks.session_start(self.engine.history().len()).await;
+        let model = self.options.model.slug().to_string();
+        self.hooks
+            .session_start(self.engine.history().len(), &model)
+            .await;
         turn
     }
 
@@ -764,6 +796,8 @@ impl Session {
         self.engine.record_tool_outputs(&outputs, runs.len());
         self.recorder.record_response_items(&outputs)?;
         self.state().last_tool_results = runs;
+        let mode = self.permission_mode();
+        self.hooks.tool_batch_blocked(calls, &outputs, mode).await;
         // Skills the model invoked hold from the next request on (`skill_turn.rs`).
         self.activate_invoked_skills().await;
         Ok(!cancel.is_cancelled())

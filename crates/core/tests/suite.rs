@@ -8,6 +8,8 @@ mod config_load;
 mod config_schema;
 mod history;
 mod hooks;
+mod hooks_events;
+mod hooks_types;
 mod host_inputs_live;
 mod initial_context;
 mod lsp_live;

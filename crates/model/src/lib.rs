@@ -51,6 +51,7 @@ mod error_text;
 #[doc(hidden)]
 pub mod fuzzing;
 mod http_client;
+mod json_post;
 mod model_info;
 mod model_limits;
 mod model_table;
@@ -84,6 +85,9 @@ pub use context_management::KeepThinking;
 pub use error::ContextOverflow;
 pub use error::ModelError;
 pub use http_client::HttpModelClient;
+pub use json_post::JsonPostError;
+pub use json_post::JsonPostResponse;
+pub use json_post::post_json;
 pub use model_info::DEFAULT_CONTEXT_WINDOW;
 pub use model_info::LimitSource;
 pub use model_info::MaxTokensField;

@@ -1,5 +1,5 @@
 //! What one hook run means, by Claude Code's contract
-//! (<https://docs.anthropic.com/en/docs/claude-code/hooks>, "Hook Output"): exit 0 is a
+//! (<https://code.claude.com/docs/en/hooks>, "Exit code output", "JSON output"): exit 0 is a
 //! success (its stdout is shown where the event says, or read as JSON with `continue`,
 //! `stopReason`, `decision`, `reason`, `systemMessage` and `hookSpecificOutput`), exit 2 is a
 //! blocking error (its stderr is the reason), anything else (another code, a crash, a timeout,
@@ -29,6 +29,22 @@ pub(crate) struct HookVerdict {
     pub success_output: Option<String>,
     /// For the user only: a non-blocking error, or a `systemMessage`.
     pub user_message: Option<String>,
+    /// `PermissionRequest`: `hookSpecificOutput.decision.behavior` `allow` (the call runs
+    /// without asking the user).
+    pub allow: bool,
+}
+
+/// A hook that did not run to an answer (an `http` hook's non-2xx status or lost connection,
+/// an `mcp_tool` hook's error, a `prompt` hook's failed request): a non-blocking error for the
+/// user.
+pub(crate) fn failed(event: HookEvent, label: &str, message: &str) -> HookVerdict {
+    HookVerdict {
+        user_message: Some(format!(
+            "{} hook `{label}` failed: {message}",
+            event.as_str()
+        )),
+        ..HookVerdict::default()
+    }
 }
 
 /// Reads a finished run (`Err`: the command could not be started).
@@ -106,11 +122,29 @@ fn success(event: HookEvent, stdout: &str) -> HookVerdict {
         verdict.stop = Some(text(json.get("stopReason")).unwrap_or_default());
     }
     let reason = text(json.get("reason"));
-    let denied = event == HookEvent::PreToolUse
-        && specific
-            .and_then(|s| s.get("permissionDecision"))
+    if event == HookEvent::PermissionRequest {
+        let decision = specific.and_then(|s| s.get("decision"));
+        match decision
+            .and_then(|d| d.get("behavior"))
             .and_then(Value::as_str)
-            == Some("deny");
+        {
+            Some("allow") => verdict.allow = true,
+            Some("deny") => {
+                verdict.block = Some(
+                    text(decision.and_then(|d| d.get("message")))
+                        .unwrap_or_else(|| "denied by a PermissionRequest hook".to_string()),
+                );
+            }
+            _ => {}
+        }
+    }
+    let denied = event == HookEvent::PreToolUse
+        && matches!(
+            specific
+                .and_then(|s| s.get("permissionDecision"))
+                .and_then(Value::as_str),
+            Some("deny")
+        );
     if denied {
         verdict.block = Some(
             text(specific.and_then(|s| s.get("permissionDecisionReason")))

@@ -49,7 +49,33 @@ fn json_output_decides() {
             additional_context: Some("ctx".to_string()),
             success_output: None,
             user_message: Some("note".to_string()),
+            allow: false,
         }
+    );
+}
+
+#[test]
+fn a_permission_request_allows_or_denies_with_its_message() {
+    let allow = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#;
+    let verdict = interpret(HookEvent::PermissionRequest, "x", &run(Some(0), allow, ""));
+    assert!(verdict.allow);
+    assert_eq!(verdict.block, None);
+    let deny = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on main"}}}"#;
+    let verdict = interpret(HookEvent::PermissionRequest, "x", &run(Some(0), deny, ""));
+    assert!(!verdict.allow);
+    assert_eq!(verdict.block.as_deref(), Some("not on main"));
+    // Exit 2 denies too, stderr the reason.
+    let verdict = interpret(HookEvent::PermissionRequest, "x", &run(Some(2), "", "no"));
+    assert_eq!(verdict.block.as_deref(), Some("no"));
+}
+
+#[test]
+fn a_handler_that_did_not_answer_is_for_the_user_only() {
+    let verdict = failed(HookEvent::PreToolUse, "http://h", "HTTP status 500");
+    assert_eq!(verdict.block, None);
+    assert_eq!(
+        verdict.user_message.as_deref(),
+        Some("PreToolUse hook `http://h` failed: HTTP status 500")
     );
 }
 

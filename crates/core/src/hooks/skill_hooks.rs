@@ -79,7 +79,7 @@ impl SkillHooks {
                                 kind: definition.hook_type.clone(),
                                 command: command.to_string(),
                                 timeout: definition.timeout,
-                                run_async: false,
+                                ..HookCommand::default()
                             },
                             source: format!("skill {skill}"),
                         },

@@ -95,7 +95,7 @@ fn a_once_hook_runs_once_per_session_even_when_the_skill_runs_again() {
 #[test]
 fn unknown_events_other_types_and_empty_commands_are_skipped() {
     let hooks = SkillHooks::default();
-    let mut config = config("Notification", None, "./notify.sh", false);
+    let mut config = config("WorktreeCreate", None, "./notify.sh", false);
     config.insert(
         "PostToolUse".to_string(),
         vec![HookMatcher {

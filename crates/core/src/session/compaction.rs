@@ -41,6 +41,9 @@ impl Session {
         clock: i32,
         model: Arc<dyn ModelClient>,
     ) -> Result<(), CoreError> {
+        if let Some(blocked) = self.hooks.pre_compact_blocked(reason).await {
+            return self.compaction_blocked(reason, blocked);
+        }
         self.emit(SessionEvent::Loop(LoopEvent::CompactionStarted));
         let host = engine_ext::host_state(&self.state());
         let initial = self.initial_context();
@@ -68,8 +71,28 @@ impl Session {
                 message: format!("compacted locally: {reason}"),
             });
         }
+        self.hooks.post_compact(reason, &compaction.summary).await;
         self.after_compaction().await;
         self.emit_decisions();
+        Ok(())
+    }
+
+    /// A `PreCompact` hook blocked the compaction for `reason`: the user is told; a compaction
+    /// the history needed to be sent at all (the blocking limit, a provider's overflow) fails
+    /// the request, as Claude Code surfaces the underlying error; the others are skipped.
+    fn compaction_blocked(&mut self, reason: CompactReason, why: String) -> Result<(), CoreError> {
+        self.emit(SessionEvent::Warning {
+            message: format!("a PreCompact hook blocked the compaction: {why}"),
+        });
+        if matches!(reason, CompactReason::Blocking | CompactReason::Overflow) {
+            let (used, window, _) = self.engine.usage_figures();
+            return Err(CoreError::ContextWindowFull {
+                prompt_tokens: used,
+                limit: window,
+                window_tokens: window,
+                reserved_output_tokens: 0,
+            });
+        }
         Ok(())
     }
 
@@ -77,7 +100,8 @@ impl Session {
     /// `compact` matcher then), and codex's warning that long threads and repeated compactions
     /// cost accuracy.
     async fn after_compaction(&mut self) {
-        self.hooks.session_start_after_compaction().await;
+        let model = self.options.model.slug().to_string();
+        self.hooks.session_start_after_compaction(&model).await;
         self.emit(SessionEvent::Warning {
             message: COMPACTION_ACCURACY_WARNING.to_string(),
         });

@@ -105,6 +105,7 @@ impl Session {
         let (before, _, _) = self.engine.usage_figures();
         self.engine
             .set_next_compaction_instructions(Some(instructions.to_string()));
+        self.hooks.set_compact_instructions(instructions);
         let clock = self.state().requests;
         let compacted = self.compact(CompactReason::Requested, clock).await;
         // A compaction that did not summarise here (at the provider) leaves them for no other.
@@ -131,6 +132,25 @@ impl Session {
             self.commands.start_typed(invocation, &mut state)?
         };
         tracing::info!(skill = %invocation.name, context = ?invocation.context, "running a typed skill");
+        let mode = if self.state().plan.active {
+            "plan"
+        } else {
+            "default"
+        };
+        let source = match &invocation.source {
+            agentctx_skills::SkillSource::Plugin { .. } => "plugin".to_string(),
+            other => format!("{other:?}").to_lowercase(),
+        };
+        if let Some(reason) = self
+            .hooks
+            .expansion_blocked(&invocation.name, &invocation.args, &source, mode)
+            .await
+        {
+            return Ok(InputOutcome::Command(format!(
+                "/{} was blocked by a UserPromptExpansion hook: {reason}",
+                invocation.name
+            )));
+        }
         if invocation.context == SkillContext::Fork {
             let turn = self.state().turn;
             let ctx = self.tool_context(turn, cancel);

@@ -199,6 +199,20 @@ impl SubagentExecutor {
             .cloned()
             .collect();
         engine.record_items(&initial);
+        if let Some(hooks) = &self.hooks {
+            // `SubagentStart`: what its hooks give is the subagent's context from the start.
+            let context: Vec<ResponseItem> = hooks
+                .subagent_start()
+                .await
+                .into_iter()
+                .map(|text| {
+                    ResponseItem::user_text(format!(
+                        "<system-reminder>\nSubagentStart hook additional context: {text}\n</system-reminder>"
+                    ))
+                })
+                .collect();
+            engine.record_items(&context);
+        }
         let mut tools = self.tools();
         if let Some(hooks) = &self.hooks {
             hooks.install(&mut tools, &mut engine);
@@ -453,6 +467,11 @@ impl SubagentRunner for Subagents {
                 ));
             };
             executor = executor.with_hooks(host.for_skill(&scoped.owner, &scoped.config));
+        } else if let Some(host) = &self.hooks {
+            // The session's hooks run in the subagent too (`SubagentStart`, its tool calls,
+            // `SubagentStop`), with its `agent_id` and `agent_type`.
+            let agent_type = executor.definition.name.clone();
+            executor = executor.with_hooks(host.for_agent(&agent_type));
         }
         executor.run(prompt, parent).await
     }

@@ -7,6 +7,8 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use agentctx_core::HookCommand;
+use agentctx_core::HookMatcher;
 use agentctx_core::Session;
 use agentctx_model::WireApi;
 use pretty_assertions::assert_eq;
@@ -102,7 +104,22 @@ async fn a_background_agent_runs_while_the_parent_works_and_its_end_is_announced
         })
         .mount(&server)
         .await;
-    let options = options(&dirs, client(&server, WireApi::Responses, 200_000));
+    let mut options = options(&dirs, client(&server, WireApi::Responses, 200_000));
+    // TaskCreated and TaskCompleted hooks append their input to a file.
+    let log = dirs.home.join("task-hooks.jsonl");
+    for event in ["TaskCreated", "TaskCompleted"] {
+        options.hooks.events.insert(
+            event.to_owned(),
+            vec![HookMatcher {
+                matcher: None,
+                hooks: vec![HookCommand {
+                    kind: "command".to_owned(),
+                    command: format!("cat >> {}; echo >> {}", log.display(), log.display()),
+                    ..HookCommand::default()
+                }],
+            }],
+        );
+    }
     let (mut session, _events) = Session::new(options).unwrap();
     let cancel = CancellationToken::new();
     session
@@ -146,6 +163,37 @@ async fn a_background_agent_runs_while_the_parent_works_and_its_end_is_announced
     assert!(
         announced == vec![0, 0, 1, 1] || announced == vec![0, 0, 0, 1],
         "{announced:?}"
+    );
+    // The hooks saw the agent start and end, under its id.
+    let mut hooks: Vec<Value> = Vec::new();
+    for _ in 0..200 {
+        hooks = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        if hooks.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let seen: Vec<(&str, &str, &str)> = hooks
+        .iter()
+        .map(|input| {
+            (
+                input["hook_event_name"].as_str().unwrap(),
+                input["task_id"].as_str().unwrap(),
+                input["task_subject"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("TaskCreated", "agent_1", "find the parser"),
+            ("TaskCompleted", "agent_1", "find the parser"),
+        ]
     );
 }
 

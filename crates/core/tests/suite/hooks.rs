@@ -41,7 +41,7 @@ fn hook(matcher: Option<&str>, command: &str, timeout: Option<u64>) -> HookMatch
             kind: "command".to_string(),
             command: command.to_string(),
             timeout,
-            run_async: false,
+            ..HookCommand::default()
         }],
     }
 }

@@ -216,6 +216,7 @@ async fn an_async_hooks_response_reaches_the_next_request() {
                 command: r#"echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"The linter found no problem in a.txt."}}'"#.to_string(),
                 timeout: None,
                 run_async: true,
+                ..Default::default()
             }],
         }],
     );
@@ -276,6 +277,7 @@ async fn a_compaction_runs_session_start_with_source_compact_and_warns_about_acc
                 command: r#"read input; echo "source=$(echo "$input" | sed 's/.*"source":"\([a-z]*\)".*/\1/'): re-read CONTRIBUTING.md""#.to_string(),
                 timeout: None,
                 run_async: false,
+                ..Default::default()
             }],
         }],
     );
