@@ -66,6 +66,46 @@ pub(crate) struct Entry {
     max_input_tokens: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<i64>,
+    /// The price of a cache write that lives an hour (Anthropic's 1-hour TTL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_creation_input_token_cost_above_1hr: Option<f64>,
+    /// Of LiteLLM's `provider_specific_entry`, the fast-mode multiplier (`{"fast": 2.0}`);
+    /// its other members (a regional uplift `us`) are not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider_specific_entry: Option<FastMode>,
+    /// The long-context prices (`input_cost_per_token_above_200k_tokens`, …; see
+    /// [`is_long_context_field`]), by field name.
+    #[serde(flatten)]
+    long_context: BTreeMap<String, f64>,
+}
+
+/// The kept part of an entry's `provider_specific_entry`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct FastMode {
+    fast: f64,
+}
+
+/// The long-context fields `PriceTable` reads: a request whose input is above `{N}k` tokens
+/// is billed at these prices (`input_cost_per_token_above_{N}k_tokens`,
+/// `output_cost_per_token_above_…`, `cache_read_input_token_cost_above_…`,
+/// `cache_creation_input_token_cost_above_…`, `cache_creation_input_token_cost_above_1hr_above_…`).
+/// Those of batch, flex or priority service (`…_above_272k_tokens_priority`) are left out: a
+/// session does not record its service tier.
+pub(crate) fn is_long_context_field(key: &str) -> bool {
+    const PREFIXES: [&str; 5] = [
+        "cache_creation_input_token_cost_above_1hr_above_",
+        "cache_creation_input_token_cost_above_",
+        "cache_read_input_token_cost_above_",
+        "input_cost_per_token_above_",
+        "output_cost_per_token_above_",
+    ];
+    PREFIXES.iter().any(|prefix| {
+        key.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix("k_tokens"))
+            .is_some_and(|thousands| {
+                !thousands.is_empty() && thousands.bytes().all(|byte| byte.is_ascii_digit())
+            })
+    })
 }
 
 impl Entry {
@@ -93,6 +133,19 @@ impl Entry {
             cache_creation_input_token_cost: price("cache_creation_input_token_cost"),
             max_input_tokens: limit("max_input_tokens"),
             max_output_tokens: limit("max_output_tokens"),
+            cache_creation_input_token_cost_above_1hr: price(
+                "cache_creation_input_token_cost_above_1hr",
+            ),
+            provider_specific_entry: object
+                .get("provider_specific_entry")
+                .and_then(|specific| specific.get("fast"))
+                .and_then(Value::as_f64)
+                .map(|fast| FastMode { fast }),
+            long_context: object
+                .iter()
+                .filter(|(key, _)| is_long_context_field(key))
+                .filter_map(|(key, value)| Some((key.clone(), value.as_f64()?)))
+                .collect(),
         };
         let informative = entry.input_cost_per_token.is_some()
             || entry.output_cost_per_token.is_some()
@@ -230,7 +283,13 @@ table\").
 - kept: {kept} of {source_entries} entries, those whose `mode` is `chat` or `responses` and that
   state a price or a limit; fields `litellm_provider`, `mode`, `input_cost_per_token`,
   `output_cost_per_token`, `cache_read_input_token_cost`, `cache_creation_input_token_cost`,
-  `max_input_tokens`, `max_output_tokens` (USD per token; limits in tokens)
+  `max_input_tokens`, `max_output_tokens`, `cache_creation_input_token_cost_above_1hr`,
+  `provider_specific_entry.fast` (the fast-mode multiplier) and the long-context prices
+  `input_cost_per_token_above_{{N}}k_tokens`, `output_cost_per_token_above_{{N}}k_tokens`,
+  `cache_read_input_token_cost_above_{{N}}k_tokens`,
+  `cache_creation_input_token_cost_above_{{N}}k_tokens`,
+  `cache_creation_input_token_cost_above_1hr_above_{{N}}k_tokens` (USD per token; limits in
+  tokens)
 
 The file is written by the command below: one entry per line, sorted by model name, so a
 refresh's diff shows one line per model that changed. Do not edit it by hand.
@@ -245,7 +304,9 @@ cargo xtask prices --version 1.2.3   # a given release
 
 The command needs `python3` with `pip` and access to PyPI. It prints how many entries were
 added, removed and changed; read the diff before committing, and run
-`cargo test -p agentctx-model price` (the lookups of real model names are pinned there).
+`cargo test -p agentctx-model price` (the lookups of real model names are pinned there, and
+so are a few entries' prices with this version: a refresh to another version fails that
+test until its figures are checked against the new file and updated).
 "
     )
 }

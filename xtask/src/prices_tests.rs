@@ -5,7 +5,8 @@ use super::*;
 /// Entries shaped as in LiteLLM's `model_prices_and_context_window.json` (litellm 1.110.2),
 /// trimmed: the `sample_spec` that documents the fields, chat and responses models with fields
 /// agentctx does not read, an embedding and an image model, a chat entry that states nothing
-/// agentctx reads, and a limit written as a float.
+/// agentctx reads, a limit written as a float, a fast-mode multiplier beside a regional uplift,
+/// and long-context prices beside those of other service tiers.
 const SAMPLE: &str = r#"{
   "sample_spec": {"input_cost_per_token": 0.0, "litellm_provider": "one of https://docs.litellm.ai/docs/providers", "max_input_tokens": "max input tokens, if the provider specifies it", "mode": "one of: chat, embedding, completion"},
   "gpt-5.1-codex": {"cache_read_input_token_cost": 1.25e-07, "input_cost_per_token": 1.25e-06, "litellm_provider": "openai", "max_input_tokens": 400000, "max_output_tokens": 128000, "mode": "responses", "output_cost_per_token": 1e-05, "supports_reasoning": true, "supported_endpoints": ["/v1/responses"]},
@@ -13,24 +14,34 @@ const SAMPLE: &str = r#"{
   "text-embedding-3-small": {"input_cost_per_token": 2e-08, "litellm_provider": "openai", "max_input_tokens": 8191, "mode": "embedding"},
   "dall-e-3": {"litellm_provider": "openai", "mode": "image_generation", "output_cost_per_image": 0.04},
   "nothing-known": {"litellm_provider": "example", "mode": "chat", "supports_vision": true},
-  "float-limits": {"litellm_provider": "example", "mode": "chat", "max_input_tokens": 1e6, "max_output_tokens": 8192.5, "input_cost_per_token": 0}
+  "float-limits": {"litellm_provider": "example", "mode": "chat", "max_input_tokens": 1e6, "max_output_tokens": 8192.5, "input_cost_per_token": 0},
+  "claude-opus-4-8": {"cache_creation_input_token_cost": 6.25e-06, "cache_creation_input_token_cost_above_1hr": 1e-05, "cache_read_input_token_cost": 5e-07, "input_cost_per_token": 5e-06, "litellm_provider": "anthropic", "mode": "chat", "output_cost_per_token": 2.5e-05, "provider_specific_entry": {"us": 1.1, "fast": 2.0}, "supports_fast_mode": true},
+  "gpt-5.4": {"cache_read_input_token_cost": 2.5e-07, "cache_read_input_token_cost_above_272k_tokens": 5e-07, "input_cost_per_token": 2.5e-06, "input_cost_per_token_above_272k_tokens": 5e-06, "input_cost_per_token_above_272k_tokens_priority": 1e-05, "input_cost_per_token_priority": 5e-06, "litellm_provider": "openai", "mode": "chat", "output_cost_per_token": 1.5e-05, "output_cost_per_token_above_272k_tokens": 2.25e-05, "cache_creation_input_token_cost_above_12hr_above_272k_tokens": 1e-05}
 }"#;
 
 #[test]
 fn filter_keeps_chat_and_responses_entries_and_the_fields_read() {
     let filtered = filter(SAMPLE).unwrap();
-    assert_eq!(filtered.source_entries, 7);
+    assert_eq!(filtered.source_entries, 9);
     let names: Vec<&str> = filtered.entries.keys().map(String::as_str).collect();
     assert_eq!(
         names,
-        vec!["claude-sonnet-4-5", "float-limits", "gpt-5.1-codex"]
+        vec![
+            "claude-opus-4-8",
+            "claude-sonnet-4-5",
+            "float-limits",
+            "gpt-5.1-codex",
+            "gpt-5.4"
+        ]
     );
     assert_eq!(
         render(&filtered.entries).unwrap(),
         r#"{
-  "claude-sonnet-4-5": {"litellm_provider":"anthropic","mode":"chat","input_cost_per_token":3e-6,"output_cost_per_token":0.000015,"cache_read_input_token_cost":3e-7,"cache_creation_input_token_cost":3.75e-6,"max_input_tokens":200000,"max_output_tokens":64000},
+  "claude-opus-4-8": {"litellm_provider":"anthropic","mode":"chat","input_cost_per_token":5e-6,"output_cost_per_token":0.000025,"cache_read_input_token_cost":5e-7,"cache_creation_input_token_cost":6.25e-6,"cache_creation_input_token_cost_above_1hr":0.00001,"provider_specific_entry":{"fast":2.0}},
+  "claude-sonnet-4-5": {"litellm_provider":"anthropic","mode":"chat","input_cost_per_token":3e-6,"output_cost_per_token":0.000015,"cache_read_input_token_cost":3e-7,"cache_creation_input_token_cost":3.75e-6,"max_input_tokens":200000,"max_output_tokens":64000,"cache_creation_input_token_cost_above_1hr":6e-6},
   "float-limits": {"litellm_provider":"example","mode":"chat","input_cost_per_token":0.0,"max_input_tokens":1000000},
-  "gpt-5.1-codex": {"litellm_provider":"openai","mode":"responses","input_cost_per_token":1.25e-6,"output_cost_per_token":0.00001,"cache_read_input_token_cost":1.25e-7,"max_input_tokens":400000,"max_output_tokens":128000}
+  "gpt-5.1-codex": {"litellm_provider":"openai","mode":"responses","input_cost_per_token":1.25e-6,"output_cost_per_token":0.00001,"cache_read_input_token_cost":1.25e-7,"max_input_tokens":400000,"max_output_tokens":128000},
+  "gpt-5.4": {"litellm_provider":"openai","mode":"chat","input_cost_per_token":2.5e-6,"output_cost_per_token":0.000015,"cache_read_input_token_cost":2.5e-7,"cache_read_input_token_cost_above_272k_tokens":5e-7,"input_cost_per_token_above_272k_tokens":5e-6,"output_cost_per_token_above_272k_tokens":0.0000225}
 }
 "#
     );
@@ -142,4 +153,28 @@ fn civil_dates() {
     assert_eq!(civil_date(20_418), "2025-11-26");
     assert_eq!(civil_date(47_541), "2100-03-01");
     assert_eq!(civil_date(-1), "1969-12-31");
+}
+
+#[test]
+fn long_context_fields_are_told_from_those_of_other_tiers() {
+    for kept in [
+        "input_cost_per_token_above_200k_tokens",
+        "output_cost_per_token_above_272k_tokens",
+        "cache_read_input_token_cost_above_128k_tokens",
+        "cache_creation_input_token_cost_above_200k_tokens",
+        "cache_creation_input_token_cost_above_1hr_above_200k_tokens",
+    ] {
+        assert!(is_long_context_field(kept), "{kept}");
+    }
+    for dropped in [
+        "input_cost_per_token_above_272k_tokens_priority",
+        "input_cost_per_token_above_200k_tokens_batches",
+        "cache_creation_input_token_cost_above_1hr",
+        "cache_creation_input_token_cost_above_12hr_above_272k_tokens",
+        "input_cost_per_audio_token_above_200k_tokens",
+        "input_cost_per_token_above_k_tokens",
+        "input_cost_per_token",
+    ] {
+        assert!(!is_long_context_field(dropped), "{dropped}");
+    }
 }

@@ -12,6 +12,7 @@
 //! summary. See docs/design/compaction.md, "The compact command".
 
 mod summary_model;
+mod survival_report;
 
 use std::io::Write;
 use std::path::Path;
@@ -149,6 +150,9 @@ struct CompactReport {
     remote_fallback: Option<String>,
     /// The readable copy of every opaque compaction item of the new history, in order.
     readable_copies: Vec<String>,
+    /// What the new history holds of what the session used after the point, and what the
+    /// session's own compaction there held (`--at-compaction`): see docs/design/survival.md.
+    survival: Option<survival_report::CompactSurvival>,
     /// The new history.
     items: Vec<ResponseItem>,
 }
@@ -190,7 +194,12 @@ pub(crate) fn run(args: CompactArgs) -> anyhow::Result<()> {
     // `AGENTCTX_` switches of the environment, as in a session.
     let env = EnvVars::from_process_env();
     let loaded = Config::load(&home, &env)?;
-    let report = compact(&args, &home, &loaded.config, &env, recorded)?;
+    let mut report = compact(&args, &home, &loaded.config, &env, recorded)?;
+    report.survival = Some(survival_report::survival(
+        &args.session,
+        stop,
+        &report.items,
+    )?);
     let mut stdout = std::io::stdout().lock();
     let written = if args.json {
         serde_json::to_writer(&mut stdout, &report)
@@ -375,6 +384,7 @@ fn new_report(args: &CompactArgs, recorded: &RecordedSession) -> CompactReport {
         compacted_at_provider: false,
         remote_fallback: None,
         readable_copies: Vec::new(),
+        survival: None,
         items: Vec::new(),
     }
 }
@@ -502,6 +512,9 @@ fn human_report(report: &CompactReport) -> String {
             .map(|path| path.display().to_string())
             .collect();
         out.push_str(&format!("restored files: {}\n", files.join(", ")));
+    }
+    if let Some(survival) = &report.survival {
+        out.push_str(&survival_report::human_line(survival));
     }
     out.push_str(&format!(
         "tokens: {} -> {}\n\nnext prompt ({} items):\n{}\n",

@@ -118,7 +118,7 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
     }
     let home = agentctx_home(args.home.as_deref())?;
     let ReplaySettings {
-        options,
+        mut options,
         config_file,
     } = replay_settings(
         &home,
@@ -126,6 +126,8 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<()> {
         args.reminders_config.as_deref(),
         args.context_window,
     )?;
+    // Only the JSON report shows what each compaction kept.
+    options.survival = args.json;
     let mut bodies = match (&args.requests, targets.first()) {
         (Some(dir), Some(target)) => Some(request_bodies::RequestBodies::new(
             dir,
@@ -261,6 +263,8 @@ pub(crate) fn replay_settings(
             default_window: DEFAULT_CONTEXT_WINDOW,
             // The binary's allocator (mimalloc) frees across threads cheaply.
             read_ahead: true,
+            // What each compaction kept of what the session used after it.
+            survival: true,
         },
         config_file: loaded.file_exists.then_some(loaded.path),
     })

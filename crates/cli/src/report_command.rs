@@ -19,6 +19,9 @@ mod our_policy;
 mod pricing;
 mod session_page;
 mod session_row;
+mod survival_fold;
+mod usage_cells;
+mod usage_json;
 
 use std::io::IsTerminal as _;
 use std::io::Write as _;
@@ -90,6 +93,10 @@ pub(crate) struct ReportArgs {
     /// whose bodies are shown) [default: ~/.agentctx].
     #[arg(long, value_name = "DIR", env = "AGENTCTX_HOME")]
     pub(crate) home: Option<PathBuf>,
+    /// Also print the figures as JSON on stdout, for scripts: per session, per day and in
+    /// total (tokens by class, models, cost with each request at its own model).
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
@@ -169,6 +176,11 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<()> {
     let rows: Vec<SessionRow> = rows.into_iter().map(|(_, row)| row).collect();
     let index = out.join("index.html");
     write_file(&index, index_page::render(&rows).as_bytes())?;
+    if args.json {
+        std::io::stdout()
+            .lock()
+            .write_all(usage_json::render(&rows)?.as_bytes())?;
+    }
     let mut stderr = std::io::stderr().lock();
     if let Ok(notes) = job.notes.into_inner() {
         for line in notes.lines() {

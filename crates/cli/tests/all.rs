@@ -9,6 +9,7 @@
 
 mod suite {
     mod compact;
+    mod compact_survival;
     mod config;
     mod loop_command;
     mod mcp;
@@ -24,6 +25,7 @@ mod suite {
     mod report;
     mod report_browser;
     mod report_history;
+    mod report_usage;
     mod run;
     mod run_cancel;
     mod run_failures;

@@ -113,6 +113,12 @@ pub struct CompactConfig {
     /// Auto-compact at this percentage (1-100) of the effective window, when that is earlier
     /// than the buffer rule (default none).
     pub auto_compact_percent_override: Option<u8>,
+    /// A token budget besides the window: auto-compact once the context holds this many tokens,
+    /// capped at the window's own trigger (Claude Code's `autoCompactWindow`). `"auto"` (the
+    /// default) lets the engine's cost model choose one for windows of at least 500,000 tokens
+    /// and none below; `"off"` sets none; a number sets that budget. See
+    /// docs/design/cost-model.md, "The token budget".
+    pub auto_compact_tokens: AutoCompactTokens,
     /// An absolute blocking limit in tokens, capped at the effective window (default none).
     pub blocking_limit_override: Option<u64>,
     /// The most output tokens subtracted from the window to give the effective window; the
@@ -144,6 +150,7 @@ impl Default for CompactConfig {
             error_buffer_tokens: ERROR_BUFFER_TOKENS,
             blocking_buffer_tokens: BLOCKING_BUFFER_TOKENS,
             auto_compact_percent_override: None,
+            auto_compact_tokens: AutoCompactTokens::default(),
             blocking_limit_override: None,
             max_reserved_output_tokens: MAX_RESERVED_OUTPUT_TOKENS,
             min_messages_before_compact: 4,
@@ -152,6 +159,61 @@ impl Default for CompactConfig {
             session_memory: SessionMemoryConfig::default(),
             restoration: ContextRestorationConfig::default(),
             thrash_guard: ThrashGuardConfig::default(),
+        }
+    }
+}
+
+/// The token budget of [`CompactConfig::auto_compact_tokens`]: `"auto"`, `"off"` or a number
+/// of tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AutoCompactTokens {
+    /// Auto-compact once the context holds this many tokens (capped at the window's trigger).
+    Tokens(u64),
+    /// `"auto"` or `"off"`.
+    Keyword(BudgetKeyword),
+}
+
+/// The words [`AutoCompactTokens`] takes besides a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKeyword {
+    /// The engine's cost model chooses the budget (windows of at least 500,000 tokens only).
+    Auto,
+    /// No budget: only the window's trigger.
+    Off,
+}
+
+impl Default for AutoCompactTokens {
+    fn default() -> Self {
+        Self::Keyword(BudgetKeyword::Auto)
+    }
+}
+
+impl AutoCompactTokens {
+    /// The budget set in tokens, when one is.
+    pub fn tokens(self) -> Option<u64> {
+        match self {
+            Self::Tokens(tokens) => Some(tokens),
+            Self::Keyword(_) => None,
+        }
+    }
+
+    /// Whether the engine chooses the budget.
+    pub fn is_auto(self) -> bool {
+        self == Self::Keyword(BudgetKeyword::Auto)
+    }
+
+    /// Parses `auto`, `off` or a positive number of tokens (an environment variable's value).
+    fn parse(value: &str) -> Option<Self> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "auto" => Some(Self::Keyword(BudgetKeyword::Auto)),
+            "off" | "none" => Some(Self::Keyword(BudgetKeyword::Off)),
+            number => number
+                .parse::<u64>()
+                .ok()
+                .filter(|tokens| *tokens > 0)
+                .map(Self::Tokens),
         }
     }
 }
@@ -169,6 +231,11 @@ pub struct MicroCompactConfig {
     pub target_tool_result_tokens: u64,
     /// Cleared results larger than this are first written to `tool-results/` (default 1,000).
     pub persist_threshold_tokens: u64,
+    /// Clear only when it pays (default true): when the provider's prompt cache has expired,
+    /// or when what the clear saves over the session's expected remaining requests exceeds
+    /// the cost of writing the prompt after the first cleared result to the cache again. See
+    /// docs/design/cost-model.md.
+    pub cost_aware: bool,
 }
 
 impl Default for MicroCompactConfig {
@@ -178,6 +245,7 @@ impl Default for MicroCompactConfig {
             min_savings_tokens: 20_000,
             target_tool_result_tokens: 40_000,
             persist_threshold_tokens: 1_000,
+            cost_aware: true,
         }
     }
 }
@@ -321,6 +389,7 @@ impl CompactConfig {
     /// | `AGENTCTX_DISABLE_MICROCOMPACT` | truthy: micro-compaction off |
     /// | `AGENTCTX_AUTOCOMPACT_PCT_OVERRIDE` | 1-100: auto-compact percentage |
     /// | `AGENTCTX_BLOCKING_LIMIT_OVERRIDE` | tokens: absolute blocking limit |
+    /// | `AGENTCTX_AUTO_COMPACT_TOKENS` | `auto`, `off` or tokens: the token budget |
     /// | `AGENTCTX_SESSION_MEMORY_MIN_TOKENS` | tokens: least saving of session-memory compaction |
     /// | `AGENTCTX_SESSION_MEMORY_MAX_TOKENS` | tokens: largest usable session summary |
     /// | `AGENTCTX_EXTRACTION_COOLDOWN` | seconds between background extractions |
@@ -393,6 +462,15 @@ impl CompactConfig {
             }
             EnvSwitch::BlockingLimit => {
                 self.blocking_limit_override = Some(parse_positive(name, value, "tokens")?);
+            }
+            EnvSwitch::AutoCompactTokens => {
+                self.auto_compact_tokens = AutoCompactTokens::parse(value).ok_or_else(|| {
+                    env_error(
+                        name,
+                        value,
+                        "expected auto, off or a positive number of tokens",
+                    )
+                })?;
             }
             EnvSwitch::SessionMemoryMinTokens => {
                 self.session_memory.min_compact_savings_tokens =
@@ -490,6 +568,7 @@ enum EnvSwitch {
     DisableMicroCompact,
     AutoCompactPercent,
     BlockingLimit,
+    AutoCompactTokens,
     SessionMemoryMinTokens,
     SessionMemoryMaxTokens,
     ExtractionCooldown,
@@ -505,6 +584,7 @@ impl EnvSwitch {
             "DISABLE_MICROCOMPACT" => Self::DisableMicroCompact,
             "AUTOCOMPACT_PCT_OVERRIDE" => Self::AutoCompactPercent,
             "BLOCKING_LIMIT_OVERRIDE" => Self::BlockingLimit,
+            "AUTO_COMPACT_TOKENS" => Self::AutoCompactTokens,
             "SESSION_MEMORY_MIN_TOKENS" => Self::SessionMemoryMinTokens,
             "SESSION_MEMORY_MAX_TOKENS" => Self::SessionMemoryMaxTokens,
             "EXTRACTION_COOLDOWN" => Self::ExtractionCooldown,

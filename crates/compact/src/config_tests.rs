@@ -218,3 +218,48 @@ fn the_mode_is_local_unless_the_table_says_otherwise() {
     assert_eq!(auto.mode, CompactMode::Auto);
     assert!(serde_json::from_str::<CompactConfig>(r#"{"mode": "server"}"#).is_err());
 }
+
+#[test]
+fn the_token_budget_reads_auto_off_or_tokens_from_the_file_and_the_environment() {
+    assert!(CompactConfig::default().auto_compact_tokens.is_auto());
+    assert!(CompactConfig::default().micro.cost_aware);
+    for (json, expected) in [
+        (
+            r#"{"auto_compact_tokens": "auto"}"#,
+            AutoCompactTokens::default(),
+        ),
+        (
+            r#"{"auto_compact_tokens": "off"}"#,
+            AutoCompactTokens::Keyword(BudgetKeyword::Off),
+        ),
+        (
+            r#"{"auto_compact_tokens": 350000}"#,
+            AutoCompactTokens::Tokens(350_000),
+        ),
+    ] {
+        let config: CompactConfig = serde_json::from_str(json).unwrap();
+        assert_eq!(config.auto_compact_tokens, expected, "{json}");
+        // What `config show` prints is what the file says.
+        let shown = serde_json::to_value(config.auto_compact_tokens).unwrap();
+        let written: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(Some(&shown), written.get("auto_compact_tokens"));
+    }
+    assert!(serde_json::from_str::<CompactConfig>(r#"{"auto_compact_tokens": "soon"}"#).is_err());
+
+    let mut config = CompactConfig::default();
+    config
+        .apply_env_vars([("AGENTCTX_AUTO_COMPACT_TOKENS", "400000")])
+        .unwrap();
+    assert_eq!(config.auto_compact_tokens.tokens(), Some(400_000));
+    config
+        .apply_env_vars([("AGENTCTX_AUTO_COMPACT_TOKENS", "OFF")])
+        .unwrap();
+    assert_eq!(
+        config.auto_compact_tokens,
+        AutoCompactTokens::Keyword(BudgetKeyword::Off)
+    );
+    let error = config
+        .apply_env_vars([("AGENTCTX_AUTO_COMPACT_TOKENS", "0")])
+        .unwrap_err();
+    assert!(error.to_string().contains("AGENTCTX_AUTO_COMPACT_TOKENS"));
+}

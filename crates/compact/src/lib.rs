@@ -50,6 +50,8 @@ pub use compacted_history::CarriedItems;
 pub use compacted_history::InitialContextInjection;
 pub use compacted_history::build_compacted_history;
 pub use compacted_history::render_history;
+pub use config::AutoCompactTokens;
+pub use config::BudgetKeyword;
 pub use config::CompactConfig;
 pub use config::CompactConfigError;
 pub use config::ContextRestorationConfig;

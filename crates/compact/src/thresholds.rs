@@ -82,6 +82,10 @@ impl CompactionThresholds {
     ///
     /// The buffers are those of `config` scaled to the window ([`CompactConfig::scaled_to`]):
     /// a small window gets proportionally smaller offsets, never a trigger at 0.
+    ///
+    /// A token budget set in tokens ([`CompactConfig::auto_compact_tokens`]) moves the trigger
+    /// down to it ([`CompactionThresholds::with_budget`]); `"auto"` is the engine's to resolve
+    /// (its cost model knows the prices) and leaves the levels as the window gives them.
     pub fn new(window: ContextWindow, config: &CompactConfig, summary_request_tokens: u64) -> Self {
         let effective = window.effective_tokens();
         let config = &config.scaled_to(effective);
@@ -106,12 +110,31 @@ impl CompactionThresholds {
         let warning = effective
             .saturating_sub(config.warning_buffer_tokens)
             .min(error);
-        Self {
+        let thresholds = Self {
             effective_window: effective,
             warning,
             error,
             auto_compact,
             blocking,
+        };
+        match config.auto_compact_tokens.tokens() {
+            Some(budget) => thresholds.with_budget(budget),
+            None => thresholds,
+        }
+    }
+
+    /// These levels with auto-compaction triggered once the context holds `budget` tokens, when
+    /// that is earlier than the window's own trigger (a budget never moves it later). The warning
+    /// and error levels stay at or below the trigger. A budget of 0 is none.
+    pub fn with_budget(self, budget: u64) -> Self {
+        if budget == 0 || budget >= self.auto_compact {
+            return self;
+        }
+        Self {
+            auto_compact: budget,
+            error: self.error.min(budget),
+            warning: self.warning.min(budget),
+            ..self
         }
     }
 

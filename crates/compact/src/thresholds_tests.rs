@@ -1,6 +1,8 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::config::AutoCompactTokens;
+use crate::config::BudgetKeyword;
 
 fn window_200k() -> ContextWindow {
     ContextWindow::new(200_000, Some(32_000), &CompactConfig::default())
@@ -156,4 +158,45 @@ fn auto_compaction_respects_its_switches_and_the_least_history_length() {
         .apply_env_vars([("AGENTCTX_DISABLE_COMPACT", "1")])
         .unwrap();
     assert!(!thresholds.should_auto_compact(170_000, 10, &all_off));
+}
+
+fn window_1m() -> ContextWindow {
+    ContextWindow::new(1_000_000, Some(64_000), &CompactConfig::default())
+}
+
+#[test]
+fn a_token_budget_moves_the_trigger_down_to_it_on_a_large_window() {
+    let window = CompactionThresholds::new(window_1m(), &CompactConfig::default(), 500);
+    assert_eq!(window.auto_compact, 967_000);
+    let config = CompactConfig {
+        auto_compact_tokens: AutoCompactTokens::Tokens(400_000),
+        ..CompactConfig::default()
+    };
+    let budget = CompactionThresholds::new(window_1m(), &config, 500);
+    assert_eq!(budget.auto_compact, 400_000);
+    assert_eq!(budget.blocking, window.blocking);
+    assert!(budget.warning <= budget.error && budget.error <= budget.auto_compact);
+    assert!(budget.should_auto_compact(400_000, 10, &config));
+    assert!(!budget.should_auto_compact(399_999, 10, &config));
+}
+
+#[test]
+fn a_budget_never_moves_the_trigger_later_and_auto_or_off_leave_it() {
+    let window = CompactionThresholds::new(window_200k(), &CompactConfig::default(), 500);
+    let late = CompactConfig {
+        auto_compact_tokens: AutoCompactTokens::Tokens(190_000),
+        ..CompactConfig::default()
+    };
+    assert_eq!(CompactionThresholds::new(window_200k(), &late, 500), window);
+    for keyword in [BudgetKeyword::Auto, BudgetKeyword::Off] {
+        let config = CompactConfig {
+            auto_compact_tokens: AutoCompactTokens::Keyword(keyword),
+            ..CompactConfig::default()
+        };
+        assert_eq!(
+            CompactionThresholds::new(window_200k(), &config, 500),
+            window
+        );
+    }
+    assert_eq!(window.with_budget(0), window);
 }

@@ -111,6 +111,7 @@ pub use token_estimator::ApproxTokenEstimator;
 pub use token_estimator::ItemSize;
 pub use token_estimator::TokenEstimator;
 pub use token_estimator::approx_token_count;
+pub use token_estimator::approx_tokens_from_byte_count;
 pub use token_usage_breakdown::TotalTokenUsageBreakdown;
 pub use truncate::MAX_TRUNCATION_MARKER_BYTES;
 pub use truncate::formatted_truncate_text;

@@ -95,7 +95,7 @@ pub fn approx_token_count(text: &str) -> u64 {
 }
 
 /// Tokens of `bytes` bytes under the heuristic: `ceil(bytes / 4)`.
-pub(crate) fn approx_tokens_from_byte_count(bytes: u64) -> u64 {
+pub fn approx_tokens_from_byte_count(bytes: u64) -> u64 {
     bytes.div_ceil(APPROX_BYTES_PER_TOKEN as u64)
 }
 

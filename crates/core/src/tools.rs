@@ -37,8 +37,8 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use ask_user::AskUserTool;
 pub(crate) use agent_output::AgentOutputTool;
+pub(crate) use ask_user::AskUserTool;
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
 pub(crate) use grep::GrepTool;

@@ -52,12 +52,14 @@ use agentctx_protocol::TokenUsage;
 
 use crate::context_engine::Compaction;
 use crate::context_engine::CompactionTier;
+use crate::cost_model::CostModel;
 use crate::file_observer::FileObserver;
 use crate::host_state::HostState;
 use crate::usage_prediction::ImageCosts;
 use crate::usage_prediction::UsagePrediction;
 
 mod full_tier;
+mod micro_cost;
 
 pub(crate) use full_tier::CompactionPlan;
 
@@ -207,6 +209,11 @@ pub struct Compactor {
     /// What the usage prediction corrects beyond the measure plus the estimate of the added
     /// items (`usage_prediction.rs`).
     prediction: UsagePrediction,
+    /// The session's model priced (`cost_model.rs`): the micro-compaction gate and the default
+    /// token budget read it.
+    cost_model: CostModel,
+    /// What the micro-compaction gate keeps across requests (`micro_cost.rs`).
+    micro_cost: micro_cost::MicroCostState,
 }
 
 /// A recorded session's time as the thrash guard reads it: an instant as far from the first
@@ -266,8 +273,8 @@ impl Compactor {
         // is the configured one scaled to this window.
         let base_config = config;
         let config = base_config.scaled_to(window.effective_tokens());
-        let thresholds =
-            CompactionThresholds::new(window, &config, approx_token_count(SUMMARIZATION_PROMPT));
+        let cost_model = CostModel::default();
+        let thresholds = thresholds_of(window, &config, &cost_model);
         let restoration = &config.restoration;
         let file_cache = FileCache::new(
             usize::try_from(restoration.total_budget_tokens).unwrap_or(usize::MAX),
@@ -296,7 +303,14 @@ impl Compactor {
             next_instructions: None,
             recorded_time: None,
             prediction: UsagePrediction::default(),
+            cost_model,
+            micro_cost: micro_cost::MicroCostState::default(),
         }
+    }
+
+    /// The levels of `window` under this session's configuration and cost model.
+    fn thresholds_for(&self, window: ContextWindow) -> CompactionThresholds {
+        thresholds_of(window, &self.config, &self.cost_model)
     }
 
     /// Moves the session to a model with `context_window` tokens and at most
@@ -327,11 +341,7 @@ impl Compactor {
             return;
         }
         self.config = self.base_config.scaled_to(window.effective_tokens());
-        self.thresholds = CompactionThresholds::new(
-            window,
-            &self.config,
-            approx_token_count(SUMMARIZATION_PROMPT),
-        );
+        self.thresholds = self.thresholds_for(window);
         self.window = window;
     }
 
@@ -378,6 +388,7 @@ impl Compactor {
     pub(crate) fn forget_measure(&mut self) {
         self.last_request = None;
         self.prediction.forget_measure();
+        self.micro_cost_history_rewritten();
     }
 
     /// How the provider counts images, for the usage prediction.
@@ -526,12 +537,41 @@ impl Compactor {
     /// Micro-compaction before a request, on `history` in place: the decision on the index
     /// kept across requests (only the items appended since the last request are looked at),
     /// and only when clearing is worthwhile the plan and the clears, each cleared item measured
-    /// again (see docs/design/performance.md, "Per-turn pipeline"). The outcome when results
-    /// were cleared; a result that could not be written leaves the history as it was.
+    /// again (see docs/design/performance.md, "Per-turn pipeline"). With `micro.cost_aware` a
+    /// worthwhile clear is applied only when it pays ([`Compactor::take_micro_cost`] says why,
+    /// docs/design/cost-model.md). The outcome when results were cleared; a result that could
+    /// not be written leaves the history as it was. The request is taken as sent now.
     pub(crate) fn micro(&mut self, history: &mut ContextManager) -> Option<MicroCompactOutcome> {
+        self.micro_cost.decision = None;
         if self.provider_edits_context {
             return None;
         }
+        let now = self.now();
+        let mode = self.thrash_guard.next_mode(now);
+        self.micro_cost_bank_request();
+        let priced = self.price_micro(history, mode, now);
+        self.micro_cost.decision = priced;
+        let outcome = if priced.is_some_and(|decision| !decision.clear) {
+            tracing::trace!(?priced, "micro-compaction does not pay under a warm cache");
+            None
+        } else {
+            self.micro_gated(history)
+        };
+        if priced.is_none()
+            && let Some(outcome) = &outcome
+        {
+            // Without the gate a clear is still reported on the cost model's terms.
+            self.micro_cost.decision = self.price_applied(history, outcome, now);
+        }
+        if let (Some(outcome), Some(decision)) = (&outcome, self.micro_cost.decision) {
+            self.micro_cost_bank_clear(&decision, outcome.tokens_saved);
+        }
+        self.micro_cost_request_sent(history.len(), now);
+        outcome
+    }
+
+    /// [`Compactor::micro_now`] with its failure logged.
+    fn micro_gated(&mut self, history: &mut ContextManager) -> Option<MicroCompactOutcome> {
         match self.micro_now(history) {
             Ok(MicroCompactResult::Applied(outcome)) => Some(outcome),
             Ok(MicroCompactResult::Skipped(skip)) => {
@@ -626,6 +666,26 @@ impl Compactor {
                 trigger.extraction_finished(ticket, result.is_ok());
             }
         }))
+    }
+}
+
+/// The levels of `window` under `config` (scaled to it), with the default token budget of
+/// `cost_model` when `auto_compact_tokens` is `"auto"`.
+fn thresholds_of(
+    window: ContextWindow,
+    config: &CompactConfig,
+    cost_model: &CostModel,
+) -> CompactionThresholds {
+    let thresholds =
+        CompactionThresholds::new(window, config, approx_token_count(SUMMARIZATION_PROMPT));
+    match config
+        .auto_compact_tokens
+        .is_auto()
+        .then(|| cost_model.default_budget(window.window_tokens))
+        .flatten()
+    {
+        Some(budget) => thresholds.with_budget(budget),
+        None => thresholds,
     }
 }
 

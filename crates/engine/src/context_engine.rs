@@ -266,6 +266,18 @@ impl ContextEngine {
         self.compactor.set_window(context_window, max_output_tokens);
     }
 
+    /// Prices the session's requests with `model` (`cost_model.rs`): the cost-aware
+    /// micro-compaction and the default token budget follow it. [`ContextEngine::set_client`]
+    /// sets the client's model; a replay sets the recorded one.
+    pub fn set_cost_model(&mut self, model: crate::cost_model::CostModel) {
+        self.compactor.set_cost_model(model);
+    }
+
+    /// The cost model in use.
+    pub fn cost_model(&self) -> &crate::cost_model::CostModel {
+        self.compactor.cost_model()
+    }
+
     /// Instructions for the summary of the next compaction (a user's `/compact <instructions>`):
     /// it compacts in full through the model (not from the session-memory summary), the
     /// instructions added after the summary prompt. Taken by that compaction; empty text is none.
@@ -505,6 +517,7 @@ impl ContextEngine {
                 tokens_after: before.saturating_sub(outcome.tokens_saved),
             }
         });
+        let micro_cost = self.compactor.take_micro_cost();
         self.request_history_len = self.history.len();
         let mut usage = self.context_usage();
         if let Some(micro) = &micro {
@@ -520,6 +533,7 @@ impl ContextEngine {
             prompt_tail: placed.prompt_tail,
             fired: placed.fired,
             micro,
+            micro_cost,
             usage,
         }
     }

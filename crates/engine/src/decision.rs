@@ -157,6 +157,61 @@ impl Decision {
     }
 }
 
+/// Why the cost-aware micro-compaction cleared or kept the old tool results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MicroCostReason {
+    /// Nothing of the history is cached (no request measured since it was rewritten): the
+    /// clear costs nothing extra.
+    CacheEmpty,
+    /// The cache expired: the whole prompt is written again anyway.
+    CacheCold,
+    /// The cache is warm and what the clear saves over the remaining requests exceeds writing
+    /// the prompt after the first cleared result again.
+    PaysBack,
+    /// The cache is warm and the clear would cost more than it saves: the results stay.
+    DoesNotPay,
+    /// The cache is warm and the clear pays over the expected remaining requests, but writing
+    /// the prompt again costs more than the earlier clears have saved so far: should the session
+    /// end before it pays back, it would cost more than keeping the results, which stay.
+    NotYetCovered,
+}
+
+/// The cost-aware micro-compaction decision of one request, with the figures it was priced
+/// on (see docs/design/cost-model.md). Costs are in micro-USD when the price table knows the
+/// model, else in micro-units of the cost model's reference prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MicroCostDecision {
+    /// Whether the results are cleared. With `micro.cost_aware` off every clear the tier finds
+    /// worthwhile is applied, and priced after the fact: `reason` then says what the price was.
+    pub clear: bool,
+    /// Why.
+    pub reason: MicroCostReason,
+    /// Whether the provider holds the last request's prompt.
+    pub cache: crate::cost_model::CacheState,
+    /// Milliseconds since the last request, on the session's clock (the recorded one in a
+    /// replay); none when no request was sent since the history was rewritten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_ms: Option<u64>,
+    /// The prompt as it would be sent without clearing.
+    pub prompt_tokens: u64,
+    /// Of it, what the provider holds in its cache.
+    pub cached_tokens: u64,
+    /// The prompt before the first result the clear replaces: it stays cached.
+    pub prefix_tokens: u64,
+    /// What the clear takes out (an upper bound when the decision kept the results without a
+    /// new plan, see `docs/design/cost-model.md`).
+    pub tokens_saved: u64,
+    /// The requests expected after this one.
+    pub remaining_requests: u64,
+    /// This request's input sent as is.
+    pub send_as_is_micro_usd: u64,
+    /// This request's input after the clear.
+    pub clear_micro_usd: u64,
+    /// What the remaining requests save by the clear.
+    pub remaining_saving_micro_usd: u64,
+}
+
 /// How a model request failed, as far as the engine needs to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequestFailure {

@@ -50,6 +50,7 @@
 
 mod compaction_policy;
 mod context_engine;
+pub mod cost_model;
 mod decision;
 mod engine_options;
 mod error;
@@ -61,6 +62,7 @@ mod reminder_pipeline;
 mod remote_compaction;
 pub mod replay;
 mod response_stream;
+pub mod survival;
 mod usage_prediction;
 
 pub use agentctx_compact::CompactConfig;
@@ -83,6 +85,8 @@ pub use decision::CompactionFigures;
 pub use decision::ContextFull;
 pub use decision::Decision;
 pub use decision::DecisionPoint;
+pub use decision::MicroCostDecision;
+pub use decision::MicroCostReason;
 pub use decision::OVERFLOW_SUSPECT_PERCENT;
 pub use decision::RequestFailure;
 pub use decision::RequestStep;

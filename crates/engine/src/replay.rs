@@ -2,12 +2,17 @@
 //! conversation drives a [`crate::ContextEngine`] request by request, and every figure the
 //! replay shows is what the engine decided.
 
+mod recorded_billing;
 mod replay_report;
 mod request_usage;
 mod session_replay;
 mod turn_boundary;
 mod turns_json;
 
+pub use recorded_billing::RecordedBilling;
+pub use recorded_billing::UNFINALISED_OUTPUT_FACTOR;
+pub use recorded_billing::UnreplayedUsage;
+pub use recorded_billing::unfinalised_output;
 pub use replay_report::COMPACTION_KEPT_ITEMS;
 pub use replay_report::COMPACTION_SUMMARY_CHARS;
 pub use replay_report::DEFAULT_CONTEXT_WINDOW;

@@ -16,6 +16,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+use crate::request_pricing::PriceRules;
+
 /// The vendored table (a filtered copy of LiteLLM's file, see `data/litellm/README.md`).
 const BUNDLED_JSON: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -153,8 +155,8 @@ impl ModelPrice {
     /// fallback of [`ModelPrice::effective_cache_read_per_token`]). `None` when a nonzero count
     /// has no price at all, so an unpriced model never reads as free.
     ///
-    /// Long-context surcharges (LiteLLM's `*_above_200k_tokens` prices) are not applied: they
-    /// depend on each request's size, not on a sum.
+    /// Long-context tiers, fast mode and one-hour cache writes are not applied: they depend on
+    /// each request, not on a sum; [`PriceMatch::request_cost`] prices a request with them.
     pub fn cost(&self, tokens: &TokenCounts) -> Option<f64> {
         let part = |count: u64, price: Option<f64>| -> Option<f64> {
             if count == 0 {
@@ -223,8 +225,17 @@ impl RawEntry {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PriceTable {
     entries: HashMap<String, ModelPrice>,
+    /// The entries that state more than base prices (most state none), by the same key.
+    rules: HashMap<String, PriceRules>,
     skipped: usize,
 }
+
+/// The rules of an entry that states none.
+static NO_RULES: PriceRules = PriceRules {
+    cache_write_1h_per_token: None,
+    fast_multiplier: None,
+    long_context: Vec::new(),
+};
 
 /// An entry [`PriceTable::resolve`] found, with the table's name for it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -234,6 +245,16 @@ pub struct PriceMatch<'a> {
     pub slug: &'a str,
     /// The entry.
     pub price: &'a ModelPrice,
+    /// What the entry says beyond its base prices (one-hour cache writes, fast mode,
+    /// long-context tiers).
+    pub rules: &'a PriceRules,
+}
+
+impl PriceMatch<'_> {
+    /// What one request cost at this entry, with its rules (see [`PriceRules::request_cost`]).
+    pub fn request_cost(&self, request: &crate::BilledRequest) -> Option<crate::RequestCost> {
+        self.rules.request_cost(self.price, request)
+    }
 }
 
 impl PriceTable {
@@ -247,6 +268,7 @@ impl PriceTable {
             serde_json::from_str(json).map_err(|source| PriceTableError::Json { source })?;
         let mut table = Self {
             entries: HashMap::with_capacity(raw.len()),
+            rules: HashMap::new(),
             skipped: 0,
         };
         for (name, value) in raw {
@@ -266,9 +288,14 @@ impl PriceTable {
                 table.skipped += 1;
                 continue;
             }
-            table
-                .entries
-                .insert(name.to_ascii_lowercase(), entry.into_price());
+            let key = name.to_ascii_lowercase();
+            if let Some(object) = value.as_object() {
+                let rules = PriceRules::from_litellm(object);
+                if !rules.is_empty() {
+                    table.rules.insert(key.clone(), rules);
+                }
+            }
+            table.entries.insert(key, entry.into_price());
         }
         Ok(table)
     }
@@ -325,7 +352,8 @@ impl PriceTable {
                 .flatten()
             {
                 if let Some((slug, price)) = self.entries.get_key_value(candidate) {
-                    return Some(PriceMatch { slug, price });
+                    let rules = self.rules.get(candidate).unwrap_or(&NO_RULES);
+                    return Some(PriceMatch { slug, price, rules });
                 }
             }
             name = name.split_once('/')?.1;

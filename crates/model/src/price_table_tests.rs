@@ -209,3 +209,110 @@ fn date_suffixes() {
     assert_eq!(without_date_suffix("model-2025-8-07"), None);
     assert_eq!(without_date_suffix("20251101"), None);
 }
+
+/// The LiteLLM release the vendored table was filtered from. A refresh to another release
+/// changes the README's version line and fails [`the_vendored_table_is_the_pinned_release`]
+/// until the figures below are read again from the new file.
+const PINNED_LITELLM: &str = "1.110.2";
+
+/// The vendored README, whose version line `cargo xtask prices` writes.
+const DATA_README: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/litellm/README.md"
+));
+
+#[test]
+fn the_vendored_table_is_the_pinned_release() {
+    let version = DATA_README
+        .lines()
+        .find_map(|line| line.strip_prefix("- version: litellm "))
+        .map(str::trim);
+    assert_eq!(version, Some(PINNED_LITELLM));
+}
+
+/// Figures read from `litellm/model_prices_and_context_window_backup.json` in the wheel
+/// `litellm-1.110.2-cp310-abi3-manylinux_2_28_x86_64.whl` (the README's sha256), by hand: the
+/// vendored copy must hold them unchanged.
+#[test]
+fn sampled_entries_match_the_litellm_release() {
+    let table = bundled();
+    let opus = table.resolve("claude-opus-4-6").unwrap();
+    assert_eq!(
+        opus.price,
+        &ModelPrice {
+            provider: "anthropic".to_string(),
+            input_per_token: Some(5e-6),
+            output_per_token: Some(2.5e-5),
+            cache_read_per_token: Some(5e-7),
+            cache_write_per_token: Some(6.25e-6),
+            max_input_tokens: Some(1_000_000),
+            max_output_tokens: Some(128_000),
+        }
+    );
+    // Its `provider_specific_entry` is `{"us": 1.1}`: no fast-mode multiplier in this release.
+    assert_eq!(opus.rules.cache_write_1h_per_token, Some(1e-5));
+    assert_eq!(opus.rules.fast_multiplier, None);
+    assert!(opus.rules.long_context.is_empty());
+
+    let haiku = table.resolve("claude-haiku-4-5").unwrap();
+    assert_eq!(
+        haiku.price,
+        &ModelPrice {
+            provider: "anthropic".to_string(),
+            input_per_token: Some(1e-6),
+            output_per_token: Some(5e-6),
+            cache_read_per_token: Some(1e-7),
+            cache_write_per_token: Some(1.25e-6),
+            max_input_tokens: Some(200_000),
+            max_output_tokens: Some(64_000),
+        }
+    );
+    assert_eq!(haiku.rules.cache_write_1h_per_token, Some(2e-6));
+
+    let fast = table.resolve("claude-opus-4-8").unwrap();
+    assert_eq!(fast.rules.fast_multiplier, Some(2.0));
+    assert_eq!(fast.price.input_per_token, Some(5e-6));
+
+    let codex = table.resolve("gpt-5.1-codex").unwrap();
+    assert_eq!(
+        codex.price,
+        &ModelPrice {
+            provider: "openai".to_string(),
+            input_per_token: Some(1.25e-6),
+            output_per_token: Some(1e-5),
+            cache_read_per_token: Some(1.25e-7),
+            cache_write_per_token: None,
+            max_input_tokens: Some(400_000),
+            max_output_tokens: Some(128_000),
+        }
+    );
+    assert!(codex.rules.is_empty());
+
+    let long = table.resolve("gpt-5.4").unwrap();
+    assert_eq!(
+        long.rules.long_context,
+        vec![crate::LongContextTier {
+            threshold: 272_000,
+            input_per_token: Some(5e-6),
+            output_per_token: Some(2.25e-5),
+            cache_read_per_token: Some(5e-7),
+            cache_write_per_token: None,
+            cache_write_1h_per_token: None,
+        }]
+    );
+
+    let bedrock = table
+        .resolve("anthropic.claude-sonnet-4-5-20250929-v1:0")
+        .unwrap();
+    assert_eq!(
+        bedrock.rules.long_context,
+        vec![crate::LongContextTier {
+            threshold: 200_000,
+            input_per_token: Some(6e-6),
+            output_per_token: Some(2.25e-5),
+            cache_read_per_token: Some(6e-7),
+            cache_write_per_token: Some(7.5e-6),
+            cache_write_1h_per_token: Some(1.2e-5),
+        }]
+    );
+}

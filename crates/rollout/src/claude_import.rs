@@ -39,6 +39,7 @@ mod conversation_tree;
 mod first_pass;
 mod lazy_item;
 mod local_commands;
+mod output_check;
 mod pending_items;
 mod record_scan;
 mod record_view;
@@ -77,6 +78,7 @@ use lazy_item::LazyBlock;
 pub(crate) use lazy_item::LazyClaudeItem;
 use lazy_item::LazyTokenCount;
 use local_commands::LocalCommands;
+use output_check::OutputCheck;
 use pending_items::PendingItem;
 use pending_items::push_assistant_block;
 use pending_items::push_assistant_text;
@@ -149,6 +151,8 @@ struct PendingAssistant {
     usage: Option<Box<str>>,
     /// The model that answered (`message.model`), kept on the response's `token_count`.
     model: Option<String>,
+    /// Whether the parts' output counts grew, against what they show (see `output_check`).
+    output: OutputCheck,
 }
 
 #[derive(Debug)]
@@ -535,12 +539,17 @@ impl ClaudeImporter {
                 items: Vec::new(),
                 usage: None,
                 model: None,
+                output: OutputCheck::default(),
             });
         // Each part repeats the response's usage as it stood when the part was written; the
         // last part's is the final one (its output tokens cover the whole response).
         // Kept as text until the response is complete: only the last part's is read.
         if let Some(usage) = message.usage.filter(|usage| usage.starts_with('{')) {
+            pending.output.usage(usage);
             pending.usage = Some(usage.into());
+        }
+        if let Some(content) = &message.content {
+            pending.output.content(content);
         }
         if let Some(model) = message.model.and_then(as_str) {
             pending.model = Some(model.into_owned());
@@ -612,6 +621,7 @@ impl ClaudeImporter {
             last,
             total: self.total_usage,
             model: pending.model,
+            output: pending.output,
         };
         self.hold_untyped(
             pending.source,

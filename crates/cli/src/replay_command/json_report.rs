@@ -9,6 +9,7 @@ use agentctx_engine::replay::PredictionError;
 use agentctx_engine::replay::SessionReplay;
 use agentctx_engine::replay::UsageThresholds;
 use agentctx_engine::replay::turns_json;
+use agentctx_engine::survival::CompactionSurvival;
 use serde_json::value::RawValue;
 
 /// The JSON shape of a session replay.
@@ -37,6 +38,8 @@ pub(crate) struct SessionJson<'a> {
     thresholds: UsageThresholds,
     #[serde(skip_serializing_if = "Option::is_none")]
     reminder_counts: Option<&'a BTreeMap<String, usize>>,
+    /// What each compaction (the session's and ours) kept of what the session used after it.
+    compaction_survival: &'a [CompactionSurvival],
     /// Each turn's JSON, serialized on two threads ([`turns_json`]).
     turn_details: Vec<Box<RawValue>>,
 }
@@ -67,6 +70,7 @@ impl<'a> SessionJson<'a> {
             usage_prediction_error: replay.usage_prediction_error,
             thresholds: replay.thresholds,
             reminder_counts: replay.reminder_counts.as_ref(),
+            compaction_survival: &replay.compaction_survival,
             turn_details: turns_json(&replay.turns)?,
         })
     }

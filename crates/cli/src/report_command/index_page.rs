@@ -6,11 +6,13 @@ use std::fmt::Write as _;
 
 use super::html;
 use super::html::cell;
-use super::html::cost_cell;
 use super::html::count_cell;
 use super::html::escape;
 use super::session_row::SessionRow;
 use super::session_row::TokenTotals;
+use super::usage_cells::cost_cell;
+use super::usage_cells::cost_text;
+use super::usage_cells::output_cell;
 
 /// The folder of the session pages, beside `index.html`.
 pub(crate) const SESSIONS_DIR: &str = "sessions";
@@ -20,7 +22,11 @@ const SESSION_COLUMNS: &[(&str, &str, &str)] = &[
     ("Date", "text", "when the session started (UTC)"),
     ("Tool", "text", "who recorded the session"),
     ("Project", "text", "the working directory"),
-    ("Model", "text", "the model the session recorded last"),
+    (
+        "Models",
+        "text",
+        "the models that answered its requests, each request priced at its own",
+    ),
     ("Turns", "num", "user turns"),
     ("Requests", "num", "model requests"),
     ("Tool calls", "num", "tool calls"),
@@ -45,8 +51,16 @@ const SESSION_COLUMNS: &[(&str, &str, &str)] = &[
         "num",
         "of the input, read from the provider's cache",
     ),
-    ("Output", "num", "output tokens"),
-    ("Cost", "num", "estimated cost in USD, from the price table"),
+    (
+        "Output",
+        "num",
+        "output tokens; ≈ marks those estimated where the recording never finalised the count",
+    ),
+    (
+        "Cost",
+        "num",
+        "cost in USD from the price table, each request at its model, speed, cache lifetime and size; ≥ marks a lower bound",
+    ),
     (
         "Our input",
         "num",
@@ -62,19 +76,21 @@ const SESSION_COLUMNS: &[(&str, &str, &str)] = &[
 
 /// Totals over a group of sessions.
 #[derive(Debug, Clone, Default)]
-struct GroupTotals {
-    sessions: usize,
-    requests: usize,
-    recorded: TokenTotals,
-    ours: TokenTotals,
-    recorded_cost: f64,
-    our_cost: f64,
+pub(crate) struct GroupTotals {
+    pub(crate) sessions: usize,
+    pub(crate) requests: usize,
+    pub(crate) recorded: TokenTotals,
+    pub(crate) ours: TokenTotals,
+    pub(crate) recorded_cost: f64,
+    pub(crate) our_cost: f64,
     /// Sessions whose model the price table does not know.
-    unpriced: usize,
+    pub(crate) unpriced: usize,
+    /// Some session's cost is a lower bound.
+    pub(crate) lower_bound: bool,
 }
 
 impl GroupTotals {
-    fn add(&mut self, row: &SessionRow) {
+    pub(crate) fn add(&mut self, row: &SessionRow) {
         self.sessions += 1;
         self.requests += row.requests;
         self.recorded.add_totals(&row.recorded);
@@ -83,6 +99,7 @@ impl GroupTotals {
             (Some(recorded), Some(ours)) => {
                 self.recorded_cost += recorded;
                 self.our_cost += ours;
+                self.lower_bound |= row.cost_lower_bound;
             }
             _ => self.unpriced += 1,
         }
@@ -128,7 +145,7 @@ pub(crate) fn render(rows: &[SessionRow]) -> String {
 
     group_table(&mut out, "Per day", "Day", "days", &days);
     group_table(&mut out, "Per project", "Project", "projects", &projects);
-    out.push_str(r#"<footer><p>Made by <code>agentctx report</code>: every figure is what the engine decided replaying the session (see <code>agentctx replay</code>). Costs come from the bundled price table (LiteLLM's model prices); cache reads are priced as cached. "Ours" is an estimate: the recorded requests with what our micro- and auto-compaction would have removed.</p></footer>"#);
+    out.push_str(r#"<footer><p>Made by <code>agentctx report</code>: every figure is what the engine decided replaying the session (see <code>agentctx replay</code>). Costs come from the bundled price table (LiteLLM's model prices), each request at the model that answered it, its speed, its cache writes' lifetime and its size; cache reads are priced as cached. "Ours" is an estimate: the recorded requests with what our micro- and auto-compaction would have removed.</p></footer>"#);
     out.push_str("\n</main>\n");
     html::page_end(&mut out);
     out
@@ -145,8 +162,8 @@ fn summary(out: &mut String, all: &GroupTotals) {
         html::grouped(all.ours.input),
         html::short(all.ours.input),
         html::change(all.ours.input, all.recorded.input),
-        html::usd(Some(all.recorded_cost)),
-        html::usd(Some(all.our_cost)),
+        cost_text(Some(all.recorded_cost), all.lower_bound),
+        cost_text(Some(all.our_cost), all.lower_bound),
         cost_change(all.our_cost, all.recorded_cost),
     );
     if all.unpriced > 0 {
@@ -154,6 +171,15 @@ fn summary(out: &mut String, all: &GroupTotals) {
             out,
             r#"<p class="note">{} sessions name a model the price table does not know: their cost is left out.</p>"#,
             all.unpriced
+        );
+    }
+    if all.recorded.estimated_requests > 0 {
+        let _ = write!(
+            out,
+            r#"<p class="note">{} requests never recorded their final output count: their output is estimated from what the transcript shows ({} tokens at least, beside {} counted), and the costs that include them are lower bounds (≥).</p>"#,
+            all.recorded.estimated_requests,
+            html::grouped(all.recorded.output_estimated),
+            html::grouped(all.recorded.output),
         );
     }
 }
@@ -191,7 +217,12 @@ fn session_row(out: &mut String, row: &SessionRow) {
         escape(&row.project),
         escape(project)
     );
-    cell(out, &row.model, &row.model, "text");
+    let models = if row.models.is_empty() {
+        row.model.clone()
+    } else {
+        row.models.join(", ")
+    };
+    cell(out, &models, &models, "text");
     count_cell(out, row.turns as u64);
     count_cell(out, row.requests as u64);
     count_cell(out, row.tool_calls as u64);
@@ -216,10 +247,10 @@ fn session_row(out: &mut String, row: &SessionRow) {
     );
     count_cell(out, row.recorded.input);
     count_cell(out, row.recorded.cached_input);
-    count_cell(out, row.recorded.output);
-    cost_cell(out, row.recorded_cost);
+    output_cell(out, &row.recorded);
+    cost_cell(out, row.recorded_cost, row.cost_lower_bound);
     count_cell(out, row.ours.input);
-    cost_cell(out, row.our_cost);
+    cost_cell(out, row.our_cost, row.cost_lower_bound);
     match (row.recorded_cost, row.our_cost) {
         (Some(recorded), Some(ours)) if recorded > 0.0 => {
             let saved = (recorded - ours) / recorded * 100.0;
@@ -282,10 +313,10 @@ fn group_table(
         count_cell(out, totals.requests as u64);
         count_cell(out, totals.recorded.input);
         count_cell(out, totals.recorded.cached_input);
-        count_cell(out, totals.recorded.output);
-        cost_cell(out, Some(totals.recorded_cost));
+        output_cell(out, &totals.recorded);
+        cost_cell(out, Some(totals.recorded_cost), totals.lower_bound);
         count_cell(out, totals.ours.input);
-        cost_cell(out, Some(totals.our_cost));
+        cost_cell(out, Some(totals.our_cost), totals.lower_bound);
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div></section>\n");

@@ -10,11 +10,17 @@
 //!   the session recorded rewrote the history anyway (from then on both histories are the
 //!   recorded one again);
 //! - a request's cache reads are the prefix it shared with the request before; that prefix
-//!   loses what our tiers removed, and a request on which a tier rewrote the history reads
-//!   nothing from the cache (the rewritten part breaks the prefix) and writes its whole input
-//!   to the cache where the session records cache writes (Anthropic);
-//! - the output is the recorded one.
+//!   loses what our tiers removed. A request on which micro-compaction cleared results still
+//!   reads the prompt before the first cleared result from the cache (the engine's cost record
+//!   says how long it is, [`RequestUsage::micro_cost`]); one on which a full compaction
+//!   rewrote the history reads nothing from it. What is not read is written to the cache where
+//!   the session records cache writes (Anthropic);
+//! - the output is the recorded one;
+//! - a compaction of ours where the session recorded none costs its own request besides: the
+//!   history as input, read from the cache as the request before left it, and a summary of
+//!   [`SUMMARY_OUTPUT_TOKENS`] as output.
 
+use agentctx_engine::cost_model::SUMMARY_OUTPUT_TOKENS;
 use agentctx_engine::replay::RecordedTokens;
 use agentctx_engine::replay::RequestUsage;
 
@@ -43,6 +49,7 @@ pub(crate) fn our_requests(requests: &[RequestUsage]) -> Vec<Option<PolicyReques
             if request.after_compaction {
                 removed = 0;
             }
+            let removed_before = removed;
             let mut rewritten = false;
             for tier in [request.micro_compact, request.auto_compact]
                 .into_iter()
@@ -55,19 +62,43 @@ pub(crate) fn our_requests(requests: &[RequestUsage]) -> Vec<Option<PolicyReques
             let recorded = request.recorded_usage?;
             let input = recorded.input.saturating_sub(removed);
             let (cached_input, cache_write) = if rewritten {
-                (0, if writes_cache { input } else { 0 })
+                // A clear keeps the prompt before its first cleared result; a full compaction
+                // keeps nothing.
+                let kept = match (request.auto_compact, request.micro_cost) {
+                    (None, Some(cost)) if cost.clear => cost
+                        .prefix_tokens
+                        .min(recorded.cached_input.saturating_sub(removed_before))
+                        .min(input),
+                    _ => 0,
+                };
+                (kept, if writes_cache { input - kept } else { 0 })
             } else {
                 let cached = recorded.cached_input.saturating_sub(removed).min(input);
                 (cached, recorded.cache_write.min(input - cached))
             };
+            let mut ours = RecordedTokens {
+                input,
+                cached_input,
+                cache_write,
+                output: recorded.output,
+            };
+            if let Some(auto) = request.auto_compact
+                && !request.after_compaction
+            {
+                // The summary request: the history before, read as the request before cached it.
+                let cached = auto
+                    .tokens_before
+                    .min(recorded.cached_input.saturating_sub(removed_before));
+                ours.input = ours.input.saturating_add(auto.tokens_before);
+                ours.cached_input = ours.cached_input.saturating_add(cached);
+                if writes_cache {
+                    ours.cache_write = ours.cache_write.saturating_add(auto.tokens_before - cached);
+                }
+                ours.output = ours.output.saturating_add(SUMMARY_OUTPUT_TOKENS);
+            }
             Some(PolicyRequest {
                 recorded,
-                ours: RecordedTokens {
-                    input,
-                    cached_input,
-                    cache_write,
-                    output: recorded.output,
-                },
+                ours,
                 rewritten,
             })
         })

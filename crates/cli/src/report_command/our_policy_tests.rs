@@ -1,4 +1,8 @@
 use agentctx_compact::ThresholdLevel;
+use agentctx_engine::MicroCostDecision;
+use agentctx_engine::MicroCostReason;
+use agentctx_engine::cost_model::CacheState;
+use agentctx_engine::cost_model::SUMMARY_OUTPUT_TOKENS;
 use agentctx_engine::replay::PredictionBasis;
 use agentctx_engine::replay::RecordedTokens;
 use agentctx_engine::replay::RequestUsage;
@@ -25,8 +29,10 @@ fn request(number: usize, recorded: Option<RecordedTokens>) -> RequestUsage {
         basis: PredictionBasis::PreviousRequest,
         recorded_tokens: recorded.map(|tokens| tokens.input),
         recorded_usage: recorded,
+        recorded_billing: None,
         after_compaction: false,
         micro_compact: None,
+        micro_cost: None,
         level: ThresholdLevel::Normal,
         auto_compact: None,
         recorded_offset: 0,
@@ -109,5 +115,49 @@ fn where_the_session_pays_for_cache_writes_a_rewritten_prompt_is_written_whole()
     auto.auto_compact = trigger(150_000, 20_000);
     let requests = [request(1, Some(tokens(140_000, 0, 140_000))), auto];
     let ours = our_requests(&requests)[1].map(|request| request.ours);
+    // The compacted prompt written whole (20,000), and the summary request before it: the
+    // 150,000-token history read as the request before cached it (140,000) and the rest
+    // written, with the summary as output.
+    assert_eq!(
+        ours,
+        Some(RecordedTokens {
+            input: 20_000 + 150_000,
+            cached_input: 140_000,
+            cache_write: 20_000 + 10_000,
+            output: 10 + SUMMARY_OUTPUT_TOKENS,
+        })
+    );
+
+    // Where the session recorded a compaction at that point, it paid for one too: only the
+    // compacted prompt is ours.
+    let mut recorded = request(2, Some(tokens(150_000, 140_000, 2_000)));
+    recorded.auto_compact = trigger(150_000, 20_000);
+    recorded.after_compaction = true;
+    let requests = [request(1, Some(tokens(140_000, 0, 140_000))), recorded];
+    let ours = our_requests(&requests)[1].map(|request| request.ours);
     assert_eq!(ours, Some(tokens(20_000, 0, 20_000)));
+}
+
+#[test]
+fn a_clear_keeps_the_prompt_before_its_first_cleared_result_cached() {
+    let mut micro = request(2, Some(tokens(150_000, 140_000, 10_000)));
+    micro.micro_compact = trigger(150_000, 120_000);
+    micro.micro_cost = Some(MicroCostDecision {
+        clear: true,
+        reason: MicroCostReason::CacheCold,
+        cache: CacheState::Cold,
+        gap_ms: Some(400_000),
+        prompt_tokens: 150_000,
+        cached_tokens: 0,
+        prefix_tokens: 100_000,
+        tokens_saved: 30_000,
+        remaining_requests: 5,
+        send_as_is_micro_usd: 0,
+        clear_micro_usd: 0,
+        remaining_saving_micro_usd: 0,
+    });
+    let requests = [request(1, Some(tokens(140_000, 0, 140_000))), micro];
+    let ours = our_requests(&requests)[1].map(|request| request.ours);
+    // 120,000 sent: the 100,000 before the first cleared result read, the rest written.
+    assert_eq!(ours, Some(tokens(120_000, 100_000, 20_000)));
 }

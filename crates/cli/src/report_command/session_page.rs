@@ -9,6 +9,7 @@ use agentctx_engine::replay::ReplayTurn;
 use agentctx_engine::replay::RequestUsage;
 use agentctx_engine::replay::SessionReplay;
 use agentctx_engine::replay::TurnReminder;
+use agentctx_engine::survival::CompactionSource;
 
 use super::body_files::WrittenBodies;
 use super::body_files::body_file_name;
@@ -17,6 +18,7 @@ use super::html::escape;
 use super::our_policy::PolicyRequest;
 use super::our_policy::our_requests;
 use super::session_row::SessionRow;
+use super::survival_fold;
 use crate::replay_command::svg_timeline;
 
 /// Characters of a reminder's text a page shows.
@@ -96,7 +98,11 @@ fn facts(out: &mut String, replay: &SessionReplay, row: &SessionRow) {
     };
     fact("Started", &row.started_at);
     fact("Project", &row.project);
-    fact("Model", &row.model);
+    if row.models.len() > 1 {
+        fact("Models", &row.models.join(", "));
+    } else {
+        fact("Model", &row.model);
+    }
     fact("File", &row.file);
     fact(
         "Window",
@@ -134,8 +140,8 @@ fn cards(out: &mut String, row: &SessionRow) {
         html::grouped(row.ours.input),
         html::short(row.ours.input),
         html::change(row.ours.input, row.recorded.input),
-        html::usd(row.recorded_cost),
-        html::usd(row.our_cost),
+        super::usage_cells::cost_text(row.recorded_cost, row.cost_lower_bound),
+        super::usage_cells::cost_text(row.our_cost, row.cost_lower_bound),
         row.turns,
         row.requests,
         row.tool_calls,
@@ -168,10 +174,11 @@ fn turn_section(out: &mut String, replay: &SessionReplay, turn: &ReplayTurn, pag
     if let Some(reminders) = turn.reminders.as_ref().filter(|list| !list.is_empty()) {
         reminder_list(out, reminders);
     }
-    for compaction in replay
+    for (index, compaction) in replay
         .recorded_compactions
         .iter()
-        .filter(|compaction| compaction.turn == Some(turn.turn))
+        .enumerate()
+        .filter(|(_, compaction)| compaction.turn == Some(turn.turn))
     {
         let _ = write!(
             out,
@@ -192,6 +199,25 @@ fn turn_section(out: &mut String, replay: &SessionReplay, turn: &ReplayTurn, pag
             }
             None => out.push_str("<p>No replacement history recorded: the summary and the user messages were kept.</p>"),
         }
+        if let Some(survival) = survival_fold::find(
+            &replay.compaction_survival,
+            CompactionSource::Recorded,
+            index + 1,
+        ) {
+            survival_fold::write(out, survival);
+        }
+        out.push_str("</div>");
+    }
+    // Our policy's compactions in the turn, with what they kept.
+    for survival in replay.compaction_survival.iter().filter(|survival| {
+        survival.source == CompactionSource::Ours && survival.turn == Some(turn.turn)
+    }) {
+        let _ = write!(
+            out,
+            r#"<div class="compaction ours"><h4>Our compaction after request {}</h4>"#,
+            survival.after_request
+        );
+        survival_fold::write(out, survival);
         out.push_str("</div>");
     }
     page.table(out, turn.request_usage.iter());
@@ -263,7 +289,10 @@ impl Requests<'_> {
                     html::grouped(policy.ours.input),
                     html::grouped(policy.recorded.cached_input),
                     html::grouped(policy.ours.cached_input),
-                    html::grouped(policy.recorded.output)
+                    super::usage_cells::request_output(
+                        policy.recorded.output,
+                        request.recorded_billing.as_ref()
+                    )
                 );
             }
             None => out

@@ -15,3 +15,33 @@ fn page_names_are_numbered_and_safe_in_a_url() {
         "s0042-a_b___x___"
     );
 }
+
+#[test]
+fn an_estimated_output_is_summed_apart_from_the_exact_ones() {
+    use agentctx_engine::replay::RecordedTokens;
+
+    use super::TokenTotals;
+
+    let tokens = |output| RecordedTokens {
+        input: 1_000,
+        cached_input: 800,
+        cache_write: 100,
+        output,
+    };
+    let mut totals = TokenTotals::default();
+    totals.add(&tokens(578), 60, None);
+    totals.add(&tokens(5), 500, Some(1_000));
+    assert_eq!(
+        totals,
+        TokenTotals {
+            input: 2_000,
+            cached_input: 1_600,
+            cache_write: 200,
+            // The one-hour writes are capped at the writes.
+            cache_write_1h: 160,
+            output: 578,
+            output_estimated: 1_000,
+            estimated_requests: 1,
+        }
+    );
+}

@@ -78,6 +78,8 @@ fn summary(session: &Value) -> Value {
     object.remove("turn_details");
     object.remove("skipped");
     object.remove("bytes");
+    // What each compaction kept: `compact_survival.rs` checks it.
+    object.remove("compaction_survival");
     summary
 }
 
@@ -163,6 +165,8 @@ fn codex_sample_as_json() {
             "recorded_tokens": 5414,
             // As the rollout recorded them: codex's input counts its cached part.
             "recorded_usage": {"input": 5414, "cached_input": 4352, "cache_write": 0, "output": 374},
+            // The model in force when the count was recorded, and when.
+            "recorded_billing": {"model": "gpt-5.1-codex", "timestamp": "2025-11-24T09:32:18.829Z", "output_estimated": false},
             "after_compaction": false,
             "micro_compact": null,
             "level": "normal",

@@ -352,6 +352,61 @@ async fn the_report_sorts_filters_draws_and_loads_bodies_in_chromium() {
 
     screenshot(&client, "session.png").await;
 
+    // Beside the sample's recorded compaction, its survival: the figure is on screen once
+    // scrolled to, and the fold, opened, lists as many lost probes as its summary counts.
+    let survival = eval(
+        &client,
+        "const figure = document.querySelector('.compaction .survival .survival-figure');\
+         if (figure === null) { return null; }\
+         figure.scrollIntoView();\
+         const box = figure.getBoundingClientRect();\
+         const hit = document.elementFromPoint(box.left + 5, box.top + box.height / 2);\
+         const fold = figure.parentElement.querySelector('details');\
+         fold.querySelector('summary').click();\
+         return {\
+           text: figure.textContent,\
+           percent: figure.parentElement.getAttribute('data-percent'),\
+           onScreen: box.width > 0 && box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight,\
+           shown: hit !== null && figure.contains(hit),\
+           open: fold.open,\
+           summary: fold.querySelector('summary').textContent,\
+           lost: fold.querySelectorAll('ul.lost li').length,\
+           lostShown: Array.from(fold.querySelectorAll('ul.lost li')).filter(li => li.getBoundingClientRect().height > 0).length,\
+         };",
+    )
+    .await;
+    assert!(survival.is_object(), "no survival figure on the page");
+    let percent = survival["percent"].as_str().unwrap();
+    assert!(
+        percent
+            .parse::<f64>()
+            .is_ok_and(|value| (0.0..=100.0).contains(&value)),
+        "{survival}"
+    );
+    assert!(
+        survival["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Survival: {percent}% of ")),
+        "{survival}"
+    );
+    assert_eq!(survival["onScreen"], true, "{survival}");
+    assert_eq!(survival["shown"], true, "{survival}");
+    assert_eq!(survival["open"], true, "{survival}");
+    let lost = survival["lost"].as_u64().unwrap();
+    assert!(lost > 0, "{survival}");
+    assert_eq!(survival["lostShown"], lost, "{survival}");
+    assert!(
+        survival["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Lost ({lost})")),
+        "{survival}"
+    );
+    screenshot(&client, "session-survival.png").await;
+    // Back to the top, where the first request's button is clicked next.
+    eval(&client, "window.scrollTo(0, 0); return true;").await;
+
     // A request expanded loads its body from the file beside the page.
     let button = client
         .find(Locator::Css("button.body[data-request='1']"))

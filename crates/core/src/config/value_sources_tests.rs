@@ -60,3 +60,45 @@ fn the_winning_variable_is_named_and_the_agentctx_name_ranks_first() {
     );
     assert_eq!(source_of(&values, "compact.enabled"), ValueSource::Default);
 }
+
+#[test]
+fn the_token_budget_is_shown_with_its_value_and_source() {
+    let file_config = Config::default();
+    let values = attribute(
+        &file_config,
+        &file_config,
+        &BTreeMap::new(),
+        Path::new("config.toml"),
+        &EnvVars::new(),
+    );
+    let budget = values
+        .iter()
+        .find(|value| value.key == "compact.auto_compact_tokens")
+        .unwrap();
+    assert_eq!(
+        (&budget.value, &budget.source),
+        (&json!("auto"), &ValueSource::Default)
+    );
+
+    let env = EnvVars::from_pairs([("AGENTCTX_AUTO_COMPACT_TOKENS", "400000")]);
+    let mut config = file_config.clone();
+    config.apply_env(&env).unwrap();
+    let values = attribute(
+        &config,
+        &file_config,
+        &BTreeMap::new(),
+        Path::new("config.toml"),
+        &env,
+    );
+    let budget = values
+        .iter()
+        .find(|value| value.key == "compact.auto_compact_tokens")
+        .unwrap();
+    assert_eq!(budget.value, json!(400_000));
+    assert_eq!(
+        budget.source,
+        ValueSource::Env {
+            var: "AGENTCTX_AUTO_COMPACT_TOKENS".to_string()
+        }
+    );
+}

@@ -24,7 +24,12 @@ impl ContextEngine {
     /// and clearing them here as well would only change the prompt under the provider's cache.
     /// The usage the provider reports after its edits is what the engine records.
     pub fn set_client(&mut self, client: &dyn agentctx_model::ModelClient) {
-        self.set_provider(client.provider_identity());
+        let identity = client.provider_identity();
+        self.set_cost_model(crate::cost_model::CostModel::for_model(
+            client.slug(),
+            Some(identity.wire_api),
+        ));
+        self.set_provider(identity);
         self.compactor
             .set_provider_edits_context(client.remote_compaction().context_editing);
     }

@@ -69,6 +69,9 @@ pub struct PreparedRequest {
     pub fired: Vec<FiredReminder>,
     /// The micro-compaction of this request, when one ran.
     pub micro: Option<MicroCompaction>,
+    /// The cost-aware micro-compaction decision of this request, when the tier found a clear
+    /// worthwhile and priced it (applied or kept, with why).
+    pub micro_cost: Option<crate::decision::MicroCostDecision>,
     /// Our usage of the request (after micro-compaction): the last measure plus the estimate
     /// of what was added since, or the estimate of everything when nothing measured this
     /// history.

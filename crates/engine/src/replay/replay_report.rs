@@ -41,6 +41,11 @@ pub struct ReplayOptions {
     /// reader allocated waits on the reader's arena lock, and the replay is slower than on one
     /// thread. Off by default.
     pub read_ahead: bool,
+    /// Check the survival probes of every compaction, the session's and ours
+    /// ([`SessionReplay::compaction_survival`], docs/design/survival.md). Costs a copy of the
+    /// recorded history since the session's last compaction and a few passes over it per
+    /// compaction. Off by default; `agentctx replay --json` and `agentctx report` turn it on.
+    pub survival: bool,
 }
 
 impl Default for ReplayOptions {
@@ -52,6 +57,7 @@ impl Default for ReplayOptions {
             context_window: None,
             default_window: DEFAULT_CONTEXT_WINDOW,
             read_ahead: false,
+            survival: false,
         }
     }
 }
@@ -195,4 +201,12 @@ pub struct SessionReplay {
     pub thresholds: UsageThresholds,
     /// How far the engine's usage prediction was from what the requests recorded.
     pub usage_prediction_error: PredictionError,
+    /// What each compaction kept of what the session used after it: the session's own and
+    /// those our policy took, in the order they happened (empty when
+    /// [`ReplayOptions::survival`] is off).
+    pub compaction_survival: Vec<crate::survival::CompactionSurvival>,
+    /// Usage the session recorded for model requests the replay does not replay (a
+    /// compaction's summary request, a second response within one request): billed all the
+    /// same.
+    pub unreplayed_usage: Vec<crate::replay::UnreplayedUsage>,
 }

@@ -74,10 +74,18 @@ pub struct RequestUsage {
     /// The request's recorded usage split as providers bill it, when it recorded usage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded_usage: Option<RecordedTokens>,
+    /// What the request's recorded usage says beyond its counts: the model that answered, when,
+    /// one-hour cache writes, fast mode, an output count never finalised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_billing: Option<crate::replay::RecordedBilling>,
     /// A recorded compaction rewrote the history since the previous request.
     pub after_compaction: bool,
     /// Micro-compaction would have cleared results before the request.
     pub micro_compact: Option<TierTrigger>,
+    /// The cost-aware micro-compaction decision of the request, when the tier found a clear
+    /// worthwhile and priced it: cleared or kept, why, and the figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub micro_cost: Option<crate::decision::MicroCostDecision>,
     /// The level our usage (after micro-compaction) reached: `normal`, `warning`, `error`,
     /// `auto_compact` or `blocking`.
     #[serde(serialize_with = "serialize_level")]

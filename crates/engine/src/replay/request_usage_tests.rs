@@ -116,8 +116,10 @@ fn request(predicted: u64, recorded: Option<u64>, basis: PredictionBasis) -> Req
         basis,
         recorded_tokens: recorded,
         recorded_usage: None,
+        recorded_billing: None,
         after_compaction: false,
         micro_compact: None,
+        micro_cost: None,
         level: ThresholdLevel::Normal,
         auto_compact: None,
         recorded_offset: 0,
@@ -446,6 +448,9 @@ fn micro_options(min_savings_tokens: u64) -> ReplayOptions {
     let mut compact = CompactConfig::default();
     compact.micro.min_savings_tokens = min_savings_tokens;
     compact.micro.target_tool_result_tokens = 0;
+    // The tier's own rule: on this small context under a warm cache (the records carry no
+    // time, the wall clock runs) the cost model would keep the results.
+    compact.micro.cost_aware = false;
     ReplayOptions {
         compact,
         ..options()

@@ -53,6 +53,7 @@ use agentctx_rollout::SkippedLine;
 use agentctx_rollout::is_model_generated;
 use serde_json::Value;
 
+use super::recorded_billing::RecordedBilling;
 use super::replay_report::RecordedCompaction;
 use super::replay_report::ReplayOptions;
 use super::replay_report::ReplayTurn;
@@ -180,7 +181,9 @@ pub struct SessionReplayBuilder<'a> {
     measures_lead: bool,
     /// A recorded measure of the request about to start, in such a session, with its cache
     /// writes.
-    pending_measure: Option<(TokenUsage, u64)>,
+    pending_measure: Option<(TokenUsage, u64, RecordedBilling)>,
+    /// Recorded usage no replayed request took (see `SessionReplay::unreplayed_usage`).
+    unreplayed_usage: Vec<super::UnreplayedUsage>,
     /// Records the replay itself leaves out, by kind (beside the reader's).
     ignored: BTreeMap<String, usize>,
     reminder_counts: BTreeMap<String, usize>,
@@ -216,6 +219,8 @@ pub struct SessionReplayBuilder<'a> {
     stop_before_compaction: Option<usize>,
     /// The engine where the replay stopped ([`at_compaction::engine_at_compaction`]).
     stopped: Option<Box<at_compaction::EngineAtCompaction>>,
+    /// The survival probes of the compactions ([`ReplayOptions::survival`]).
+    survival: Option<crate::survival::SurvivalTracker>,
 }
 
 /// How an item relates to the turns.
@@ -243,7 +248,6 @@ impl<'a> SessionReplayBuilder<'a> {
     /// A builder under `options`; `sink` is told of every request the engine would send.
     pub fn new(options: ReplayOptions, sink: Option<&'a mut dyn RequestSink>) -> Self {
         Self {
-            options,
             sink,
             runtime: None,
             engine: None,
@@ -276,6 +280,7 @@ impl<'a> SessionReplayBuilder<'a> {
             last_token_info: None,
             measures_lead: false,
             pending_measure: None,
+            unreplayed_usage: Vec::new(),
             ignored: BTreeMap::new(),
             reminder_counts: BTreeMap::new(),
             requests: Vec::new(),
@@ -291,6 +296,10 @@ impl<'a> SessionReplayBuilder<'a> {
             event_turn: None,
             stop_before_compaction: None,
             stopped: None,
+            survival: options
+                .survival
+                .then(crate::survival::SurvivalTracker::default),
+            options,
         }
     }
 
@@ -392,7 +401,9 @@ impl<'a> SessionReplayBuilder<'a> {
                 // the prompt (the turns themselves happened and stay in the report).
                 self.engine().rollback(event.num_turns);
                 self.request_open = false;
-                self.pending_measure = None;
+                let pending = self.pending_measure.take();
+                self.unreplayed_usage
+                    .extend(super::UnreplayedUsage::of_pending(pending));
                 self.segmenter.history_rewritten();
             }
             RolloutItem::EventMsg(EventMsg::TokenCount(event)) if main => {
@@ -401,7 +412,12 @@ impl<'a> SessionReplayBuilder<'a> {
                     self.model(model);
                 }
                 if let Some(info) = &event.info {
-                    self.token_count(info, claude_cache_write(event));
+                    let billing = RecordedBilling::of_token_count(
+                        event,
+                        self.model.as_deref(),
+                        &record.line.timestamp,
+                    );
+                    self.token_count(info, claude_cache_write(event), billing);
                 }
             }
             RolloutItem::EventMsg(EventMsg::Other(event)) if main => {
@@ -575,6 +591,9 @@ impl<'a> SessionReplayBuilder<'a> {
             permission_mode: record_flags.permission_mode,
         };
         let tool_name = item.is_tool_call().then(|| tool_name(&item));
+        if let Some(survival) = &mut self.survival {
+            survival.item(&item);
+        }
         self.engine().observe_recorded_item(item, flags);
         if tool_name.is_some() {
             self.tool_calls += 1;
@@ -624,6 +643,11 @@ impl<'a> SessionReplayBuilder<'a> {
         let recorded_by_agentctx = self.recorded_by_agentctx();
         let thresholds = self.engine().thresholds();
         let window = self.engine().window();
+        let compaction_survival = self
+            .survival
+            .take()
+            .map(|survival| survival.finish(self.cwd.as_deref().unwrap_or(Path::new(""))))
+            .unwrap_or_default();
         Ok(SessionReplay {
             file,
             format,
@@ -661,6 +685,8 @@ impl<'a> SessionReplayBuilder<'a> {
             },
             usage_prediction_error: PredictionError::over(&self.requests),
             requests: self.requests,
+            compaction_survival,
+            unreplayed_usage: self.unreplayed_usage,
         })
     }
 }

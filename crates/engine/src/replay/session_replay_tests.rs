@@ -217,8 +217,13 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                             cache_write: 0,
                             output: 20,
                         }),
+                        recorded_billing: Some(crate::replay::RecordedBilling {
+                            timestamp: Some("t".to_string()),
+                            ..Default::default()
+                        }),
                         after_compaction: false,
                         micro_compact: None,
+                        micro_cost: None,
                         // Before the first token count the window is the default 200,000.
                         level: ThresholdLevel::Normal,
                         auto_compact: None,
@@ -237,8 +242,13 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                             cache_write: 0,
                             output: 5,
                         }),
+                        recorded_billing: Some(crate::replay::RecordedBilling {
+                            timestamp: Some("t".to_string()),
+                            ..Default::default()
+                        }),
                         after_compaction: false,
                         micro_compact: None,
+                        micro_cost: None,
                         // A 1,000-token window keeps a quarter for the output and scales the
                         // levels down with it: request 2 is over the blocking limit, and
                         // auto-compacts.
@@ -274,8 +284,10 @@ fn turns_count_requests_tools_compactions_and_prompt_estimates() {
                     basis: PredictionBasis::WholeHistory,
                     recorded_tokens: None,
                     recorded_usage: None,
+                    recorded_billing: None,
                     after_compaction: true,
                     micro_compact: None,
+                    micro_cost: None,
                     level: third_level,
                     auto_compact: None,
                     recorded_offset: 0,

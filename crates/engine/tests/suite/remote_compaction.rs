@@ -131,6 +131,7 @@ fn prepared(engine: &ContextEngine) -> PreparedRequest {
         prompt_tail: Vec::new(),
         fired: Vec::new(),
         micro: None,
+        micro_cost: None,
         usage: engine.context_usage(),
     }
 }

@@ -95,10 +95,15 @@ fn replay(step_secs: i64) -> SessionReplay {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rollout.jsonl");
     std::fs::write(&path, session(step_secs)).unwrap();
+    // The tier's own rule, which the thrash guard's mode changes: under the burst's warm cache
+    // the cost model would keep the small results the aggressive mode clears.
+    let mut compact = agentctx_compact::CompactConfig::default();
+    compact.micro.cost_aware = false;
     let options = ReplayOptions {
         home: dir.path().join("home"),
         context_window: Some(WINDOW),
         reminders: None,
+        compact,
         ..ReplayOptions::default()
     };
     replay_file(&path, &options, None).unwrap()

@@ -76,10 +76,7 @@ async fn pyright_reports_a_type_error_and_its_fix() {
     let error = &files[0].diagnostics[0];
     assert_eq!(error.severity, Severity::Error);
     assert_eq!(error.line, 5, "{error:?}");
-    assert!(
-        error.message.contains("Literal['two']"),
-        "{error:?}"
-    );
+    assert!(error.message.contains("Literal['two']"), "{error:?}");
     assert_eq!(error.source.as_deref(), Some("Pyright"));
     assert_eq!(error.code.as_deref(), Some("reportArgumentType"));
     // Told once.

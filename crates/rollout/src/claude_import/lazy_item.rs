@@ -48,6 +48,9 @@ pub(crate) struct LazyTokenCount {
     /// The model that answered (`message.model`), kept in the event as `model`: a transcript
     /// records no window, and the model names it (`claude-opus-4-6[1m]`).
     pub(crate) model: Option<String>,
+    /// Whether the response's lines repeated one output count, and the output they show:
+    /// kept in the event as `visible_output_bytes` and `output_tokens_repeated`.
+    pub(crate) output: super::output_check::OutputCheck,
 }
 
 impl PartialEq for LazyBlock {
@@ -131,6 +134,7 @@ impl LazyTokenCount {
             "claude_usage".to_string(),
             record_view::to_value(&self.usage),
         );
+        self.output.write(&mut extra);
         TokenCountEvent {
             info: Some(TokenUsageInfo {
                 total_token_usage: self.total,

@@ -1,7 +1,9 @@
 //! Every fixture reads to exactly what the reader gave before lazy lines and the two-pass
 //! Claude Code import: the snapshots were taken with the one-pass reader that typed every line
 //! and held a whole Claude Code transcript (its `Debug` output, fidelity records included).
-//! Since then an imported `token_count` also keeps the model that answered (`model`).
+//! Since then an imported `token_count` also keeps the model that answered (`model`), the bytes
+//! of the output its response shows and whether its lines repeated one output count
+//! (`visible_output_bytes`, `output_tokens_repeated`).
 
 use std::fmt::Write as _;
 use std::io::BufReader;

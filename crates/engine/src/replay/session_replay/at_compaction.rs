@@ -91,7 +91,14 @@ pub fn engine_at_compaction(
     let mut reader = reader
         .typing_as_read(super::replay_types)
         .reading_in_part(read_ahead::read_in_part);
-    let mut builder = SessionReplayBuilder::new(options.clone(), None);
+    let mut builder = SessionReplayBuilder::new(
+        ReplayOptions {
+            // Nothing after the stop is replayed: no compaction's survival is checked.
+            survival: false,
+            ..options.clone()
+        },
+        None,
+    );
     builder.stop_before_compaction = Some(n);
     read_ahead::feed_inline(&mut reader, |fed| builder.feed(fed))?;
     match builder.stopped.take() {

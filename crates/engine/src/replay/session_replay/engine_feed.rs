@@ -33,12 +33,14 @@ use crate::error::ReplayError;
 use crate::recorded_session::AS_RECORDED;
 use crate::recorded_session::rebuild_without_replacement;
 use crate::recorded_session::truncation_policy_of;
+use crate::replay::recorded_billing::RecordedBilling;
+use crate::replay::recorded_billing::UnreplayedUsage;
+use crate::replay::recorded_billing::recorded_tokens;
 use crate::replay::replay_report::COMPACTION_KEPT_ITEMS;
 use crate::replay::replay_report::COMPACTION_SUMMARY_CHARS;
 use crate::replay::replay_report::RecordedCompaction;
 use crate::replay::replay_report::TurnReminder;
 use crate::replay::request_usage::PredictionBasis;
-use crate::replay::request_usage::RecordedTokens;
 use crate::replay::request_usage::RequestUsage;
 use crate::replay::request_usage::TierTrigger;
 
@@ -67,6 +69,10 @@ impl SessionReplayBuilder<'_> {
             crate::ImageCosts::Fixed
         };
         let window = self.window();
+        let cost_model = self
+            .model
+            .as_deref()
+            .map(|model| crate::cost_model::CostModel::for_model(model, None));
         let options = &self.options;
         let cwd = &self.cwd;
         let session_id = &self.session_id;
@@ -94,6 +100,9 @@ impl SessionReplayBuilder<'_> {
             engine.set_main_agent(main_agent);
             engine.set_prompt_overhead(overhead);
             engine.set_image_costs(images);
+            if let Some(cost_model) = cost_model {
+                engine.set_cost_model(cost_model);
+            }
             // Until a `turn_context` says otherwise, outputs are kept as recorded (Claude Code
             // records them as the model saw them; codex's legacy rollouts record no policy).
             engine.set_truncation(AS_RECORDED);
@@ -130,6 +139,9 @@ impl SessionReplayBuilder<'_> {
     pub(super) fn model(&mut self, slug: &str) {
         if self.model.as_deref() != Some(slug) {
             self.model = Some(slug.to_string());
+            if let Some(engine) = &mut self.engine {
+                engine.set_cost_model(crate::cost_model::CostModel::for_model(slug, None));
+            }
         }
         self.apply_window();
     }
@@ -167,7 +179,13 @@ impl SessionReplayBuilder<'_> {
     /// before any request. A measure of zero input tokens measures no request (codex's count
     /// after a context-window error, its estimates).
     /// `cache_write` is the part of the input the request wrote to the provider's prompt cache.
-    pub(super) fn token_count(&mut self, info: &TokenUsageInfo, cache_write: u64) {
+    /// `billing` is what the count says beyond the counts (the model that answered, …).
+    pub(super) fn token_count(
+        &mut self,
+        info: &TokenUsageInfo,
+        cache_write: u64,
+        billing: RecordedBilling,
+    ) {
         if self.last_token_info.as_ref() == Some(info) {
             *self
                 .ignored
@@ -193,9 +211,16 @@ impl SessionReplayBuilder<'_> {
                 self.measures_lead = true;
             }
             if self.measures_lead {
-                self.pending_measure = Some((usage, cache_write));
+                let previous = self.pending_measure.replace((usage, cache_write, billing));
+                self.unreplayed_usage
+                    .extend(UnreplayedUsage::of_pending(previous));
             } else if self.request_open {
-                self.measure_open_request(&usage, cache_write);
+                self.measure_open_request(&usage, cache_write, billing);
+            } else {
+                // No replayed request is open (a compaction's summary request): billed anyway.
+                let tokens = recorded_tokens(&usage, cache_write);
+                self.unreplayed_usage
+                    .push(UnreplayedUsage { tokens, billing });
             }
         }
         if let Some(turn) = &mut self.current {
@@ -223,12 +248,20 @@ impl SessionReplayBuilder<'_> {
         ));
         let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
         self.observe_reads();
-        let engine = self.engine();
-        let before = engine.context_usage().used_tokens();
         let history = match &compacted.replacement_history {
             Some(items) => items.clone(),
-            None => rebuild_without_replacement(engine.history(), &compacted.message),
+            None => rebuild_without_replacement(self.engine().history(), &compacted.message),
         };
+        if let Some(survival) = &mut self.survival {
+            survival.recorded_compaction(
+                &history,
+                self.current.as_ref().map(|turn| turn.turn),
+                self.requests.len(),
+                self.cwd.as_deref().unwrap_or(std::path::Path::new("")),
+            );
+        }
+        let engine = self.engine();
+        let before = engine.context_usage().used_tokens();
         engine.install_recorded_compaction(history, clock);
         let after = engine.context_usage().used_tokens();
         if let Some(mut decision) = decision {
@@ -249,8 +282,10 @@ impl SessionReplayBuilder<'_> {
         self.recorded_offset = 0;
         self.request_open = false;
         // A measure waiting for its request measured one before the rewrite (codex's
-        // summarisation request, whose output is the compaction itself).
-        self.pending_measure = None;
+        // summarisation request, whose output is the compaction itself): billed apart.
+        let pending = self.pending_measure.take();
+        self.unreplayed_usage
+            .extend(UnreplayedUsage::of_pending(pending));
         self.segmenter.history_rewritten();
         self.compacted_since_request = true;
         self.compactions += 1;
@@ -457,6 +492,14 @@ impl SessionReplayBuilder<'_> {
         let after = engine.context_usage().used_tokens();
         self.instructions = instructions;
         self.runtime = Some(runtime);
+        if let (Some(survival), Some(engine)) = (&mut self.survival, &self.engine) {
+            survival.our_compaction(
+                engine.history(),
+                self.current.as_ref().map(|turn| turn.turn),
+                self.requests.len(),
+                self.cwd.as_deref().unwrap_or(std::path::Path::new("")),
+            );
+        }
         self.recorded_offset = self
             .recorded_offset
             .saturating_add(before.saturating_sub(after));
@@ -605,8 +648,10 @@ impl SessionReplayBuilder<'_> {
             basis,
             recorded_tokens: None,
             recorded_usage: None,
+            recorded_billing: None,
             after_compaction: std::mem::take(&mut self.compacted_since_request),
             micro_compact,
+            micro_cost: prepared.micro_cost,
             level,
             auto_compact: self.due_auto_compact.take(),
             recorded_offset,
@@ -639,15 +684,20 @@ impl SessionReplayBuilder<'_> {
         }
         // Judged first, measured after: a measure recorded before the request's items is this
         // request's own input, never part of its prediction.
-        if let Some((usage, cache_write)) = self.pending_measure.take() {
-            self.measure_open_request(&usage, cache_write);
+        if let Some((usage, cache_write, billing)) = self.pending_measure.take() {
+            self.measure_open_request(&usage, cache_write, billing);
         }
         Ok(())
     }
 
     /// The open request recorded `usage`: the engine takes it as the request's measure, and
     /// the request's row shows it.
-    pub(super) fn measure_open_request(&mut self, usage: &TokenUsage, cache_write: u64) {
+    pub(super) fn measure_open_request(
+        &mut self,
+        usage: &TokenUsage,
+        cache_write: u64,
+        billing: RecordedBilling,
+    ) {
         // The measure of our history: the recorded one less what our tiers took out that the
         // recorded session kept.
         let offset = i64::try_from(self.recorded_offset).unwrap_or(i64::MAX);
@@ -657,18 +707,15 @@ impl SessionReplayBuilder<'_> {
             ..*usage
         };
         self.engine().record_usage(&ours);
-        let recorded = u64::try_from(usage.input_tokens).unwrap_or(0);
-        let count = |tokens: i64| u64::try_from(tokens).unwrap_or(0);
-        let tokens = RecordedTokens {
-            input: recorded,
-            cached_input: count(usage.cached_input_tokens).min(recorded),
-            cache_write: cache_write.min(recorded),
-            output: count(usage.output_tokens),
-        };
+        let tokens = recorded_tokens(usage, cache_write);
+        let recorded = tokens.input;
         let number = self.requests.len();
         if let Some(request) = self.requests.last_mut() {
+            // A second measure of one request is another response, billed apart.
+            self.unreplayed_usage.extend(UnreplayedUsage::take(request));
             request.recorded_tokens = Some(recorded);
             request.recorded_usage = Some(tokens);
+            request.recorded_billing = Some(billing.clone());
         }
         let turns = self.current.iter_mut().chain(self.turns.iter_mut().rev());
         if let Some(measured) = turns
@@ -677,6 +724,7 @@ impl SessionReplayBuilder<'_> {
         {
             measured.recorded_tokens = Some(recorded);
             measured.recorded_usage = Some(tokens);
+            measured.recorded_billing = Some(billing);
         }
     }
 }
