@@ -79,6 +79,13 @@ pub(crate) fn install(tool: &NpmTool) -> Result<()> {
         return Ok(());
     }
     println!("{}: missing, installing ({})", tool.package, tool.why);
+    install_cmd().current_dir(workspace::root()).run()
+}
+
+/// The npm command that installs every npm tool at once. npm treats what is in the folder but
+/// not on its command line as extraneous and removes it (`--no-save` writes no package.json
+/// to remember it by), so installing one tool alone would remove the others.
+pub(crate) fn install_cmd() -> Cmd {
     Cmd::new("npm")
         .args([
             "install",
@@ -88,9 +95,11 @@ pub(crate) fn install(tool: &NpmTool) -> Result<()> {
             "--no-fund",
             "--no-save",
         ])
-        .arg(format!("{}@{}", tool.package, tool.version))
-        .current_dir(workspace::root())
-        .run()
+        .args(
+            NPM_TOOLS
+                .iter()
+                .map(|tool| format!("{}@{}", tool.package, tool.version)),
+        )
 }
 
 #[cfg(test)]

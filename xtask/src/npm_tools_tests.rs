@@ -18,3 +18,13 @@ fn the_reference_mcp_server_is_found_by_package_or_binary_and_installs_under_tar
     );
     assert_eq!(NPM_PREFIX, "target/tools/npm");
 }
+
+#[test]
+fn installing_one_npm_tool_names_them_all_so_npm_removes_none() {
+    // npm removes what its command line does not name from a `--no-save` folder.
+    assert_eq!(
+        super::install_cmd().display(),
+        "npm install --prefix target/tools/npm --no-audit --no-fund --no-save \
+         @modelcontextprotocol/server-everything@2026.8.31 pyright@1.1.414"
+    );
+}
