@@ -212,7 +212,11 @@ impl ToolCallInterceptor for ToolHooks {
             && let Some((subject, prompt)) = background_task(arguments)
             && let Some(id) = started_agent_id(&output.text)
         {
-            let waiter = ctx.state().agents.get(id).map(|agent| agent.waiter());
+            let waiter = ctx
+                .state()
+                .agents
+                .get(id)
+                .map(crate::background_agents::BackgroundAgent::waiter);
             if let Some(waiter) = waiter {
                 let (runner, id, mode) = (Arc::clone(&self.0), id.to_owned(), permission_mode(ctx));
                 tokio::spawn(async move {
