@@ -136,6 +136,10 @@ impl CompactionPricing {
 pub struct CostModel {
     prices: Prices,
     rules: CacheRules,
+    /// The prices are the model's own (the caller's, or the table's); `false` for a model the
+    /// table does not know, whose reference prices only shape the figures: the micro gate
+    /// then lets every clear through, as a local server bills nothing.
+    priced: bool,
 }
 
 impl Default for CostModel {
@@ -149,7 +153,16 @@ impl Default for CostModel {
 impl CostModel {
     /// The model of `prices` under `rules`.
     pub fn new(prices: Prices, rules: CacheRules) -> Self {
-        Self { prices, rules }
+        Self {
+            prices,
+            rules,
+            priced: true,
+        }
+    }
+
+    /// Whether the prices are the model's own rather than stand-ins for an unknown model.
+    pub fn is_priced(&self) -> bool {
+        self.priced
     }
 
     /// Reference prices under `rules` ([`Prices::reference`]).
@@ -167,11 +180,17 @@ impl CostModel {
         let rules = match (found, wire_api) {
             (Some(price), _) => CacheRules::for_provider(&price.provider, slug),
             (None, Some(wire_api)) => CacheRules::for_wire_api(wire_api),
-            (None, None) => return Self::default(),
+            (None, None) => CacheRules::anthropic(CacheTtl::FiveMinutes),
         };
         found
             .and_then(|price| Prices::from_model_price(price, &rules))
-            .map_or_else(|| Self::reference(rules), |prices| Self::new(prices, rules))
+            .map_or_else(
+                || Self {
+                    priced: false,
+                    ..Self::reference(rules)
+                },
+                |prices| Self::new(prices, rules),
+            )
     }
 
     /// The prices.

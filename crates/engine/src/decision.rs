@@ -166,6 +166,9 @@ pub enum MicroCostReason {
     CacheEmpty,
     /// The cache expired: the whole prompt is written again anyway.
     CacheCold,
+    /// The price table does not know the model (a local server): nothing is billed, so the
+    /// tier's own rule decides.
+    Unpriced,
     /// The cache is warm and what the clear saves over the remaining requests exceeds writing
     /// the prompt after the first cleared result again.
     PaysBack,

@@ -43,7 +43,7 @@ impl ToolHandler for AgentOutputTool {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "agent_output".to_string(),
-            description: "Returns the status of a subagent started in the background with task, and its report once it ended. Waits for it up to timeout_ms (30 s by default) unless block is false.".to_string(),
+            description: "Returns a background agent's status, and its report once it ended (waits up to timeout_ms, 30 s by default, unless block is false).".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {

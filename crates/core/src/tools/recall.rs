@@ -78,7 +78,7 @@ impl ToolHandler for RecallTool {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: RECALL_TOOL.to_string(),
-            description: "Gets back the original text of what compaction removed from your context: earlier messages and tool results that a summary replaced, and old tool results that were cleared and saved to a file. Give words, a file path or an identifier (case-insensitive); a path also finds the reads and edits of that file. The best matches come first (the exact identifier or path, then all words, then some; newest first), each with a few lines of context and where it came from. Use it when a summary or a cleared result stands where you need the details; read_file shows a file as it is now.".to_string(),
+            description: "Returns the original text of messages and tool results that compaction summarised or cleared, best matches first, each with where it came from. Query with words, a file path or an identifier.".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {

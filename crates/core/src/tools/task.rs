@@ -32,14 +32,14 @@ impl ToolHandler for TaskTool {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "task".to_string(),
-            description: "Runs a subagent on a self-contained task and returns its final report. Agents: Explore (read-only code search), Plan (read-only research ending in an implementation plan). With run_in_background the agent starts and the call returns at once with its id: keep working, its end is announced, and agent_output reads its report.".to_string(),
+            description: "Runs a subagent on a self-contained task and returns its final report. Agents: Explore (read-only code search), Plan (read-only research ending in an implementation plan). With run_in_background it returns at once with the agent's id; agent_output reads the report.".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "agent": {"type": "string", "description": "The agent: Explore or Plan"},
                     "prompt": {"type": "string", "description": "The full task for the agent; it does not see this conversation"},
                     "description": {"type": "string", "description": "A few words on the task"},
-                    "run_in_background": {"type": "boolean", "description": "Start the agent and return at once instead of waiting for its report"}
+                    "run_in_background": {"type": "boolean", "description": "Return at once; the agent runs in the background"}
                 },
                 "required": ["agent", "prompt"],
                 "additionalProperties": false

@@ -298,12 +298,13 @@ impl Compactor {
             remaining_requests: remaining,
         };
         let gap_time = gap.map(|(gap, _)| gap);
-        if cache != CacheState::Warm {
-            // Nothing the clear could break is cached: any clear the tier finds worthwhile pays.
-            let reason = if cache == CacheState::Empty {
-                MicroCostReason::CacheEmpty
-            } else {
-                MicroCostReason::CacheCold
+        if cache != CacheState::Warm || !self.cost_model.is_priced() {
+            // Nothing the clear could break is cached, or nothing is billed: any clear the tier
+            // finds worthwhile pays.
+            let reason = match cache {
+                _ if !self.cost_model.is_priced() => MicroCostReason::Unpriced,
+                CacheState::Empty => MicroCostReason::CacheEmpty,
+                _ => MicroCostReason::CacheCold,
             };
             return Some(self.cost_record(
                 priced(0, decision.tokens_saved),

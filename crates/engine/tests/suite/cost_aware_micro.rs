@@ -220,3 +220,19 @@ async fn a_clear_that_pays_waits_until_earlier_clears_have_banked_its_rewrite() 
         "{reasons:?}"
     );
 }
+
+/// A model the price table does not know (a local server) bills nothing: the gate lets the
+/// tier's clear through under a warm cache, so a small window is not filled by results kept to
+/// save money nobody spends.
+#[tokio::test]
+async fn a_model_the_table_does_not_know_is_cleared_as_the_tier_says() {
+    let (_home, mut engine) = engine(CompactConfig::default());
+    engine.set_cost_model(CostModel::for_model("SmolLM2-135M-Instruct-local", None));
+    assert!(!engine.cost_model().is_priced());
+    let (_, prepared) = until_priced(&mut engine).await;
+    let decision = prepared.micro_cost.expect("the clear was recorded");
+    assert!(decision.clear, "{decision:?}");
+    assert_eq!(decision.reason, MicroCostReason::Unpriced);
+    assert_eq!(decision.cache, CacheState::Warm);
+    assert!(prepared.micro.is_some());
+}
