@@ -89,10 +89,13 @@ fn the_provider_comes_from_the_table_or_the_wire_api() {
     let unknown = CostModel::for_model("no-such-model-xyz", Some(WireApi::Chat));
     assert_eq!(unknown.rules().provider, CacheProvider::OpenAi);
     assert!(close(unknown.prices().input, REFERENCE_INPUT_PER_TOKEN));
-    assert_eq!(
-        CostModel::for_model("no-such-model-xyz", None),
-        CostModel::default()
-    );
+    // A model the table does not know: reference prices under the default rules, marked as
+    // not its own, so the micro gate does not hold clears back for it.
+    let unknown = CostModel::for_model("no-such-model-xyz", None);
+    assert!(!unknown.is_priced());
+    assert_eq!(unknown.rules(), CostModel::default().rules());
+    assert_eq!(unknown.prices(), CostModel::default().prices());
+    assert!(CostModel::default().is_priced());
     let sonnet = CostModel::for_model("claude-sonnet-4-5-20250929", None);
     assert_eq!(sonnet.rules().provider, CacheProvider::Anthropic);
     assert!(sonnet.prices().cache_write > sonnet.prices().input);
