@@ -47,7 +47,7 @@ pub struct PriceRules {
 }
 
 /// The rates of a request whose input passes `threshold` tokens. A rate the entry does not
-/// state for the tier is derived in [`PriceRules::rates`].
+/// state for the tier is derived in `PriceRules::rates`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LongContextTier {
     /// Input tokens above which the tier applies (`200k` in a field name: 200,000).
