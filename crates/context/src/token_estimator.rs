@@ -7,12 +7,7 @@
 //! encrypted reasoning and compaction blobs count as `len * 3 / 4 - 650` bytes (saturating), and
 //! ghost snapshots count as zero because they are never sent to the model.
 
-use agentctx_protocol::ContentItem;
-use agentctx_protocol::FunctionCallOutputBody;
-use agentctx_protocol::FunctionCallOutputContentItem;
-use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::ResponseItem;
-use serde_json::Value;
 
 use crate::json_len::json_len;
 
@@ -154,73 +149,15 @@ fn serialized_len(item: &ResponseItem) -> u64 {
     })
 }
 
-/// Total bytes of inline base64 image payloads in `item`, and how many there are.
+/// Total bytes of inline base64 image payloads in `item`, and how many there are (the images
+/// [`crate::inline_images`] finds).
 fn inline_image_payloads(item: &ResponseItem) -> (u64, u64) {
-    let mut acc = (0u64, 0u64);
-    let mut add = |url: &str| {
-        if let Some(len) = inline_image_payload_len(url) {
-            acc.0 = acc.0.saturating_add(len);
-            acc.1 = acc.1.saturating_add(1);
-        }
-    };
-    match item {
-        ResponseItem::Message { content, .. } => {
-            for part in content {
-                match part {
-                    ContentItem::InputImage { image_url, .. } => add(image_url),
-                    ContentItem::InputText { .. }
-                    | ContentItem::OutputText { .. }
-                    | ContentItem::Other(_) => {}
-                }
-            }
-        }
-        ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => payload_images(output, &mut add),
-        ResponseItem::Other(value) => value_images(value, &mut add),
-        ResponseItem::Reasoning { .. }
-        | ResponseItem::LocalShellCall { .. }
-        | ResponseItem::FunctionCall { .. }
-        | ResponseItem::CustomToolCall { .. }
-        | ResponseItem::WebSearchCall { .. }
-        | ResponseItem::GhostSnapshot { .. }
-        | ResponseItem::Compaction { .. } => {}
-    }
-    acc
-}
-
-fn payload_images(output: &FunctionCallOutputPayload, add: &mut impl FnMut(&str)) {
-    match &output.body {
-        FunctionCallOutputBody::ContentItems(items) => {
-            for part in items {
-                match part {
-                    FunctionCallOutputContentItem::InputImage { image_url, .. } => add(image_url),
-                    FunctionCallOutputContentItem::InputText { .. }
-                    | FunctionCallOutputContentItem::Other(_) => {}
-                }
-            }
-        }
-        FunctionCallOutputBody::Text(_) | FunctionCallOutputBody::Other(_) => {}
-    }
-}
-
-/// Unknown items: any string field named `image_url` holding an inline image counts.
-fn value_images(value: &Value, add: &mut impl FnMut(&str)) {
-    match value {
-        Value::Object(map) => {
-            for (key, field) in map {
-                match field {
-                    Value::String(url) if key == "image_url" => add(url),
-                    _ => value_images(field, add),
-                }
-            }
-        }
-        Value::Array(values) => {
-            for field in values {
-                value_images(field, add);
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
-    }
+    crate::image_size::inline_images(item)
+        .into_iter()
+        .filter_map(inline_image_payload_len)
+        .fold((0u64, 0u64), |(bytes, count), len| {
+            (bytes.saturating_add(len), count.saturating_add(1))
+        })
 }
 
 /// The length of the base64 payload of a `data:image/...;base64,` URL, `None` for other URLs.
