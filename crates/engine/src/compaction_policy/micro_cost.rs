@@ -5,6 +5,7 @@
 //! cache again and that rewrite is covered by what earlier clears have saved. The clock is the compactor's ([`Compactor::now`]): the recorded session's in a
 //! replay, the wall clock live, so both decide the same on the same session.
 
+use std::time::Duration;
 use std::time::Instant;
 
 use agentctx_compact::CompactionMode;
@@ -101,6 +102,21 @@ fn micro_units(cost: f64) -> u64 {
 }
 
 impl Compactor {
+    /// The cache's state at `now`, the gap since the last request with the history length it
+    /// sent, and how much of the history that request sent is still cached (none when cold).
+    fn cache_now(&self, now: Instant) -> (CacheState, Option<(Duration, usize)>, usize) {
+        let gap = self
+            .micro_cost
+            .last_request
+            .map(|(at, len)| (now.saturating_duration_since(at), len));
+        let cache = self.cost_model.cache_state(gap.map(|(gap, _)| gap));
+        let sent_len = match (cache, gap) {
+            (CacheState::Warm, Some((_, len))) => len,
+            _ => 0,
+        };
+        (cache, gap, sent_len)
+    }
+
     /// The figures of a clear applied without the gate (`micro.cost_aware` off): what it cost
     /// under the cost model, priced after the fact from the cleared results (no plan is built),
     /// so that a replay reports every clear on the same terms. `history` is the history after
@@ -119,15 +135,7 @@ impl Compactor {
         let overhead = self
             .prompt_overhead
             .load(std::sync::atomic::Ordering::Relaxed);
-        let gap = self
-            .micro_cost
-            .last_request
-            .map(|(at, len)| (now.saturating_duration_since(at), len));
-        let cache = self.cost_model.cache_state(gap.map(|(gap, _)| gap));
-        let sent_len = match (cache, gap) {
-            (CacheState::Warm, Some((_, len))) => len,
-            _ => 0,
-        };
+        let (cache, gap, sent_len) = self.cache_now(now);
         let sums = prompt_sums(history, overhead, sent_len, first);
         // The prompt before the clear; what the last request sent is as it was then.
         let prompt_tokens = sums.total.saturating_add(outcome.tokens_saved);
@@ -266,15 +274,7 @@ impl Compactor {
         let overhead = self
             .prompt_overhead
             .load(std::sync::atomic::Ordering::Relaxed);
-        let gap = self
-            .micro_cost
-            .last_request
-            .map(|(at, len)| (now.saturating_duration_since(at), len));
-        let cache = self.cost_model.cache_state(gap.map(|(gap, _)| gap));
-        let sent_len = match (cache, gap) {
-            (CacheState::Warm, Some((_, len))) => len,
-            _ => 0,
-        };
+        let (cache, gap, sent_len) = self.cache_now(now);
         let version = history.history_version();
         let memo = self.micro_cost.memo.filter(|memo| memo.version == version);
         let sums = prompt_sums(history, overhead, sent_len, 0);
