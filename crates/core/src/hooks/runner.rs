@@ -192,6 +192,11 @@ impl HookRunner {
         }
     }
 
+    /// [`HookRunner::run`] for an event without a matcher subject, named after itself in logs.
+    pub(crate) async fn run_event(&self, event: HookEvent, fields: Value) -> EventResult {
+        self.run(event, &[], event.as_str(), fields).await
+    }
+
     /// Runs every hook of `event` matching `subjects` in parallel with `fields` added to the
     /// common input, and routes each verdict.
     pub(crate) async fn run(

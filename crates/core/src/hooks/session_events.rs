@@ -140,10 +140,8 @@ impl HooksExt {
         self.stop_hook_active = false;
         let result = self
             .runner
-            .run(
+            .run_event(
                 HookEvent::UserPromptSubmit,
-                &[],
-                HookEvent::UserPromptSubmit.as_str(),
                 json!({ "permission_mode": permission_mode, "prompt": prompt }),
             )
             .await;
@@ -192,10 +190,8 @@ impl HooksExt {
         }
         let result = self
             .runner
-            .run(
+            .run_event(
                 HookEvent::Stop,
-                &[],
-                HookEvent::Stop.as_str(),
                 json!({
                     "permission_mode": permission_mode,
                     "stop_hook_active": self.stop_hook_active,
@@ -263,10 +259,8 @@ impl HooksExt {
             .collect();
         let result = self
             .runner
-            .run(
+            .run_event(
                 HookEvent::PostToolBatch,
-                &[],
-                HookEvent::PostToolBatch.as_str(),
                 json!({ "permission_mode": permission_mode, "tool_calls": tool_calls }),
             )
             .await;

@@ -124,7 +124,7 @@ impl ToolHooks {
                 events.push(HookEvent::TaskCompleted);
             }
             for event in events {
-                let result = self.0.run(event, &[], event.as_str(), fields(())).await;
+                let result = self.0.run_event(event, fields(())).await;
                 if let Some(reason) = result.block {
                     return Some((event, reason));
                 }
@@ -169,15 +169,7 @@ impl ToolCallInterceptor for ToolHooks {
                 "task_subject": subject,
                 "task_description": prompt,
             });
-            let result = self
-                .0
-                .run(
-                    HookEvent::TaskCreated,
-                    &[],
-                    HookEvent::TaskCreated.as_str(),
-                    fields,
-                )
-                .await;
+            let result = self.0.run_event(HookEvent::TaskCreated, fields).await;
             if let Some(reason) = result.block {
                 return Some(ToolOutput::error(format!(
                     "Error: a TaskCreated hook blocked this call: {reason}"
@@ -232,14 +224,7 @@ impl ToolCallInterceptor for ToolHooks {
                         "task_description": prompt,
                         "agentctx_status": run.as_str(),
                     });
-                    let result = runner
-                        .run(
-                            HookEvent::TaskCompleted,
-                            &[],
-                            HookEvent::TaskCompleted.as_str(),
-                            fields,
-                        )
-                        .await;
+                    let result = runner.run_event(HookEvent::TaskCompleted, fields).await;
                     if let Some(reason) = result.block {
                         tracing::info!(%id, "a TaskCompleted hook objected to a finished background agent: {reason}");
                     }
