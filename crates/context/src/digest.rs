@@ -26,6 +26,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 mod command_text;
+mod json_shell_output;
 mod shell_reads;
 
 use command_text::command_line;
@@ -37,8 +38,12 @@ use command_text::shell_files;
 use command_text::strip_exec_pragma;
 
 pub use command_text::patch_paths;
+pub use json_shell_output::JsonShellOutput;
+pub use json_shell_output::json_exit_code;
+pub use json_shell_output::json_shell_output;
 pub use shell_reads::ShellFileRead;
 pub use shell_reads::ShellOutput;
+pub use shell_reads::first_cut_marker;
 pub use shell_reads::has_cut_marker;
 pub use shell_reads::local_shell_file_read;
 pub use shell_reads::shell_file_read;
@@ -216,12 +221,22 @@ fn user_text_parts(item: &ResponseItem) -> Option<String> {
     if role != "user" || item.is_injected() {
         return None;
     }
-    let texts: Vec<&str> = content
+    // The parts joined by newlines, written into one string as they are found.
+    let mut joined: Option<String> = None;
+    for text in content
         .iter()
         .filter_map(ContentItem::as_text)
         .filter(|text| !is_harness_user_text(text))
-        .collect();
-    (!texts.is_empty()).then(|| texts.join("\n"))
+    {
+        match &mut joined {
+            Some(joined) => {
+                joined.push('\n');
+                joined.push_str(text);
+            }
+            None => joined = Some(text.to_string()),
+        }
+    }
+    joined
 }
 
 /// What a tool call does, as far as the digest cares.
@@ -327,8 +342,8 @@ impl Builder {
         }
         self.count_concepts(&text);
         for sentence in sentences(head(&text, SCAN_LIMIT_BYTES)) {
-            if is_preference(&sentence) {
-                let preference = clip_one_line(&sentence, MAX_PREFERENCE_CHARS);
+            if is_preference(sentence) {
+                let preference = clip_one_line(sentence, MAX_PREFERENCE_CHARS);
                 if !self.digest.preferences.contains(&preference) {
                     push_capped(&mut self.digest.preferences, preference, MAX_PREFERENCES);
                 }
@@ -345,8 +360,8 @@ impl Builder {
         let scanned = head(text, SCAN_LIMIT_BYTES);
         self.count_concepts(scanned);
         for sentence in sentences(scanned) {
-            if is_decision(&sentence) {
-                let decision = clip_one_line(&sentence, MAX_DECISION_CHARS);
+            if is_decision(sentence) {
+                let decision = clip_one_line(sentence, MAX_DECISION_CHARS);
                 self.digest.decisions.retain(|known| *known != decision);
                 push_capped(&mut self.digest.decisions, decision, MAX_DECISIONS);
             }
@@ -656,7 +671,7 @@ fn path_argument(args: &Value) -> Option<String> {
 
 /// Sentences of a text: split at line ends and at `. `, `! `, `? `; list markers and
 /// headings removed.
-fn sentences(text: &str) -> Vec<String> {
+fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for line in text.lines() {
         let line = line
@@ -681,10 +696,10 @@ fn sentences(text: &str) -> Vec<String> {
     out
 }
 
-fn push_sentence(out: &mut Vec<String>, sentence: &str) {
+fn push_sentence<'a>(out: &mut Vec<&'a str>, sentence: &'a str) {
     let sentence = sentence.trim();
     if !sentence.is_empty() {
-        out.push(sentence.to_string());
+        out.push(sentence);
     }
 }
 
@@ -695,7 +710,7 @@ fn is_decision(sentence: &str) -> bool {
     if sentence.ends_with('?') || sentence.chars().count() < 12 {
         return false;
     }
-    let lowered = sentence.to_lowercase().replace('\u{2019}', "'");
+    let lowered = lowered_with_plain_apostrophes(sentence);
     DECISION_OPENINGS
         .iter()
         .any(|opening| lowered.starts_with(opening))
@@ -711,13 +726,24 @@ fn is_preference(sentence: &str) -> bool {
     if sentence.ends_with('?') || sentence.chars().count() < 10 {
         return false;
     }
-    let lowered = sentence.to_lowercase().replace('\u{2019}', "'");
+    let lowered = lowered_with_plain_apostrophes(sentence);
     PREFERENCE_OPENINGS
         .iter()
         .any(|opening| lowered.starts_with(opening))
         || PREFERENCE_PHRASES
             .iter()
             .any(|phrase| lowered.contains(phrase))
+}
+
+/// `sentence` lowercased, its typographic apostrophes (`’`) made plain: copied once more only
+/// when it has one.
+fn lowered_with_plain_apostrophes(sentence: &str) -> String {
+    let lowered = sentence.to_lowercase();
+    if lowered.contains('\u{2019}') {
+        lowered.replace('\u{2019}', "'")
+    } else {
+        lowered
+    }
 }
 
 /// The `code spans` of a text (single backticks, on one line, 2 to 60 characters).

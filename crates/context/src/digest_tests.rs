@@ -687,3 +687,63 @@ proptest! {
         prop_assert_eq!(HistoryDigest::from_items(&items), digest);
     }
 }
+
+/// The line `error_line` picked before each word was looked for only before the earliest match:
+/// every word looked for in the whole lowered text, the earliest match taken.
+fn error_line_searching_everywhere(output: &str) -> String {
+    let body = match output.find("\nOutput:\n") {
+        Some(at) => output.get(at + "\nOutput:\n".len()..).unwrap_or(output),
+        None => output,
+    };
+    let lowered = body.to_ascii_lowercase();
+    let first_match = [
+        "error",
+        "failed",
+        "fatal",
+        "panicked",
+        "traceback",
+        "exception",
+        "not found",
+        "denied",
+    ]
+    .iter()
+    .filter_map(|word| lowered.find(word))
+    .min();
+    let error = first_match.and_then(|at| {
+        let start = body.get(..at)?.rfind('\n').map_or(0, |newline| newline + 1);
+        let end = body
+            .get(at..)?
+            .find('\n')
+            .map_or(body.len(), |newline| at + newline);
+        body.get(start..end).map(str::trim)
+    });
+    error
+        .or_else(|| body.lines().map(str::trim).find(|line| !line.is_empty()))
+        .map_or_else(|| "(no output)".to_string(), str::to_string)
+}
+
+#[test]
+fn the_error_line_is_the_earliest_match_of_any_word() {
+    let outputs = [
+        "",
+        "\n\n",
+        "all good\nnothing here",
+        "Exit code: 1\nOutput:\nwarning: x\nerror[E0308]: mismatched types\nfailed",
+        "test a ... FAILED\nthread 'a' panicked at src/a.rs:1:1\nerror: test failed",
+        "Permission DENIED\nerror: later",
+        "fatalerror",
+        "errorfailed",
+        "é😀 not foun\nd: é not found here ERROR",
+        "Traceback (most recent call last):\n  File x\nException: boom",
+        "xx panicke",
+        "a failed, then an error, then fatal",
+        "ÉRROR é error",
+    ];
+    for output in outputs {
+        assert_eq!(
+            super::command_text::error_line(output),
+            error_line_searching_everywhere(output),
+            "{output:?}"
+        );
+    }
+}

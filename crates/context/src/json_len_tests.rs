@@ -48,6 +48,34 @@ fn every_byte_a_string_may_hold_is_counted_as_serde_json_escapes_it() {
 }
 
 #[test]
+fn every_byte_in_the_blocks_of_a_long_string_is_counted_as_serde_json_escapes_it() {
+    for byte in 0u8..=0x7f {
+        let one = char::from(byte).to_string();
+        // The first block, the place between two, the last block, and the tail after it.
+        for at in [
+            0, 1, 127, 253, 254, 255, 256, 509, 510, 511, 764, 765, 800, 809,
+        ] {
+            let mut text = "a".repeat(810);
+            text.replace_range(at..=at, &one);
+            assert_eq!(
+                Some(string_len(&text)),
+                written(&text),
+                "byte {byte:#x} at {at}"
+            );
+        }
+        // A block of nothing else: its counts at their largest.
+        let full = one.repeat(600);
+        assert_eq!(
+            Some(string_len(&full)),
+            written(&full),
+            "byte {byte:#x} repeated"
+        );
+    }
+    let mixed = "é — 😀 \"q\" \\ \u{1}\u{1f}\t\n\r\u{8}\u{c} naïve «cité» ".repeat(40);
+    assert_eq!(Some(string_len(&mixed)), written(&mixed));
+}
+
+#[test]
 fn every_pair_of_ascii_bytes_in_one_word_or_a_pair_of_words_is_counted_as_serde_json_escapes_it() {
     // Two marked bytes of one word, and their neighbours: the word's masks must neither
     // double-count nor miss either.

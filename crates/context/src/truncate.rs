@@ -117,28 +117,17 @@ fn truncate_with_byte_estimate(text: &str, max_bytes: usize, unit: MarkerUnit) -
 
 /// Splits `text` into a head of at most `beginning_bytes` and a tail of at most `end_bytes`, both
 /// on character boundaries; also returns how many characters fall between them.
+///
+/// The head ends at the last character boundary within `beginning_bytes`; the tail starts at
+/// the first boundary at or after both the head's end and `text.len() - end_bytes`; only the
+/// characters between are counted (a long output is cut without walking its kept parts).
 fn split_string(text: &str, beginning_bytes: usize, end_bytes: usize) -> (usize, &str, &str) {
     let tail_start_target = text.len().saturating_sub(end_bytes);
-    let mut prefix_end = 0usize;
-    let mut suffix_start = text.len();
-    let mut suffix_started = false;
-    let mut removed_chars = 0usize;
-    for (index, character) in text.char_indices() {
-        let character_end = index + character.len_utf8();
-        if character_end <= beginning_bytes {
-            prefix_end = character_end;
-            continue;
-        }
-        if index >= tail_start_target {
-            if !suffix_started {
-                suffix_start = index;
-                suffix_started = true;
-            }
-            continue;
-        }
-        removed_chars += 1;
-    }
-    let suffix_start = suffix_start.max(prefix_end);
+    let prefix_end = text.floor_char_boundary(beginning_bytes);
+    let suffix_start = text.ceil_char_boundary(tail_start_target.max(prefix_end));
+    let removed_chars = text
+        .get(prefix_end..suffix_start)
+        .map_or(0, |removed| removed.chars().count());
     let prefix = text.get(..prefix_end).unwrap_or_default();
     let suffix = text.get(suffix_start..).unwrap_or_default();
     (removed_chars, prefix, suffix)

@@ -101,3 +101,59 @@ fn longest_marker_fits_the_documented_bound() {
     let marker = truncation_marker(TruncationPolicy::Tokens(0), u64::MAX);
     assert_eq!(marker.len(), MAX_TRUNCATION_MARKER_BYTES);
 }
+
+/// How the split was made before it was computed from the boundaries: every character walked.
+fn split_string_walking(
+    text: &str,
+    beginning_bytes: usize,
+    end_bytes: usize,
+) -> (usize, &str, &str) {
+    let tail_start_target = text.len().saturating_sub(end_bytes);
+    let mut prefix_end = 0usize;
+    let mut suffix_start = text.len();
+    let mut suffix_started = false;
+    let mut removed_chars = 0usize;
+    for (index, character) in text.char_indices() {
+        let character_end = index + character.len_utf8();
+        if character_end <= beginning_bytes {
+            prefix_end = character_end;
+            continue;
+        }
+        if index >= tail_start_target {
+            if !suffix_started {
+                suffix_start = index;
+                suffix_started = true;
+            }
+            continue;
+        }
+        removed_chars += 1;
+    }
+    let suffix_start = suffix_start.max(prefix_end);
+    let prefix = text.get(..prefix_end).unwrap_or_default();
+    let suffix = text.get(suffix_start..).unwrap_or_default();
+    (removed_chars, prefix, suffix)
+}
+
+#[test]
+fn the_split_is_the_one_walking_every_character_makes() {
+    let texts = [
+        String::new(),
+        "a".to_string(),
+        "é".to_string(),
+        "ascii only, long enough to be cut somewhere".to_string(),
+        "é — 😀 naïve café «cité» ".repeat(7),
+        "😀".repeat(13),
+        "ab😀cd€ef".repeat(5),
+    ];
+    for text in &texts {
+        for beginning in 0..=text.len() + 2 {
+            for end in 0..=text.len() + 2 {
+                assert_eq!(
+                    split_string(text, beginning, end),
+                    split_string_walking(text, beginning, end),
+                    "{text:?} {beginning} {end}"
+                );
+            }
+        }
+    }
+}

@@ -21,6 +21,7 @@
 //! A failed call (an error result, a non-zero exit) is not a read. Relative paths resolve
 //! against the call's working directory, else the session's.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Component;
 use std::path::Path;
@@ -28,7 +29,9 @@ use std::path::PathBuf;
 
 use agentctx_context::ShellFileRead;
 use agentctx_context::has_cut_marker;
+use agentctx_protocol::ContentItem;
 use agentctx_protocol::ResponseItem;
+use agentctx_protocol::SYSTEM_REMINDER_OPEN_TAG;
 use agentctx_protocol::is_model_generated;
 use serde_json::Value;
 
@@ -106,9 +109,13 @@ impl RecordedRead {
         if self.whole {
             return Some(content.clone());
         }
-        let mut out = String::new();
+        let mut out = String::with_capacity(content.len().saturating_add(content.len() / 8));
         for (index, line) in self.seen_lines(content).into_iter().enumerate() {
-            out.push_str(&format!("{:>6}\t{line}\n", self.first_line + index));
+            // `{:>6}\t{line}\n`, written in place.
+            push_line_number(&mut out, self.first_line + index);
+            out.push('\t');
+            out.push_str(line);
+            out.push('\n');
         }
         Some(out)
     }
@@ -137,6 +144,29 @@ impl RecordedRead {
         } else {
             content.split('\n').collect()
         }
+    }
+}
+
+/// `number` right-aligned in six columns (`{:>6}`), as `read_file` numbers its lines.
+fn push_line_number(out: &mut String, number: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = number;
+    loop {
+        at -= 1;
+        // A digit: `rest % 10` is below ten.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let width = digits.len() - at;
+    for _ in width..6 {
+        out.push(' ');
+    }
+    for &digit in &digits[at..] {
+        out.push(char::from(digit));
     }
 }
 
@@ -258,10 +288,17 @@ impl Scan<'_> {
                     self.output(call, request, &output.text_content());
                 }
             }
-            ResponseItem::Message { role, .. } if role == "user" => {
-                if let Some((path, content)) = item
-                    .message_text()
-                    .and_then(|text| agentctx_compact::restored_file_of(&text))
+            ResponseItem::Message { role, content, .. } if role == "user" => {
+                // A restored file's text opens with the reminder tag, so its first text part
+                // does (the parts are joined by newlines): any other message is not joined.
+                let may_be_restored = content
+                    .iter()
+                    .find_map(ContentItem::as_text)
+                    .is_some_and(|text| text.starts_with(SYSTEM_REMINDER_OPEN_TAG));
+                if may_be_restored
+                    && let Some((path, content)) = item
+                        .message_text()
+                        .and_then(|text| agentctx_compact::restored_file_of(&text))
                 {
                     let path = self.resolve(None, &path.to_string_lossy());
                     let whole = !has_cut_marker(&content);
@@ -291,6 +328,20 @@ impl Scan<'_> {
     fn function_call(&self, name: &str, arguments: &str) -> Option<Call> {
         if let Some(read) = agentctx_context::shell_file_read(name, arguments) {
             return Some(self.shell(read));
+        }
+        if !matches!(
+            name,
+            "read_file"
+                | "Read"
+                | "write_file"
+                | "Write"
+                | "edit_file"
+                | "Edit"
+                | "MultiEdit"
+                | "apply_patch"
+        ) {
+            // No other tool reads or writes a file: its arguments are not parsed.
+            return None;
         }
         let args: Value = serde_json::from_str(arguments).ok()?;
         let path = || {
@@ -499,12 +550,12 @@ impl Scan<'_> {
                 _ => None,
             },
         };
-        let printed = if output.truncated {
-            leading_lines(&output.text)
+        let printed: Cow<'_, str> = if output.truncated {
+            Cow::Owned(leading_lines(&output.text))
         } else {
-            output.text.to_string()
+            Cow::Borrowed(&output.text)
         };
-        let (lines, first_line, cut_line): (Vec<String>, usize, bool) = if read.numbered {
+        let (lines, first_line, cut_line): (Vec<&str>, usize, bool) = if read.numbered {
             match numbered_lines(&printed) {
                 Some(numbered) if numbered.rest.trim().is_empty() || output.truncated => {
                     (numbered.lines, numbered.first, numbered.cut_line)
@@ -512,7 +563,7 @@ impl Scan<'_> {
                 _ => return,
             }
         } else {
-            (printed.lines().map(str::to_string).collect(), first, false)
+            (printed.lines().collect(), first, false)
         };
         if output.text.trim().is_empty() && first > 1 {
             return;
@@ -593,7 +644,7 @@ struct Numbered<'a> {
     /// The number of the first line.
     first: usize,
     /// The lines, numbers removed; a contiguous run.
-    lines: Vec<String>,
+    lines: Vec<&'a str>,
     /// A line may have been cut (it is as long as the tools show).
     cut_line: bool,
     /// What follows the run.
@@ -618,7 +669,7 @@ fn numbered_lines(text: &str) -> Option<Numbered<'_>> {
         }
         first.get_or_insert(number);
         cut_line |= content.chars().count() >= MAX_LINE_CHARS;
-        lines.push(content.to_string());
+        lines.push(content);
         rest = after;
     }
     Some(Numbered {
@@ -645,7 +696,7 @@ fn numbered_line(line: &str) -> Option<(usize, &str)> {
 
 /// Lines as text: joined by newlines, and ending with one when they are a whole file (the read
 /// tools do not show whether the file ends with a newline; most text files do).
-fn lines_text(lines: &[String], whole: bool) -> String {
+fn lines_text(lines: &[&str], whole: bool) -> String {
     let mut text = lines.join("\n");
     if whole && !lines.is_empty() {
         text.push('\n');
@@ -654,15 +705,21 @@ fn lines_text(lines: &[String], whole: bool) -> String {
 }
 
 /// The lines of `text` before the first cut marker (a truncated output), whole lines only.
+/// A marker never spans lines: the first line holding one is the line of the first marker.
 fn leading_lines(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.split_inclusive('\n') {
-        if has_cut_marker(line) || !line.ends_with('\n') {
-            break;
-        }
-        out.push_str(line);
-    }
-    out
+    let before_marker = match agentctx_context::first_cut_marker(text) {
+        Some(at) => text
+            .get(..at)
+            .and_then(|head| head.rfind('\n'))
+            .map_or(0, |newline| newline + 1),
+        None => text.len(),
+    };
+    let head = text.get(..before_marker).unwrap_or_default();
+    // Only whole lines: a last line without its newline is left out.
+    head.rfind('\n')
+        .and_then(|newline| head.get(..=newline))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Removes `.` and folds `..` without touching the file system.

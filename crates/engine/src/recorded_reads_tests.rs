@@ -431,3 +431,59 @@ fn requests_are_counted_as_the_live_clock_counts_them() {
     let requests: Vec<i32> = reads(&history).iter().map(|read| read.request).collect();
     assert_eq!(requests, vec![1, 2]);
 }
+
+#[test]
+fn line_numbers_are_written_as_format_writes_them() {
+    for number in [
+        0,
+        1,
+        9,
+        10,
+        99_999,
+        100_000,
+        999_999,
+        1_000_000,
+        123_456_789,
+        usize::MAX,
+    ] {
+        let mut out = String::new();
+        super::push_line_number(&mut out, number);
+        assert_eq!(out, format!("{number:>6}"));
+    }
+}
+
+/// `leading_lines` as it was before it looked for the first marker once: line by line.
+fn leading_lines_line_by_line(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        if agentctx_context::has_cut_marker(line) || !line.ends_with('\n') {
+            break;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+#[test]
+fn leading_lines_stop_at_the_line_of_the_first_marker() {
+    let texts = [
+        "",
+        "\n",
+        "no newline",
+        "one\ntwo\nthree",
+        "one\ntwo\nthree\n",
+        "one\ntwo …12 tokens truncated… two\nthree\n",
+        "…12 tokens truncated… first\nsecond\n",
+        "a\nb\n[... omitted 3 of 9 lines ...]\nc\n",
+        "a\nb …5 chars truncated… x\nc …7 tokens truncated…\n",
+        "é😀\n naïve …5 chars truncated…",
+        "a\n\n\nb\n …1 tokens truncated…",
+    ];
+    for text in texts {
+        assert_eq!(
+            super::leading_lines(text),
+            leading_lines_line_by_line(text),
+            "{text:?}"
+        );
+    }
+}

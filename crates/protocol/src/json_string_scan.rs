@@ -4,8 +4,7 @@
 //! there never hold an escape, and reading them without a deserializer is most of what makes
 //! the lazy read cheap. Each is read up to its first quote, backslash or control character:
 //! [`first_quote_escape_or_control`] finds that byte with word arithmetic rather than one byte at
-//! a time. [`quote_escape_or_control_marks`], the word test it uses, is public: the token
-//! estimate's JSON string lengths ask it first of every 16 bytes whether they escape anything.
+//! a time. [`quote_escape_or_control_marks`], the word test it uses, is public.
 
 /// The position of the first byte of `bytes` that is a quote, a backslash or a control
 /// character (below 0x20), the bytes that end or interrupt a plain run of a JSON string.

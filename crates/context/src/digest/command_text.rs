@@ -203,14 +203,16 @@ fn is_known_file_name(name: &str) -> bool {
 pub(super) fn exit_code(output: &str) -> Option<i64> {
     let trimmed = output.trim_start();
     if trimmed.starts_with('{')
-        && let Ok(value) = serde_json::from_str::<Value>(trimmed)
-        && let Some(code) = value
-            .get("metadata")
-            .and_then(|metadata| metadata.get("exit_code"))
-            .and_then(Value::as_i64)
+        && let Some(code) = super::json_exit_code(trimmed).flatten()
     {
         return Some(code);
     }
+    header_exit_code(trimmed)
+}
+
+/// The exit code in the first lines of `trimmed` (an output without its leading whitespace):
+/// Codex's `Exit code: N` header or unified exec's `Process exited with code N`.
+pub(super) fn header_exit_code(trimmed: &str) -> Option<i64> {
     for line in trimmed.lines().take(4) {
         let lowered = line.trim().to_ascii_lowercase();
         let rest = lowered
@@ -240,10 +242,18 @@ pub(super) fn error_line(output: &str) -> String {
     // One lowercase copy, searched once per word: ASCII lowercasing keeps every byte offset, so
     // a match position is a position in `body` too.
     let lowered = body.to_ascii_lowercase();
-    let first_match = ERROR_WORDS
-        .iter()
-        .filter_map(|word| lowered.find(word))
-        .min();
+    // Each word looked for only where it would start before the earliest match so far (the
+    // words are ASCII: a match ends on a character boundary).
+    let mut first_match: Option<usize> = None;
+    for word in ERROR_WORDS {
+        let searched = match first_match {
+            Some(at) => lowered.get(..lowered.floor_char_boundary(at + word.len() - 1)),
+            None => Some(lowered.as_str()),
+        };
+        if let Some(found) = searched.and_then(|text| text.find(word)) {
+            first_match = Some(found);
+        }
+    }
     let error = first_match.and_then(|at| {
         let start = body.get(..at)?.rfind('\n').map_or(0, |newline| newline + 1);
         let end = body

@@ -88,14 +88,28 @@ pub fn local_shell_file_read(action: &Value) -> Option<ShellFileRead> {
 pub fn shell_output(output: &str) -> ShellOutput<'_> {
     let trimmed = output.trim_start();
     if trimmed.starts_with('{')
-        && let Ok(value) = serde_json::from_str::<Value>(trimmed)
-        && let Some(text) = value.get("output").and_then(Value::as_str)
+        && let Some(read) = super::json_shell_output(trimmed)
+        && let Some(text) = read.output
     {
-        let (text, header_cut) = strip_truncation_header(text);
-        let truncated = header_cut || has_cut_marker(text);
+        // Read once: the exit code is the one `exit_code(trimmed)` reads (the JSON's, else the
+        // header's).
+        let exit_code = read
+            .exit_code
+            .or_else(|| super::command_text::header_exit_code(trimmed));
+        let (text, truncated) = match text {
+            Cow::Borrowed(text) => {
+                let (text, header_cut) = strip_truncation_header(text);
+                (Cow::Borrowed(text), header_cut || has_cut_marker(text))
+            }
+            Cow::Owned(text) => {
+                let (text, header_cut) = strip_truncation_header(&text);
+                let truncated = header_cut || has_cut_marker(text);
+                (Cow::Owned(text.to_string()), truncated)
+            }
+        };
         return ShellOutput {
-            exit_code: exit_code(trimmed),
-            text: Cow::Owned(text.to_string()),
+            exit_code,
+            text,
             truncated,
         };
     }
@@ -138,6 +152,23 @@ fn strip_truncation_header(text: &str) -> (&str, bool) {
 /// truncated…` / `…N chars truncated…`, or older codex's `[... omitted N of M lines ...]`.
 pub fn has_cut_marker(text: &str) -> bool {
     CUT_MARKERS.iter().any(|marker| text.contains(marker))
+}
+
+/// Where the first truncation marker of `text` starts ([`has_cut_marker`]'s markers, none of
+/// which spans lines), if it holds one.
+pub fn first_cut_marker(text: &str) -> Option<usize> {
+    // Each marker looked for only where it would start before the earliest found so far.
+    let mut first: Option<usize> = None;
+    for marker in CUT_MARKERS {
+        let searched = match first {
+            Some(at) => text.get(..text.floor_char_boundary(at + marker.len() - 1)),
+            None => Some(text),
+        };
+        if let Some(found) = searched.and_then(|head| head.find(marker)) {
+            first = Some(found);
+        }
+    }
+    first
 }
 
 /// The file `command` prints, run in `workdir`.

@@ -177,3 +177,23 @@ fn shell_outputs() {
     assert!(warned.truncated);
     assert_eq!(warned.text, "a\n…1 tokens truncated…c\n");
 }
+
+#[test]
+fn the_first_cut_marker_is_the_earliest_of_any() {
+    let texts = [
+        "",
+        "nothing cut",
+        "a …3 tokens truncated… b",
+        "a [... omitted 1 of 2 lines ...] b …3 tokens truncated… c",
+        "é😀 …4 chars truncated… x …3 tokens truncated…",
+        "…3 tokens truncated……4 chars truncated…",
+        "[... omitted  …9 chars truncated…",
+    ];
+    for text in texts {
+        let earliest = [" tokens truncated…", " chars truncated…", "[... omitted "]
+            .iter()
+            .filter_map(|marker| text.find(marker))
+            .min();
+        assert_eq!(super::first_cut_marker(text), earliest, "{text:?}");
+    }
+}

@@ -22,8 +22,13 @@
 //!   recorded session went on); the session's own compactions are installed.
 
 mod at_compaction;
+mod decision_points;
 mod engine_feed;
+mod held_user;
 mod read_ahead;
+mod reasoning;
+mod record_kinds;
+mod recorded_compaction;
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -68,6 +73,13 @@ use crate::error::ReplayError;
 
 pub use at_compaction::EngineAtCompaction;
 pub use at_compaction::engine_at_compaction;
+pub use reasoning::record_reasoning;
+pub use reasoning::recorded_reasoning;
+use record_kinds::claude_cache_write;
+use record_kinds::ends_preamble;
+use record_kinds::replay_reads;
+use record_kinds::replay_types;
+use record_kinds::thread_settings_model;
 
 /// Characters of the user message shown per turn.
 const USER_MESSAGE_PREVIEW_CHARS: usize = 60;
@@ -193,8 +205,8 @@ pub struct SessionReplayBuilder<'a> {
     /// A recorded compaction rewrote the history since the last request.
     compacted_since_request: bool,
     /// Where the session stands between two model requests: which of the engine's decisions is
-    /// due (see `engine_feed.rs`).
-    between: engine_feed::Between,
+    /// due (see `decision_points.rs`).
+    between: decision_points::Between,
     /// The engine's decisions since the last request, for the next request's row.
     due_decisions: Vec<crate::decision::Decision>,
     /// Our auto-compaction since the last request, for the next request's row.
@@ -286,7 +298,7 @@ impl<'a> SessionReplayBuilder<'a> {
             requests: Vec::new(),
             request_open: false,
             compacted_since_request: false,
-            between: engine_feed::Between::TurnEnd { decided: None },
+            between: decision_points::Between::TurnEnd { decided: None },
             due_decisions: Vec::new(),
             due_auto_compact: None,
             recorded_offset: 0,
@@ -432,46 +444,6 @@ impl<'a> SessionReplayBuilder<'a> {
             | RolloutItem::Unknown { .. } => {}
         }
         Ok(())
-    }
-
-    /// Decides the held user messages: the newest whose text is `event_text` is the input of
-    /// a `user_message` event, and starts its turn (returns true); the others are unconfirmed.
-    fn release_held(&mut self, event_text: Option<&str>) -> Result<bool, ReplayError> {
-        let held = std::mem::take(&mut self.held_user);
-        let confirmed =
-            event_text.and_then(|text| held.iter().rposition(|record| same_text(record, text)));
-        for (index, record) in held.into_iter().enumerate() {
-            if Some(index) == confirmed {
-                self.item_with_turn(record, ItemTurn::Starts)?;
-            } else {
-                self.release_unconfirmed(record)?;
-            }
-        }
-        Ok(confirmed.is_some())
-    }
-
-    /// A held user message no `user_message` event confirmed: the input of a turn an event
-    /// already started, harness context when the session marks its turns with events, else
-    /// decided by its text and flags.
-    fn release_unconfirmed(&mut self, held: RolloutRecord) -> Result<(), ReplayError> {
-        let joins = self
-            .event_turn
-            .as_deref()
-            .is_some_and(|text| same_text(&held, text));
-        let turn = if joins {
-            self.event_turn = None;
-            ItemTurn::Joins
-        } else if self.user_events_seen {
-            ItemTurn::Within
-        } else if held
-            .response_item()
-            .is_some_and(|item| is_turn_start(item, held.flags))
-        {
-            ItemTurn::Starts
-        } else {
-            ItemTurn::Within
-        };
-        self.item_with_turn(held, turn)
     }
 
     /// Whether a record belongs to the main thread. A file whose first conversation item is on a
@@ -691,76 +663,6 @@ impl<'a> SessionReplayBuilder<'a> {
     }
 }
 
-/// The Codex payloads of the records [`replay_reads`] that the reader can type as it reads them,
-/// by the line's `type` and the payload's own (a `token_count` is read in part instead:
-/// `read_ahead::token_count_read`).
-fn replay_types(kind: &str, payload_type: &str) -> bool {
-    match kind {
-        "response_item" => true,
-        "event_msg" => matches!(
-            payload_type,
-            "user_message" | "thread_rolled_back" | "thread_settings_applied"
-        ),
-        _ => false,
-    }
-}
-
-/// The records whose typed payload the replay reads (see [`SessionReplayBuilder::observe`]).
-fn replay_reads(record: &LazyRecord) -> bool {
-    match record.kind() {
-        "session_meta" | "response_item" | "compacted" | "turn_context" => true,
-        "event_msg" => matches!(
-            record.payload_type(),
-            Some("token_count" | "user_message" | "thread_rolled_back" | "thread_settings_applied")
-        ),
-        _ => false,
-    }
-}
-
-/// The tokens an imported Claude Code response wrote to the prompt cache: its original usage
-/// object (`claude_usage`, kept by the importer) names them; 0 for any other count.
-fn claude_cache_write(event: &agentctx_protocol::TokenCountEvent) -> u64 {
-    event
-        .extra
-        .get("claude_usage")
-        .and_then(|usage| usage.get("cache_creation_input_tokens"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0)
-}
-
-/// The model of a `thread_settings_applied` event (codex 0.12x+: the settings a `/model` or
-/// `/permissions` change applied, `{"type":"thread_settings_applied","thread_settings":{"model":
-/// …}}`).
-fn thread_settings_model(event: &Value) -> Option<&str> {
-    if event.get("type").and_then(Value::as_str) != Some("thread_settings_applied") {
-        return None;
-    }
-    event
-        .pointer("/thread_settings/model")
-        .and_then(Value::as_str)
-}
-
-/// True when the text of the user message `record` holds is `text` (surrounding whitespace
-/// aside): a `user_message` event and the item of the same input.
-fn same_text(record: &RolloutRecord, text: &str) -> bool {
-    record
-        .response_item()
-        .and_then(ResponseItem::message_text)
-        .is_some_and(|item_text| item_text.trim() == text.trim())
-}
-
-/// Records that end a session's prefix: the model answered, or the history was rewritten.
-fn ends_preamble(record: &RolloutRecord) -> bool {
-    match &record.line.item {
-        RolloutItem::ResponseItem(item) => is_model_generated(item),
-        RolloutItem::Compacted(_) | RolloutItem::EventMsg(EventMsg::ThreadRolledBack(_)) => true,
-        RolloutItem::SessionMeta(_)
-        | RolloutItem::TurnContext(_)
-        | RolloutItem::EventMsg(_)
-        | RolloutItem::Unknown { .. } => false,
-    }
-}
-
 fn tool_name(item: &ResponseItem) -> String {
     match item {
         ResponseItem::FunctionCall { name, .. } | ResponseItem::CustomToolCall { name, .. } => {
@@ -791,52 +693,6 @@ fn first_chars(text: &str, count: usize) -> (&str, bool) {
         Some((cut, _)) => (text.get(..cut).unwrap_or(text), true),
         None => (text, false),
     }
-}
-
-/// Records `reasoning` in `turn_context` (the writer of what [`recorded_reasoning`] reads): codex's `effort` and `summary`, and the parameters
-/// whole under [`RECORDED_REASONING_FIELD`].
-pub fn record_reasoning(
-    turn_context: &mut agentctx_protocol::TurnContextItem,
-    reasoning: Option<&agentctx_model::ReasoningOptions>,
-) {
-    let Some(reasoning) = reasoning else {
-        return;
-    };
-    turn_context.effort = reasoning
-        .effort
-        .map(|effort| serde_json::Value::String(effort.as_str().to_string()));
-    turn_context.summary = reasoning
-        .summary
-        .map(|summary| serde_json::Value::String(summary.as_str().to_string()));
-    if let Ok(value) = serde_json::to_value(reasoning) {
-        turn_context
-            .extra
-            .insert(RECORDED_REASONING_FIELD.to_string(), value);
-    }
-}
-
-/// The reasoning parameters the requests of the turn `context` opens carried: agentctx's
-/// [`RECORDED_REASONING_FIELD`], else codex's `effort` and `summary` (a codex rollout records
-/// the effort it sent), else none.
-pub fn recorded_reasoning(
-    context: &agentctx_protocol::TurnContextItem,
-) -> Option<agentctx_model::ReasoningOptions> {
-    if let Some(value) = context.extra.get(RECORDED_REASONING_FIELD) {
-        return serde_json::from_value(value.clone()).ok();
-    }
-    let effort = context
-        .effort
-        .clone()
-        .and_then(|value| serde_json::from_value(value).ok());
-    let summary = context
-        .summary
-        .clone()
-        .and_then(|value| serde_json::from_value(value).ok());
-    (effort.is_some() || summary.is_some()).then(|| agentctx_model::ReasoningOptions {
-        effort,
-        summary,
-        ..Default::default()
-    })
 }
 
 #[cfg(test)]

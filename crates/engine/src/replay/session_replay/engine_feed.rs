@@ -7,38 +7,28 @@ use std::task::Poll;
 use std::task::Waker;
 
 use agentctx_model::ToolSpec;
-use agentctx_protocol::CompactedItem;
-use agentctx_protocol::ResponseItem;
 use agentctx_protocol::TokenUsage;
 use agentctx_protocol::TokenUsageInfo;
 use agentctx_protocol::TurnContextItem;
 use agentctx_reminders::SystemReminderConfig;
-use agentctx_reminders::is_reminder_item;
 use agentctx_rollout::CLAUDE_CODE_ORIGINATOR;
 use agentctx_rollout::RequestStart;
 
 use super::AGENTCTX_ORIGINATOR;
 use super::RECORDED_TOOLS_FIELD;
 use super::SessionReplayBuilder;
-use super::first_chars;
+use super::decision_points::Between;
 use crate::context_engine::ContextEngine;
 use crate::context_engine::PromptParts;
-use crate::decision::Action;
 use crate::decision::CompactReason;
 use crate::decision::CompactionFigures;
-use crate::decision::Decision;
-use crate::decision::DecisionPoint;
 use crate::engine_options::EngineOptions;
 use crate::error::ReplayError;
 use crate::recorded_session::AS_RECORDED;
-use crate::recorded_session::rebuild_without_replacement;
 use crate::recorded_session::truncation_policy_of;
 use crate::replay::recorded_billing::RecordedBilling;
 use crate::replay::recorded_billing::UnreplayedUsage;
 use crate::replay::recorded_billing::recorded_tokens;
-use crate::replay::replay_report::COMPACTION_KEPT_ITEMS;
-use crate::replay::replay_report::COMPACTION_SUMMARY_CHARS;
-use crate::replay::replay_report::RecordedCompaction;
 use crate::replay::replay_report::TurnReminder;
 use crate::replay::request_usage::PredictionBasis;
 use crate::replay::request_usage::RequestUsage;
@@ -69,14 +59,15 @@ impl SessionReplayBuilder<'_> {
             crate::ImageCosts::Fixed
         };
         let window = self.window();
-        let cost_model = self
-            .model
-            .as_deref()
-            .map(|model| crate::cost_model::CostModel::for_model(model, None));
+        let model = &self.model;
         let options = &self.options;
         let cwd = &self.cwd;
         let session_id = &self.session_id;
         self.engine.get_or_insert_with(|| {
+            // Priced only when the engine is built (every call after that finds it built).
+            let cost_model = model
+                .as_deref()
+                .map(|model| crate::cost_model::CostModel::for_model(model, None));
             let reminders = match (&options.reminders, by_agentctx) {
                 // The live engine's reminders are in the file.
                 (Some(_), true) | (None, _) => SystemReminderConfig {
@@ -230,243 +221,8 @@ impl SessionReplayBuilder<'_> {
         }
     }
 
-    /// A recorded compaction: the decision due where it stands is taken first, on the history
-    /// as the live session had it when it decided; then the recorded history is installed. When
-    /// the engine asked for a compaction there, the recorded one is the compaction it asked for
-    /// (a session agentctx recorded under the same configuration compacted exactly there) and
-    /// the decision carries its figures.
-    pub(super) fn compacted(&mut self, compacted: &CompactedItem) {
-        if self.stop_before_compaction == Some(self.compactions + 1) {
-            self.stop_here();
-            return;
-        }
-        let decision = self.due_decision_at_compaction();
-        self.recorded_compactions.push(recorded_compaction(
-            compacted,
-            self.current.as_ref().map(|turn| turn.turn),
-            self.requests.len(),
-        ));
-        let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
-        self.observe_reads();
-        let history = match &compacted.replacement_history {
-            Some(items) => items.clone(),
-            None => rebuild_without_replacement(self.engine().history(), &compacted.message),
-        };
-        if let Some(survival) = &mut self.survival {
-            survival.recorded_compaction(
-                &history,
-                self.current.as_ref().map(|turn| turn.turn),
-                self.requests.len(),
-                self.cwd.as_deref().unwrap_or(std::path::Path::new("")),
-            );
-        }
-        let engine = self.engine();
-        let before = engine.context_usage().used_tokens();
-        engine.install_recorded_compaction(history, clock);
-        let after = engine.context_usage().used_tokens();
-        if let Some(mut decision) = decision {
-            if decision.compact_reason().is_some() {
-                decision.compaction = Some(CompactionFigures {
-                    tier: recorded_tier(compacted),
-                    tokens_before: before,
-                    tokens_after: after,
-                });
-                self.due_auto_compact = Some(TierTrigger {
-                    tokens_before: before,
-                    tokens_after: after,
-                });
-            }
-            self.due_decisions.push(decision);
-        }
-        // Both histories are the recorded one again.
-        self.recorded_offset = 0;
-        self.request_open = false;
-        // A measure waiting for its request measured one before the rewrite (codex's
-        // summarisation request, whose output is the compaction itself): billed apart.
-        let pending = self.pending_measure.take();
-        self.unreplayed_usage
-            .extend(UnreplayedUsage::of_pending(pending));
-        self.segmenter.history_rewritten();
-        self.compacted_since_request = true;
-        self.compactions += 1;
-        if let Some(turn) = &mut self.current {
-            turn.compactions += 1;
-        }
-    }
-
-    /// Tells the engine what the session read and wrote since the last compaction (its tools
-    /// told the live engine as they ran): restoration and the read ledger after a compaction see
-    /// what the live ones saw. Walked once per compaction, before the history is replaced.
-    fn observe_reads(&mut self) {
-        if let (Some(cwd), Some(engine)) = (&self.cwd, &self.engine) {
-            engine.observe_recorded_reads(cwd, engine.history());
-        }
-    }
-
-    /// Stops the replay where the session recorded a compaction, before it is installed: the
-    /// engine as it stands, with the decision due there (`agentctx compact --at-compaction`).
-    fn stop_here(&mut self) {
-        let decision = self.due_decision_at_compaction();
-        let clock = i32::try_from(self.requests.len()).unwrap_or(i32::MAX);
-        let todo_tool = self.originator.as_deref() == Some(CLAUDE_CODE_ORIGINATOR);
-        let host = self
-            .engine()
-            .reminders()
-            .recorded_host_state(clock, todo_tool);
-        self.observe_reads();
-        let Some(engine) = self.engine.take() else {
-            return;
-        };
-        self.stopped = Some(Box::new(super::at_compaction::EngineAtCompaction {
-            engine,
-            decision,
-            instructions: self.instructions.clone(),
-            host,
-            clock,
-            requests: self.requests.len(),
-        }));
-    }
-
-    /// The decision due where a recorded compaction stands: before a turn (after a response
-    /// that asked for no tools), after tool outputs, or, once those were taken, the request's
-    /// own check against the blocking limit (a live session records its reminders, then
-    /// compacts when the request is blocked, or when the provider refused it as too long).
-    fn due_decision_at_compaction(&mut self) -> Option<Decision> {
-        let between = std::mem::replace(&mut self.between, Between::Ready);
-        match between {
-            // Taken here: the turn that starts next is not checked again (`Ready`).
-            Between::Response { tool_calls: false } | Between::TurnEnd { decided: None } => Some(
-                self.engine()
-                    .threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn),
-            ),
-            Between::TurnEnd {
-                decided: Some(decision),
-            } => Some(decision),
-            Between::Response { tool_calls: true } | Between::ToolOutputs => Some(
-                self.engine()
-                    .threshold_decision(DecisionPoint::AfterToolOutputs, CompactReason::MidTurn),
-            ),
-            Between::Ready => {
-                let overhead = self.overhead_tokens();
-                let mut decision = self.engine().decide_request(None, overhead);
-                if decision.action == Action::Send {
-                    // Not blocked: the live session compacted because the provider refused the
-                    // request as too long.
-                    decision.point = DecisionPoint::AfterFailure;
-                    decision.action = Action::Compact {
-                        reason: CompactReason::Overflow,
-                    };
-                }
-                Some(decision)
-            }
-        }
-    }
-
-    /// A model-generated item of the open request: a tool call makes the tool outputs that
-    /// follow end in the mid-turn check.
-    pub(super) fn observe_model_item(&mut self, item: &ResponseItem) {
-        if let Between::Response { tool_calls } = &mut self.between
-            && item.is_tool_call()
-        {
-            *tool_calls = true;
-        }
-    }
-
-    /// An item the model did not generate (a tool output, a reminder, a user message, the
-    /// context of a turn), before it enters the engine: the end of a response that asked for
-    /// no tools takes the pre-turn decision now (nothing but the next turn's items follows), and
-    /// a reminder after tool outputs the mid-turn one (the live session records the next
-    /// request's reminders after it).
-    pub(super) fn observe_other_item(&mut self, item: &ResponseItem) {
-        match self.between {
-            Between::Response { tool_calls: true } => self.between = Between::ToolOutputs,
-            Between::Response { tool_calls: false } => self.take_turn_decision(),
-            Between::ToolOutputs if is_reminder_item(item) => self.take_mid_turn_decision(),
-            Between::ToolOutputs | Between::TurnEnd { .. } | Between::Ready => {}
-        }
-    }
-
-    /// A `turn_context` line: a new turn's settings (codex records them before the turn's
-    /// items).
-    pub(super) fn observe_turn_settings(&mut self) {
-        if matches!(self.between, Between::Response { tool_calls: false }) {
-            self.take_turn_decision();
-        }
-    }
-
-    /// The pre-turn decision, taken on the history as it stands; carried out when the turn
-    /// starts.
-    fn take_turn_decision(&mut self) {
-        let decision = self
-            .engine()
-            .threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn);
-        self.between = Between::TurnEnd {
-            decided: Some(decision),
-        };
-    }
-
-    /// The mid-turn decision after tool outputs, carried out now.
-    fn take_mid_turn_decision(&mut self) {
-        let decision = self
-            .engine()
-            .threshold_decision(DecisionPoint::AfterToolOutputs, CompactReason::MidTurn);
-        self.between = Between::Ready;
-        self.carry_out(decision);
-    }
-
-    /// A turn starts: the pre-turn decision due is carried out.
-    pub(super) fn turn_starts(&mut self) {
-        let decision = match std::mem::replace(&mut self.between, Between::Ready) {
-            Between::TurnEnd {
-                decided: Some(decision),
-            } => decision,
-            // A turn that follows tool outputs (the previous one was cut off) or a response
-            // whose end was not seen yet is checked as it stands.
-            // The session's first turn: the live engine checked an empty history and kept no
-            // decision.
-            Between::TurnEnd { decided: None }
-                if self.requests.is_empty() && self.compactions == 0 =>
-            {
-                return;
-            }
-            Between::TurnEnd { decided: None }
-            | Between::Response { .. }
-            | Between::ToolOutputs => self
-                .engine()
-                .threshold_decision(DecisionPoint::BeforeTurn, CompactReason::PreTurn),
-            Between::Ready => return,
-        };
-        self.carry_out(decision);
-    }
-
-    /// A request starts: the mid-turn decision due after tool outputs is carried out; a pre-turn
-    /// decision no turn followed (the same turn went on) is dropped.
-    fn request_starts(&mut self) {
-        match std::mem::replace(&mut self.between, Between::Ready) {
-            Between::ToolOutputs | Between::Response { tool_calls: true } => {
-                let decision = self
-                    .engine()
-                    .threshold_decision(DecisionPoint::AfterToolOutputs, CompactReason::MidTurn);
-                self.carry_out(decision);
-            }
-            Between::TurnEnd { .. } | Between::Response { tool_calls: false } | Between::Ready => {}
-        }
-    }
-
-    /// Carries out `decision` where the recorded session did not compact: a compaction it asks
-    /// for is the one a live session would run here, so the engine runs it (offline: a replay
-    /// calls no model) and the replay goes on from the compacted history, as a live session
-    /// would. The recorded measures from then on are of a history larger by what it removed.
-    fn carry_out(&mut self, mut decision: Decision) {
-        if let Some(reason) = decision.compact_reason() {
-            let figures = self.compact_here(reason);
-            decision.compaction = figures;
-        }
-        self.due_decisions.push(decision);
-    }
-
     /// Runs the engine's compaction for `reason` now, offline, and installs it.
-    fn compact_here(&mut self, reason: CompactReason) -> Option<CompactionFigures> {
+    pub(super) fn compact_here(&mut self, reason: CompactReason) -> Option<CompactionFigures> {
         let runtime = self
             .runtime()
             .inspect_err(
@@ -513,6 +269,7 @@ impl SessionReplayBuilder<'_> {
             tier: compaction.tier,
             tokens_before: before,
             tokens_after: after,
+            summary: compaction.summary_estimate,
         })
     }
 
@@ -727,97 +484,6 @@ impl SessionReplayBuilder<'_> {
             measured.recorded_billing = Some(billing);
         }
     }
-}
-
-/// Where a replayed session stands between two model requests, for the decision due there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Between {
-    /// In a request's response: the model's items so far, and whether one called a tool.
-    Response {
-        /// A tool was called: the outputs follow, then the mid-turn decision.
-        tool_calls: bool,
-    },
-    /// After a response that called tools, its outputs coming in: the mid-turn decision is due.
-    ToolOutputs,
-    /// After a turn's last response (or before the first turn): the pre-turn decision, taken
-    /// (`Some`) or due.
-    TurnEnd {
-        /// The decision taken where the turn ended, carried out when the next one starts.
-        decided: Option<Decision>,
-    },
-    /// The decisions before the next request are taken: only its own check is left.
-    Ready,
-}
-
-/// The tier of a recorded compaction: the provider's when its history holds a compaction item,
-/// else a full compaction (its summary written by a model).
-fn recorded_tier(compacted: &CompactedItem) -> crate::context_engine::CompactionTier {
-    let remote = compacted
-        .replacement_history
-        .iter()
-        .flatten()
-        .any(|item| item.readable_copy().is_some());
-    if remote {
-        crate::context_engine::CompactionTier::Remote
-    } else {
-        crate::context_engine::CompactionTier::FullModel
-    }
-}
-
-/// What the report of a recorded compaction shows: its summary, and the replacement history's
-/// other items one line each.
-fn recorded_compaction(
-    compacted: &CompactedItem,
-    turn: Option<usize>,
-    after_request: usize,
-) -> RecordedCompaction {
-    let summary = compacted.message.trim();
-    let kept = compacted
-        .replacement_history
-        .iter()
-        .flatten()
-        .filter(|item| {
-            item.message_text()
-                .is_none_or(|text| summary.is_empty() || !text.contains(summary))
-        })
-        .take(COMPACTION_KEPT_ITEMS)
-        .map(describe_item)
-        .collect();
-    RecordedCompaction {
-        turn,
-        after_request,
-        summary: first_chars(summary, COMPACTION_SUMMARY_CHARS).0.to_string(),
-        kept,
-        replacement_items: compacted.replacement_history.as_ref().map(Vec::len),
-    }
-}
-
-/// Characters of a kept item's text its line shows.
-const KEPT_ITEM_CHARS: usize = 100;
-
-/// `role: start of its text` for a message, `compaction: start of its readable copy` for a
-/// provider's compaction item that has one, else the item's type.
-fn describe_item(item: &ResponseItem) -> String {
-    let (label, text) = match (item.message_text(), item.readable_copy()) {
-        (Some(text), _) => (item.role().unwrap_or("message"), text),
-        (None, Some(copy)) => (item.type_name(), copy.to_string()),
-        (None, None) => return item.type_name().to_string(),
-    };
-    // The words joined by single spaces, cut to the kept length: joined only as far as kept.
-    let mut line = String::new();
-    let mut chars = 0;
-    for word in text.split_whitespace() {
-        if chars >= KEPT_ITEM_CHARS {
-            break;
-        }
-        if !line.is_empty() {
-            line.push(' ');
-            chars += 1;
-        }
-        line.push_str(word);
-        chars += word.chars().count();
-    }
-    format!("{label}: {}", first_chars(&line, KEPT_ITEM_CHARS).0)
 }
 
 /// Runs `future` to its end on `runtime`: polled once in place within the runtime's context
