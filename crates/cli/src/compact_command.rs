@@ -398,9 +398,9 @@ fn report_compaction(
     chosen_offline_reason: Option<String>,
 ) -> anyhow::Result<()> {
     let summary_path = match compacted.compaction.tier {
-        CompactionTier::SessionMemory | CompactionTier::Remote => None,
-        CompactionTier::FullModel => Some(SummaryPath::Model),
-        CompactionTier::FullOffline => Some(SummaryPath::Offline),
+        CompactionTier::Mask | CompactionTier::SessionMemory | CompactionTier::Remote => None,
+        CompactionTier::FullModel | CompactionTier::PartialModel => Some(SummaryPath::Model),
+        CompactionTier::FullOffline | CompactionTier::PartialOffline => Some(SummaryPath::Offline),
     };
     if summary_path == Some(SummaryPath::Offline) {
         report.offline_reason = match &compacted.offline_reason {
@@ -424,10 +424,15 @@ fn report_compaction(
         });
     }
     report.tier = Some(match compacted.compaction.tier {
+        // `agentctx compact` names its tiers; the stages of the token budget (mask, partial)
+        // run only where the engine decided on the budget, never here.
+        CompactionTier::Mask => Tier::Micro,
         CompactionTier::SessionMemory => Tier::SessionMemory,
-        CompactionTier::FullModel | CompactionTier::FullOffline | CompactionTier::Remote => {
-            Tier::Full
-        }
+        CompactionTier::FullModel
+        | CompactionTier::FullOffline
+        | CompactionTier::PartialModel
+        | CompactionTier::PartialOffline
+        | CompactionTier::Remote => Tier::Full,
     });
     report.compacted_at_provider = compacted.compaction.tier == CompactionTier::Remote;
     report.remote_fallback = compacted.compaction.remote_fallback.clone();

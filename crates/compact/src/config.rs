@@ -21,6 +21,13 @@ pub(crate) const BLOCKING_BUFFER_TOKENS: u64 = 3_000;
 /// The most output tokens the effective window reserves (the summary must fit).
 pub(crate) const MAX_RESERVED_OUTPUT_TOKENS: u64 = 20_000;
 
+/// The default of [`FullCompactConfig::max_summary_request_tokens`]: the input size above which
+/// Anthropic (Claude Sonnet 4 and 4.5 on the 1M window) and Google (Gemini 2.5 Pro) bill every
+/// input token of the request at their long-context price.
+pub(crate) const MAX_SUMMARY_REQUEST_TOKENS: u64 = 200_000;
+/// The default of [`StagedCompactConfig::keep_recent_tokens`].
+pub(crate) const STAGED_KEEP_RECENT_TOKENS: u64 = 40_000;
+
 /// The share of the whole window the output reserve may take at most, as a divisor (a quarter).
 pub(crate) const RESERVED_OUTPUT_WINDOW_DIVISOR: u64 = 4;
 
@@ -66,6 +73,8 @@ pub(crate) const OFFLINE_SUMMARY_SHARE: WindowShare = WindowShare::new(1, 10);
 pub(crate) const RESTORATION_TOTAL_SHARE: WindowShare = WindowShare::new(3, 10);
 /// One restored file: a tenth.
 pub(crate) const RESTORATION_FILE_SHARE: WindowShare = WindowShare::new(1, 10);
+/// The recent history staged compaction keeps verbatim: three eighths (40,500 at 128K).
+pub(crate) const STAGED_KEEP_RECENT_SHARE: WindowShare = WindowShare::new(3, 8);
 /// Micro-compaction's least saving: a fifth.
 pub(crate) const MICRO_SAVINGS_SHARE: WindowShare = WindowShare::new(1, 5);
 /// Micro-compaction's target for uncleared results: two fifths.
@@ -130,6 +139,10 @@ pub struct CompactConfig {
     pub micro: MicroCompactConfig,
     /// Full compaction through a model.
     pub full: FullCompactConfig,
+    /// Staged compaction at the token budget: old tool outputs masked, then the oldest part of
+    /// the history summarised with the recent turns kept verbatim, and a full compaction only
+    /// when those do not suffice.
+    pub staged: StagedCompactConfig,
     /// The session-memory tier and its background extraction.
     pub session_memory: SessionMemoryConfig,
     /// Context restoration after a full compaction.
@@ -156,6 +169,7 @@ impl Default for CompactConfig {
             min_messages_before_compact: 4,
             micro: MicroCompactConfig::default(),
             full: FullCompactConfig::default(),
+            staged: StagedCompactConfig::default(),
             session_memory: SessionMemoryConfig::default(),
             restoration: ContextRestorationConfig::default(),
             thrash_guard: ThrashGuardConfig::default(),
@@ -258,6 +272,12 @@ pub struct FullCompactConfig {
     pub max_summary_retries: u32,
     /// Token budget of the recent user messages kept verbatim (default 20,000).
     pub user_message_budget_tokens: u64,
+    /// The cost guard: the most tokens a model-written summary request may read (default
+    /// 200,000, where Anthropic's and Google's long-context prices start; 0 sets no limit).
+    /// Over it, the oldest tool outputs of the request are cleared, then its oldest items are
+    /// condensed by the offline summariser, before the model is asked. See
+    /// docs/design/cost-model.md, "The cost guard".
+    pub max_summary_request_tokens: u64,
 }
 
 impl Default for FullCompactConfig {
@@ -265,6 +285,29 @@ impl Default for FullCompactConfig {
         Self {
             max_summary_retries: 2,
             user_message_budget_tokens: 20_000,
+            max_summary_request_tokens: MAX_SUMMARY_REQUEST_TOKENS,
+        }
+    }
+}
+
+/// Staged compaction settings (`[compact.staged]`): what the engine does when the token budget
+/// ([`CompactConfig::auto_compact_tokens`]) triggers before the window's own trigger. See
+/// docs/design/cost-model.md, "Staged compaction".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct StagedCompactConfig {
+    /// Compact in stages at the budget (default true); false compacts in full there too.
+    pub enabled: bool,
+    /// The recent history kept verbatim when the oldest part is summarised, in tokens (default
+    /// 40,000; at most a quarter of the trigger).
+    pub keep_recent_tokens: u64,
+}
+
+impl Default for StagedCompactConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            keep_recent_tokens: STAGED_KEEP_RECENT_TOKENS,
         }
     }
 }
@@ -510,6 +553,8 @@ impl CompactConfig {
         scaled.blocking_buffer_tokens = scale(BLOCKING_BUFFER_SHARE, self.blocking_buffer_tokens);
         scaled.full.user_message_budget_tokens =
             scale(USER_MESSAGE_SHARE, self.full.user_message_budget_tokens);
+        scaled.staged.keep_recent_tokens =
+            scale(STAGED_KEEP_RECENT_SHARE, self.staged.keep_recent_tokens);
         scaled.restoration.total_budget_tokens = scale(
             RESTORATION_TOTAL_SHARE,
             self.restoration.total_budget_tokens,

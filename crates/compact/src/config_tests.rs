@@ -200,10 +200,11 @@ fn budgets_scale_with_a_small_window_and_keep_their_figures_on_a_large_one() {
         small.micro.target_tool_result_tokens,
         small.session_memory.min_compact_savings_tokens,
         small.session_memory.max_summary_tokens,
+        small.staged.keep_recent_tokens,
     ];
     assert_eq!(
         budgets,
-        [384, 614, 96, 614, 921, 307, 614, 1_228, 307, 1_228]
+        [384, 614, 96, 614, 921, 307, 614, 1_228, 307, 1_228, 1_152]
     );
     // Scaling twice changes nothing.
     assert_eq!(small.scaled_to(3_072), small);

@@ -139,6 +139,47 @@ pub enum OfflineReason {
     PromptTooLarge,
 }
 
+/// What the cost guard did to a summary request over
+/// [`FullCompactConfig::max_summary_request_tokens`] before the model was asked: the oldest tool
+/// outputs cleared (the persisted originals stay retrievable), then the oldest items condensed
+/// by the offline summariser into one message. See docs/design/cost-model.md, "The cost guard".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SummaryGuard {
+    /// The limit, in tokens of the request (instructions and prompt included).
+    pub limit_tokens: u64,
+    /// Our estimate of the request before the guard.
+    pub tokens_before: u64,
+    /// Our estimate of the request sent.
+    pub tokens_after: u64,
+    /// Tool outputs cleared.
+    pub outputs_cleared: usize,
+    /// Oldest items condensed offline.
+    pub items_condensed: usize,
+}
+
+/// What a summary request is made of, besides the items it summarises.
+#[derive(Debug, Clone)]
+pub(crate) struct SummaryRequest<'a> {
+    /// The request's instructions (the session's system prompt).
+    pub(crate) base_instructions: &'a str,
+    /// The prompt that asks for the summary, sent after the items.
+    pub(crate) prompt_text: &'a str,
+    /// Tokens of the window kept free for the summary.
+    pub(crate) reserved_output_tokens: u64,
+    /// The session id, for the provider's prompt cache.
+    pub(crate) session_id: Option<String>,
+    /// The reasoning parameters of the turn being compacted.
+    pub(crate) reasoning: Option<agentctx_model::ReasoningOptions>,
+}
+
+/// What the condensed message costs besides its text: the item's own overhead, with room for
+/// the estimate's rounding.
+const CONDENSED_ITEM_OVERHEAD_TOKENS: u64 = 32;
+
+/// The opening of the message that stands for the items the cost guard condensed offline.
+pub(crate) const CONDENSED_OPENING: &str =
+    "The earliest part of this conversation, condensed without a model to keep this request small:";
+
 /// What a full compaction did: the new history and the figures the host reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FullCompactOutcome {
@@ -156,6 +197,9 @@ pub struct FullCompactOutcome {
     pub items_dropped: usize,
     /// Tool outputs cleared in the summary request so it fits.
     pub tool_outputs_pruned: usize,
+    /// What the cost guard did to the summary request, when it was over
+    /// [`FullCompactConfig::max_summary_request_tokens`].
+    pub guard: Option<SummaryGuard>,
     /// Estimated tokens of the history before.
     pub tokens_before: u64,
     /// Estimated tokens of the new history (restoration included once appended).
@@ -232,9 +276,16 @@ pub async fn full_compact_within(
     let (summary, offline_reason) = match model {
         None => (None, Some(OfflineReason::NoModel)),
         Some(model) => {
+            let summary_request = SummaryRequest {
+                base_instructions: request.base_instructions,
+                prompt_text: request.prompt_override.unwrap_or(SUMMARIZATION_PROMPT),
+                reserved_output_tokens: request.reserved_output_tokens,
+                session_id: request.session_id.clone(),
+                reasoning: request.reasoning,
+            };
             let result = summarize_with_model(
                 model,
-                &request,
+                &summary_request,
                 config,
                 estimator,
                 &mut summary_input,
@@ -296,6 +347,7 @@ pub async fn full_compact_within(
         attempts,
         items_dropped: summary_input.items_dropped,
         tool_outputs_pruned: summary_input.tool_outputs_pruned,
+        guard: summary_input.guard,
         tokens_before,
         removed_items,
         restored_files: Vec::new(),
@@ -406,19 +458,24 @@ fn compact_to_fit(
 
 /// Asks the model for the summary: at most `1 + max_summary_retries` failed attempts (an
 /// error or an invalid summary); a context-window error is not a failure but shrinks the
-/// request and sends it again.
-async fn summarize_with_model(
+/// request and sends it again. A request over the cost guard
+/// ([`FullCompactConfig::max_summary_request_tokens`]) is first brought under it
+/// ([`SummaryInput::guard`]).
+pub(crate) async fn summarize_with_model(
     model: &dyn ModelClient,
-    request: &FullCompactRequest<'_>,
+    request: &SummaryRequest<'_>,
     config: &FullCompactConfig,
     estimator: &dyn TokenEstimator,
     input: &mut SummaryInput,
     attempts: &mut u32,
 ) -> Result<String, OfflineReason> {
-    let prompt_text = request.prompt_override.unwrap_or(SUMMARIZATION_PROMPT);
+    let prompt_text = request.prompt_text;
     let fixed_tokens = estimator
         .estimate_text(request.base_instructions)
         .saturating_add(estimator.estimate_text(prompt_text));
+    if config.max_summary_request_tokens > 0 {
+        input.guard(config.max_summary_request_tokens, fixed_tokens, estimator);
+    }
     let window = u64::try_from(model.context_window()).unwrap_or(0);
     if window > 0 {
         let limit = window
@@ -470,28 +527,68 @@ fn truncate_for_log(text: &str) -> String {
 
 /// The history as the summary request sends it, with its running token estimate.
 #[derive(Debug)]
-struct SummaryInput {
+pub(crate) struct SummaryInput {
     items: Vec<ResponseItem>,
     tokens: u64,
-    items_dropped: usize,
-    tool_outputs_pruned: usize,
+    pub(crate) items_dropped: usize,
+    pub(crate) tool_outputs_pruned: usize,
+    /// What the cost guard did, when it acted.
+    pub(crate) guard: Option<SummaryGuard>,
 }
 
 impl SummaryInput {
-    fn new(items: Vec<ResponseItem>, estimator: &dyn TokenEstimator) -> Self {
+    pub(crate) fn new(items: Vec<ResponseItem>, estimator: &dyn TokenEstimator) -> Self {
         let tokens = estimator.estimate_items(&items);
         Self {
             items,
             tokens,
             items_dropped: 0,
             tool_outputs_pruned: 0,
+            guard: None,
         }
     }
 
-    /// Shrinks the input to `limit` tokens: tool outputs are cleared, oldest first; then the
-    /// oldest items are dropped (a call with its output), never the newest alone. False when
-    /// even the newest item alone is over the limit, or nothing is left.
-    fn fit(&mut self, limit: u64, estimator: &dyn TokenEstimator) -> bool {
+    /// The cost guard: a request of these items and `fixed_tokens` of instructions and prompt
+    /// that is over `limit_tokens` is brought under it in stages, the cheapest loss first: tool
+    /// outputs are cleared, oldest first (their originals stay on disk and in the rollout);
+    /// then the oldest items, with the outputs of their calls, are condensed by the offline
+    /// summariser into one message (at most a tenth of the limit, 10,000 tokens) that takes
+    /// their place. The newest item always stays. Nothing happens under the limit.
+    pub(crate) fn guard(
+        &mut self,
+        limit_tokens: u64,
+        fixed_tokens: u64,
+        estimator: &dyn TokenEstimator,
+    ) {
+        let limit = limit_tokens.saturating_sub(fixed_tokens);
+        if self.tokens <= limit {
+            return;
+        }
+        let tokens_before = self.tokens.saturating_add(fixed_tokens);
+        let pruned_before = self.tool_outputs_pruned;
+        self.prune_outputs_until(limit, estimator);
+        let outputs_cleared = self.tool_outputs_pruned - pruned_before;
+        let items_condensed = if self.tokens > limit {
+            self.condense_oldest(limit, estimator)
+        } else {
+            0
+        };
+        let guard = SummaryGuard {
+            limit_tokens,
+            tokens_before,
+            tokens_after: self.tokens.saturating_add(fixed_tokens),
+            outputs_cleared,
+            items_condensed,
+        };
+        tracing::info!(
+            ?guard,
+            "summary request over the cost guard; staged before the model is asked"
+        );
+        self.guard = Some(guard);
+    }
+
+    /// Clears tool outputs, oldest first, until the items hold at most `limit` tokens.
+    fn prune_outputs_until(&mut self, limit: u64, estimator: &dyn TokenEstimator) {
         let mut index = 0;
         while self.tokens > limit && index < self.items.len() {
             if let Some(item) = self.items.get_mut(index)
@@ -502,6 +599,69 @@ impl SummaryInput {
             }
             index += 1;
         }
+    }
+
+    /// Replaces the oldest items (with the outputs of their calls, so no output is left without
+    /// its call) by one message of their offline summary, so that the items hold at most
+    /// `limit` tokens; the newest item always stays. Returns how many items it replaced.
+    fn condense_oldest(&mut self, limit: u64, estimator: &dyn TokenEstimator) -> usize {
+        let budget = (limit / 10).min(OFFLINE_SUMMARY_MAX_TOKENS);
+        // The message holds the opening and the summary; an item costs a few tokens besides.
+        let message_tokens = budget
+            .saturating_add(estimator.estimate_text(CONDENSED_OPENING))
+            .saturating_add(CONDENSED_ITEM_OVERHEAD_TOKENS);
+        let target = limit.saturating_sub(message_tokens);
+        let sizes: Vec<u64> = self
+            .items
+            .iter()
+            .map(|item| estimator.estimate_item(item))
+            .collect();
+        // The shortest prefix whose removal leaves at most `target` tokens (never the newest).
+        let mut left = self.tokens;
+        let mut cut = 0;
+        while left > target && cut + 1 < self.items.len() {
+            left = left.saturating_sub(sizes.get(cut).copied().unwrap_or(0));
+            cut += 1;
+        }
+        if cut == 0 {
+            return 0;
+        }
+        let calls: foldhash::HashSet<&str> = self.items[..cut]
+            .iter()
+            .filter(|item| item.is_tool_call())
+            .filter_map(ResponseItem::call_id)
+            .collect();
+        let orphaned: Vec<bool> = self.items[cut..]
+            .iter()
+            .map(|item| {
+                item.is_tool_output() && item.call_id().is_some_and(|id| calls.contains(id))
+            })
+            .collect();
+        let mut condensed = Vec::new();
+        let mut kept = Vec::new();
+        for (index, item) in std::mem::take(&mut self.items).into_iter().enumerate() {
+            let orphan = index >= cut && orphaned.get(index - cut).copied().unwrap_or(false);
+            if index < cut || orphan {
+                condensed.push(item);
+            } else {
+                kept.push(item);
+            }
+        }
+        let summary = summarize_offline(&condensed, usize::try_from(budget).unwrap_or(usize::MAX));
+        let message = ResponseItem::user_text(format!("{CONDENSED_OPENING}\n\n{summary}"));
+        let mut items = Vec::with_capacity(kept.len() + 1);
+        items.push(message);
+        items.extend(kept);
+        self.items = items;
+        self.tokens = estimator.estimate_items(&self.items);
+        condensed.len()
+    }
+
+    /// Shrinks the input to `limit` tokens: tool outputs are cleared, oldest first; then the
+    /// oldest items are dropped (a call with its output), never the newest alone. False when
+    /// even the newest item alone is over the limit, or nothing is left.
+    fn fit(&mut self, limit: u64, estimator: &dyn TokenEstimator) -> bool {
+        self.prune_outputs_until(limit, estimator);
         // Never the newest item: the summary must see what happened last.
         while self.tokens > limit && self.items.len() > 1 {
             self.drop_oldest(estimator);

@@ -21,13 +21,13 @@ use agentctx_protocol::FunctionCallOutputBody;
 use agentctx_protocol::FunctionCallOutputPayload;
 use agentctx_protocol::LoopEvent;
 use agentctx_protocol::ResponseItem;
-use serde_json::Value;
 
 use crate::config::CompactConfig;
 use crate::config::MicroCompactConfig;
 use crate::micro_compact_index::MicroCompactIndex;
 use crate::persisted_output::CLEARED_TOOL_RESULT_TEXT;
 use crate::persisted_output::is_cleared_output;
+use crate::persisted_output::output_digest;
 use crate::persisted_output::persist_output;
 use crate::persisted_output::persisted_output_marker;
 use crate::persisted_output::persisted_output_path;
@@ -626,8 +626,7 @@ pub(crate) fn is_error_output(output: &FunctionCallOutputPayload, text: &str) ->
         return code != "0";
     }
     if text.starts_with('{')
-        && let Ok(value) = serde_json::from_str::<Value>(text)
-        && let Some(code) = value.pointer("/metadata/exit_code").and_then(Value::as_i64)
+        && let Some(code) = agentctx_context::json_exit_code(text).flatten()
     {
         return code != 0;
     }
@@ -648,7 +647,8 @@ pub(crate) fn plan_clear(
 ) -> PlannedClear {
     let (persist_to, replacement) = if result.tokens > config.persist_threshold_tokens {
         let path = persisted_output_path(home, result.call_id);
-        let marker = persisted_output_marker(&path, output_text_len(item));
+        let text = output_text(item).unwrap_or_default();
+        let marker = persisted_output_marker(&path, text.len(), &output_digest(&text));
         (Some(path), marker)
     } else {
         (None, CLEARED_TOOL_RESULT_TEXT.to_string())
@@ -663,16 +663,6 @@ pub(crate) fn plan_clear(
         persist_to,
         tokens_saved: result.tokens.saturating_sub(replaced_tokens),
         replacement,
-    }
-}
-
-/// Bytes of an output's text (what [`output_text`] would return), without building it when the
-/// body is plain text.
-fn output_text_len(item: &ResponseItem) -> usize {
-    match item {
-        ResponseItem::FunctionCallOutput { output, .. }
-        | ResponseItem::CustomToolCallOutput { output, .. } => output_body_text(output).len(),
-        _ => 0,
     }
 }
 

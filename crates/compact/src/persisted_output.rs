@@ -56,23 +56,63 @@ fn fnv1a_64(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The opening of the digest line of the persisted marker.
+const DIGEST_OPEN: &str = "Digest: ";
+
+/// The longest line kept in a digest, in characters; longer lines are cut with `…`.
+const DIGEST_LINE_CHARS: usize = 120;
+
+/// The one-line digest of a cleared result `text`: its line count and its first and last
+/// non-blank lines (each cut to [`DIGEST_LINE_CHARS`]), which for a command's output are
+/// usually its status and its verdict (`Exit code: 1` … `test result: FAILED. 3 passed; 1
+/// failed`). One line whatever the text holds.
+pub(crate) fn output_digest(text: &str) -> String {
+    let lines = text.lines().count();
+    let mut non_blank = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let first = non_blank.next();
+    let last = non_blank.next_back();
+    let cut = |line: &str| {
+        if line.chars().count() > DIGEST_LINE_CHARS {
+            let kept: String = line.chars().take(DIGEST_LINE_CHARS).collect();
+            format!("{kept}…")
+        } else {
+            line.to_string()
+        }
+    };
+    let noun = if lines == 1 { "line" } else { "lines" };
+    match (first, last) {
+        (None, _) => format!("{DIGEST_OPEN}{lines} {noun}, blank."),
+        (Some(first), None) => format!("{DIGEST_OPEN}{lines} {noun}; only: {}", cut(first)),
+        (Some(first), Some(last)) => format!(
+            "{DIGEST_OPEN}{lines} {noun}; first: {}; last: {}",
+            cut(first),
+            cut(last)
+        ),
+    }
+}
+
 /// The text that replaces a result persisted to `path`; `original_size` is the result's length
-/// in bytes. The path is escaped as an XML attribute value.
-pub(crate) fn persisted_output_marker(path: &Path, original_size: usize) -> String {
+/// in bytes and `digest` its one-line digest ([`output_digest`]). The path is escaped as an XML
+/// attribute value.
+pub(crate) fn persisted_output_marker(path: &Path, original_size: usize, digest: &str) -> String {
     let path = escape_attribute(&path.display().to_string());
     format!(
-        "{PERSISTED_OUTPUT_OPEN}{path}\" original_size=\"{original_size}\" />\n{PERSISTED_OUTPUT_HINT}\n{CLEARED_TOOL_RESULT_TEXT}"
+        "{PERSISTED_OUTPUT_OPEN}{path}\" original_size=\"{original_size}\" />\n{digest}\n{PERSISTED_OUTPUT_HINT}\n{CLEARED_TOOL_RESULT_TEXT}"
     )
 }
 
 /// Whether `text` is already one of the replacement texts (so there is nothing left to clear).
-/// A marker written before the hint line existed (tag, then the cleared line) counts too.
+/// Markers written before the digest line, or before the hint line, existed count too.
 pub(crate) fn is_cleared_output(text: &str) -> bool {
     if text == CLEARED_TOOL_RESULT_TEXT {
         return true;
     }
     // The marker's first line is the whole tag: the path's newlines are escaped.
     text.split_once('\n').is_some_and(|(tag, rest)| {
+        let rest = match rest.split_once('\n') {
+            Some((digest, after)) if digest.starts_with(DIGEST_OPEN) => after,
+            _ => rest,
+        };
         let rest = rest
             .strip_prefix(PERSISTED_OUTPUT_HINT)
             .and_then(|rest| rest.strip_prefix('\n'))

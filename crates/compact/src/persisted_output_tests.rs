@@ -55,14 +55,22 @@ fn the_persisted_marker_text_is_pinned() {
     let path = Path::new("/home/agentctx/tool-results/toolu_01.txt");
     insta::assert_snapshot!(
         "persisted_output_marker",
-        persisted_output_marker(path, 48_213)
+        persisted_output_marker(
+            path,
+            48_213,
+            "Digest: 412 lines; first: Exit code: 101; last: test result: FAILED. 3 passed; 1 failed"
+        )
     );
     insta::assert_snapshot!("cleared_tool_result", CLEARED_TOOL_RESULT_TEXT);
 }
 
 #[test]
 fn marker_paths_are_escaped_as_attribute_values() {
-    let marker = persisted_output_marker(Path::new("/tmp/a\"b<c>&\nd/x.txt"), 1);
+    let marker = persisted_output_marker(
+        Path::new("/tmp/a\"b<c>&\nd/x.txt"),
+        1,
+        "Digest: 1 line, blank.",
+    );
     assert_eq!(
         marker.lines().next(),
         Some(
@@ -74,7 +82,11 @@ fn marker_paths_are_escaped_as_attribute_values() {
 
 #[test]
 fn replacement_texts_are_recognised_and_real_output_is_not() {
-    let marker = persisted_output_marker(Path::new("/h/tool-results/c.txt"), 10);
+    let marker = persisted_output_marker(
+        Path::new("/h/tool-results/c.txt"),
+        10,
+        &output_digest("a\nb"),
+    );
     assert!(is_cleared_output(&marker));
     assert!(is_cleared_output(CLEARED_TOOL_RESULT_TEXT));
     assert!(!is_cleared_output("fn main() {}"));
@@ -82,7 +94,10 @@ fn replacement_texts_are_recognised_and_real_output_is_not() {
     assert!(!is_cleared_output(
         "<persisted-output path=\"x\" original_size=\"1\" />\nreal content"
     ));
-    // A marker written before the hint line: still cleared, so it is never cleared twice.
+    // Markers written before the digest or the hint line: still cleared, never cleared twice.
+    assert!(is_cleared_output(&format!(
+        "<persisted-output path=\"x\" original_size=\"1\" />\n{PERSISTED_OUTPUT_HINT}\n{CLEARED_TOOL_RESULT_TEXT}"
+    )));
     assert!(is_cleared_output(
         "<persisted-output path=\"x\" original_size=\"1\" />\n[Old tool result content cleared]"
     ));
@@ -93,7 +108,11 @@ fn replacement_texts_are_recognised_and_real_output_is_not() {
 
 #[test]
 fn the_marker_names_both_ways_back() {
-    let marker = persisted_output_marker(Path::new("/h/tool-results/c.txt"), 10);
+    let marker = persisted_output_marker(
+        Path::new("/h/tool-results/c.txt"),
+        10,
+        &output_digest("a\nb"),
+    );
     assert!(marker.contains("read_file"), "{marker}");
     assert!(marker.contains("recall"), "{marker}");
 }
@@ -127,4 +146,20 @@ fn a_symlink_planted_at_a_result_path_is_replaced_not_followed() {
             .is_symlink()
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "the tool's output");
+}
+
+#[test]
+fn the_digest_is_one_line_with_the_count_and_the_first_and_last_lines() {
+    assert_eq!(
+        output_digest("Exit code: 1\nOutput:\n\nerror[E0308]: mismatched types\n  \n"),
+        "Digest: 5 lines; first: Exit code: 1; last: error[E0308]: mismatched types"
+    );
+    assert_eq!(output_digest("ok"), "Digest: 1 line; only: ok");
+    assert_eq!(output_digest("\n  \n"), "Digest: 2 lines, blank.");
+    let long = output_digest(&format!("{}\nend", "x".repeat(500)));
+    assert!(!long.contains('\n'));
+    assert!(
+        long.contains(&format!("first: {}…; last: end", "x".repeat(120))),
+        "{long}"
+    );
 }

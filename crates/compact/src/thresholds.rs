@@ -52,6 +52,9 @@ pub struct CompactionThresholds {
     pub error: u64,
     /// From here auto-compaction runs.
     pub auto_compact: u64,
+    /// The window's own trigger, before a token budget moved `auto_compact` down to it (equal
+    /// to `auto_compact` when no budget applies).
+    pub window_auto_compact: u64,
     /// From here requests are refused until the history shrinks.
     pub blocking: u64,
 }
@@ -115,6 +118,7 @@ impl CompactionThresholds {
             warning,
             error,
             auto_compact,
+            window_auto_compact: auto_compact,
             blocking,
         };
         match config.auto_compact_tokens.tokens() {
@@ -136,6 +140,11 @@ impl CompactionThresholds {
             warning: self.warning.min(budget),
             ..self
         }
+    }
+
+    /// Whether a token budget moved the trigger below the window's own.
+    pub fn budget_applies(&self) -> bool {
+        self.auto_compact < self.window_auto_compact
     }
 
     /// The highest level `used_tokens` has reached.

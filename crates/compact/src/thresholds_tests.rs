@@ -32,6 +32,7 @@ fn default_levels_are_the_offsets_below_the_effective_window() {
             warning: 160_000,
             error: 160_000,
             auto_compact: 167_000,
+            window_auto_compact: 167_000,
             blocking: 177_000,
         }
     );
@@ -107,6 +108,7 @@ fn a_4096_token_window_keeps_room_for_the_answer_and_compacts_near_full() {
             warning: 2_458,
             error: 2_458,
             auto_compact: 2_688,
+            window_auto_compact: 2_688,
             blocking: 2_976,
         }
     );

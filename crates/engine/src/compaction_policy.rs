@@ -60,8 +60,10 @@ use crate::usage_prediction::UsagePrediction;
 
 mod full_tier;
 mod micro_cost;
+mod staged_tier;
 
 pub(crate) use full_tier::CompactionPlan;
+pub use staged_tier::STAGE_TARGET_PERCENT;
 
 /// Where the compaction happens in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +98,8 @@ pub(crate) struct CompactionOutcome {
     pub(crate) offline_reason: Option<OfflineReason>,
     /// Why the full tier ran here although the mode asked for the provider's compaction.
     pub(crate) remote_fallback: Option<String>,
+    /// The summary request, priced before it was sent, when a summary was written here.
+    pub(crate) summary_estimate: Option<crate::decision::SummaryEstimate>,
 }
 
 impl CompactionOutcome {
@@ -125,6 +129,7 @@ impl CompactionOutcome {
             events: self.events,
             warning: self.warning,
             remote_fallback: self.remote_fallback,
+            summary_estimate: self.summary_estimate,
             history: self.history,
         }
     }

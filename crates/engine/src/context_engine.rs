@@ -50,6 +50,7 @@ use crate::compaction_policy::RestorationSnapshot;
 use crate::compaction_policy::prompt_overhead_tokens;
 use crate::decision::Action;
 use crate::decision::CompactReason;
+use crate::decision::CompactTrigger;
 use crate::decision::CompactionFigures;
 use crate::decision::ContextFull;
 use crate::decision::Decision;
@@ -669,7 +670,7 @@ impl ContextEngine {
     /// `reason` when over the threshold (a replay takes it where a live session would).
     pub fn threshold_decision(&self, point: DecisionPoint, reason: CompactReason) -> Decision {
         let used = self.context_usage().used_tokens();
-        let limit = self.compactor.thresholds().auto_compact;
+        let thresholds = self.compactor.thresholds();
         let action = if self.compactor.over_auto_compact(used, self.history.len()) {
             Action::Compact { reason }
         } else {
@@ -679,8 +680,13 @@ impl ContextEngine {
             point,
             request: self.requests_prepared,
             tokens: used,
-            limit,
+            limit: thresholds.auto_compact,
             action,
+            trigger: Some(if thresholds.budget_applies() {
+                CompactTrigger::Budget
+            } else {
+                CompactTrigger::Window
+            }),
             compaction: None,
         }
     }
@@ -719,6 +725,7 @@ impl ContextEngine {
             tokens,
             limit,
             action,
+            trigger: None,
             compaction: None,
         };
         self.decisions.push(decision);
@@ -813,6 +820,17 @@ impl ContextEngine {
         self.compactor.wait_for_extraction(extraction).await;
         let snapshot = RestorationSnapshot::of(host);
         let history = self.history.raw_items().to_vec();
+        // The token budget asked for it: the stages first (a decision of this engine's; a
+        // compaction the host asked for itself, or another tier choice, compacts as asked).
+        let staged = tiers == crate::offline_compaction::CompactionTiers::SessionMemoryThenFull
+            && self
+                .decisions
+                .iter()
+                .rev()
+                .find(|decision| {
+                    decision.compaction.is_none() && decision.compact_reason() == Some(reason)
+                })
+                .is_some_and(|decision| decision.trigger == Some(CompactTrigger::Budget));
         let plan = self.compactor.plan_compaction(
             &history,
             initial_context,
@@ -822,6 +840,7 @@ impl ContextEngine {
             // the next request; restoring it here too would show it twice.
             None,
             tiers,
+            staged,
         );
         (plan, history)
     }
@@ -861,6 +880,7 @@ impl ContextEngine {
             tier: compaction.tier,
             tokens_before: compaction.tokens_before,
             tokens_after: compaction.tokens_after,
+            summary: compaction.summary_estimate,
         };
         let asked = self.decisions.iter_mut().rev().find(|decision| {
             decision.compaction.is_none() && decision.compact_reason() == Some(reason)
@@ -873,6 +893,7 @@ impl ContextEngine {
                 tokens: compaction.tokens_before,
                 limit: self.compactor.thresholds().auto_compact,
                 action: Action::Compact { reason },
+                trigger: None,
                 compaction: Some(figures),
             }),
         }

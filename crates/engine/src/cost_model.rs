@@ -174,6 +174,17 @@ impl CostModel {
     /// model the table does not know gets reference prices under the rules of `wire_api` (when
     /// known) or [`CostModel::default`].
     pub fn for_model(slug: &str, wire_api: Option<agentctx_model::WireApi>) -> Self {
+        Self::for_model_with_ttl(slug, wire_api, CacheTtl::FiveMinutes)
+    }
+
+    /// [`CostModel::for_model`] with Anthropic's cache lifetime `ttl` (the provider's
+    /// `prompt_cache_ttl`): under Anthropic's rules the cache stays warm that long after a
+    /// request and is written at that lifetime's price. Other providers' rules ignore it.
+    pub fn for_model_with_ttl(
+        slug: &str,
+        wire_api: Option<agentctx_model::WireApi>,
+        ttl: CacheTtl,
+    ) -> Self {
         let found = agentctx_model::PriceTable::bundled()
             .ok()
             .and_then(|table| table.lookup(slug));
@@ -181,6 +192,10 @@ impl CostModel {
             (Some(price), _) => CacheRules::for_provider(&price.provider, slug),
             (None, Some(wire_api)) => CacheRules::for_wire_api(wire_api),
             (None, None) => CacheRules::anthropic(CacheTtl::FiveMinutes),
+        };
+        let rules = match rules.provider {
+            CacheProvider::Anthropic => CacheRules::anthropic(ttl),
+            CacheProvider::OpenAi => rules,
         };
         found
             .and_then(|price| Prices::from_model_price(price, &rules))

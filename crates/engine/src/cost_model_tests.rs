@@ -281,3 +281,25 @@ fn anthropic_finds_a_changed_prefix_only_within_its_lookback() {
         300_000
     );
 }
+
+#[test]
+fn a_one_hour_cache_stays_warm_through_a_long_pause_and_is_written_at_twice_the_input() {
+    let five = CostModel::for_model("claude-sonnet-4-5", None);
+    let hour = CostModel::for_model_with_ttl("claude-sonnet-4-5", None, CacheTtl::OneHour);
+    let pause = Duration::from_secs(30 * 60);
+    assert_eq!(five.cache_state(Some(pause)), CacheState::Cold);
+    assert_eq!(hour.cache_state(Some(pause)), CacheState::Warm);
+    assert_eq!(
+        hour.cache_state(Some(Duration::from_secs(61 * 60))),
+        CacheState::Cold
+    );
+    // Sonnet 4.5: $3 input; 5-minute writes $3.75, 1-hour writes $6 a million.
+    assert!((five.prices().cache_write * 1e6 - 3.75).abs() < 1e-9);
+    assert!((hour.prices().cache_write * 1e6 - 6.0).abs() < 1e-9);
+    // OpenAI's automatic cache has no such option: its rules stay.
+    let gpt = CostModel::for_model_with_ttl("gpt-5.1-codex", None, CacheTtl::OneHour);
+    assert_eq!(
+        gpt.rules(),
+        CostModel::for_model("gpt-5.1-codex", None).rules()
+    );
+}

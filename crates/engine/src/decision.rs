@@ -113,15 +113,48 @@ pub enum Action {
     Fail(ContextFull),
 }
 
+/// Which limit an auto-compaction decision compared the context with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactTrigger {
+    /// The window's own trigger.
+    Window,
+    /// The token budget (`[compact] auto_compact_tokens`), below the window's trigger: the
+    /// engine compacts in stages there (`[compact.staged]`).
+    Budget,
+}
+
+/// The summary request of a compaction, priced before it was sent (the cost guard's figures;
+/// see docs/design/cost-model.md, "The cost guard").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SummaryEstimate {
+    /// The tokens the request reads: what it summarises, with the instructions and tools.
+    pub input_tokens: u64,
+    /// Of them, what the provider's cache holds (the request shares the session's prefix).
+    pub cached_tokens: u64,
+    /// The summary's budget of output tokens.
+    pub output_tokens: u64,
+    /// Its price in micro-USD (micro reference units for a model the price table does not
+    /// know).
+    pub cost_micro_usd: u64,
+    /// What the cost guard did to the request, when it was over the limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<agentctx_compact::SummaryGuard>,
+}
+
 /// What a compaction the engine ran did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CompactionFigures {
-    /// The tier that compacted.
+    /// The tier that compacted (the stage that sufficed, for a staged compaction).
     pub tier: CompactionTier,
     /// Our estimate of the history before.
     pub tokens_before: u64,
     /// Our estimate of the history after (restoration included).
     pub tokens_after: u64,
+    /// The summary request, when a summary was written for this compaction here (by the model
+    /// or offline; none for the mask stage, the session-memory tier or the provider's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<SummaryEstimate>,
 }
 
 /// One decision of the engine, with the figures it was taken on.
@@ -142,6 +175,10 @@ pub struct Decision {
     /// What the host must do.
     #[serde(flatten)]
     pub action: Action,
+    /// For an auto-compaction check (before the turn, after tool outputs): whether its limit
+    /// was the window's trigger or the token budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<CompactTrigger>,
     /// What the compaction asked for did, once it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionFigures>,

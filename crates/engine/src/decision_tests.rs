@@ -97,6 +97,7 @@ async fn over_the_threshold_the_engine_asks_for_a_compaction_and_records_what_it
             tier: compaction.tier,
             tokens_before: compaction.tokens_before,
             tokens_after: compaction.tokens_after,
+            summary: compaction.summary_estimate,
         })
     );
     assert!(compaction.tokens_after < compaction.tokens_before);
@@ -190,10 +191,18 @@ fn a_decision_serializes_with_its_action_and_figures() {
         action: Action::Compact {
             reason: CompactReason::MidTurn,
         },
+        trigger: Some(CompactTrigger::Budget),
         compaction: Some(CompactionFigures {
             tier: crate::CompactionTier::FullOffline,
             tokens_before: 9_100,
             tokens_after: 2_300,
+            summary: Some(SummaryEstimate {
+                input_tokens: 9_300,
+                cached_tokens: 0,
+                output_tokens: 10_000,
+                cost_micro_usd: 177_900,
+                guard: None,
+            }),
         }),
     };
     assert_eq!(
@@ -205,7 +214,18 @@ fn a_decision_serializes_with_its_action_and_figures() {
             "limit": 8350,
             "action": "compact",
             "reason": "mid_turn",
-            "compaction": {"tier": "full_offline", "tokens_before": 9100, "tokens_after": 2300}
+            "trigger": "budget",
+            "compaction": {
+                "tier": "full_offline",
+                "tokens_before": 9100,
+                "tokens_after": 2300,
+                "summary": {
+                    "input_tokens": 9300,
+                    "cached_tokens": 0,
+                    "output_tokens": 10000,
+                    "cost_micro_usd": 177900
+                }
+            }
         })
     );
     assert_eq!(CompactReason::MidTurn.point(), CompactPoint::MidTurn);

@@ -108,8 +108,9 @@ pub enum OfflineResult {
     Unchanged,
     /// Micro-compaction cleared old tool results.
     Micro(MicroCompacted),
-    /// The session-memory tier or full compaction replaced the history.
-    Compacted(TieredCompaction),
+    /// The session-memory tier or full compaction replaced the history (boxed: it holds the
+    /// whole new history and its figures).
+    Compacted(Box<TieredCompaction>),
 }
 
 /// Why micro-compaction did not apply, in words.

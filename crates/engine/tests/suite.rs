@@ -4,6 +4,7 @@ mod minimal_host;
 mod remote_compaction;
 mod replay_recorded_clock;
 mod replay_requests;
+mod staged_compaction;
 mod survival_planted;
 mod survival_samples;
 mod uncompacted_session;

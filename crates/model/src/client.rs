@@ -68,6 +68,13 @@ pub trait ModelClient: Send + Sync {
         ProviderIdentity::new(WireApi::Responses, "")
     }
 
+    /// The lifetime of the prompt-cache entries this client's requests write (the provider's
+    /// `prompt_cache_ttl`; five minutes for clients that talk to no server): the engine's cost
+    /// model prices the cache with it.
+    fn prompt_cache_ttl(&self) -> crate::provider_config::PromptCacheTtl {
+        crate::provider_config::PromptCacheTtl::FiveMinutes
+    }
+
     /// Where this client remembers the structured-output mode its server accepted, so that a
     /// fallback found once (see [`complete_structured`]) holds for its later requests; `None`
     /// (the default): every structured call starts with the JSON schema format.

@@ -167,7 +167,11 @@ impl HttpModelClient {
                 prompt,
                 &self.slug,
                 &self.model_info,
-                self.provider.prompt_cache_breakpoints(),
+                if self.provider.prompt_cache_breakpoints() {
+                    anthropic_messages::CacheMarking::Breakpoints(self.provider.prompt_cache_ttl())
+                } else {
+                    anthropic_messages::CacheMarking::Off
+                },
                 &self.provider.context_management,
             ),
         }
@@ -244,6 +248,16 @@ impl HttpModelClient {
                 &mut headers,
                 HeaderName::from_static("anthropic-beta"),
                 crate::model_table::CONTEXT_1M_BETA,
+            )?;
+        }
+        if self.provider.wire_api == WireApi::Anthropic
+            && self.provider.prompt_cache_breakpoints()
+            && self.provider.prompt_cache_ttl() == crate::provider_config::PromptCacheTtl::OneHour
+        {
+            merge_list_header(
+                &mut headers,
+                HeaderName::from_static("anthropic-beta"),
+                crate::wire::anthropic_messages_cache::EXTENDED_CACHE_TTL_BETA,
             )?;
         }
         for beta in betas {
@@ -462,6 +476,10 @@ impl ModelClient for HttpModelClient {
 
     fn provider_identity(&self) -> ProviderIdentity {
         ProviderIdentity::new(self.provider.wire_api, &self.provider.base_url)
+    }
+
+    fn prompt_cache_ttl(&self) -> crate::provider_config::PromptCacheTtl {
+        self.provider.prompt_cache_ttl()
     }
 
     /// The endpoint where [`ProviderConfig::compact_endpoint`] says there is one; in-request

@@ -110,6 +110,7 @@ pub use prompt::ReasoningSummaryMode;
 pub use prompt::ToolSpec;
 pub use prompt::owned_items;
 pub use provider_config::ModelConfig;
+pub use provider_config::PromptCacheTtl;
 pub use provider_config::ProviderConfig;
 pub use provider_config::ProviderEntry;
 pub use provider_config::SystemMessageMode;

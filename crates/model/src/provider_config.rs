@@ -42,6 +42,22 @@ pub enum WireApi {
     Anthropic,
 }
 
+/// How long an Anthropic prompt-cache entry lives after its last use: the `ttl` of each
+/// `cache_control` breakpoint (<https://docs.claude.com/en/docs/build-with-claude/prompt-caching>,
+/// "1-hour cache duration"). Writes of the 1-hour cache cost twice the input price instead of
+/// 1.25 times; a session with pauses of more than five minutes between requests reads its
+/// prefix back instead of writing it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+pub enum PromptCacheTtl {
+    /// Five minutes, refreshed by each use (Anthropic's default; no `ttl` is sent).
+    #[default]
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// One hour, refreshed by each use.
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
 /// Where a Chat Completions request puts the developer and system messages of the history.
 ///
 /// Strict chat templates (Qwen3, Gemma, Mistral as vLLM, llama.cpp and LM Studio apply them)
@@ -97,6 +113,9 @@ pub struct ProviderConfig {
     /// proxy whose backend rejects content block arrays (for example LiteLLM in front of
     /// llama.cpp). Default on.
     pub prompt_cache_breakpoints: Option<bool>,
+    /// Anthropic Messages: the lifetime of the prompt-cache breakpoints, `"5m"` (default) or
+    /// `"1h"`; the engine's cost model prices the cache with it.
+    pub prompt_cache_ttl: Option<PromptCacheTtl>,
     /// How many requests of one client (a session and its background work share it) may be
     /// open at once; unset, no limit. Set 1 for a server that serves one request at a time and
     /// cuts the running answer short when another arrives (llama-cpp-python's default
@@ -147,6 +166,11 @@ impl ProviderConfig {
     /// carries no `cache_control`, and its system prompt and text-only messages go as strings.
     pub fn prompt_cache_breakpoints(&self) -> bool {
         self.prompt_cache_breakpoints.unwrap_or(true)
+    }
+
+    /// The lifetime of the prompt-cache entries the requests write (default five minutes).
+    pub fn prompt_cache_ttl(&self) -> PromptCacheTtl {
+        self.prompt_cache_ttl.unwrap_or_default()
     }
 
     /// The stream idle timeout; `None` when disabled with `0`.
@@ -391,6 +415,11 @@ pub struct ProviderEntry {
     /// llama.cpp) [default: on].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_breakpoints: Option<bool>,
+    /// Anthropic Messages: the lifetime of the prompt-cache breakpoints, `"5m"` or `"1h"`
+    /// [default: `"5m"`]. One hour costs twice the input price per written token instead of
+    /// 1.25 times, and keeps the cache through pauses of up to an hour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_ttl: Option<PromptCacheTtl>,
     /// How many requests of one client (a session and its background work share it) may be
     /// open at once; [default: no limit]. Set 1 for a server that serves one request at a time and
     /// cuts the running answer short when another arrives (llama-cpp-python's default
@@ -443,6 +472,7 @@ impl ProviderEntry {
         base.prompt_cache_breakpoints = self
             .prompt_cache_breakpoints
             .or(base.prompt_cache_breakpoints);
+        base.prompt_cache_ttl = self.prompt_cache_ttl.or(base.prompt_cache_ttl);
         base.max_concurrent_requests = self
             .max_concurrent_requests
             .or(base.max_concurrent_requests);

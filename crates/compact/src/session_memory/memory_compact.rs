@@ -13,10 +13,10 @@ use super::storage::SessionMemoryStore;
 use crate::compacted_history::CarriedItems;
 use crate::compacted_history::InitialContextInjection;
 use crate::config::CompactConfig;
-use crate::message_filter::collect_user_message_texts;
 use crate::message_filter::is_valid_summary;
-use crate::summary_prompt::is_summary_message;
 use crate::summary_prompt::summary_text;
+use crate::summary_tail::keep_call_with_output;
+use crate::summary_tail::summary_then_kept;
 
 /// What a session-memory compaction did, for the host and its events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,32 +219,13 @@ fn plan(
     }
     let (removed, kept) = working.split_at(cut);
 
-    let mut compacted = vec![summary_message];
-    let mut covered_through = 0;
-    if !kept.iter().any(is_real_user_message)
-        && let Some(latest_request) = removed.iter().rev().find(|item| is_real_user_message(item))
-    {
-        compacted.push(latest_request.clone());
-        covered_through = 1;
-    }
-    compacted.extend(kept.iter().cloned());
-    if injection == InitialContextInjection::BeforeLastUserMessage {
-        let at = compacted
-            .iter()
-            .rposition(is_real_user_message)
-            .unwrap_or(0);
-        compacted.splice(at..at, initial_context.iter().cloned());
-        if at <= covered_through {
-            covered_through += initial_context.len();
-        }
-    }
-    compacted.extend(carried.model_switch);
-    // Ghost snapshots of the kept part are already there; those of the replaced part follow.
-    compacted.extend(
-        removed
-            .iter()
-            .filter(|item| matches!(item, ResponseItem::GhostSnapshot { .. }))
-            .cloned(),
+    let (compacted, covered_through) = summary_then_kept(
+        summary_message,
+        removed,
+        kept,
+        initial_context,
+        injection,
+        carried,
     );
 
     let tokens_before = estimator.estimate_items(history);
@@ -269,36 +250,6 @@ fn plan(
             kept_items: kept.len(),
         },
     })
-}
-
-/// Moves `cut` back so that no kept tool output loses its call: a call made just before the
-/// extraction whose output came after it is kept with its output. Repeated until stable, since
-/// moving the cut can bring more outputs into the kept part.
-fn keep_call_with_output(items: &[ResponseItem], mut cut: usize) -> usize {
-    loop {
-        let (removed, kept) = items.split_at(cut.min(items.len()));
-        let earliest_call = kept
-            .iter()
-            .filter(|item| item.is_tool_output())
-            .filter_map(ResponseItem::call_id)
-            .filter_map(|call_id| {
-                removed
-                    .iter()
-                    .position(|item| item.is_tool_call() && item.call_id() == Some(call_id))
-            })
-            .min();
-        match earliest_call {
-            Some(call) if call < cut => cut = call,
-            _ => return cut.min(items.len()),
-        }
-    }
-}
-
-/// A message the user typed (not harness text, not an earlier summary).
-fn is_real_user_message(item: &ResponseItem) -> bool {
-    item.role() == Some("user")
-        && !is_summary_message(item)
-        && !collect_user_message_texts(std::slice::from_ref(item)).is_empty()
 }
 
 fn unreadable(error: SessionMemoryError) -> NotApplicable {

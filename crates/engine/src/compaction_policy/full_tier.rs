@@ -43,6 +43,45 @@ pub(crate) struct CompactionPlan {
     limit: HistoryLimit,
     /// The session-memory tier's result, or why it does not apply; `None` when not tried.
     pub(crate) from_memory: Option<Result<(Vec<ResponseItem>, LoopEvent), String>>,
+    /// Compact in stages (the token budget triggered it): mask, then summarise the oldest
+    /// part, before a full compaction (`staged_tier.rs`).
+    staged: bool,
+}
+
+/// What the stages of a staged compaction work on.
+pub(super) struct StageInputs<'a> {
+    pub(super) history: &'a [ResponseItem],
+    pub(super) model: Option<&'a dyn ModelClient>,
+    pub(super) initial_context: &'a [ResponseItem],
+    pub(super) injection: InitialContextInjection,
+    pub(super) base_instructions: &'a str,
+    pub(super) limit: HistoryLimit,
+    /// What the restoration appended after a summary stage takes.
+    pub(super) restored_tokens: u64,
+}
+
+/// What the stages of a staged compaction did.
+pub(super) struct Stages {
+    /// The stage that sufficed.
+    pub(super) result: Option<StageResult>,
+    /// The masked history, when the mask stage applied without sufficing: what the later
+    /// stages, and the full compaction, work on.
+    pub(super) masked: Option<Vec<ResponseItem>>,
+    /// The session-memory result, given back when no stage used it.
+    pub(super) from_memory: Option<(Vec<ResponseItem>, LoopEvent)>,
+    /// Why the offline summariser wrote the partial stage's summary, when it did.
+    pub(super) offline_reason: Option<agentctx_compact::OfflineReason>,
+}
+
+/// What a stage of a staged compaction left, when it sufficed.
+pub(super) struct StageResult {
+    pub(super) history: Vec<ResponseItem>,
+    pub(super) event: LoopEvent,
+    pub(super) tier: CompactionTier,
+    pub(super) summary_estimate: Option<crate::decision::SummaryEstimate>,
+    /// The restoration is appended (not after the mask stage: the history keeps everything
+    /// but the old outputs).
+    pub(super) restore: bool,
 }
 
 impl Compactor {
@@ -60,6 +99,10 @@ impl Compactor {
     /// limit is the engine's check before the next request (`ContextEngine::decide_request`).
     /// Nothing of the session's state changes but the session-memory store's rebase, when that
     /// tier applies.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the history, where and how to compact, and what to restore"
+    )]
     pub(crate) fn plan_compaction(
         &self,
         history: &[ResponseItem],
@@ -68,6 +111,7 @@ impl Compactor {
         snapshot: RestorationSnapshot,
         critical_instruction: Option<&str>,
         tiers: CompactionTiers,
+        staged: bool,
     ) -> CompactionPlan {
         let injection = match point {
             CompactPoint::PreTurn => InitialContextInjection::DoNotInject,
@@ -121,6 +165,7 @@ impl Compactor {
             restored_files,
             limit,
             from_memory,
+            staged: staged && self.config.staged.enabled,
         }
     }
 
@@ -142,6 +187,7 @@ impl Compactor {
             restored_files,
             limit,
             from_memory,
+            staged,
         } = plan;
         for hook in &self.pre_compact_hooks {
             hook.pre_compact(point, history);
@@ -164,7 +210,31 @@ impl Compactor {
         let mut offline_reason = None;
         let mut remote_fallback = None;
         let mut remote = None;
-        if from_memory.is_none() {
+        let mut from_memory = from_memory;
+        let mut masked = None;
+        let mut stage = None;
+        if staged {
+            let stages = self
+                .run_stages(
+                    StageInputs {
+                        history,
+                        model,
+                        initial_context: &initial_context,
+                        injection,
+                        base_instructions,
+                        limit,
+                        restored_tokens: self.estimator.estimate_items(&restored.items),
+                    },
+                    from_memory.take(),
+                )
+                .await;
+            stage = stages.result;
+            masked = stages.masked;
+            from_memory = stages.from_memory;
+            offline_reason = stages.offline_reason;
+        }
+        let history = masked.as_deref().unwrap_or(history);
+        if from_memory.is_none() && stage.is_none() {
             // The full tier: at the provider when the mode and the client say so, else (or
             // when that fails) here, with the reason logged and returned.
             let path = match (
@@ -197,10 +267,19 @@ impl Compactor {
                 remote_fallback = Some(reason);
             }
         }
-        let (mut new_history, event, tier) = match (from_memory, remote) {
-            (Some((items, event)), _) => (items, event, CompactionTier::SessionMemory),
-            (None, Some(compacted)) => (compacted.history, compacted.event, CompactionTier::Remote),
-            (None, None) => {
+        let mut summary_estimate = None;
+        let mut restore = true;
+        let (mut new_history, event, tier) = match (stage, from_memory, remote) {
+            (Some(stage), _, _) => {
+                summary_estimate = stage.summary_estimate;
+                restore = stage.restore;
+                (stage.history, stage.event, stage.tier)
+            }
+            (None, Some((items, event)), _) => (items, event, CompactionTier::SessionMemory),
+            (None, None, Some(compacted)) => {
+                (compacted.history, compacted.event, CompactionTier::Remote)
+            }
+            (None, None, None) => {
                 // The user's instructions follow the summary prompt, as Claude Code's `/compact
                 // <instructions>` adds them.
                 let prompt = self.next_instructions.take().map(|instructions| {
@@ -228,11 +307,18 @@ impl Compactor {
                     SummaryPath::Offline => CompactionTier::FullOffline,
                 };
                 offline_reason = outcome.offline_reason;
+                summary_estimate =
+                    Some(self.summary_estimate(outcome.tokens_before, outcome.guard));
                 (outcome.history, event, tier)
             }
         };
-        let referenced_files = restored.referenced_files.clone();
-        new_history.extend(restored.items);
+        let (referenced_files, restored_files) = if restore {
+            let referenced = restored.referenced_files.clone();
+            new_history.extend(restored.items);
+            (referenced, restored_files)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         self.forget_measure();
         let usage_after = self.usage(&new_history);
         let thrash = self.thrash_guard.record_compaction(now, &usage_after);
@@ -250,6 +336,7 @@ impl Compactor {
             session_memory_skipped,
             offline_reason,
             remote_fallback,
+            summary_estimate,
         }
     }
 

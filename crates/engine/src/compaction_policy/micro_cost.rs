@@ -91,7 +91,7 @@ fn prompt_sums(
 }
 
 /// USD (or reference units) in millionths, for the typed record.
-fn micro_units(cost: f64) -> u64 {
+pub(super) fn micro_units(cost: f64) -> u64 {
     let scaled = (cost * 1e6).round();
     if scaled.is_finite() && scaled > 0.0 {
         // Far below u64::MAX for any request.

@@ -25,9 +25,14 @@ impl ContextEngine {
     /// The usage the provider reports after its edits is what the engine records.
     pub fn set_client(&mut self, client: &dyn agentctx_model::ModelClient) {
         let identity = client.provider_identity();
-        self.set_cost_model(crate::cost_model::CostModel::for_model(
+        let ttl = match client.prompt_cache_ttl() {
+            agentctx_model::PromptCacheTtl::FiveMinutes => crate::cost_model::CacheTtl::FiveMinutes,
+            agentctx_model::PromptCacheTtl::OneHour => crate::cost_model::CacheTtl::OneHour,
+        };
+        self.set_cost_model(crate::cost_model::CostModel::for_model_with_ttl(
             client.slug(),
             Some(identity.wire_api),
+            ttl,
         ));
         self.set_provider(identity);
         self.compactor

@@ -229,7 +229,10 @@ impl ContextEngine {
                         reason: reason.clone(),
                     });
                 }
-                Ok(done(not_applied, OfflineResult::Compacted(compacted)))
+                Ok(done(
+                    not_applied,
+                    OfflineResult::Compacted(Box::new(compacted)),
+                ))
             }
             Err(reason) => {
                 not_applied.push(TierNotApplied {

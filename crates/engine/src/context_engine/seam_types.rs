@@ -115,8 +115,16 @@ impl PromptParts {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CompactionTier {
+    /// The first stage of a staged compaction (at the token budget): old tool outputs masked,
+    /// each call kept with its marker, the originals persisted; no summary.
+    Mask,
     /// The session-memory summary, with no model call.
     SessionMemory,
+    /// A stage of a staged compaction: the oldest part of the history summarised by the model,
+    /// the recent part kept verbatim.
+    PartialModel,
+    /// The same, summary written by the offline summariser.
+    PartialOffline,
     /// Full compaction, summary written by the model.
     FullModel,
     /// Full compaction, summary written by the offline summariser.
@@ -152,6 +160,9 @@ pub struct Compaction {
     /// Why the full tier compacted here although `[compact] mode` asked for the provider's
     /// compaction (the provider has none, or its call failed); also logged as a warning.
     pub remote_fallback: Option<String>,
+    /// The summary request, priced before it was sent, when a summary was written here (the
+    /// cost guard's figures included).
+    pub summary_estimate: Option<crate::decision::SummaryEstimate>,
 }
 
 impl Compaction {

@@ -53,6 +53,15 @@ pub const STRUCTURED_OUTPUT_TOOL: &str = "structured_output";
 /// The beta header value that turns on interleaved thinking.
 pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 
+/// Whether a request marks prompt-cache breakpoints, and with which lifetime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CacheMarking {
+    /// Breakpoints (see [`add_cache_breakpoints`]) whose entries live this long.
+    Breakpoints(crate::provider_config::PromptCacheTtl),
+    /// None: plain strings where the API takes them.
+    Off,
+}
+
 /// The request body: `system` separate, the history as alternating user / assistant messages of
 /// content blocks, tools with `input_schema`, `thinking` with `budget_tokens`.
 ///
@@ -60,8 +69,9 @@ pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 /// the requested schema; Anthropic refuses forced tool use with thinking, so such a request
 /// carries no thinking.
 ///
-/// With `cache_breakpoints` (the provider's `prompt_cache_breakpoints`, default on) the
-/// prompt-cache breakpoints are marked (see [`add_cache_breakpoints`]); without, nothing is
+/// With `cache` [`CacheMarking::Breakpoints`] (the provider's `prompt_cache_breakpoints`,
+/// default on, and `prompt_cache_ttl`) the prompt-cache breakpoints are marked (see
+/// [`add_cache_breakpoints`]); without, nothing is
 /// marked and `system` and text-only messages go as strings (see
 /// [`text_only_content_as_strings`]).
 ///
@@ -71,7 +81,7 @@ pub(crate) fn request_body(
     prompt: &Prompt<'_>,
     slug: &str,
     model_info: &ModelInfo,
-    cache_breakpoints: bool,
+    cache: CacheMarking,
     context_management: &ContextManagementConfig,
 ) -> Value {
     let requested_budget = prompt
@@ -115,8 +125,8 @@ pub(crate) fn request_body(
         thinking_budget: requested_budget,
         interleaved,
     });
-    if cache_breakpoints {
-        add_cache_breakpoints(tools.as_mut(), system.as_mut(), &mut messages);
+    if let CacheMarking::Breakpoints(ttl) = cache {
+        add_cache_breakpoints(tools.as_mut(), system.as_mut(), &mut messages, ttl);
     } else {
         text_only_content_as_strings(&mut messages);
     }

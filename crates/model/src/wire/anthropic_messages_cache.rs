@@ -19,6 +19,12 @@
 use serde_json::Value;
 use serde_json::json;
 
+use crate::provider_config::PromptCacheTtl;
+
+/// The beta that opened the 1-hour cache (`ttl: "1h"`); sent with it, as the prompt-caching
+/// documentation's examples did when the duration was introduced.
+pub(crate) const EXTENDED_CACHE_TTL_BETA: &str = "extended-cache-ttl-2025-04-11";
+
 /// The most breakpoints Anthropic accepts in one request.
 pub(crate) const MAX_CACHE_BREAKPOINTS: usize = 4;
 
@@ -29,12 +35,15 @@ pub(crate) const USER_TURN_BREAKPOINTS: usize = 2;
 // Tools and system take one breakpoint each; the user turns must fit in what is left.
 const _: () = assert!(USER_TURN_BREAKPOINTS + 2 <= MAX_CACHE_BREAKPOINTS);
 
-fn ephemeral() -> Value {
-    json!({ "type": "ephemeral" })
+fn ephemeral(ttl: PromptCacheTtl) -> Value {
+    match ttl {
+        PromptCacheTtl::FiveMinutes => json!({ "type": "ephemeral" }),
+        PromptCacheTtl::OneHour => json!({ "type": "ephemeral", "ttl": "1h" }),
+    }
 }
 
 /// Marks `block` (a JSON object) as a breakpoint; false when it cannot carry one.
-fn mark(block: &mut Value) -> bool {
+fn mark(block: &mut Value, ttl: PromptCacheTtl) -> bool {
     // Thinking blocks cannot be marked directly; they are cached as part of the prefix.
     let kind = block.get("type").and_then(Value::as_str);
     if matches!(kind, Some("thinking" | "redacted_thinking")) {
@@ -42,7 +51,7 @@ fn mark(block: &mut Value) -> bool {
     }
     match block {
         Value::Object(map) => {
-            map.insert("cache_control".into(), ephemeral());
+            map.insert("cache_control".into(), ephemeral(ttl));
             true
         }
         _ => false,
@@ -50,24 +59,27 @@ fn mark(block: &mut Value) -> bool {
 }
 
 /// Adds the breakpoints to a request's parts: `tools` (an array), `system` (a string, turned
-/// into one text block), `messages` (an array of role/content messages).
+/// into one text block), `messages` (an array of role/content messages), each with the
+/// lifetime `ttl` (all the same, so no longer-lived entry follows a shorter one, which
+/// Anthropic refuses).
 pub(crate) fn add_cache_breakpoints(
     tools: Option<&mut Value>,
     system: Option<&mut Value>,
     messages: &mut Value,
+    ttl: PromptCacheTtl,
 ) {
     let mut used = 0;
     if let Some(last) = tools
         .and_then(Value::as_array_mut)
         .and_then(|tools| tools.last_mut())
-        && mark(last)
+        && mark(last, ttl)
     {
         used += 1;
     }
     if let Some(system) = system
         && let Some(text) = system.as_str()
     {
-        *system = json!([{ "type": "text", "text": text, "cache_control": ephemeral() }]);
+        *system = json!([{ "type": "text", "text": text, "cache_control": ephemeral(ttl) }]);
         used += 1;
     }
     let budget = USER_TURN_BREAKPOINTS.min(MAX_CACHE_BREAKPOINTS.saturating_sub(used));
@@ -88,7 +100,7 @@ pub(crate) fn add_cache_breakpoints(
             .and_then(Value::as_array_mut)
             .and_then(|blocks| blocks.last_mut());
         if let Some(block) = last_block
-            && mark(block)
+            && mark(block, ttl)
         {
             marked += 1;
         }

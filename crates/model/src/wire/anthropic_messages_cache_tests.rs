@@ -2,6 +2,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::*;
+use crate::provider_config::PromptCacheTtl;
 
 fn user(text: &str) -> Value {
     json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
@@ -30,7 +31,12 @@ fn tools_system_and_the_two_newest_user_turns_are_marked() {
         user("3")
     ]);
 
-    add_cache_breakpoints(Some(&mut tools), Some(&mut system), &mut messages);
+    add_cache_breakpoints(
+        Some(&mut tools),
+        Some(&mut system),
+        &mut messages,
+        PromptCacheTtl::FiveMinutes,
+    );
 
     assert_eq!(
         tools,
@@ -59,7 +65,7 @@ fn thinking_blocks_are_never_marked_and_the_total_stays_at_four() {
         { "role": "user", "content": [{ "type": "redacted_thinking", "data": "x" }] },
         user("2"),
     ]);
-    add_cache_breakpoints(None, None, &mut messages);
+    add_cache_breakpoints(None, None, &mut messages, PromptCacheTtl::FiveMinutes);
     assert_eq!(
         messages,
         json!([

@@ -149,7 +149,7 @@ fn history_conversion_merges_roles_and_marks_failed_tools() {
         &prompt,
         "claude",
         &ModelInfo::default(),
-        true,
+        CacheMarking::Breakpoints(crate::provider_config::PromptCacheTtl::FiveMinutes),
         &ContextManagementConfig::default(),
     );
     assert_eq!(
@@ -374,7 +374,7 @@ fn without_cache_breakpoints_system_and_text_only_messages_are_strings() {
         &prompt,
         "claude",
         &ModelInfo::default(),
-        false,
+        CacheMarking::Off,
         &ContextManagementConfig::default(),
     );
     assert!(!body.to_string().contains("cache_control"), "{body:#}");
@@ -410,7 +410,7 @@ fn with_cache_breakpoints_system_is_a_marked_block_and_user_turns_keep_their_blo
         &prompt,
         "claude",
         &ModelInfo::default(),
-        true,
+        CacheMarking::Breakpoints(crate::provider_config::PromptCacheTtl::FiveMinutes),
         &ContextManagementConfig::default(),
     );
     let ephemeral = json!({ "type": "ephemeral" });

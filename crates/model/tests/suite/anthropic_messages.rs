@@ -1,6 +1,7 @@
 //! Anthropic Messages API against a wiremock server serving real SSE bodies.
 
 use agentctx_model::HttpModelClient;
+use agentctx_model::ModelClient as _;
 use agentctx_model::ModelError;
 use agentctx_model::ProviderConfig;
 use agentctx_model::ResponseEvent;
@@ -464,6 +465,93 @@ async fn a_provider_without_cache_breakpoints_sends_strings_and_no_cache_control
     // The last user message carries an image: it keeps its blocks.
     let last = body["messages"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["content"][1]["type"], "image", "{last:#}");
+}
+
+#[tokio::test]
+async fn a_one_hour_cache_marks_every_breakpoint_with_its_ttl_and_sends_the_beta() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(sse(fixture("anthropic_tool_use.sse")))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let mut provider = provider(WireApi::Anthropic, &server.uri());
+    provider.prompt_cache_ttl = Some(agentctx_model::PromptCacheTtl::OneHour);
+    let one_hour_client = client(provider.clone(), "claude-sonnet-4-5");
+    assert_eq!(
+        one_hour_client.prompt_cache_ttl(),
+        agentctx_model::PromptCacheTtl::OneHour
+    );
+
+    let (_, error) = collect(&one_hour_client, &rich_prompt(WireApi::Anthropic)).await;
+    assert_eq!(error, None);
+    // The default: no ttl (Anthropic's five minutes), no beta.
+    provider.prompt_cache_ttl = None;
+    let default = client(provider, "claude-sonnet-4-5");
+    let (_, error) = collect(&default, &rich_prompt(WireApi::Anthropic)).await;
+    assert_eq!(error, None);
+
+    let requests = server.received_requests().await.unwrap();
+    let controls = |body: &serde_json::Value| {
+        let mut found = Vec::new();
+        collect_cache_controls(body, &mut found);
+        found
+    };
+    let one_hour: serde_json::Value = serde_json::from_slice(&requests[0].body).unwrap();
+    let marked = controls(&one_hour);
+    assert!(marked.len() >= 3, "{one_hour:#}");
+    assert!(
+        marked
+            .iter()
+            .all(|control| *control == json!({"type": "ephemeral", "ttl": "1h"})),
+        "{marked:?}"
+    );
+    let betas: Vec<&str> = requests[0]
+        .headers
+        .get_all("anthropic-beta")
+        .iter()
+        .map(|value| value.to_str().unwrap())
+        .collect();
+    assert!(
+        betas
+            .iter()
+            .any(|beta| beta.contains("extended-cache-ttl-2025-04-11")),
+        "{betas:?}"
+    );
+    let five_minutes: serde_json::Value = serde_json::from_slice(&requests[1].body).unwrap();
+    assert!(
+        controls(&five_minutes)
+            .iter()
+            .all(|control| *control == json!({"type": "ephemeral"}))
+    );
+    assert!(
+        requests[1]
+            .headers
+            .get_all("anthropic-beta")
+            .iter()
+            .all(|value| !value.to_str().unwrap().contains("extended-cache-ttl"))
+    );
+}
+
+/// Every `cache_control` object in `value`.
+fn collect_cache_controls(value: &serde_json::Value, found: &mut Vec<serde_json::Value>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                if key == "cache_control" {
+                    found.push(value.clone());
+                } else {
+                    collect_cache_controls(value, found);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                collect_cache_controls(item, found);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The completed items a provider of `wire_api` streams for `fixture_name`.
