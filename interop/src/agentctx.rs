@@ -132,6 +132,12 @@ pub struct Agentctx {
 impl Agentctx {
     /// A fresh home and working folder for `route`.
     pub fn new(tools: &Tools, route: &Route) -> Result<Self, InteropError> {
+        Self::with_binary(&tools.agentctx, route)
+    }
+
+    /// [`Agentctx::new`] for the binary at `bin` (a test that needs none of the servers of
+    /// [`Tools`]).
+    pub fn with_binary(bin: &Path, route: &Route) -> Result<Self, InteropError> {
         let home = tempfile::tempdir().map_err(InteropError::io("cannot create the home"))?;
         let cwd = tempfile::tempdir().map_err(InteropError::io("cannot create the cwd"))?;
         std::fs::write(home.path().join("config.toml"), route.config_toml())
@@ -139,7 +145,7 @@ impl Agentctx {
         std::fs::write(home.path().join("gitconfig"), "")
             .map_err(InteropError::io("cannot write gitconfig"))?;
         Ok(Self {
-            bin: tools.agentctx.clone(),
+            bin: bin.to_path_buf(),
             route: route.clone(),
             home,
             cwd,

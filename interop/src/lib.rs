@@ -12,7 +12,8 @@
 //!   backends behind it;
 //! - [`ScriptedChat`]: a deterministic Chat Completions backend behind LiteLLM that answers with
 //!   tool calls, because the 135M model never calls tools on its own and llama-cpp-python does
-//!   not stream tool calls with automatic tool choice.
+//!   not stream tool calls with automatic tool choice; the binary also talks to it directly
+//!   where the server under test is another (pyright, for the diagnostics test).
 //!
 //! The servers are installed by `cargo xtask tools interop-servers` into `target/tools/python`
 //! ([`Tools::locate`] finds them); the tests live in `tests/` and run in their own CI step
@@ -47,4 +48,5 @@ pub use llama::LlamaServer;
 pub use process::ServerProcess;
 pub use process::free_port;
 pub use scripted_chat::ScriptedChat;
+pub use scripted_chat::ScriptedReply;
 pub use tools::Tools;

@@ -12,6 +12,10 @@
 //! - a user message with a line `SHELL <command>`: it calls `shell`;
 //! - anything else: a short text.
 //!
+//! Started with steps instead ([`ScriptedChat::start_with_steps`]), it answers the request of a
+//! turn that holds `n` tool results with the `n`-th step, whatever the messages say: a turn
+//! scripted call by call.
+//!
 //! The loop driver's own requests (its commit-message and summary prompts) get a fixed text
 //! wherever they fall. It answers as OpenAI does: `stream: true` as `chat.completion.chunk`
 //! server-sent events ending in `data: [DONE]` with a usage chunk, otherwise one
@@ -33,40 +37,74 @@ use wiremock::matchers::path_regex;
 
 use crate::error::InteropError;
 
-/// What the backend decided to answer.
+/// What the backend answers one request with.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Reply {
+pub enum ScriptedReply {
+    /// A text answer.
     Text(String),
-    Call { name: String, arguments: Value },
+    /// A call of the tool `name` with `arguments`.
+    Call {
+        /// The tool.
+        name: String,
+        /// Its arguments.
+        arguments: Value,
+    },
 }
 
-/// The backend's decision for one request body.
-pub(crate) fn decide(body: &Value, request_number: usize) -> Reply {
-    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+/// The fixed answer of the loop driver's own requests, if `messages` is one.
+fn loop_driver_reply(messages: &[Value]) -> Option<ScriptedReply> {
     let all_text: String = messages
         .iter()
         .map(message_text)
         .collect::<Vec<_>>()
         .join("\n");
     if all_text.contains("You are a git commit message generator.") {
-        return Reply::Text("[iter] scripted change\n\nMade by the scripted backend.".into());
+        return Some(ScriptedReply::Text(
+            "[iter] scripted change\n\nMade by the scripted backend.".into(),
+        ));
     }
     if all_text.contains("You are a concise technical summarizer.") {
-        return Reply::Text("Wrote a file as asked.".into());
+        return Some(ScriptedReply::Text("Wrote a file as asked.".into()));
+    }
+    None
+}
+
+/// The answer of a backend started with `steps` to one request body: the step numbered by the
+/// tool results the request holds, a short text past the last.
+pub(crate) fn step(body: &Value, steps: &[ScriptedReply]) -> ScriptedReply {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    if let Some(reply) = loop_driver_reply(&messages) {
+        return reply;
+    }
+    let results = messages
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .count();
+    steps
+        .get(results)
+        .cloned()
+        .unwrap_or_else(|| ScriptedReply::Text("Scripted reply.".into()))
+}
+
+/// The backend's decision for one request body.
+pub(crate) fn decide(body: &Value, request_number: usize) -> ScriptedReply {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    if let Some(reply) = loop_driver_reply(&messages) {
+        return reply;
     }
     let Some(last) = messages.last() else {
-        return Reply::Text("(no messages)".into());
+        return ScriptedReply::Text("(no messages)".into());
     };
     if last["role"] == "tool" {
         let result = message_text(last);
         let first_line = result.lines().next().unwrap_or_default();
-        return Reply::Text(format!("Done. The tool said: {first_line}"));
+        return ScriptedReply::Text(format!("Done. The tool said: {first_line}"));
     }
     let text = message_text(last);
     for line in text.lines() {
         let line = line.trim();
         if let Some(path) = line.strip_prefix("WRITE ") {
-            return Reply::Call {
+            return ScriptedReply::Call {
                 name: "write_file".into(),
                 arguments: json!({
                     "path": path.trim(),
@@ -75,13 +113,13 @@ pub(crate) fn decide(body: &Value, request_number: usize) -> Reply {
             };
         }
         if let Some(command) = line.strip_prefix("SHELL ") {
-            return Reply::Call {
+            return ScriptedReply::Call {
                 name: "shell".into(),
                 arguments: json!({ "command": command.trim() }),
             };
         }
     }
-    Reply::Text("Scripted reply.".into())
+    ScriptedReply::Text("Scripted reply.".into())
 }
 
 /// The text of a chat message whose content is a string or a list of parts.
@@ -102,7 +140,7 @@ fn prompt_tokens(body: &Value) -> u64 {
     (body.to_string().len() as u64).div_ceil(4)
 }
 
-fn sse_response(reply: &Reply, id: &str, prompt_tokens: u64) -> String {
+fn sse_response(reply: &ScriptedReply, id: &str, prompt_tokens: u64) -> String {
     let chunk = |delta: Value, finish: Value| {
         json!({
             "id": id, "object": "chat.completion.chunk", "created": 0, "model": "scripted",
@@ -114,11 +152,11 @@ fn sse_response(reply: &Reply, id: &str, prompt_tokens: u64) -> String {
         Value::Null,
     )];
     let (finish, completion_tokens) = match reply {
-        Reply::Text(text) => {
+        ScriptedReply::Text(text) => {
             events.push(chunk(json!({"content": text}), Value::Null));
             ("stop", text.len().div_ceil(4) as u64)
         }
-        Reply::Call { name, arguments } => {
+        ScriptedReply::Call { name, arguments } => {
             let arguments = arguments.to_string();
             events.push(chunk(
                 json!({"tool_calls": [{"index": 0, "id": format!("call_{id}"), "type": "function",
@@ -147,14 +185,14 @@ fn sse_response(reply: &Reply, id: &str, prompt_tokens: u64) -> String {
     body
 }
 
-fn json_response(reply: &Reply, id: &str, prompt_tokens: u64) -> Value {
+fn json_response(reply: &ScriptedReply, id: &str, prompt_tokens: u64) -> Value {
     let (message, finish, completion_tokens) = match reply {
-        Reply::Text(text) => (
+        ScriptedReply::Text(text) => (
             json!({"role": "assistant", "content": text}),
             "stop",
             text.len().div_ceil(4) as u64,
         ),
-        Reply::Call { name, arguments } => (
+        ScriptedReply::Call { name, arguments } => (
             json!({"role": "assistant", "tool_calls": [{"id": format!("call_{id}"), "type": "function",
                 "function": {"name": name, "arguments": arguments.to_string()}}]}),
             "tool_calls",
@@ -172,6 +210,8 @@ fn json_response(reply: &Reply, id: &str, prompt_tokens: u64) -> Value {
 struct Script {
     served: AtomicUsize,
     bodies: std::sync::Arc<Mutex<Vec<Value>>>,
+    /// Empty: answer by [`decide`]; else by [`step`].
+    steps: Vec<ScriptedReply>,
 }
 
 impl Respond for Script {
@@ -183,7 +223,11 @@ impl Respond for Script {
         if let Ok(mut bodies) = self.bodies.lock() {
             bodies.push(body.clone());
         }
-        let reply = decide(&body, number);
+        let reply = if self.steps.is_empty() {
+            decide(&body, number)
+        } else {
+            step(&body, &self.steps)
+        };
         let id = format!("scripted-{number}");
         let tokens = prompt_tokens(&body);
         if body["stream"] == json!(true) {
@@ -211,8 +255,14 @@ impl std::fmt::Debug for ScriptedChat {
 }
 
 impl ScriptedChat {
-    /// Starts the backend.
+    /// Starts the backend, answering by the cues of the last message.
     pub fn start() -> Result<Self, InteropError> {
+        Self::start_with_steps(Vec::new())
+    }
+
+    /// Starts the backend answering each request of a turn with the step its tool results
+    /// number (the first request `steps[0]`, the one after the first tool result `steps[1]`, …).
+    pub fn start_with_steps(steps: Vec<ScriptedReply>) -> Result<Self, InteropError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -224,6 +274,7 @@ impl ScriptedChat {
         let script = Script {
             served: AtomicUsize::new(0),
             bodies: std::sync::Arc::clone(&bodies),
+            steps,
         };
         let server = runtime.block_on(async {
             let server = MockServer::start().await;
@@ -261,8 +312,9 @@ impl ScriptedChat {
 mod tests {
     use serde_json::json;
 
-    use super::Reply;
+    use super::ScriptedReply;
     use super::decide;
+    use super::step;
 
     #[test]
     fn a_write_line_in_the_last_user_message_calls_write_file() {
@@ -272,7 +324,7 @@ mod tests {
         ]});
         assert_eq!(
             decide(&body, 3),
-            Reply::Call {
+            ScriptedReply::Call {
                 name: "write_file".into(),
                 arguments: json!({"path": "notes/a.txt", "content": "written by scripted request 3\n"}),
             }
@@ -288,12 +340,39 @@ mod tests {
         ]});
         assert_eq!(
             decide(&after_tool, 2),
-            Reply::Text("Done. The tool said: Wrote a.txt (1 line)".into())
+            ScriptedReply::Text("Done. The tool said: Wrote a.txt (1 line)".into())
         );
         let commit = json!({"messages": [
             {"role": "system", "content": "You are a git commit message generator. Be brief."},
             {"role": "user", "content": "WRITE a.txt"}
         ]});
-        assert!(matches!(decide(&commit, 1), Reply::Text(text) if text.starts_with("[iter]")));
+        assert!(
+            matches!(decide(&commit, 1), ScriptedReply::Text(text) if text.starts_with("[iter]"))
+        );
+    }
+
+    #[test]
+    fn steps_are_numbered_by_the_tool_results_of_the_request() {
+        let steps = vec![
+            ScriptedReply::Call {
+                name: "write_file".into(),
+                arguments: json!({"path": "a.py", "content": "x = 1\n"}),
+            },
+            ScriptedReply::Text("Done.".into()),
+        ];
+        let first = json!({"messages": [{"role": "user", "content": "go"}]});
+        assert_eq!(step(&first, &steps), steps[0]);
+        let second = json!({"messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "tool_calls": []},
+            {"role": "tool", "tool_call_id": "c", "content": "Wrote a.py"},
+            {"role": "user", "content": "<system-reminder>…</system-reminder>"}
+        ]});
+        assert_eq!(step(&second, &steps), steps[1]);
+        let past = json!({"messages": [{"role": "tool"}, {"role": "tool"}]});
+        assert_eq!(
+            step(&past, &steps),
+            ScriptedReply::Text("Scripted reply.".into())
+        );
     }
 }

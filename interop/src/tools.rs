@@ -20,6 +20,8 @@ pub struct Tools {
 
 const INSTALL: &str = "run `cargo xtask tools interop-servers`";
 const BUILD: &str = "run `cargo build --release -p agentctx-cli` or set AGENTCTX_BIN";
+const INSTALL_PYRIGHT: &str =
+    "run `cargo xtask tools pyright` (it needs npm) or set AGENTCTX_PYRIGHT_BIN";
 
 /// The workspace root: this crate sits in `<root>/interop`.
 fn workspace_root() -> PathBuf {
@@ -58,6 +60,19 @@ impl Tools {
             path: venv.clone(),
             how: INSTALL,
         })?;
+        let agentctx = Self::agentctx()?;
+        Ok(Self {
+            llama_python,
+            model_gguf,
+            litellm,
+            agentctx,
+        })
+    }
+
+    /// The binary under test alone (a test that needs none of the Python servers): at
+    /// `AGENTCTX_BIN`, else the release build, then the debug build.
+    pub fn agentctx() -> Result<PathBuf, InteropError> {
+        let root = workspace_root();
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map_or_else(|| root.join("target"), |dir| root.join(dir));
         let agentctx = match std::env::var_os("AGENTCTX_BIN") {
@@ -75,18 +90,38 @@ impl Tools {
                 how: BUILD,
             });
         }
-        Ok(Self {
-            llama_python,
-            model_gguf,
-            litellm,
-            agentctx,
-        })
+        Ok(agentctx)
+    }
+
+    /// The language server of the diagnostics test, `pyright-langserver` (npm `pyright`): at
+    /// `AGENTCTX_PYRIGHT_BIN`, else where `cargo xtask tools pyright` installs it
+    /// (`<workspace>/target/tools/npm`).
+    pub fn pyright() -> Result<PathBuf, InteropError> {
+        let bin = std::env::var_os("AGENTCTX_PYRIGHT_BIN").map_or_else(
+            || workspace_root().join("target/tools/npm/node_modules/.bin/pyright-langserver"),
+            PathBuf::from,
+        );
+        if !bin.exists() {
+            return Err(InteropError::Missing {
+                what: "pyright-langserver",
+                path: bin,
+                how: INSTALL_PYRIGHT,
+            });
+        }
+        Ok(bin)
     }
 
     /// Whether a missing tool fails the suite instead of skipping it: `AGENTCTX_REQUIRE_INTEROP`
     /// is set (CI sets it).
     pub fn required() -> bool {
         std::env::var_os("AGENTCTX_REQUIRE_INTEROP").is_some()
+    }
+
+    /// Whether a missing language server fails the diagnostics test instead of skipping it:
+    /// `AGENTCTX_REQUIRE_LSP_INTEROP` is set (`cargo xtask interop` sets it when pyright is
+    /// installed, `cargo xtask ci` after installing it).
+    pub fn lsp_required() -> bool {
+        std::env::var_os("AGENTCTX_REQUIRE_LSP_INTEROP").is_some()
     }
 }
 

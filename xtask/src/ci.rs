@@ -135,8 +135,8 @@ pub(crate) const MCP_EVERYTHING_BIN_VAR: &str = "AGENTCTX_MCP_EVERYTHING_BIN";
 /// Makes the MCP interop test fail instead of skipping without the reference server.
 pub(crate) const REQUIRE_MCP_INTEROP_VAR: &str = "AGENTCTX_REQUIRE_MCP_INTEROP";
 
-/// Where the diagnostics tests of agentctx-lsp and agentctx-core find `pyright-langserver`,
-/// also from the copies of the crates that vendor-check tests.
+/// Where the diagnostics tests of agentctx-lsp and of the interop suite find
+/// `pyright-langserver`, also from the copies of the crates that vendor-check tests.
 pub(crate) const PYRIGHT_BIN_VAR: &str = "AGENTCTX_PYRIGHT_BIN";
 
 /// Makes those tests fail instead of skipping without the language server.

@@ -1,16 +1,21 @@
 //! `cargo xtask interop` (and the `interop` step of `cargo xtask ci`): the interop suite,
 //! `agentctx-interop`'s tests, against the real servers `cargo xtask tools interop-servers`
-//! installs, driving the release binary. The workspace test runs leave the suite out
+//! installs and the language server `cargo xtask tools pyright` installs (the step installs it
+//! when missing), driving the release binary. The workspace test runs leave the suite out
 //! (`--exclude agentctx-interop`): it starts servers and a model, and runs once, here.
 //! See docs/design/interop.md.
 
+use std::path::Path;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use anyhow::bail;
 
 use crate::ci::Outcome;
+use crate::ci::PYRIGHT_BIN_VAR;
+use crate::ci::REQUIRE_LSP_INTEROP_VAR;
 use crate::ci::has_cargo_tool;
+use crate::npm_tools;
 use crate::process::Cmd;
 use crate::python_tools;
 use crate::workspace;
@@ -65,6 +70,12 @@ pub(crate) fn test_cmd(nextest: bool, binary: &str, tools: &str) -> Cmd {
         .env(REQUIRE_VAR, "1")
 }
 
+/// `cmd` with the diagnostics test's language server at `bin`, its absence then a failure.
+pub(crate) fn with_pyright(cmd: Cmd, bin: &Path) -> Cmd {
+    cmd.env(PYRIGHT_BIN_VAR, bin.to_string_lossy().into_owned())
+        .env(REQUIRE_LSP_INTEROP_VAR, "1")
+}
+
 /// Builds the release binary and runs the suite; skipped (or failed, when `required`: CI sets
 /// `AGENTCTX_REQUIRE_INTEROP`) when the servers are not installed.
 pub(crate) fn run(required: bool) -> Result<Outcome> {
@@ -93,11 +104,22 @@ pub(crate) fn run(required: bool) -> Result<Outcome> {
             |dir| workspace::root().join(dir),
         );
     let binary = target.join("release/agentctx");
-    test_cmd(
+    let mut cmd = test_cmd(
         has_cargo_tool("nextest"),
         &binary.to_string_lossy(),
         &tools_dir().to_string_lossy(),
-    )
-    .run()?;
+    );
+    // The diagnostics test (`lsp_diagnostics.rs`) runs the binary against pyright. Without npm
+    // the install says so and goes on, and the test skips unless AGENTCTX_REQUIRE_LSP_INTEROP
+    // is set (as after `cargo xtask ci`'s tools step installed pyright).
+    npm_tools::install(&npm_tools::PYRIGHT)?;
+    if npm_tools::is_installed(&npm_tools::PYRIGHT) {
+        cmd = with_pyright(cmd, &npm_tools::bin_path(&npm_tools::PYRIGHT));
+    }
+    cmd.run()?;
     Ok(Outcome::Passed)
 }
+
+#[cfg(test)]
+#[path = "interop_tests.rs"]
+mod tests;

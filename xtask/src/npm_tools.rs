@@ -31,12 +31,12 @@ pub(crate) const EVERYTHING_SERVER: NpmTool = NpmTool {
 };
 
 /// A real language server (`pyright-langserver --stdio`), which `cargo xtask ci` installs for
-/// agentctx-lsp's and agentctx-core's diagnostics tests (docs/design/lsp.md).
+/// the diagnostics tests of agentctx-lsp and of the interop suite (docs/design/lsp.md).
 pub(crate) const PYRIGHT: NpmTool = NpmTool {
     package: "pyright",
     version: "1.1.414",
     bin: "pyright-langserver",
-    why: "the language server of the diagnostics tests of agentctx-lsp and agentctx-core",
+    why: "the language server of the diagnostics tests of agentctx-lsp and the interop suite",
 };
 
 pub(crate) const NPM_TOOLS: &[NpmTool] = &[EVERYTHING_SERVER, PYRIGHT];

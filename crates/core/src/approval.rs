@@ -40,6 +40,17 @@ pub enum ApprovalRequest {
         /// Its content.
         plan: String,
     },
+    /// A tool call a `PreToolUse` hook wants the user to confirm (`permissionDecision:
+    /// "ask"`), whatever the tool: shown with the input it will run with.
+    ToolCall {
+        /// The tool, by Claude Code's name where it has one (`Read`, `Bash`), else by ours
+        /// (`mcp__server__tool`).
+        tool: String,
+        /// The input it runs with, as hooks see it (after the hook's `updatedInput`).
+        input: serde_json::Value,
+        /// Why the hook asks (`permissionDecisionReason`), for the user.
+        reason: Option<String>,
+    },
 }
 
 /// The answer.
@@ -49,6 +60,30 @@ pub enum ApprovalDecision {
     Approved,
     /// Do not run it; the tool reports the refusal to the model.
     Denied,
+}
+
+/// An answer with what it changes in the call beyond yes or no ([`Approver::answer`]): a
+/// `PermissionRequest` hook may allow a call with other input, or deny it with a message for
+/// the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalAnswer {
+    /// Yes or no.
+    pub decision: ApprovalDecision,
+    /// With [`ApprovalDecision::Approved`]: the input the call runs with instead, as hooks see
+    /// a tool's input (Claude Code's `updatedInput`; the fields it lacks keep their values).
+    pub updated_input: Option<serde_json::Value>,
+    /// With [`ApprovalDecision::Denied`]: why, for the model (added to the tool's refusal).
+    pub message: Option<String>,
+}
+
+impl From<ApprovalDecision> for ApprovalAnswer {
+    fn from(decision: ApprovalDecision) -> Self {
+        Self {
+            decision,
+            updated_input: None,
+            message: None,
+        }
+    }
 }
 
 /// A question the model asks the user (the `ask_user` tool).
@@ -65,6 +100,12 @@ pub struct UserQuestion {
 pub trait Approver: Send + Sync {
     /// Decides on `request`.
     async fn decide(&self, request: &ApprovalRequest) -> ApprovalDecision;
+
+    /// [`Approver::decide`] with what the answer changes in the call ([`ApprovalAnswer`]); what
+    /// the session asks. The default is `decide`'s answer, changing nothing.
+    async fn answer(&self, request: &ApprovalRequest) -> ApprovalAnswer {
+        self.decide(request).await.into()
+    }
 
     /// The user's answer to `question`, or `None` when no one can answer (no terminal, a
     /// scripted run): the default, so an approver that cannot ask says so.
@@ -89,14 +130,26 @@ pub(crate) async fn check(
     policy: ApprovalPolicy,
     approver: Option<&dyn Approver>,
     request: &ApprovalRequest,
-) -> ApprovalDecision {
+) -> ApprovalAnswer {
     match policy {
-        ApprovalPolicy::AutoApprove => ApprovalDecision::Approved,
-        ApprovalPolicy::Never => ApprovalDecision::Denied,
-        ApprovalPolicy::OnRequest => match approver {
-            Some(approver) => approver.decide(request).await,
-            // Nobody to ask: refusing is the only safe answer.
-            None => ApprovalDecision::Denied,
-        },
+        ApprovalPolicy::AutoApprove => ApprovalDecision::Approved.into(),
+        ApprovalPolicy::Never => ApprovalDecision::Denied.into(),
+        ApprovalPolicy::OnRequest => confirm(policy, approver, request).await,
+    }
+}
+
+/// Asks `approver` about `request` whatever `policy` says, except [`ApprovalPolicy::Never`],
+/// which refuses: a hook asked for the user's confirmation (`PreToolUse`
+/// `permissionDecision: "ask"`), which `--yes` does not answer for the user.
+pub(crate) async fn confirm(
+    policy: ApprovalPolicy,
+    approver: Option<&dyn Approver>,
+    request: &ApprovalRequest,
+) -> ApprovalAnswer {
+    match (policy, approver) {
+        (ApprovalPolicy::Never, _) => ApprovalDecision::Denied.into(),
+        (_, Some(approver)) => approver.answer(request).await,
+        // Nobody to ask: refusing is the only safe answer.
+        (_, None) => ApprovalDecision::Denied.into(),
     }
 }

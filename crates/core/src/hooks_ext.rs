@@ -26,6 +26,8 @@ mod http_hook;
 mod mcp_tool_hook;
 #[path = "hooks/outcome.rs"]
 mod outcome;
+#[path = "hooks/permission_updates.rs"]
+mod permission_updates;
 #[path = "hooks/prompt_hook.rs"]
 mod prompt_hook;
 #[path = "hooks/runner.rs"]
@@ -107,6 +109,7 @@ impl HooksExt {
             stop_requested: Mutex::new(None),
             background: Mutex::new(Vec::new()),
             backends: Arc::new(Mutex::new(Backends::default())),
+            permissions: Arc::default(),
             agent: None,
         })
     }
@@ -262,6 +265,7 @@ impl SkillHookHost {
             stop_requested: Mutex::new(None),
             background: Mutex::new(Vec::new()),
             backends: Arc::clone(&session.backends),
+            permissions: Arc::clone(&session.permissions),
             agent: Some((agent_id, agent_type.to_string())),
         });
         // A subagent has no session start of its own.

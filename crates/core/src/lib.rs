@@ -30,7 +30,7 @@
 //! | what the user types | [`InputOutcome`], [`SlashCommandError`], [`ContextView`] and [`ContextCategory`] (`/context`), [`SKILL_USAGE_FILE`] |
 //! | model switch | [`ModelResolver`], [`SwitchTarget`], [`ModelSwitch`], [`ModelSwitchError`] |
 //! | events | [`SessionEvent`] |
-//! | approvals | [`ApprovalPolicy`], [`Approver`], [`ApprovalRequest`], [`ApprovalDecision`], [`UserQuestion`], [`FixedApprover`] |
+//! | approvals | [`ApprovalPolicy`], [`Approver`], [`ApprovalRequest`], [`ApprovalDecision`], [`ApprovalAnswer`], [`UserQuestion`], [`FixedApprover`] |
 //! | configuration | [`Config`], [`LoadedConfig`], [`ConfigValue`], [`ValueSource`], [`ConfigError`], [`EnvVars`], [`CONFIG_FILE`]; from it to a session: [`session_setup`], [`SessionOverrides`], [`SessionSetup`], [`find_session`], [`SessionConfigError`]; the one model resolution of every command: [`resolve_model`], [`resolve_provider`], [`ModelSelection`], [`ModelChoice`] |
 //! | tools | [`ToolHandler`], [`ToolRegistry`], [`ToolContext`], [`ToolOutput`] |
 //! | MCP | [`McpConnectionManager`], [`McpServerConfig`], [`McpTransport`], [`McpServerState`], [`McpServerStatus`], [`McpConfigError`], [`McpCallError`], [`qualified_tool_name`] |
@@ -124,6 +124,7 @@ pub use model_switch::SwitchTarget;
 // Events.
 pub use event::SessionEvent;
 // Approvals.
+pub use approval::ApprovalAnswer;
 pub use approval::ApprovalDecision;
 pub use approval::ApprovalPolicy;
 pub use approval::ApprovalRequest;

@@ -419,6 +419,7 @@ impl Session {
             cancel: cancel.clone(),
             subagents: Some(Arc::clone(&self.subagents)),
             turn,
+            call_approval: Arc::default(),
         }
     }
 

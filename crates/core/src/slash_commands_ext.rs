@@ -51,6 +51,7 @@ pub(crate) use self::skill_turn::RunningTurn;
 pub(crate) use self::skill_turn::SkillActivation;
 pub(crate) use self::skill_turn::SkillOrigin;
 pub use self::tool_limit::ToolLimit;
+pub(crate) use self::tool_limit::shell_rule_matches;
 use crate::error::CoreError;
 use crate::model_switch::ModelSwitch;
 use crate::model_switch::ModelSwitchError;

@@ -9,6 +9,7 @@
 
 mod agent_output;
 mod ask_user;
+mod call_approval;
 mod edit_file;
 mod glob;
 mod grep;
@@ -39,6 +40,8 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use agent_output::AgentOutputTool;
 pub(crate) use ask_user::AskUserTool;
+pub(crate) use call_approval::CallApproval;
+pub(crate) use call_approval::updated_arguments;
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
 pub(crate) use grep::GrepTool;
@@ -56,6 +59,7 @@ pub(crate) use task::TaskTool;
 pub(crate) use todo_write::TodoWriteTool;
 pub(crate) use write_file::WriteFileTool;
 
+use crate::approval::ApprovalAnswer;
 use crate::approval::ApprovalDecision;
 use crate::approval::ApprovalPolicy;
 use crate::approval::ApprovalRequest;
@@ -122,6 +126,9 @@ pub struct ToolContext {
     /// The session's model request number (the reminders' clock: file reads and todo writes
     /// are stamped with it).
     pub turn: i32,
+    /// The approval of the call running in this context: each call gets its own
+    /// ([`ToolRegistry::dispatch`]).
+    pub(crate) call_approval: Arc<CallApproval>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -233,9 +240,38 @@ impl ToolContext {
         )))
     }
 
-    /// Asks for approval under the session's policy.
+    /// Asks for approval under the session's policy; a call a hook approved before it ran is
+    /// approved without asking (unless the policy is [`ApprovalPolicy::Never`]).
     pub async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
-        crate::approval::check(self.approval, self.approver.as_deref(), request).await
+        if self.approval != ApprovalPolicy::Never && self.call_approval.is_approved() {
+            return ApprovalDecision::Approved;
+        }
+        let answer = crate::approval::check(self.approval, self.approver.as_deref(), request).await;
+        match answer {
+            // Approved with other input: this run stops, the registry runs the call again.
+            ApprovalAnswer {
+                decision: ApprovalDecision::Approved,
+                updated_input: Some(input),
+                ..
+            } => {
+                self.call_approval.rerun_with(input);
+                ApprovalDecision::Denied
+            }
+            ApprovalAnswer {
+                decision, message, ..
+            } => {
+                if let Some(message) = message.filter(|_| decision == ApprovalDecision::Denied) {
+                    self.call_approval.deny_with(message);
+                }
+                decision
+            }
+        }
+    }
+
+    /// Asks the user to confirm `request` whatever the policy says, except
+    /// [`ApprovalPolicy::Never`], which refuses (a `PreToolUse` hook's `ask`).
+    pub(crate) async fn confirm(&self, request: &ApprovalRequest) -> ApprovalAnswer {
+        crate::approval::confirm(self.approval, self.approver.as_deref(), request).await
     }
 
     /// Sends an event, if anyone listens.
@@ -296,29 +332,41 @@ pub struct ToolRegistry {
     interceptors: Vec<Arc<dyn ToolCallInterceptor>>,
 }
 
+/// One tool call, as interceptors see it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ToolCall<'a> {
+    /// The call's id (the provider's `call_id`; hooks' `tool_use_id`).
+    pub call_id: &'a str,
+    /// The tool.
+    pub name: &'a str,
+    /// Its raw JSON arguments, as the earlier interceptors left them.
+    pub arguments: &'a str,
+}
+
+/// What an interceptor decides before a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BeforeCall {
+    /// The call goes on.
+    Proceed,
+    /// The call goes on with these arguments instead (a hook's `updatedInput`).
+    Rewrite(String),
+    /// The call does not run; this output is what the model reads.
+    Refuse(ToolOutput),
+}
+
 /// Runs around every call of a registry's tools (the hooks of `hooks_ext.rs`): before a call it
-/// may refuse it with an output of its own, after it sees the output. Tools never know.
+/// may refuse it with an output of its own, rewrite its arguments or approve it
+/// ([`ToolContext::call_approval`]); after it sees the output and may replace it. Tools never
+/// know.
 #[async_trait]
 pub(crate) trait ToolCallInterceptor: Send + Sync {
-    /// Before the call of `name`; `Some(output)` refuses it and is what the model reads.
-    async fn before_call(
-        &self,
-        _ctx: &ToolContext,
-        _name: &str,
-        _arguments: &str,
-    ) -> Option<ToolOutput> {
-        None
+    /// Before `call`.
+    async fn before_call(&self, _ctx: &ToolContext, _call: ToolCall<'_>) -> BeforeCall {
+        BeforeCall::Proceed
     }
 
-    /// After the call of `name` produced `output`.
-    async fn after_call(
-        &self,
-        _ctx: &ToolContext,
-        _name: &str,
-        _arguments: &str,
-        _output: &ToolOutput,
-    ) {
-    }
+    /// After `call` (with the arguments it ran with) produced `output`.
+    async fn after_call(&self, _ctx: &ToolContext, _call: ToolCall<'_>, _output: &mut ToolOutput) {}
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -391,24 +439,61 @@ impl ToolRegistry {
         self.interceptors.push(interceptor);
     }
 
-    /// Runs the call of `name` through the interceptors and the tool.
+    /// Runs the call `call_id` of `name` through the interceptors and the tool, in a context
+    /// with the call's own [`CallApproval`].
     pub(crate) async fn dispatch(
         &self,
         ctx: &ToolContext,
+        call_id: &str,
         name: &str,
         arguments: &str,
     ) -> ToolOutput {
+        let ctx = ToolContext {
+            call_approval: Arc::default(),
+            ..ctx.clone()
+        };
+        let mut arguments = arguments.to_owned();
         for interceptor in &self.interceptors {
-            if let Some(output) = interceptor.before_call(ctx, name, arguments).await {
-                return output;
+            let call = ToolCall {
+                call_id,
+                name,
+                arguments: &arguments,
+            };
+            match interceptor.before_call(&ctx, call).await {
+                BeforeCall::Proceed => {}
+                BeforeCall::Rewrite(updated) => arguments = updated,
+                BeforeCall::Refuse(output) => return output,
             }
         }
-        let output = match self.get(name) {
-            Some(tool) => tool.handle(ctx, arguments).await,
+        let mut output = match self.get(name) {
+            Some(tool) => {
+                let output = tool.handle(&ctx, &arguments).await;
+                // Approved with other input (a `PermissionRequest` hook's `updatedInput`): the
+                // tool stopped at its approval; it runs again with that input, approved.
+                match ctx
+                    .call_approval
+                    .take_rerun()
+                    .and_then(|input| updated_arguments(&arguments, &input, true))
+                {
+                    Some(updated) => {
+                        arguments = updated;
+                        tool.handle(&ctx, &arguments).await
+                    }
+                    None => output,
+                }
+            }
             None => ToolOutput::error(format!("Error: unknown tool {name}")),
         };
+        if let Some(message) = ctx.call_approval.take_denial() {
+            output.text = format!("{}\nReason: {message}", output.text);
+        }
+        let call = ToolCall {
+            call_id,
+            name,
+            arguments: &arguments,
+        };
         for interceptor in &self.interceptors {
-            interceptor.after_call(ctx, name, arguments, &output).await;
+            interceptor.after_call(&ctx, call, &mut output).await;
         }
         output
     }

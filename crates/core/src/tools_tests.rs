@@ -38,6 +38,7 @@ fn fixture(policy: ApprovalPolicy, approver: Option<ApprovalDecision>) -> Fixtur
         cancel: CancellationToken::new(),
         subagents: None,
         turn: 1,
+        call_approval: std::sync::Arc::default(),
     };
     Fixture {
         _dir: dir,

@@ -179,7 +179,7 @@ async fn run_one(
         arguments: arguments.clone(),
     });
     let started = Instant::now();
-    let output = registry.dispatch(ctx, name, arguments).await;
+    let output = registry.dispatch(ctx, call_id, name, arguments).await;
     let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     ctx.emit(SessionEvent::ToolCallCompleted {
         call_id: call_id.clone(),

@@ -31,6 +31,17 @@ pub(crate) fn describe(request: &ApprovalRequest) -> String {
             plan_file.display(),
             plan.trim_end()
         ),
+        ApprovalRequest::ToolCall {
+            tool,
+            input,
+            reason,
+        } => {
+            let reason = reason
+                .as_deref()
+                .map(|reason| format!(" ({reason})"))
+                .unwrap_or_default();
+            format!("use {tool} with {input}{reason}")
+        }
     }
 }
 

@@ -14,6 +14,32 @@ use crate::process::CapturedOutput;
 /// Most characters of a hook's text that reach the model or the user.
 pub(crate) const HOOK_TEXT_LIMIT: usize = 10_000;
 
+/// `PreToolUse`'s `hookSpecificOutput.permissionDecision`, ordered by the precedence the
+/// reference gives when several hooks answer: `deny` > `defer` > `ask` > `allow`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum PermissionDecision {
+    /// Runs without the approval prompt.
+    Allow,
+    /// The user confirms first.
+    Ask,
+    /// Claude Code parks the call for a `claude -p --resume`; we have no such resume.
+    Defer,
+    /// Refused (also [`HookVerdict::block`]).
+    Deny,
+}
+
+impl PermissionDecision {
+    fn parse(value: &str) -> Option<Self> {
+        match value {
+            "allow" => Some(Self::Allow),
+            "ask" => Some(Self::Ask),
+            "defer" => Some(Self::Defer),
+            "deny" => Some(Self::Deny),
+            _ => None,
+        }
+    }
+}
+
 /// One hook run, read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct HookVerdict {
@@ -32,6 +58,22 @@ pub(crate) struct HookVerdict {
     /// `PermissionRequest`: `hookSpecificOutput.decision.behavior` `allow` (the call runs
     /// without asking the user).
     pub allow: bool,
+    /// `PreToolUse`: `hookSpecificOutput.permissionDecision`.
+    pub permission: Option<PermissionDecision>,
+    /// `PreToolUse`: `permissionDecisionReason` of an `allow` or `ask` (for the user).
+    pub permission_reason: Option<String>,
+    /// `PreToolUse` `hookSpecificOutput.updatedInput`, or `PermissionRequest`
+    /// `hookSpecificOutput.decision.updatedInput` with `allow`: the tool's input to run with.
+    pub updated_input: Option<Value>,
+    /// `PermissionRequest` `hookSpecificOutput.decision.updatedPermissions` with `allow`: the
+    /// permission update entries, as written.
+    pub updated_permissions: Vec<Value>,
+    /// `PermissionRequest` `hookSpecificOutput.decision.interrupt` with `deny`: the turn stops.
+    pub interrupt: bool,
+    /// `PostToolUse` `hookSpecificOutput.updatedToolOutput`: the output the model reads instead.
+    pub updated_tool_output: Option<Value>,
+    /// `PostToolUse` `hookSpecificOutput.updatedMCPToolOutput`: the same, for MCP tools only.
+    pub updated_mcp_tool_output: Option<Value>,
 }
 
 /// A hook that did not run to an answer (an `http` hook's non-2xx status or lost connection,
@@ -122,30 +164,31 @@ fn success(event: HookEvent, stdout: &str) -> HookVerdict {
         verdict.stop = Some(text(json.get("stopReason")).unwrap_or_default());
     }
     let reason = text(json.get("reason"));
-    if event == HookEvent::PermissionRequest {
-        let decision = specific.and_then(|s| s.get("decision"));
-        match decision
-            .and_then(|d| d.get("behavior"))
-            .and_then(Value::as_str)
-        {
-            Some("allow") => verdict.allow = true,
-            Some("deny") => {
-                verdict.block = Some(
-                    text(decision.and_then(|d| d.get("message")))
-                        .unwrap_or_else(|| "denied by a PermissionRequest hook".to_string()),
-                );
-            }
-            _ => {}
-        }
-    }
-    let denied = event == HookEvent::PreToolUse
-        && matches!(
-            specific
+    let field = |name: &str| specific.and_then(|s| s.get(name)).cloned();
+    match event {
+        HookEvent::PermissionRequest => permission_request(specific, &mut verdict),
+        HookEvent::PreToolUse => {
+            verdict.permission = specific
                 .and_then(|s| s.get("permissionDecision"))
-                .and_then(Value::as_str),
-            Some("deny")
-        );
-    if denied {
+                .and_then(Value::as_str)
+                .and_then(PermissionDecision::parse);
+            verdict.updated_input = field("updatedInput").filter(|v| !v.is_null());
+            if matches!(
+                verdict.permission,
+                Some(PermissionDecision::Allow | PermissionDecision::Ask)
+            ) {
+                verdict.permission_reason =
+                    text(specific.and_then(|s| s.get("permissionDecisionReason")));
+            }
+        }
+        HookEvent::PostToolUse => {
+            verdict.updated_tool_output = field("updatedToolOutput").filter(|v| !v.is_null());
+            verdict.updated_mcp_tool_output =
+                field("updatedMCPToolOutput").filter(|v| !v.is_null());
+        }
+        _ => {}
+    }
+    if verdict.permission == Some(PermissionDecision::Deny) {
         verdict.block = Some(
             text(specific.and_then(|s| s.get("permissionDecisionReason")))
                 .or(reason)
@@ -155,6 +198,33 @@ fn success(event: HookEvent, stdout: &str) -> HookVerdict {
         verdict.block = Some(reason.unwrap_or_else(|| "blocked by a hook".to_string()));
     }
     verdict
+}
+
+/// `PermissionRequest`'s `hookSpecificOutput.decision`: `behavior` `allow` (with
+/// `updatedInput`, `updatedPermissions`) or `deny` (with `message`, `interrupt`).
+fn permission_request(specific: Option<&Value>, verdict: &mut HookVerdict) {
+    let decision = specific.and_then(|s| s.get("decision"));
+    let field = |name: &str| decision.and_then(|d| d.get(name));
+    match field("behavior").and_then(Value::as_str) {
+        Some("allow") => {
+            verdict.allow = true;
+            verdict.updated_input = field("updatedInput").filter(|v| !v.is_null()).cloned();
+            verdict.updated_permissions = field("updatedPermissions")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+        }
+        Some("deny") => {
+            verdict.block = Some(
+                field("message")
+                    .and_then(Value::as_str)
+                    .map(clip)
+                    .unwrap_or_else(|| "denied by a PermissionRequest hook".to_string()),
+            );
+            verdict.interrupt = field("interrupt").and_then(Value::as_bool) == Some(true);
+        }
+        _ => {}
+    }
 }
 
 fn non_empty(text: &str) -> Option<&str> {

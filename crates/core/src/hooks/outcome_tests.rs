@@ -1,4 +1,5 @@
 use pretty_assertions::assert_eq;
+use serde_json::json;
 
 use super::*;
 
@@ -49,7 +50,7 @@ fn json_output_decides() {
             additional_context: Some("ctx".to_string()),
             success_output: None,
             user_message: Some("note".to_string()),
-            allow: false,
+            ..HookVerdict::default()
         }
     );
 }
@@ -87,7 +88,133 @@ fn pre_tool_use_permission_deny_blocks_and_allow_does_not() {
     assert_eq!(verdict.block.as_deref(), Some("not here"));
     let allow = r#"{"hookSpecificOutput": {"permissionDecision": "allow"}}"#;
     let verdict = interpret(HookEvent::PreToolUse, "x", &run(Some(0), allow, ""));
-    assert_eq!(verdict, HookVerdict::default());
+    assert_eq!(
+        verdict,
+        HookVerdict {
+            permission: Some(PermissionDecision::Allow),
+            ..HookVerdict::default()
+        }
+    );
+}
+
+/// The reference's `PreToolUse` decision control: `permissionDecision`,
+/// `permissionDecisionReason` (kept for `allow` and `ask`, for the user), `updatedInput`,
+/// `additionalContext`.
+#[test]
+fn pre_tool_use_decision_control_is_read_as_documented() {
+    let allow = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "allow", "permissionDecisionReason": "My reason here",
+        "updatedInput": {"field_to_modify": "new value"},
+        "additionalContext": "Current environment: production. Proceed with caution."}}"#;
+    assert_eq!(
+        interpret(HookEvent::PreToolUse, "x", &run(Some(0), allow, "")),
+        HookVerdict {
+            permission: Some(PermissionDecision::Allow),
+            permission_reason: Some("My reason here".to_owned()),
+            updated_input: Some(json!({"field_to_modify": "new value"})),
+            additional_context: Some(
+                "Current environment: production. Proceed with caution.".to_owned()
+            ),
+            ..HookVerdict::default()
+        }
+    );
+    let ask = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "ask", "permissionDecisionReason": "Touches the release branch",
+        "updatedInput": {"command": "git push --dry-run"}}}"#;
+    let verdict = interpret(HookEvent::PreToolUse, "x", &run(Some(0), ask, ""));
+    assert_eq!(verdict.permission, Some(PermissionDecision::Ask));
+    assert_eq!(
+        verdict.permission_reason.as_deref(),
+        Some("Touches the release branch")
+    );
+    assert_eq!(
+        verdict.updated_input,
+        Some(json!({"command": "git push --dry-run"}))
+    );
+    assert_eq!(verdict.block, None);
+    // `defer`: read, its reason ignored ("For `defer`, ignored").
+    let defer = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "defer", "permissionDecisionReason": "later"}}"#;
+    assert_eq!(
+        interpret(HookEvent::PreToolUse, "x", &run(Some(0), defer, "")),
+        HookVerdict {
+            permission: Some(PermissionDecision::Defer),
+            ..HookVerdict::default()
+        }
+    );
+    // Precedence when hooks disagree: deny > defer > ask > allow.
+    let mut decisions = vec![
+        PermissionDecision::Allow,
+        PermissionDecision::Deny,
+        PermissionDecision::Ask,
+        PermissionDecision::Defer,
+    ];
+    decisions.sort();
+    assert_eq!(
+        decisions,
+        vec![
+            PermissionDecision::Allow,
+            PermissionDecision::Ask,
+            PermissionDecision::Defer,
+            PermissionDecision::Deny,
+        ]
+    );
+}
+
+/// The reference's `PermissionRequest` decision control: `allow` with `updatedInput` and
+/// `updatedPermissions`, `deny` with `message` and `interrupt`.
+#[test]
+fn permission_request_decision_control_is_read_as_documented() {
+    let allow = r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+        "decision": {"behavior": "allow", "updatedInput": {"command": "npm run lint"},
+          "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]}}}"#;
+    assert_eq!(
+        interpret(HookEvent::PermissionRequest, "x", &run(Some(0), allow, "")),
+        HookVerdict {
+            allow: true,
+            updated_input: Some(json!({"command": "npm run lint"})),
+            updated_permissions: vec![
+                json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})
+            ],
+            ..HookVerdict::default()
+        }
+    );
+    let deny = r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+        "decision": {"behavior": "deny", "message": "Not in CI", "interrupt": true}}}"#;
+    assert_eq!(
+        interpret(HookEvent::PermissionRequest, "x", &run(Some(0), deny, "")),
+        HookVerdict {
+            block: Some("Not in CI".to_owned()),
+            interrupt: true,
+            ..HookVerdict::default()
+        }
+    );
+}
+
+/// The reference's `PostToolUse` decision control: `decision: "block"` with `reason`,
+/// `additionalContext`, and the output replacements `updatedToolOutput` (every tool) and
+/// `updatedMCPToolOutput` (MCP tools).
+#[test]
+fn post_tool_use_decision_control_is_read_as_documented() {
+    let json = r#"{"decision": "block", "reason": "Lint failed",
+        "hookSpecificOutput": {"hookEventName": "PostToolUse",
+          "additionalContext": "Run make lint.", "updatedToolOutput": "[redacted]",
+          "updatedMCPToolOutput": {"content": [{"type": "text", "text": "[redacted]"}]}}}"#;
+    assert_eq!(
+        interpret(HookEvent::PostToolUse, "x", &run(Some(0), json, "")),
+        HookVerdict {
+            block: Some("Lint failed".to_owned()),
+            additional_context: Some("Run make lint.".to_owned()),
+            updated_tool_output: Some(json!("[redacted]")),
+            updated_mcp_tool_output: Some(
+                json!({"content": [{"type": "text", "text": "[redacted]"}]})
+            ),
+            ..HookVerdict::default()
+        }
+    );
+    // Other events do not read these fields.
+    let verdict = interpret(HookEvent::PostToolUseFailure, "x", &run(Some(0), json, ""));
+    assert_eq!(verdict.updated_tool_output, None);
 }
 
 #[test]

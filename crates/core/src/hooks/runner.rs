@@ -22,6 +22,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::handlers::HandlerContext;
 use super::handlers::run_handler;
 use super::outcome::HookVerdict;
+use super::outcome::PermissionDecision;
+use super::permission_updates::SessionPermissions;
 use super::settings::ConfiguredHook;
 use super::settings::HookEvent;
 use super::settings::HookSet;
@@ -41,6 +43,19 @@ pub(crate) struct EventResult {
     /// What the hooks gave as `additionalContext` (or, where the event reads it, plain
     /// stdout), for the event to place itself (`SubagentStart`: the subagent's context).
     pub context: Vec<String>,
+    /// `PreToolUse`: the permission decision that wins by the reference's precedence (`deny` >
+    /// `defer` > `ask` > `allow`), with the reason its first hook gave.
+    pub permission: Option<(PermissionDecision, Option<String>)>,
+    /// The first `updatedInput` (`PreToolUse`; `PermissionRequest` with `allow`).
+    pub updated_input: Option<Value>,
+    /// Every `updatedPermissions` entry of the `PermissionRequest` hooks that allowed.
+    pub updated_permissions: Vec<Value>,
+    /// A `PermissionRequest` hook denied with `interrupt: true`.
+    pub interrupt: bool,
+    /// The first `updatedToolOutput` of the `PostToolUse` hooks.
+    pub updated_tool_output: Option<Value>,
+    /// The first `updatedMCPToolOutput` of the `PostToolUse` hooks.
+    pub updated_mcp_tool_output: Option<Value>,
 }
 
 /// Hook outcomes waiting for the reminder generators.
@@ -124,6 +139,9 @@ pub(crate) struct HookRunner {
     pub(crate) background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// The model and MCP servers of `prompt` and `mcp_tool` hooks.
     pub(crate) backends: Arc<Mutex<Backends>>,
+    /// The rules and mode `PermissionRequest` hooks set for the session
+    /// (`permission_updates.rs`), shared with its subagents' runners.
+    pub(crate) permissions: Arc<Mutex<SessionPermissions>>,
     /// `agent_id` and `agent_type` added to every input (a subagent's own hooks).
     pub(crate) agent: Option<(String, String)>,
 }
@@ -303,7 +321,7 @@ impl HookRunner {
         event: HookEvent,
         hook_name: &str,
         command: &str,
-        verdict: HookVerdict,
+        mut verdict: HookVerdict,
         result: &mut EventResult,
     ) {
         // Output and exit code are ignored for these.
@@ -321,6 +339,33 @@ impl HookRunner {
             self.warn(message);
         }
         result.allow |= verdict.allow;
+        result.interrupt |= verdict.interrupt;
+        if let Some(decision) = verdict.permission
+            && result
+                .permission
+                .as_ref()
+                .is_none_or(|(won, _)| decision > *won)
+        {
+            result.permission = Some((decision, verdict.permission_reason.take()));
+        }
+        // A `deny` or `defer` ignores its own `updatedInput`.
+        if result.updated_input.is_none()
+            && !matches!(
+                verdict.permission,
+                Some(PermissionDecision::Deny | PermissionDecision::Defer)
+            )
+        {
+            result.updated_input = verdict.updated_input.take();
+        }
+        result
+            .updated_permissions
+            .append(&mut verdict.updated_permissions);
+        if result.updated_tool_output.is_none() {
+            result.updated_tool_output = verdict.updated_tool_output.take();
+        }
+        if result.updated_mcp_tool_output.is_none() {
+            result.updated_mcp_tool_output = verdict.updated_mcp_tool_output.take();
+        }
         if let Some(reason) = verdict.block {
             match event {
                 // The refused call's output carries the reason (see `tool_hooks.rs`), as do a
@@ -395,6 +440,22 @@ impl HookRunner {
                 content,
             });
         }
+    }
+
+    /// The session's permission rules and mode.
+    pub(crate) fn permissions(&self) -> std::sync::MutexGuard<'_, SessionPermissions> {
+        self.permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The turn stops after the running tool calls, as after `continue: false` (a
+    /// `PermissionRequest` hook's `interrupt`).
+    pub(crate) fn request_stop(&self, reason: String) {
+        self.stop_requested
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert(reason);
     }
 
     pub(crate) fn warn(&self, message: String) {

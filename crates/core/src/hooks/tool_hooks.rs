@@ -3,6 +3,13 @@
 //! that failed, and for `todo_write` (Claude Code's `TodoWrite`) `TaskCreated` for each new
 //! item and `TaskCompleted` for each item it marks completed, before the list changes: a block
 //! refuses the whole call, as Claude Code rolls the task back, with the reason for the model.
+//!
+//! `PreToolUse`'s decision control is applied here: `updatedInput` replaces the call's input,
+//! `allow` approves the call (its approval request is not asked), `ask` asks the user with the
+//! input the call will run with, `deny` refuses; `defer` is ignored with a warning, as Claude
+//! Code ignores it outside `claude -p`. `PostToolUse`'s `updatedToolOutput` (every tool) and
+//! `updatedMCPToolOutput` (MCP tools) replace what the model reads. See docs/design/hooks.md,
+//! "Decision control".
 
 use std::sync::Arc;
 
@@ -13,12 +20,21 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
+use super::outcome::PermissionDecision;
+use super::permission_updates::RuleBehavior;
+use super::permission_updates::Subject;
+use super::runner::EventResult;
 use super::runner::HookRunner;
 use super::settings::HookEvent;
+use crate::approval::ApprovalDecision;
+use crate::approval::ApprovalRequest;
 use crate::hooks_ext::claude_tool_name;
+use crate::tools::BeforeCall;
+use crate::tools::ToolCall;
 use crate::tools::ToolCallInterceptor;
 use crate::tools::ToolContext;
 use crate::tools::ToolOutput;
+use crate::tools::updated_arguments;
 
 /// The tool hooks of a session (or of a subagent running a skill).
 pub(crate) struct ToolHooks(pub(crate) Arc<HookRunner>);
@@ -45,16 +61,35 @@ pub(crate) fn permission_mode(ctx: &ToolContext) -> &'static str {
     }
 }
 
-pub(crate) fn tool_fields(ctx: &ToolContext, name: &str, arguments: &str) -> Map<String, Value> {
+/// The input fields of the per-call events: `permission_mode`, `tool_name` (Claude Code's),
+/// `agentctx_tool_name`, `tool_input`, `tool_use_id` (the call's id).
+pub(crate) fn tool_fields(ctx: &ToolContext, call: ToolCall<'_>) -> Map<String, Value> {
     let mut fields = Map::new();
     fields.insert("permission_mode".into(), json!(permission_mode(ctx)));
-    fields.insert(
-        "tool_name".into(),
-        json!(claude_tool_name(name).unwrap_or(name)),
-    );
-    fields.insert("agentctx_tool_name".into(), json!(name));
-    fields.insert("tool_input".into(), tool_input(arguments));
+    fields.insert("tool_name".into(), json!(hook_tool_name(call.name)));
+    fields.insert("agentctx_tool_name".into(), json!(call.name));
+    fields.insert("tool_input".into(), tool_input(call.arguments));
+    fields.insert("tool_use_id".into(), json!(call.call_id));
     fields
+}
+
+/// The name hooks see for our tool `name`: Claude Code's, where it has one.
+fn hook_tool_name(name: &str) -> &str {
+    claude_tool_name(name).unwrap_or(name)
+}
+
+/// Whether `name` is an MCP server's tool (`mcp__<server>__<tool>`).
+fn is_mcp_tool(name: &str) -> bool {
+    name.starts_with("mcp__")
+}
+
+/// The text the model reads for a hook's replacement output: a string as it is, anything
+/// else as JSON.
+fn output_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// The subjects a tool matcher is tried on: our name and Claude Code's.
@@ -134,31 +169,108 @@ impl ToolHooks {
     }
 }
 
-#[async_trait]
-impl ToolCallInterceptor for ToolHooks {
-    async fn before_call(
+impl ToolHooks {
+    /// Applies the `PreToolUse` hooks' decision control to `call`: the arguments it runs with
+    /// (`Some` when `updatedInput` or the user's approval changed them), or its refusal.
+    async fn decide(
         &self,
         ctx: &ToolContext,
-        name: &str,
-        arguments: &str,
-    ) -> Option<ToolOutput> {
+        call: ToolCall<'_>,
+        result: EventResult,
+    ) -> Result<Option<String>, ToolOutput> {
+        let tool = hook_tool_name(call.name);
+        let (decision, reason) = match result.permission {
+            Some((PermissionDecision::Defer, _)) => {
+                self.0.warn(format!(
+                    "a PreToolUse hook answered `defer` for {tool}: ignored, as agentctx has no deferred tool calls to resume (Claude Code honours it in `claude -p` only); the call goes on"
+                ));
+                return Ok(None);
+            }
+            Some((decision, reason)) => (Some(decision), reason),
+            None => (None, None),
+        };
+        let mut arguments = None;
+        if let Some(input) = &result.updated_input {
+            match updated_arguments(call.arguments, input, false) {
+                Some(updated) => arguments = Some(updated),
+                None => self.0.warn(format!(
+                    "a PreToolUse hook's updatedInput for {tool} is not a JSON object: ignored"
+                )),
+            }
+        }
+        let current = arguments.as_deref().unwrap_or(call.arguments);
+        match decision {
+            Some(PermissionDecision::Allow) => {
+                if let Some(reason) = reason {
+                    self.0
+                        .warn(format!("a PreToolUse hook allowed {tool}: {reason}"));
+                }
+                // "Deny and ask rules are still evaluated regardless of what the hook returns."
+                let input = tool_input(current);
+                let rule = self.0.permissions().rule(Subject {
+                    tool,
+                    input: &input,
+                    cwd: &self.0.cwd,
+                });
+                if !matches!(rule, Some(RuleBehavior::Deny | RuleBehavior::Ask)) {
+                    ctx.call_approval.approve();
+                }
+            }
+            Some(PermissionDecision::Ask) => {
+                let request = ApprovalRequest::ToolCall {
+                    tool: tool.to_owned(),
+                    input: tool_input(current),
+                    reason,
+                };
+                let answer = ctx.confirm(&request).await;
+                if answer.decision == ApprovalDecision::Denied {
+                    let why = answer
+                        .message
+                        .map(|message| format!(": {message}"))
+                        .unwrap_or_default();
+                    return Err(ToolOutput::error(format!(
+                        "Error: the user did not approve this {tool} call (a PreToolUse hook asked){why}"
+                    )));
+                }
+                ctx.call_approval.approve();
+                if let Some(updated) = answer
+                    .updated_input
+                    .and_then(|input| updated_arguments(current, &input, true))
+                {
+                    arguments = Some(updated);
+                }
+            }
+            Some(PermissionDecision::Deny | PermissionDecision::Defer) | None => {}
+        }
+        Ok(arguments)
+    }
+}
+
+#[async_trait]
+impl ToolCallInterceptor for ToolHooks {
+    async fn before_call(&self, ctx: &ToolContext, call: ToolCall<'_>) -> BeforeCall {
         if self.0.is_idle() {
-            return None;
+            return BeforeCall::Proceed;
         }
         let result = self
             .0
             .run(
                 HookEvent::PreToolUse,
-                &subjects(name),
-                &format!("PreToolUse:{name}"),
-                Value::Object(tool_fields(ctx, name, arguments)),
+                &subjects(call.name),
+                &format!("PreToolUse:{}", call.name),
+                Value::Object(tool_fields(ctx, call)),
             )
             .await;
         if let Some(reason) = result.block {
-            return Some(ToolOutput::error(format!(
+            return BeforeCall::Refuse(ToolOutput::error(format!(
                 "Error: a PreToolUse hook blocked this call: {reason}"
             )));
         }
+        let rewritten = match self.decide(ctx, call, result).await {
+            Ok(rewritten) => rewritten,
+            Err(refusal) => return BeforeCall::Refuse(refusal),
+        };
+        let (name, arguments) = (call.name, rewritten.as_deref().unwrap_or(call.arguments));
         // A background agent is a task of the session: `TaskCreated` may refuse it.
         if name == "task"
             && let Some((subject, prompt)) = background_task(arguments)
@@ -171,7 +283,7 @@ impl ToolCallInterceptor for ToolHooks {
             });
             let result = self.0.run_event(HookEvent::TaskCreated, fields).await;
             if let Some(reason) = result.block {
-                return Some(ToolOutput::error(format!(
+                return BeforeCall::Refuse(ToolOutput::error(format!(
                     "Error: a TaskCreated hook blocked this call: {reason}"
                 )));
             }
@@ -179,24 +291,22 @@ impl ToolCallInterceptor for ToolHooks {
         if name == "todo_write"
             && let Some((event, reason)) = self.todo_blocked(ctx, arguments).await
         {
-            return Some(ToolOutput::error(format!(
+            return BeforeCall::Refuse(ToolOutput::error(format!(
                 "Error: a {} hook blocked this call: {reason}",
                 event.as_str()
             )));
         }
-        None
+        match rewritten {
+            Some(arguments) => BeforeCall::Rewrite(arguments),
+            None => BeforeCall::Proceed,
+        }
     }
 
-    async fn after_call(
-        &self,
-        ctx: &ToolContext,
-        name: &str,
-        arguments: &str,
-        output: &ToolOutput,
-    ) {
+    async fn after_call(&self, ctx: &ToolContext, call: ToolCall<'_>, output: &mut ToolOutput) {
         if self.0.is_idle() {
             return;
         }
+        let (name, arguments) = (call.name, call.arguments);
         // A background agent's end is `TaskCompleted`, whenever it comes; nothing can undo it,
         // so a block is only logged.
         if name == "task"
@@ -231,7 +341,7 @@ impl ToolCallInterceptor for ToolHooks {
                 });
             }
         }
-        let mut fields = tool_fields(ctx, name, arguments);
+        let mut fields = tool_fields(ctx, call);
         let event = if output.success {
             fields.insert(
                 "tool_response".into(),
@@ -243,7 +353,8 @@ impl ToolCallInterceptor for ToolHooks {
             fields.insert("is_interrupt".into(), json!(ctx.cancel.is_cancelled()));
             HookEvent::PostToolUseFailure
         };
-        self.0
+        let result = self
+            .0
             .run(
                 event,
                 &subjects(name),
@@ -251,5 +362,18 @@ impl ToolCallInterceptor for ToolHooks {
                 Value::Object(fields),
             )
             .await;
+        if event != HookEvent::PostToolUse {
+            return;
+        }
+        // `updatedMCPToolOutput` is for MCP tools only; `updatedToolOutput` for every tool.
+        let mcp = result.updated_mcp_tool_output.filter(|_| {
+            is_mcp_tool(name) || {
+                tracing::info!(tool = name, "updatedMCPToolOutput ignored: not an MCP tool");
+                false
+            }
+        });
+        if let Some(replacement) = result.updated_tool_output.or(mcp) {
+            output.text = output_text(&replacement);
+        }
     }
 }

@@ -15,6 +15,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::Deserialize;
 
+use crate::tools::BeforeCall;
+use crate::tools::ToolCall;
 use crate::tools::ToolCallInterceptor;
 use crate::tools::ToolContext;
 use crate::tools::ToolOutput;
@@ -137,13 +139,11 @@ impl ToolLimit {
 
 #[async_trait]
 impl ToolCallInterceptor for ToolLimit {
-    async fn before_call(
-        &self,
-        _ctx: &ToolContext,
-        name: &str,
-        arguments: &str,
-    ) -> Option<ToolOutput> {
-        self.refusal(name, arguments).map(ToolOutput::error)
+    async fn before_call(&self, _ctx: &ToolContext, call: ToolCall<'_>) -> BeforeCall {
+        match self.refusal(call.name, call.arguments) {
+            Some(refusal) => BeforeCall::Refuse(ToolOutput::error(refusal)),
+            None => BeforeCall::Proceed,
+        }
     }
 }
 

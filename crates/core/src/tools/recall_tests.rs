@@ -428,6 +428,7 @@ async fn the_tool_reads_the_sessions_rollout_and_refuses_without_one() {
         cancel: CancellationToken::new(),
         subagents: None,
         turn: 1,
+        call_approval: std::sync::Arc::default(),
     };
     let output = RecallTool.handle(&ctx, r#"{"query": "okapi"}"#).await;
     assert!(output.success, "{}", output.text);

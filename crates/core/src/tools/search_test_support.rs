@@ -45,6 +45,7 @@ impl Project {
             cancel: CancellationToken::new(),
             subagents: None,
             turn: 1,
+            call_approval: std::sync::Arc::default(),
         };
         Self {
             _dir: dir,

@@ -353,7 +353,8 @@ fi"#,
 }
 
 /// A `PermissionRequest` hook denies a shell command before the user is asked (the approver
-/// would approve); with no decision the `Notification` hook hears `permission_prompt`.
+/// would approve), its `message` in what the model reads; with no decision the `Notification`
+/// hook hears `permission_prompt`.
 #[tokio::test]
 async fn a_permission_request_hook_denies_before_the_user_is_asked() {
     let dirs = dirs();
@@ -395,7 +396,9 @@ fi"#;
     let prompts = model.prompts();
     assert_eq!(
         outputs(&prompts[1]),
-        vec!["Error: the user did not approve running `rm -rf build`".to_string()]
+        vec![
+            "Error: the user did not approve running `rm -rf build`\nReason: no rm -rf".to_string()
+        ]
     );
     assert!(
         outputs(&prompts[2])[1].contains("fine"),
