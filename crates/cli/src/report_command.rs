@@ -15,7 +15,7 @@
 mod body_files;
 mod html;
 mod index_page;
-mod our_policy;
+pub(crate) mod our_policy;
 mod pricing;
 mod session_page;
 mod session_row;

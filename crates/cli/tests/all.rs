@@ -11,6 +11,7 @@ mod suite {
     mod compact;
     mod compact_survival;
     mod config;
+    mod long_sessions;
     mod loop_command;
     mod mcp;
     mod memory;
@@ -25,6 +26,7 @@ mod suite {
     mod report;
     mod report_browser;
     mod report_history;
+    mod report_long_sessions;
     mod report_usage;
     mod run;
     mod run_cancel;

@@ -1,9 +1,11 @@
 //! `agentctx replay --svg FILE`: a session's token timeline as one self-contained SVG (see
 //! docs/design/compaction.md, "Replay: predicted usage and the timeline").
 //!
-//! Hand-written SVG text, no dependency: per request the recorded input and our prediction
-//! against the window, our warning, auto-compact and blocking lines, the recorded compactions
-//! and where our tiers would have triggered. When the session stays far below its window, a
+//! Hand-written SVG text, no dependency: per request the recorded input, our prediction and
+//! the input under our policy (`report_command::our_policy`) against the window, our warning,
+//! auto-compact and blocking lines, the recorded compactions, and a mark for each decision of
+//! ours (a micro-compaction, one the cost gate held back, a compaction with its stage) whose
+//! `<title>` gives its stage, its reason and its figures ([`marks`]). When the session stays far below its window, a
 //! second panel zooms on the used range so the two series can be told apart; when the zoomed
 //! range would be (nearly) the whole window, it would repeat the first panel and is left out.
 //! The threshold labels stay beside their panel, the legend has a band of its own under the
@@ -12,8 +14,14 @@
 use std::fmt::Write as _;
 
 use agentctx_engine::replay::PredictionBasis;
-use agentctx_engine::replay::RequestUsage;
 use agentctx_engine::replay::SessionReplay;
+
+use self::marks::MarkKind;
+use crate::report_command::our_policy::PolicyRequest;
+use crate::report_command::our_policy::our_requests;
+
+#[path = "svg_timeline_marks.rs"]
+pub(crate) mod marks;
 
 const WIDTH: f64 = 960.0;
 const LEFT: f64 = 90.0;
@@ -43,6 +51,7 @@ const AUTO_COLOR: &str = "#d62728";
 const BLOCKING_COLOR: &str = "#7f0000";
 const COMPACTION_COLOR: &str = "#9467bd";
 const MICRO_COLOR: &str = "#2ca02c";
+const POLICY_COLOR: &str = "#17becf";
 
 /// A panel: where it is drawn and the token range it shows.
 struct Panel {
@@ -64,11 +73,32 @@ impl Panel {
 
 /// The SVG document of `replay`'s timeline.
 pub(crate) fn render(replay: &SessionReplay) -> String {
+    render_with_policy(replay, &our_requests(&replay.requests))
+}
+
+/// The SVG document of `replay`'s timeline, with `policy` (the replay's requests under our
+/// policy, [`our_requests`]) as the line of our context.
+pub(crate) fn render_with_policy(
+    replay: &SessionReplay,
+    policy: &[Option<PolicyRequest>],
+) -> String {
     let requests = &replay.requests;
     let thresholds = replay.thresholds;
+    let ours: Vec<Option<u64>> = requests
+        .iter()
+        .enumerate()
+        .map(|(index, _)| {
+            policy
+                .get(index)
+                .copied()
+                .flatten()
+                .map(|policy| policy.context)
+        })
+        .collect();
     let peak = requests
         .iter()
         .flat_map(|request| [Some(request.predicted_tokens), request.recorded_tokens])
+        .chain(ours.iter().copied())
         .flatten()
         .max()
         .unwrap_or(0);
@@ -138,7 +168,7 @@ pub(crate) fn render(replay: &SessionReplay) -> String {
     for (index, panel) in panels.iter().enumerate() {
         let kind = if index == 0 { "window" } else { "zoom" };
         let _ = writeln!(svg, r#"<g class="panel" data-panel="{kind}">"#);
-        draw_panel(&mut svg, panel, replay);
+        draw_panel(&mut svg, panel, replay, &ours);
         svg.push_str("</g>\n");
     }
     draw_legend(&mut svg, legend_top);
@@ -155,7 +185,7 @@ fn x_of(index: usize, count: usize) -> f64 {
     LEFT + plot * index as f64 / (count - 1) as f64
 }
 
-fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
+fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay, ours: &[Option<u64>]) {
     let requests = &replay.requests;
     let count = requests.len();
     let right = WIDTH - RIGHT;
@@ -245,23 +275,38 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
             panel.top + 14.0
         );
     }
+    let recorded: Vec<Option<u64>> = requests
+        .iter()
+        .map(|request| request.recorded_tokens)
+        .collect();
     draw_series(
         svg,
         panel,
-        requests,
-        |request| request.recorded_tokens,
+        &recorded,
         RECORDED_COLOR,
         r#" stroke-width="3.5" stroke-opacity="0.6""#,
     );
+    let predicted: Vec<Option<u64>> = requests
+        .iter()
+        .map(|request| {
+            (request.basis == PredictionBasis::PreviousRequest).then_some(request.predicted_tokens)
+        })
+        .collect();
     draw_series(
         svg,
         panel,
-        requests,
-        |request| {
-            (request.basis == PredictionBasis::PreviousRequest).then_some(request.predicted_tokens)
-        },
+        &predicted,
         PREDICTED_COLOR,
         r#" stroke-width="1.5" stroke-dasharray="5 3""#,
+    );
+    // Our policy's context last, a line without points: where it runs with the recorded input
+    // or our prediction, their points still show around it.
+    draw_line(
+        svg,
+        panel,
+        ours,
+        POLICY_COLOR,
+        r#" stroke-width="2" class="policy""#,
     );
     for (index, request) in requests.iter().enumerate() {
         let x = x_of(index, count);
@@ -272,9 +317,40 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
                 panel.y(request.predicted_tokens)
             );
         }
-        if let Some(micro) = request.micro_compact {
-            let (from, to) = (panel.y(micro.tokens_before), panel.y(micro.tokens_after));
-            let _ = writeln!(
+        for mark in marks::marks(request) {
+            draw_mark(
+                svg,
+                panel,
+                x,
+                request.request,
+                request.predicted_tokens,
+                &mark,
+            );
+        }
+    }
+}
+
+/// One decision of ours at `x`, its text in its `<title>`: a clear as a line down to a
+/// triangle, a clear held back as a hollow diamond on our prediction (`predicted`), a
+/// compaction as a dashed line down from a dot, labelled with its stage.
+fn draw_mark(
+    svg: &mut String,
+    panel: &Panel,
+    x: f64,
+    request: usize,
+    predicted: u64,
+    mark: &marks::Mark,
+) {
+    let _ = write!(
+        svg,
+        r#"<g class="decision {}"><title>Request {request}: {}</title>"#,
+        mark.kind.class(),
+        escape(&mark.text)
+    );
+    let (from, to) = (panel.y(mark.tokens_before), panel.y(mark.tokens_after));
+    match mark.kind {
+        MarkKind::Micro => {
+            let _ = write!(
                 svg,
                 r#"<line x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" stroke="{MICRO_COLOR}" stroke-width="2"/><path d="M {:.1} {:.1} L {:.1} {:.1} L {x:.1} {:.1} Z" fill="{MICRO_COLOR}"/>"#,
                 x - 4.0,
@@ -284,31 +360,56 @@ fn draw_panel(svg: &mut String, panel: &Panel, replay: &SessionReplay) {
                 to
             );
         }
-        if let Some(auto) = request.auto_compact {
-            let (from, to) = (panel.y(auto.tokens_before), panel.y(auto.tokens_after));
+        MarkKind::MicroHeld => {
+            let y = panel.y(predicted);
+            let _ = write!(
+                svg,
+                r##"<path d="M {x:.1} {:.1} L {:.1} {y:.1} L {x:.1} {:.1} L {:.1} {y:.1} Z" fill="#ffffff" stroke="{MICRO_COLOR}" stroke-width="1.5"/>"##,
+                y - 5.0,
+                x + 4.0,
+                y + 5.0,
+                x - 4.0
+            );
+        }
+        MarkKind::Compaction => {
+            let _ = write!(
+                svg,
+                r#"<line x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" stroke="{AUTO_COLOR}" stroke-width="2" stroke-dasharray="3 2"/><circle cx="{x:.1}" cy="{from:.1}" r="5" fill="{AUTO_COLOR}"/><text x="{:.1}" y="{:.1}" fill="{AUTO_COLOR}">our {}</text>"#,
+                x + 6.0,
+                from - 12.0,
+                escape(mark.stage)
+            );
+        }
+    }
+    svg.push_str("</g>\n");
+}
+
+/// A polyline through the requests' `values`, broken where a request has none, with a point
+/// per request.
+fn draw_series(svg: &mut String, panel: &Panel, values: &[Option<u64>], color: &str, extra: &str) {
+    for run in draw_line(svg, panel, values, color, extra) {
+        for (x, y) in run {
             let _ = writeln!(
                 svg,
-                r#"<line x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" stroke="{AUTO_COLOR}" stroke-width="2" stroke-dasharray="3 2"/><circle cx="{x:.1}" cy="{from:.1}" r="5" fill="{AUTO_COLOR}"/><text x="{:.1}" y="{:.1}" fill="{AUTO_COLOR}">our auto-compact</text>"#,
-                x + 6.0,
-                from - 12.0
+                r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.2" fill="{color}"/>"#
             );
         }
     }
 }
 
-/// A polyline through the requests `value` gives, broken where it gives none.
-fn draw_series(
+/// A polyline through the requests' `values`, broken where a request has none; returns its
+/// runs of points.
+fn draw_line(
     svg: &mut String,
     panel: &Panel,
-    requests: &[RequestUsage],
-    value: impl Fn(&RequestUsage) -> Option<u64>,
+    values: &[Option<u64>],
     color: &str,
     extra: &str,
-) {
-    let count = requests.len();
+) -> Vec<Vec<(f64, f64)>> {
+    let count = values.len();
     let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
-    for (index, request) in requests.iter().enumerate() {
-        match value(request) {
+    for (index, value) in values.iter().enumerate() {
+        match *value {
             Some(tokens) => {
                 if let Some(run) = runs.last_mut() {
                     run.push((x_of(index, count), panel.y(tokens)));
@@ -327,33 +428,30 @@ fn draw_series(
             svg,
             r#"<polyline points="{points}" fill="none" stroke="{color}"{extra}/>"#
         );
-        for (x, y) in run {
-            let _ = writeln!(
-                svg,
-                r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.2" fill="{color}"/>"#
-            );
-        }
     }
+    runs
 }
 
-/// The legend's entries: a line's colour and dash, and its text; the last entry is the hollow
-/// circle of an estimate without a previous request.
-const LEGEND: [(&str, &str, &str); 6] = [
+/// The legend's entries: a line's colour and dash, and its text; the last two entries are
+/// the hollow diamond of a clear the cost gate held back and the hollow circle of an estimate
+/// without a previous request.
+const LEGEND: [(&str, &str, &str); 7] = [
     (RECORDED_COLOR, r#" stroke-opacity="0.6""#, "recorded input"),
+    (POLICY_COLOR, "", "under our policy"),
     (
         PREDICTED_COLOR,
         r#" stroke-dasharray="5 3""#,
         "our prediction",
     ),
     (MICRO_COLOR, "", "our micro-compact"),
-    (AUTO_COLOR, r#" stroke-dasharray="3 2""#, "our auto-compact"),
+    (AUTO_COLOR, r#" stroke-dasharray="3 2""#, "our compaction"),
     (COMPACTION_COLOR, "", "recorded compaction"),
     ("#999999", r#" stroke-dasharray="6 3""#, "our thresholds"),
 ];
 
 /// The height of the legend band: its rows.
 fn legend_height() -> f64 {
-    (LEGEND.len() + 1).div_ceil(LEGEND_COLUMNS) as f64 * LEGEND_ROW
+    (LEGEND.len() + 2).div_ceil(LEGEND_COLUMNS) as f64 * LEGEND_ROW
 }
 
 /// The legend, in columns across the band that starts at `top` (under every panel and its
@@ -377,6 +475,19 @@ fn draw_legend(svg: &mut String, top: f64) {
         );
     }
     let (x, y) = place(LEGEND.len());
+    let _ = writeln!(
+        svg,
+        r##"<path d="M {:.1} {:.1} L {:.1} {y:.1} L {:.1} {:.1} L {:.1} {y:.1} Z" fill="#ffffff" stroke="{MICRO_COLOR}" stroke-width="1.5"/><text x="{:.1}" y="{:.1}">micro-compact held back (cost)</text>"##,
+        x + 11.0,
+        y - 5.0,
+        x + 15.0,
+        x + 11.0,
+        y + 5.0,
+        x + 7.0,
+        x + 28.0,
+        y + 4.0
+    );
+    let (x, y) = place(LEGEND.len() + 1);
     let _ = writeln!(
         svg,
         r##"<circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="#ffffff" stroke="{PREDICTED_COLOR}"/><text x="{:.1}" y="{:.1}">estimate, no previous request</text>"##,

@@ -16,10 +16,12 @@
 //!   rewrote the history reads nothing from it. What is not read is written to the cache where
 //!   the session records cache writes (Anthropic);
 //! - the output is the recorded one;
-//! - a compaction of ours where the session recorded none costs its own request besides: the
-//!   history as input, read from the cache as the request before left it, and a summary of
-//!   [`SUMMARY_OUTPUT_TOKENS`] as output.
+//! - a compaction of ours where the session recorded none costs its own request besides: what
+//!   it summarises as input (the history, or for a partial summary of staged compaction the
+//!   part it replaces), read from the cache as the request before left it, and a summary of
+//!   [`SUMMARY_OUTPUT_TOKENS`] as output; the mask stage of staged compaction sends none.
 
+use agentctx_engine::CompactionTier;
 use agentctx_engine::cost_model::SUMMARY_OUTPUT_TOKENS;
 use agentctx_engine::replay::RecordedTokens;
 use agentctx_engine::replay::RequestUsage;
@@ -29,8 +31,12 @@ use agentctx_engine::replay::RequestUsage;
 pub(crate) struct PolicyRequest {
     /// As recorded.
     pub(crate) recorded: RecordedTokens,
-    /// Under our policy.
+    /// Under our policy: the request, and the summary request of a compaction of ours before
+    /// it.
     pub(crate) ours: RecordedTokens,
+    /// The input of the request itself under our policy: the context it would send (without
+    /// the summary request), the line the timeline draws beside the recorded input.
+    pub(crate) context: u64,
     /// One of our tiers rewrote the history before this request.
     pub(crate) rewritten: bool,
 }
@@ -76,29 +82,45 @@ pub(crate) fn our_requests(requests: &[RequestUsage]) -> Vec<Option<PolicyReques
                 let cached = recorded.cached_input.saturating_sub(removed).min(input);
                 (cached, recorded.cache_write.min(input - cached))
             };
+            let context = input;
             let mut ours = RecordedTokens {
                 input,
                 cached_input,
                 cache_write,
                 output: recorded.output,
             };
-            if let Some(auto) = request.auto_compact
+            // The stage of our compaction, from the decision that ran it: the mask stage sends
+            // no summary request; a partial summary reads only the part it replaces.
+            let ours_ran = request
+                .decisions
+                .iter()
+                .rev()
+                .find_map(|decision| decision.compaction);
+            let summarised = match ours_ran {
+                Some(figures) if figures.tier == CompactionTier::Mask => None,
+                Some(figures) => request.auto_compact.map(|auto| {
+                    figures.summary.map_or(auto.tokens_before, |summary| {
+                        summary.input_tokens.min(auto.tokens_before)
+                    })
+                }),
+                None => request.auto_compact.map(|auto| auto.tokens_before),
+            };
+            if let Some(summarised) = summarised
                 && !request.after_compaction
             {
-                // The summary request: the history before, read as the request before cached it.
-                let cached = auto
-                    .tokens_before
-                    .min(recorded.cached_input.saturating_sub(removed_before));
-                ours.input = ours.input.saturating_add(auto.tokens_before);
+                // The summary request: what it reads, as the request before cached it.
+                let cached = summarised.min(recorded.cached_input.saturating_sub(removed_before));
+                ours.input = ours.input.saturating_add(summarised);
                 ours.cached_input = ours.cached_input.saturating_add(cached);
                 if writes_cache {
-                    ours.cache_write = ours.cache_write.saturating_add(auto.tokens_before - cached);
+                    ours.cache_write = ours.cache_write.saturating_add(summarised - cached);
                 }
                 ours.output = ours.output.saturating_add(SUMMARY_OUTPUT_TOKENS);
             }
             Some(PolicyRequest {
                 recorded,
                 ours,
+                context,
                 rewritten,
             })
         })

@@ -85,23 +85,27 @@ fn what_a_tier_removes_stays_removed_until_a_recorded_compaction() {
             Some(PolicyRequest {
                 recorded: tokens(4_000, 0, 0),
                 ours: tokens(4_000, 0, 0),
+                context: 4_000,
                 rewritten: false,
             }),
             // The rewritten prompt reads nothing from the cache.
             Some(PolicyRequest {
                 recorded: tokens(5_000, 4_000, 0),
                 ours: tokens(3_000, 0, 0),
+                context: 3_000,
                 rewritten: true,
             }),
             // The next request's cached prefix is the shortened one.
             Some(PolicyRequest {
                 recorded: tokens(6_000, 5_000, 0),
                 ours: tokens(4_000, 3_000, 0),
+                context: 4_000,
                 rewritten: false,
             }),
             Some(PolicyRequest {
                 recorded: tokens(2_000, 0, 0),
                 ours: tokens(2_000, 0, 0),
+                context: 2_000,
                 rewritten: false,
             }),
             None,
@@ -126,6 +130,11 @@ fn where_the_session_pays_for_cache_writes_a_rewritten_prompt_is_written_whole()
             cache_write: 20_000 + 10_000,
             output: 10 + SUMMARY_OUTPUT_TOKENS,
         })
+    );
+    // The context the request itself sends is the compacted prompt alone.
+    assert_eq!(
+        our_requests(&requests)[1].map(|request| request.context),
+        Some(20_000)
     );
 
     // Where the session recorded a compaction at that point, it paid for one too: only the

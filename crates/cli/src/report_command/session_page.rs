@@ -20,6 +20,7 @@ use super::our_policy::our_requests;
 use super::session_row::SessionRow;
 use super::survival_fold;
 use crate::replay_command::svg_timeline;
+use crate::replay_command::svg_timeline::marks::marks;
 
 /// Characters of a reminder's text a page shows.
 const REMINDER_TEXT_CHARS: usize = 4_000;
@@ -39,11 +40,11 @@ pub(crate) fn render(replay: &SessionReplay, row: &SessionRow, bodies: &WrittenB
     facts(&mut out, replay, row);
     cards(&mut out, row);
     out.push_str("</header>\n<main>\n");
+    let policy = our_requests(&replay.requests);
     out.push_str(r#"<section><h2>Token timeline</h2><figure class="timeline">"#);
-    out.push_str(&svg_timeline::render(replay));
+    out.push_str(&svg_timeline::render_with_policy(replay, &policy));
     out.push_str("</figure></section>\n");
 
-    let policy = our_requests(&replay.requests);
     let page = Requests {
         policy: &policy,
         bodies,
@@ -298,21 +299,14 @@ impl Requests<'_> {
             None => out
                 .push_str(r#"<td class="num">-</td><td class="num">-</td><td class="num">-</td>"#),
         }
-        let _ = write!(out, "<td>{}</td><td>", level_name(request));
-        if let Some(micro) = request.micro_compact {
+        let _ = write!(out, "<td>{}</td><td class=\"tiers\">", level_name(request));
+        // Each decision of ours, as the timeline's mark titles it.
+        for mark in marks(request) {
             let _ = write!(
                 out,
-                r#"<span class="tier micro">micro {} → {}</span> "#,
-                html::short(micro.tokens_before),
-                html::short(micro.tokens_after)
-            );
-        }
-        if let Some(auto) = request.auto_compact {
-            let _ = write!(
-                out,
-                r#"<span class="tier auto">auto-compact {} → {}</span>"#,
-                html::short(auto.tokens_before),
-                html::short(auto.tokens_after)
+                r#"<span class="tier {}">{}</span> "#,
+                mark.kind.class(),
+                escape(&mark.text)
             );
         }
         out.push_str("</td><td>");

@@ -174,7 +174,7 @@ fn codex_sample_as_json() {
             // The engine's decisions since request 1: after its tool outputs, under the
             // auto-compact threshold; request 2 under the blocking limit.
             "decisions": [
-                {"point": "after_tool_outputs", "request": 1, "tokens": 5448, "limit": 239000, "action": "continue"},
+                {"point": "after_tool_outputs", "request": 1, "tokens": 5448, "limit": 239000, "action": "continue", "trigger": "window"},
                 {"point": "before_request", "request": 2, "tokens": 5448, "limit": 249000, "action": "send"},
             ],
         })

@@ -236,10 +236,41 @@ fn under_a_small_window_our_tiers_trigger_and_the_session_would_have_sent_less_i
         .find(|path| path.extension().is_some_and(|ext| ext == "html"))
         .unwrap();
     let page = std::fs::read_to_string(page).unwrap();
+    // The request's "Our tiers" cell gives the compaction's stage, its reason and its figures.
+    let cell = page
+        .split(r#"<span class="tier auto">"#)
+        .nth(1)
+        .and_then(|rest| rest.split_once("</span>"))
+        .unwrap_or_else(|| panic!("no compaction of ours: {page}"))
+        .0;
     assert!(
-        page.contains(r#"<span class="tier auto">auto-compact "#),
-        "{page}"
+        cell.starts_with(
+            "full compaction, summary written offline · mid-turn, after tool outputs: "
+        ),
+        "{cell}"
     );
+    assert!(cell.contains(" tokens against the window&apos;s trigger of 10,500 · "));
+    assert!(
+        cell.contains(" → ") && cell.contains(" · summary request ≈ "),
+        "{cell}"
+    );
+    // The timeline marks it, its title the same text; and draws our policy's context line
+    // beside the recorded one.
+    let (request, title) = page
+        .split(r#"<g class="decision auto"><title>Request "#)
+        .nth(1)
+        .and_then(|mark| mark.split_once("</title>"))
+        .unwrap_or_else(|| panic!("no mark: {page}"))
+        .0
+        .split_once(": ")
+        .unwrap();
+    assert_eq!(title, cell);
+    assert!(
+        page.contains(&format!("<tr><td>{request}</td>")),
+        "{request}"
+    );
+    assert!(page.contains(r#"class="policy"/>"#), "{page}");
+    assert!(page.contains(">under our policy</text>"), "{page}");
 }
 
 /// The report of the Claude Code sample under `home`: the index's row (by heading) and the

@@ -306,6 +306,8 @@ async fn the_report_sorts_filters_draws_and_loads_bodies_in_chromium() {
            width: box.width,\
            recorded: svg.querySelectorAll('polyline[stroke=\"#1f77b4\"]').length,\
            predicted: svg.querySelectorAll('polyline[stroke=\"#ff7f0e\"]').length,\
+           policy: svg.querySelectorAll('polyline.policy').length,\
+           policyPoints: Array.from(svg.querySelectorAll('polyline.policy')).reduce((sum, line) => sum + line.points.numberOfItems, 0),\
            recordedPoints: svg.querySelectorAll('circle[fill=\"#1f77b4\"]').length,\
            measuredRows: Array.from(document.querySelectorAll('table.requests tbody tr:not(.body-row)')).filter(r => r.cells[2].textContent !== '-').length,\
            requestRows: document.querySelectorAll('table.requests tbody tr:not(.body-row)').length,\
@@ -316,12 +318,15 @@ async fn the_report_sorts_filters_draws_and_loads_bodies_in_chromium() {
     assert!(drawn["recorded"].as_u64().unwrap() >= 1, "{drawn}");
     assert!(drawn["predicted"].as_u64().unwrap() >= 1, "{drawn}");
     assert_eq!(drawn["requestRows"], 57, "{drawn}");
-    // Both panels (the window and the zoom) draw every recorded point.
+    // Both panels (the window and the zoom) draw every recorded point, and our policy's
+    // context for each of those requests.
     assert_eq!(
         drawn["recordedPoints"].as_u64().unwrap(),
         2 * drawn["measuredRows"].as_u64().unwrap(),
         "{drawn}"
     );
+    assert!(drawn["policy"].as_u64().unwrap() >= 2, "{drawn}");
+    assert_eq!(drawn["policyPoints"], drawn["recordedPoints"], "{drawn}");
 
     // The legend has a band of its own: it overlaps no threshold label, and no two labels
     // overlap each other.
@@ -427,6 +432,8 @@ async fn the_report_sorts_filters_draws_and_loads_bodies_in_chromium() {
     screenshot(&client, "session-body.png").await;
     assert_eq!(severe_messages(&client).await, Vec::<String>::new());
 
+    decisions_page(&client, dir.path()).await;
+
     // The log does catch what a page reports: an error logged now is read back.
     eval(&client, "console.error('agentctx-probe'); return true;").await;
     let probe = severe_messages(&client).await;
@@ -438,4 +445,79 @@ async fn the_report_sorts_filters_draws_and_loads_bodies_in_chromium() {
     );
     client.close().await.unwrap();
     drop(driver);
+}
+
+/// The Claude Code sample judged against a 16,000-token window, where our compaction runs:
+/// its page marks each decision of ours on the timeline, the mark's title (the tooltip) giving
+/// the stage, the reason and the figures that the request's "Our tiers" cell shows.
+async fn decisions_page(client: &Client, dir: &Path) {
+    let out = dir.join("small-window");
+    report(
+        &out,
+        dir,
+        &[
+            super::replay::CLAUDE_SAMPLE,
+            "--context-window",
+            "16000",
+            "--bodies-mb",
+            "0",
+        ],
+    )
+    .assert()
+    .success();
+    let page = std::fs::read_dir(out.join("sessions"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "html"))
+        .unwrap();
+    let page = url::Url::from_file_path(page).unwrap();
+    client.goto(page.as_str()).await.unwrap();
+    wait_for(
+        client,
+        "return document.querySelector('figure.timeline svg g.decision') !== null;",
+    )
+    .await;
+    let marks = eval(
+        client,
+        "const svg = document.querySelector('figure.timeline svg');\
+         const marks = Array.from(svg.querySelectorAll('g.decision'));\
+         const cells = Array.from(document.querySelectorAll('table.requests td.tiers span.tier'));\
+         return {\
+           titles: marks.map(g => g.querySelector('title').textContent),\
+           drawn: marks.filter(g => { const box = g.getBoundingClientRect(); return box.width > 0 && box.height > 0; }).length,\
+           cells: cells.map(span => span.textContent),\
+           policy: svg.querySelectorAll('polyline.policy').length,\
+         };",
+    )
+    .await;
+    let titles: Vec<String> = serde_json::from_value(marks["titles"].clone()).unwrap();
+    let cells: Vec<String> = serde_json::from_value(marks["cells"].clone()).unwrap();
+    assert!(!titles.is_empty(), "{marks}");
+    assert_eq!(
+        marks["drawn"].as_u64().unwrap(),
+        titles.len() as u64,
+        "{marks}"
+    );
+    assert!(marks["policy"].as_u64().unwrap() >= 1, "{marks}");
+    let compaction = titles
+        .iter()
+        .find(|title| title.contains(": full compaction, "))
+        .unwrap_or_else(|| panic!("{marks}"));
+    assert!(
+        compaction.contains(" · mid-turn, after tool outputs: ")
+            && compaction.contains(" tokens against the window's trigger of 10,500 · "),
+        "{compaction}"
+    );
+    // Each panel marks every decision once; the table lists each once, with the same text.
+    let mut marked: Vec<&str> = titles
+        .iter()
+        .map(|title| title.split_once(": ").unwrap().1)
+        .collect();
+    marked.sort_unstable();
+    marked.dedup();
+    let mut listed: Vec<&str> = cells.iter().map(String::as_str).collect();
+    listed.sort_unstable();
+    assert_eq!(listed, marked, "{marks}");
+    screenshot(client, "session-decisions.png").await;
+    assert_eq!(severe_messages(client).await, Vec::<String>::new());
 }
