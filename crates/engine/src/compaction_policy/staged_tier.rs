@@ -61,12 +61,14 @@ impl Compactor {
 
     /// The mask stage: every old tool output cleared (micro-compaction in its aggressive mode:
     /// all but the most recent results, whatever the saving), the originals written under the
-    /// home as micro-compaction writes them (only the markers in a replay). `None` when
+    /// home as micro-compaction writes them (only the markers in a replay). Returns the masked
+    /// history, what was cleared, and what the history counts now (the sizes the history
+    /// manager kept, with the request overhead: nothing is measured again). `None` when
     /// nothing could be cleared or a result could not be written (logged).
     pub(super) fn mask_stage(
         &self,
         history: &[ResponseItem],
-    ) -> Option<(Vec<ResponseItem>, MicroCompactOutcome)> {
+    ) -> Option<(Vec<ResponseItem>, MicroCompactOutcome, u64)> {
         let mut masked = ContextManager::new();
         masked.replace(history.to_vec());
         let mut index = MicroCompactIndex::with_tool_classes(self.tool_classes().clone());
@@ -79,7 +81,10 @@ impl Compactor {
             self.micro_persistence,
         ) {
             Ok(MicroCompactResult::Applied(outcome)) => {
-                Some((masked.raw_items().to_vec(), outcome))
+                let tokens = masked
+                    .estimate_token_count()
+                    .saturating_add(self.prompt_overhead.load(Ordering::Relaxed));
+                Some((masked.raw_items().to_vec(), outcome, tokens))
             }
             Ok(MicroCompactResult::Skipped(skip)) => {
                 tracing::debug!(?skip, "mask stage: nothing to mask");
@@ -138,8 +143,7 @@ impl Compactor {
             from_memory,
             offline_reason: None,
         };
-        if let Some((masked, outcome)) = self.mask_stage(inputs.history) {
-            let tokens = self.fresh_tokens(&masked);
+        if let Some((masked, outcome, tokens)) = self.mask_stage(inputs.history) {
             if tokens <= target {
                 stages.result = Some(StageResult {
                     history: masked,
