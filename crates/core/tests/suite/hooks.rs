@@ -10,7 +10,6 @@ use std::sync::Arc;
 use agentctx_core::HookCommand;
 use agentctx_core::HookMatcher;
 use agentctx_core::Session;
-use agentctx_core::SessionEvent;
 use agentctx_core::SessionOptions;
 use agentctx_model::Prompt;
 use agentctx_model::ScriptedModelClient;
@@ -25,6 +24,7 @@ use super::support::Dirs;
 use super::support::dirs;
 use super::support::drain;
 use super::support::options;
+use super::support::warnings;
 
 /// An executable script `name` under `dir` with `body` after the shebang.
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
@@ -68,16 +68,6 @@ fn outputs(prompt: &Prompt<'_>) -> Vec<String> {
         .items()
         .filter_map(|item| match item {
             ResponseItem::FunctionCallOutput { output, .. } => Some(output.text_content()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn warnings(events: Vec<SessionEvent>) -> Vec<String> {
-    events
-        .into_iter()
-        .filter_map(|event| match event {
-            SessionEvent::Warning { message } => Some(message),
             _ => None,
         })
         .collect()

@@ -19,7 +19,6 @@ use agentctx_core::HookCommand;
 use agentctx_core::HookMatcher;
 use agentctx_core::McpConnectionManager;
 use agentctx_core::Session;
-use agentctx_core::SessionEvent;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
 use agentctx_protocol::ResponseItem;
@@ -34,6 +33,7 @@ use super::mcp::rmcp_server;
 use super::support::dirs;
 use super::support::drain;
 use super::support::options;
+use super::support::warnings;
 
 fn hook(matcher: &str, command: String) -> HookMatcher {
     HookMatcher {
@@ -60,16 +60,6 @@ fn outputs(session: &Session) -> Vec<String> {
         .iter()
         .filter_map(|item| match item {
             ResponseItem::FunctionCallOutput { output, .. } => Some(output.text_content()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn warnings(events: Vec<SessionEvent>) -> Vec<String> {
-    events
-        .into_iter()
-        .filter_map(|event| match event {
-            SessionEvent::Warning { message } => Some(message),
             _ => None,
         })
         .collect()

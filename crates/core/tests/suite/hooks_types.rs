@@ -16,7 +16,6 @@ use agentctx_core::HookMatcher;
 use agentctx_core::McpConnectionManager;
 use agentctx_core::Session;
 use agentctx_core::SessionEndReason;
-use agentctx_core::SessionEvent;
 use agentctx_model::ScriptedModelClient;
 use agentctx_model::ScriptedResponse;
 use agentctx_protocol::ResponseItem;
@@ -37,6 +36,7 @@ use super::mcp::rmcp_server;
 use super::support::dirs;
 use super::support::drain;
 use super::support::options;
+use super::support::warnings;
 
 fn matcher(matcher: Option<&str>, hook: HookCommand) -> Vec<HookMatcher> {
     vec![HookMatcher {
@@ -57,16 +57,6 @@ fn outputs(prompt: &agentctx_model::Prompt<'_>) -> Vec<String> {
         .items()
         .filter_map(|item| match item {
             ResponseItem::FunctionCallOutput { output, .. } => Some(output.text_content()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn warnings(events: Vec<SessionEvent>) -> Vec<String> {
-    events
-        .into_iter()
-        .filter_map(|event| match event {
-            SessionEvent::Warning { message } => Some(message),
             _ => None,
         })
         .collect()

@@ -367,3 +367,14 @@ pub(crate) fn call_outputs(body: &Value) -> Vec<String> {
         .map(|item| item["output"].as_str().unwrap_or_default().to_string())
         .collect()
 }
+
+/// The warnings among `events`, in order.
+pub(crate) fn warnings(events: Vec<SessionEvent>) -> Vec<String> {
+    events
+        .into_iter()
+        .filter_map(|event| match event {
+            SessionEvent::Warning { message } => Some(message),
+            _ => None,
+        })
+        .collect()
+}
